@@ -1,0 +1,117 @@
+package changelog
+
+import (
+	"sort"
+)
+
+// Severity of a finding.
+type Severity string
+
+// Severities, most severe first.
+const (
+	Error   Severity = "error"
+	Warning Severity = "warning"
+	Info    Severity = "info"
+)
+
+func (s Severity) rank() int {
+	switch s {
+	case Error:
+		return 0
+	case Warning:
+		return 1
+	}
+	return 2
+}
+
+// Rule ids. They are a public contract (JSON output, settings overrides,
+// GitHub annotation titles): add new ones, never rename.
+const (
+	// format: the bytes and the YAML of the file.
+	RuleMissingFile   = "format/missing"        // the changelog does not exist at a revision
+	RuleFinalNewline  = "format/final-newline"  // head does not end with "\n"
+	RuleNotUTF8       = "format/utf8"           // not valid UTF-8
+	RuleCR            = "format/cr"             // contains CR characters
+	RuleTab           = "format/tab"            // contains tabs
+	RuleNUL           = "format/nul"            // contains NUL bytes
+	RuleYAML          = "format/yaml"           // not valid YAML
+	RuleDuplicateKey  = "format/duplicate-key"  // a mapping repeats a key
+	RuleRootNotList   = "format/root"           // root is not a YAML list
+	RuleEntryStart    = "format/entry-start"    // entries not each started by a "- config-keys:" line
+	RuleSeparator     = "format/separator"      // not exactly one empty line before an appended entry
+	RuleTrailingBlank = "format/trailing-blank" // file ends with a blank line
+
+	// schema: the ChangelogEntry model.
+	RuleNotMapping = "schema/not-mapping"     // entry is not a mapping
+	RuleRequired   = "schema/required"        // a required field is missing
+	RuleExtraField = "schema/extra-field"     // a field the model does not know
+	RuleType       = "schema/type"            // a field has the wrong type
+	RuleTooShort   = "schema/too-short"       // an empty list where one item is required
+	RuleValue      = "schema/value"           // a value outside the allowed set or range
+	RuleFlagCombo  = "schema/flags"           // append-only combined with eval selection
+	RuleModeMix    = "schema/append-only-mix" // append-only and regular entries in one change
+
+	// append-only: history is immutable.
+	RuleDeletedLine     = "append-only/deleted-line"     // the diff deletes a non-blank line (gate)
+	RuleNoAdditions     = "append-only/no-additions"     // the diff adds nothing (gate)
+	RuleDeletedEntry    = "append-only/deleted-entry"    // an existing entry was removed
+	RuleModifiedEntry   = "append-only/modified-entry"   // an existing entry's content changed
+	RuleReformatted     = "append-only/reformatted"      // an existing entry reformatted without semantic change
+	RuleHistoryBytes    = "append-only/history-bytes"    // historical bytes changed
+	RuleNotAtEnd        = "append-only/not-at-end"       // a new entry inserted before existing ones
+	RuleMixedCorrection = "append-only/mixed-correction" // pr-link corrections mixed with new entries
+	RuleCorrectionLines = "append-only/correction-lines" // a correction touched more than pr-link lines
+	RuleAppendOnlyDelta = "append-only/flag"             // an append-only: true entry whose diff is not additive
+
+	// pr-link.
+	RulePRMismatch    = "pr-link/mismatch"    // points at another PR
+	RulePRPlaceholder = "pr-link/placeholder" // XXX placeholder (allowed only on PR runs)
+	RulePRFormat      = "pr-link/format"      // not a canonical pull-request link
+
+	// config keys.
+	RuleUnknownKey    = "config-keys/unknown" // key or glob matches no recipe
+	RuleMasterInvalid = "config/invalid"      // the master configs cannot be loaded
+)
+
+// Finding is one problem (or note) about the changelog. JSON field names
+// are a public contract: add, never rename.
+type Finding struct {
+	Rule      string   `json:"rule"`
+	Severity  Severity `json:"severity"`
+	File      string   `json:"file"`
+	Line      int      `json:"line"`
+	ConfigKey string   `json:"config_key"`
+	Message   string   `json:"message"`
+	// Entry is the 1-based index of the entry the finding is about in the
+	// head file (0 when not about one entry).
+	Entry int `json:"entry,omitempty"`
+	// Source is the offending line's text, for display.
+	Source string `json:"source,omitempty"`
+}
+
+// SortFindings orders findings by file, line, severity and rule.
+func SortFindings(fs []Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		a, b := fs[i], fs[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Severity.rank() != b.Severity.rank() {
+			return a.Severity.rank() < b.Severity.rank()
+		}
+		return a.Rule < b.Rule
+	})
+}
+
+// HasErrors reports whether any finding is an error.
+func HasErrors(fs []Finding) bool {
+	for _, f := range fs {
+		if f.Severity == Error {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,480 @@
+package changelog
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/xdiff"
+)
+
+// Change classifies the head entries against the base.
+type Change struct {
+	// Added are head entries with no counterpart at base, in file order.
+	Added []*Entry
+	// Kept pairs each historical head entry with its base entry.
+	Kept []Pair
+	// Modified pairs a base entry with the head entry that replaced it.
+	Modified []Pair
+	// Deleted are base entries with no counterpart at head.
+	Deleted []*Entry
+}
+
+// Pair is a base entry and its head counterpart.
+type Pair struct{ Base, Head *Entry }
+
+// Align matches head entries to base entries by content identity (see
+// Entry.Identity), not by position or pr-link: a mid-file insertion, a
+// pr-link correction or a re-indent does not disturb the match. Within each
+// gap between matched entries, a base and a head entry naming the same
+// config-keys are a modification; what remains is deleted or added.
+func Align(base, head *File) *Change {
+	var bl, hl []xdiff.Line
+	for _, e := range base.Entries {
+		bl = append(bl, xdiff.Line(e.Identity()+"\n"))
+	}
+	for _, e := range head.Entries {
+		hl = append(hl, xdiff.Line(e.Identity()+"\n"))
+	}
+	d := xdiff.DiffLines(bl, hl)
+	c := &Change{}
+	i, j := 0, 0
+	for i < len(bl) || j < len(hl) {
+		var gb, gh []*Entry
+		for i < len(bl) && d.Old[i] {
+			gb = append(gb, base.Entries[i])
+			i++
+		}
+		for j < len(hl) && d.New[j] {
+			gh = append(gh, head.Entries[j])
+			j++
+		}
+		if len(gb) > 0 || len(gh) > 0 {
+			c.pairGap(gb, gh)
+			continue
+		}
+		if i < len(bl) && j < len(hl) {
+			c.Kept = append(c.Kept, Pair{base.Entries[i], head.Entries[j]})
+			i++
+			j++
+		}
+	}
+	return c
+}
+
+func (c *Change) pairGap(gb, gh []*Entry) {
+	used := make([]bool, len(gh))
+	for _, b := range gb {
+		match := -1
+		for k, h := range gh {
+			if !used[k] && sameKeys(b, h) {
+				match = k
+				break
+			}
+		}
+		if match < 0 {
+			c.Deleted = append(c.Deleted, b)
+			continue
+		}
+		used[match] = true
+		c.Modified = append(c.Modified, Pair{b, gh[match]})
+	}
+	for k, h := range gh {
+		if !used[k] {
+			c.Added = append(c.Added, h)
+		}
+	}
+}
+
+func sameKeys(a, b *Entry) bool {
+	x, ok1 := a.Value.Get(FieldConfigKeys)
+	y, ok2 := b.Value.Get(FieldConfigKeys)
+	return ok1 && ok2 && pyyaml.Equal(x, y)
+}
+
+// verifyFull is the recommended profile: the strict contract, made
+// practical, plus perflog's rules.
+func verifyFull(in *Input) *Report {
+	rep := &Report{}
+	lk := newLinks(in.Repository)
+	add := func(f Finding) {
+		f.File = in.Path
+		if f.Severity == "" {
+			f.Severity = Error
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
+	if in.Head == nil {
+		add(Finding{Rule: RuleMissingFile, Message: fmt.Sprintf("%s does not exist at %s", in.Path, in.HeadRev)})
+		return rep
+	}
+	baseRaw := in.Base
+	if baseRaw == nil {
+		baseRaw = []byte{}
+	}
+	if bytes.Equal(baseRaw, in.Head) {
+		add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: fmt.Sprintf("%s is unchanged between %s and %s", in.Path, in.BaseRev, in.HeadRev)})
+		return rep
+	}
+	added := addedLineSet(baseRaw, in.Head)
+	// byte-level rules: errors on lines this change wrote, warnings on
+	// debris inherited from history
+	if !bytes.HasSuffix(in.Head, []byte("\n")) {
+		add(Finding{Rule: RuleFinalNewline, Line: countLines(in.Head), Message: fmt.Sprintf("%s at %s does not end with a newline", in.Path, in.HeadRev)})
+	}
+	byteRules := []struct {
+		b    byte
+		rule string
+		what string
+	}{{'\r', RuleCR, "a CR character"}, {'\t', RuleTab, "a tab"}, {0, RuleNUL, "a NUL byte"}}
+	for _, br := range byteRules {
+		line, inherited := firstByteLine(in.Head, br.b, added)
+		switch {
+		case line > 0 && !inherited:
+			add(Finding{Rule: br.rule, Line: line, Message: fmt.Sprintf("line %d contains %s; the changelog must not contain CR, tab or NUL characters", line, br.what)})
+		case line > 0:
+			add(Finding{Rule: br.rule, Severity: Warning, Line: line, Message: fmt.Sprintf("line %d contains %s (present at %s already)", line, br.what, in.BaseRev)})
+		}
+	}
+	if !utf8.Valid(in.Head) {
+		add(Finding{Rule: RuleNotUTF8, Message: in.Path + " is not valid UTF-8"})
+		return rep
+	}
+	head, root, err := Parse(in.Path, in.Head)
+	if err != nil {
+		add(loadFailure(in.Path, err, in.Path+" at "+in.HeadRev, nil))
+		return rep
+	}
+	rep.Head = head
+	if root.Kind != pyyaml.Seq {
+		if root.Kind == pyyaml.Null {
+			add(Finding{Rule: RuleRootNotList, Message: in.Path + " holds no entries"})
+		} else {
+			add(Finding{Rule: RuleRootNotList, Line: root.Line, Message: fmt.Sprintf("%s root must be a YAML list of entries, got a %s", in.Path, root.Kind)})
+		}
+		return rep
+	}
+	for _, e := range head.Entries {
+		if !strings.HasPrefix(head.LineText(e.Line), "- config-keys:") {
+			add(Finding{Rule: RuleEntryStart, Line: e.Line, Entry: e.Index, Source: head.LineText(e.Line),
+				Message: fmt.Sprintf("entry %d must start with a \"- config-keys:\" line at column 0", e.Index)})
+		}
+	}
+	if n := countEntryStarts(string(in.Head)); n != len(head.Entries) {
+		add(Finding{Rule: RuleEntryStart, Message: fmt.Sprintf("%s has %d lines starting \"- config-keys:\" but %d entries; a nested or mis-indented entry?", in.Path, n, len(head.Entries))})
+	}
+
+	base := &File{Path: in.Path, Raw: baseRaw, lineStarts: lineStarts(baseRaw)}
+	if len(bytes.TrimSpace(baseRaw)) > 0 {
+		b, broot, err := Parse(in.Path, baseRaw)
+		if err != nil || broot.Kind != pyyaml.Seq {
+			// history that does not parse (it happened three times on
+			// InferenceX): fall back to PyYAML's lenient loader
+			if v, err2 := pyyaml.Load(baseRaw, pyyaml.Options{}); err2 == nil && v.Kind == pyyaml.Seq {
+				b.Entries = b.split(v.Items)
+			}
+			add(Finding{Rule: RuleYAML, Severity: Warning, Message: fmt.Sprintf("%s at %s does not load with unique keys (%v); history was compared leniently", in.Path, in.BaseRev, err)})
+		}
+		base = b
+	}
+	ch := Align(base, head)
+	rep.Added = ch.Added
+
+	for _, d := range ch.Deleted {
+		add(Finding{Rule: RuleDeletedEntry, Line: nearestHeadLine(head, ch, d), Entry: 0,
+			Message: fmt.Sprintf("entry %d of %s (line %d, config-keys %s) was deleted; the changelog is append-only", d.Index, in.BaseRev, d.Line, keysText(d))})
+	}
+	for _, m := range ch.Modified {
+		add(Finding{Rule: RuleModifiedEntry, Line: m.Head.Line, Entry: m.Head.Index, Source: head.LineText(m.Head.Line),
+			Message: fmt.Sprintf("entry %d changed (%s); existing entries are immutable except for pr-link-only corrections", m.Head.Index, describeChange(m))})
+	}
+	corrections := 0
+	for _, k := range ch.Kept {
+		bRaw, hRaw := k.Base.Raw(base), k.Head.Raw(head)
+		ol, nl := k.Base.PRLink(), k.Head.PRLink()
+		if ol != nl {
+			corrections++
+			if !lk.canonical.MatchString(nl) {
+				add(Finding{Rule: RulePRFormat, Line: k.Head.FieldLine(FieldPRLink), Entry: k.Head.Index, Source: head.LineText(k.Head.FieldLine(FieldPRLink)),
+					Message: fmt.Sprintf("entry %d pr-link correction is not canonical: %s (want %s<N>)", k.Head.Index, pyQuote(nl), lk.prefix)})
+			}
+			if l, ok := changedOutsidePRLink(bRaw, hRaw); ok {
+				add(Finding{Rule: RuleCorrectionLines, Line: k.Head.Line + l, Entry: k.Head.Index, Source: head.LineText(k.Head.Line + l),
+					Message: fmt.Sprintf("entry %d: a pr-link correction may change only the \"  pr-link:\" line", k.Head.Index)})
+			}
+			continue
+		}
+		if !bytes.Equal(bRaw, hRaw) {
+			l := bytes.Count(hRaw[:commonPrefixLen(bRaw, hRaw)], []byte("\n"))
+			add(Finding{Rule: RuleReformatted, Line: k.Head.Line + l, Entry: k.Head.Index, Source: head.LineText(k.Head.Line + l),
+				Message: fmt.Sprintf("entry %d was reformatted without a semantic change; historical bytes are immutable", k.Head.Index)})
+		}
+	}
+	checkGaps(in, base, head, ch, add)
+	if corrections > 0 && len(ch.Added) > 0 {
+		add(Finding{Rule: RuleMixedCorrection, Line: ch.Added[0].Line, Entry: ch.Added[0].Index,
+			Message: fmt.Sprintf("this change corrects %d historical pr-link(s) and adds %d entr%s; do not mix them (the merge tooling canonicalizes only one kind)", corrections, len(ch.Added), plural(len(ch.Added), "y", "ies"))})
+	}
+
+	// the new entries
+	isAdded := map[*Entry]bool{}
+	for _, e := range ch.Added {
+		isAdded[e] = true
+	}
+	lastHistorical := 0
+	for _, e := range head.Entries {
+		if !isAdded[e] {
+			lastHistorical = e.Index
+		}
+	}
+	for _, e := range ch.Added {
+		if e.Index < lastHistorical {
+			add(Finding{Rule: RuleNotAtEnd, Line: e.Line, Entry: e.Index, Source: head.LineText(e.Line),
+				Message: fmt.Sprintf("new entry %d is inserted before %d existing entr%s; append it at the end of %s", e.Index, countHistoricalAfter(head, isAdded, e.Index), plural(countHistoricalAfter(head, isAdded, e.Index), "y", "ies"), in.Path)})
+		}
+		checkSeparator(head, e, add)
+		if next := e.Index; next < len(head.Entries) {
+			checkSeparator(head, head.Entries[next], add)
+		}
+	}
+	if len(ch.Added) > 0 && ch.Added[len(ch.Added)-1].Index == len(head.Entries) && bytes.HasSuffix(in.Head, []byte("\n\n")) {
+		add(Finding{Rule: RuleTrailingBlank, Line: countLines(in.Head), Message: "the file must end right after the last entry, with one newline"})
+	}
+	var valid []*Fields
+	var validLines []int
+	var validValues []*pyyaml.Value
+	for _, e := range ch.Added {
+		for _, se := range e.Errors {
+			add(Finding{Rule: se.Rule, Line: se.Line, Entry: e.Index, Source: head.LineText(se.Line),
+				Message: fmt.Sprintf("entry %d: %s", e.Index, se.Msg)})
+		}
+		if e.Fields != nil {
+			valid = append(valid, e.Fields)
+			validLines = append(validLines, e.Line)
+			validValues = append(validValues, e.Value)
+			checkLinkFull(in, lk, head, e, add)
+		}
+	}
+	for _, e := range head.Entries {
+		if !isAdded[e] && len(e.Errors) > 0 {
+			add(Finding{Rule: e.Errors[0].Rule, Severity: Warning, Line: e.Errors[0].Line, Entry: e.Index,
+				Message: fmt.Sprintf("historical entry %d: %s", e.Index, e.Errors[0].Msg)})
+		}
+	}
+	if len(valid) > 0 {
+		gateModeAndKeys(in, valid, validLines, validValues, nil, add, true)
+	}
+	if len(ch.Added) == 0 && corrections == 0 && len(ch.Deleted) == 0 && len(ch.Modified) == 0 && !HasErrors(rep.Findings) {
+		add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: "the change adds no entry (whitespace only)"})
+	}
+	return rep
+}
+
+func checkLinkFull(in *Input, lk links, head *File, e *Entry, add func(Finding)) {
+	link := e.PRLink()
+	line := e.FieldLine(FieldPRLink)
+	src := head.LineText(line)
+	if lk.isPlaceholder(link) {
+		if in.PR == 0 {
+			add(Finding{Rule: RulePRPlaceholder, Line: line, Entry: e.Index, Source: src,
+				Message: fmt.Sprintf("entry %d has the placeholder pr-link %s; outside a pull request the link must be %s<N>", e.Index, pyQuote(link), lk.prefix)})
+		} else {
+			add(Finding{Rule: RulePRPlaceholder, Severity: Info, Line: line, Entry: e.Index, Source: src,
+				Message: fmt.Sprintf("entry %d uses the placeholder %s; it becomes %s when merged", e.Index, pyQuote(link), lk.forPR(in.PR))})
+		}
+		return
+	}
+	n, ok := lk.prNumber(link)
+	if !ok {
+		add(Finding{Rule: RulePRFormat, Line: line, Entry: e.Index, Source: src,
+			Message: fmt.Sprintf("entry %d pr-link %s is not a canonical pull-request link (%s<N>)", e.Index, pyQuote(link), lk.prefix)})
+		return
+	}
+	if in.PR != 0 && n != in.PR {
+		msg := fmt.Sprintf("entry %d pr-link points at PR #%d, but this is PR #%d; use %s", e.Index, n, in.PR, lk.forPR(in.PR))
+		for _, o := range head.Entries {
+			if o != e && o.PRLink() == link {
+				msg += fmt.Sprintf(" (entry %d, line %d, has the same link: copied from it?)", o.Index, o.Line)
+				break
+			}
+		}
+		add(Finding{Rule: RulePRMismatch, Line: line, Entry: e.Index, Source: src, Message: msg})
+	}
+}
+
+// checkSeparator requires exactly one empty line before entry e (unless it
+// is the first entry).
+func checkSeparator(head *File, e *Entry, add func(Finding)) {
+	if e.Index == 1 {
+		return
+	}
+	prefix := head.Raw[:e.Start]
+	if bytes.HasSuffix(prefix, []byte("\n\n")) && !bytes.HasSuffix(prefix, []byte("\n\n\n")) {
+		return
+	}
+	prev := head.Entries[e.Index-2]
+	gap := head.Raw[prev.End:e.Start]
+	what := "no empty line"
+	switch {
+	case bytes.Count(gap, []byte("\n")) > 1 && len(bytes.TrimSpace(gap)) == 0 && bytes.HasSuffix(prefix, []byte("\n\n\n")):
+		what = fmt.Sprintf("%d empty lines", bytes.Count(gap, []byte("\n")))
+	case len(gap) > 0:
+		what = "a line holding only spaces"
+	}
+	add(Finding{Rule: RuleSeparator, Line: e.Line, Entry: e.Index, Source: head.LineText(e.Line),
+		Message: fmt.Sprintf("entry %d must be preceded by exactly one empty line (found %s)", e.Index, what)})
+}
+
+// checkGaps compares the bytes between historical entries (and before the
+// first one) with the base: whitespace between old entries is history too.
+func checkGaps(in *Input, base, head *File, ch *Change, add func(Finding)) {
+	if len(ch.Kept) == 0 {
+		return
+	}
+	isAdded := map[*Entry]bool{}
+	for _, e := range ch.Added {
+		isAdded[e] = true
+	}
+	for _, m := range ch.Modified {
+		isAdded[m.Head] = true
+	}
+	first := ch.Kept[0]
+	if first.Base.Index == 1 && first.Head.Index == 1 && !bytes.Equal(base.Raw[:first.Base.Start], head.Raw[:first.Head.Start]) {
+		add(Finding{Rule: RuleHistoryBytes, Line: 1, Message: "the bytes before the first entry changed; historical bytes are immutable"})
+	}
+	for k := 0; k+1 < len(ch.Kept); k++ {
+		a, b := ch.Kept[k], ch.Kept[k+1]
+		if b.Base.Index != a.Base.Index+1 || b.Head.Index != a.Head.Index+1 {
+			continue // entries were inserted or removed in between
+		}
+		bg, hg := base.Raw[a.Base.End:b.Base.Start], head.Raw[a.Head.End:b.Head.Start]
+		if !bytes.Equal(bg, hg) {
+			add(Finding{Rule: RuleHistoryBytes, Line: head.LineOf(a.Head.End), Entry: b.Head.Index,
+				Message: fmt.Sprintf("the separator between historical entries %d and %d changed (%q → %q); historical whitespace is immutable", a.Head.Index, b.Head.Index, string(bg), string(hg))})
+		}
+	}
+	last := ch.Kept[len(ch.Kept)-1]
+	if last.Base.Index == len(base.Entries) {
+		tail := base.Raw[last.Base.End:]
+		rest := head.Raw[last.Head.End:]
+		if last.Head.Index == len(head.Entries) {
+			if !bytes.Equal(tail, rest) {
+				add(Finding{Rule: RuleHistoryBytes, Line: head.LineOf(last.Head.End - 1), Entry: last.Head.Index,
+					Message: fmt.Sprintf("the bytes after the last entry changed (%q → %q)", string(tail), string(rest))})
+			}
+		} else if !bytes.HasPrefix(rest, tail) {
+			add(Finding{Rule: RuleHistoryBytes, Line: head.LineOf(last.Head.End - 1), Entry: last.Head.Index,
+				Message: fmt.Sprintf("the bytes after historical entry %d changed (%q at %s); append after them without editing", last.Head.Index, string(tail), in.BaseRev)})
+		}
+	}
+}
+
+func countHistoricalAfter(head *File, isAdded map[*Entry]bool, idx int) int {
+	n := 0
+	for _, e := range head.Entries[idx:] {
+		if !isAdded[e] {
+			n++
+		}
+	}
+	return n
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func keysText(e *Entry) string {
+	var ks []string
+	for _, k := range e.ConfigKeyLines() {
+		ks = append(ks, k.Key)
+	}
+	return "[" + strings.Join(ks, ", ") + "]"
+}
+
+func describeChange(p Pair) string {
+	var what []string
+	b, h := p.Base.Value, p.Head.Value
+	seen := map[string]bool{}
+	for _, v := range []*pyyaml.Value{b, h} {
+		if v == nil || v.Kind != pyyaml.Map {
+			continue
+		}
+		for _, kv := range v.Pairs {
+			if kv.Key.Kind != pyyaml.Str || seen[kv.Key.Str] || kv.Key.Str == FieldPRLink {
+				continue
+			}
+			seen[kv.Key.Str] = true
+			x, ok1 := b.Get(kv.Key.Str)
+			y, ok2 := h.Get(kv.Key.Str)
+			if ok1 != ok2 || (ok1 && !pyyaml.Equal(x, y)) {
+				what = append(what, kv.Key.Str)
+			}
+		}
+	}
+	if len(what) == 0 {
+		return "content"
+	}
+	return strings.Join(what, ", ") + " differ from " + fmt.Sprintf("line %d at base", p.Base.Line)
+}
+
+func nearestHeadLine(head *File, ch *Change, d *Entry) int {
+	// the head line of the kept entry that followed d at base
+	for _, k := range ch.Kept {
+		if k.Base.Index > d.Index {
+			return k.Head.Line
+		}
+	}
+	return head.NumLines()
+}
+
+// changedOutsidePRLink reports the first line (0-based within the entry)
+// that differs between two versions of an entry and is not a pr-link line.
+func changedOutsidePRLink(a, b []byte) (int, bool) {
+	al, bl := splitKeepEnds(a), splitKeepEnds(b)
+	if len(al) != len(bl) {
+		return 0, true
+	}
+	p := []byte("  pr-link:")
+	for i := range al {
+		if !bytes.Equal(al[i], bl[i]) && !(bytes.HasPrefix(al[i], p) && bytes.HasPrefix(bl[i], p)) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// addedLineSet returns the 1-based head lines the diff base→head adds.
+func addedLineSet(base, head []byte) map[int]bool {
+	r := xdiff.Diff(base, head)
+	out := map[int]bool{}
+	for _, j := range r.AddedIndex() {
+		out[j+1] = true
+	}
+	return out
+}
+
+// firstByteLine returns the first line holding b, preferring one this
+// change added; inherited is true when only history holds it.
+func firstByteLine(raw []byte, b byte, added map[int]bool) (line int, inherited bool) {
+	first := 0
+	l := 1
+	for _, c := range raw {
+		if c == b {
+			if added[l] {
+				return l, false
+			}
+			if first == 0 {
+				first = l
+			}
+		}
+		if c == '\n' {
+			l++
+		}
+	}
+	return first, first > 0
+}

@@ -1,0 +1,328 @@
+// Package changelog models perf-changelog.yaml and judges changes to it.
+//
+// The model (File, Entry) keeps for every entry its exact byte span, line
+// span and raw text, so that callers can attribute, rewrite or append
+// without reformatting anything. Values are loaded with PyYAML semantics
+// (package pyyaml) because the incumbent gate is Python.
+//
+// Verify implements the rule profiles of `perflog changelog verify`:
+//
+//   - gate:   what the incumbent CI enforces (validate_perf_changelog.py
+//     main → process_changelog.py): a final newline, no deleted non-blank
+//     line in git's diff of the file, the added lines parse as a list of
+//     valid entries, no append-only/regular mix, every config-key resolves.
+//   - strict: the documented byte contract (parse_changelog,
+//     compare_entries, validate_raw_change).
+//   - full:   strict made practical (entries aligned by content rather than
+//     position, so an insertion is one finding, against the merge-base)
+//     plus perflog's own rules.
+//
+// Dependencies: pyyaml, xdiff, config. It reads no git; callers pass bytes
+// (see cmd/perflog, which reads them with gitscan).
+package changelog
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/perflog/perflog/pyyaml"
+)
+
+// File is a parsed changelog.
+type File struct {
+	Path    string
+	Raw     []byte
+	Entries []*Entry
+	// lineStarts[i] is the byte offset of line i+1.
+	lineStarts []int
+}
+
+// Entry is one top-level list item of the changelog.
+type Entry struct {
+	// Index is the 1-based position in the file.
+	Index int
+	// Start and End delimit the entry's bytes [Start, End): from the start
+	// of its "- " line to the end of its last non-blank line, newline
+	// included. Separator lines belong to no entry.
+	Start, End int
+	// Line and EndLine are the 1-based first and last lines.
+	Line, EndLine int
+	// Value is the entry as PyYAML constructs it.
+	Value *pyyaml.Value
+	// Fields is the typed content when the entry is schema-valid, else nil.
+	Fields *Fields
+	// Errors are the entry's schema errors.
+	Errors []SchemaError
+}
+
+// Raw returns the entry's exact bytes.
+func (e *Entry) Raw(f *File) []byte { return f.Raw[e.Start:e.End] }
+
+// FieldLine returns the line of a field's key, or the entry line.
+func (e *Entry) FieldLine(field string) int {
+	if e.Value != nil && e.Value.Kind == pyyaml.Map {
+		for _, p := range e.Value.Pairs {
+			if p.Key.Kind == pyyaml.Str && p.Key.Str == field {
+				return p.Key.Line
+			}
+		}
+	}
+	return e.Line
+}
+
+// ConfigKeyLines returns (key, line) for each config-key item.
+func (e *Entry) ConfigKeyLines() []KeyAt {
+	v, ok := e.Value.Get(FieldConfigKeys)
+	if !ok || (v.Kind != pyyaml.Seq && v.Kind != pyyaml.Set) {
+		return nil
+	}
+	var out []KeyAt
+	for _, it := range v.Items {
+		if s, ok := laxStr(it); ok {
+			out = append(out, KeyAt{Key: s, Line: it.Line})
+		}
+	}
+	return out
+}
+
+// KeyAt is a config-key and the line it is written on.
+type KeyAt struct {
+	Key  string
+	Line int
+}
+
+// PRLink returns the entry's pr-link the way the strict contract reads it:
+// str(entry.get("pr-link") or "").
+func (e *Entry) PRLink() string {
+	v, ok := e.Value.Get(FieldPRLink)
+	if !ok || !v.Truthy() {
+		return ""
+	}
+	if s, ok := laxStr(v); ok {
+		return s
+	}
+	return v.Repr()
+}
+
+// Identity is the entry's content identity: config-keys, description and
+// flags, with pr-link and YAML formatting ignored. Two entries with equal
+// identity say the same thing.
+func (e *Entry) Identity() string {
+	h := sha256.New()
+	if e.Value == nil || e.Value.Kind != pyyaml.Map {
+		h.Write([]byte(canonical(e.Value)))
+	} else {
+		var parts []string
+		for _, p := range e.Value.Pairs {
+			if p.Key.Kind == pyyaml.Str && p.Key.Str == FieldPRLink {
+				continue
+			}
+			parts = append(parts, canonical(p.Key)+"="+canonical(p.Value))
+		}
+		sort.Strings(parts)
+		h.Write([]byte(strings.Join(parts, "\x00")))
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// canonical renders a value so that Python-equal values render equally.
+func canonical(v *pyyaml.Value) string {
+	if v == nil {
+		return "~"
+	}
+	switch v.Kind {
+	case pyyaml.Seq, pyyaml.Set:
+		parts := make([]string, len(v.Items))
+		for i, it := range v.Items {
+			parts[i] = canonical(it)
+		}
+		if v.Kind == pyyaml.Set {
+			sort.Strings(parts)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	case pyyaml.Map:
+		parts := make([]string, len(v.Pairs))
+		for i, p := range v.Pairs {
+			parts[i] = canonical(p.Key) + ":" + canonical(p.Value)
+		}
+		sort.Strings(parts)
+		return "{" + strings.Join(parts, ",") + "}"
+	case pyyaml.Bool, pyyaml.Int, pyyaml.Float:
+		if r := numericText(v); r != "" {
+			return "n" + r
+		}
+	}
+	return v.Kind.String() + ":" + v.Repr()
+}
+
+func numericText(v *pyyaml.Value) string {
+	switch v.Kind {
+	case pyyaml.Bool:
+		if v.Bool {
+			return "1"
+		}
+		return "0"
+	case pyyaml.Int:
+		return v.Int.String()
+	}
+	return v.Repr()
+}
+
+// LineOf returns the 1-based line holding byte offset off.
+func (f *File) LineOf(off int) int {
+	return sort.Search(len(f.lineStarts), func(i int) bool { return f.lineStarts[i] > off })
+}
+
+// LineText returns line n (1-based) without its newline.
+func (f *File) LineText(n int) string {
+	if n < 1 || n > len(f.lineStarts) {
+		return ""
+	}
+	start := f.lineStarts[n-1]
+	end := len(f.Raw)
+	if n < len(f.lineStarts) {
+		end = f.lineStarts[n] - 1
+	}
+	if start > end {
+		return ""
+	}
+	return strings.TrimRight(string(f.Raw[start:end]), "\r\n")
+}
+
+// NumLines returns the number of lines.
+func (f *File) NumLines() int { return len(f.lineStarts) }
+
+func lineStarts(raw []byte) []int {
+	starts := []int{0}
+	for i, c := range raw {
+		if c == '\n' && i+1 < len(raw) {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// Parse loads a changelog with the repository's UniqueKeyLoader semantics
+// and splits it into entries. The error is a *pyyaml.Error when the YAML
+// does not load; a root that is not a list yields no entries and no error
+// (see Root).
+func Parse(path string, raw []byte) (*File, *pyyaml.Value, error) {
+	f := &File{Path: path, Raw: raw, lineStarts: lineStarts(raw)}
+	root, err := pyyaml.Load(raw, pyyaml.Options{UniqueKeys: true})
+	if err != nil {
+		return f, nil, err
+	}
+	if root.Kind == pyyaml.Seq {
+		f.Entries = f.split(root.Items)
+	}
+	return f, root, nil
+}
+
+// split computes entry spans from the item nodes' lines: an entry starts at
+// the line of its "-" and ends at the last non-blank line before the next
+// entry's start.
+func (f *File) split(items []*pyyaml.Value) []*Entry {
+	starts := make([]int, len(items))
+	for i, it := range items {
+		l := it.Line
+		// the item's node may start after its "-" (e.g. "-\n  key: v"):
+		// walk back to the line whose first non-space is the dash
+		for l > 1 && !dashLine(f.LineText(l)) {
+			l--
+		}
+		starts[i] = l
+	}
+	entries := make([]*Entry, len(items))
+	for i, it := range items {
+		startLine := starts[i]
+		endLine := f.NumLines()
+		if i+1 < len(items) {
+			endLine = starts[i+1] - 1
+		}
+		for endLine > startLine && strings.TrimSpace(f.LineText(endLine)) == "" {
+			endLine--
+		}
+		start := f.lineStarts[startLine-1]
+		end := len(f.Raw)
+		if endLine < len(f.lineStarts) {
+			end = f.lineStarts[endLine]
+		}
+		e := &Entry{Index: i + 1, Start: start, End: end, Line: startLine, EndLine: endLine, Value: it}
+		e.Fields, e.Errors = Validate(it)
+		entries[i] = e
+	}
+	return entries
+}
+
+func dashLine(s string) bool {
+	t := strings.TrimLeft(s, " ")
+	return t == "-" || strings.HasPrefix(t, "- ")
+}
+
+// splitLinesPy splits like Python's str.splitlines(), which also breaks on
+// \v \f \x1c \x1d \x1e \x85 \u2028 \u2029 (and \r, \r\n).
+func splitLinesPy(s string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if s[i] >= 0x80 {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		brk := false
+		switch r {
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			brk = true
+		case '\r':
+			brk = true
+			if i+1 < len(s) && s[i+1] == '\n' {
+				size = 2
+			}
+		}
+		if brk {
+			out = append(out, s[start:i])
+			start = i + size
+		}
+		i += size
+	}
+	if start < len(s) {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// countEntryStarts counts lines starting with "- config-keys:" the way
+// parse_changelog does.
+func countEntryStarts(text string) int {
+	n := 0
+	for _, l := range splitLinesPy(text) {
+		if strings.HasPrefix(l, "- config-keys:") {
+			n++
+		}
+	}
+	return n
+}
+
+var entryStartLine = []byte("- config-keys:")
+
+// entryStartOffsets returns the offsets of lines matching
+// (?m)^- config-keys:[^\r\n]*\n in raw.
+func entryStartOffsets(raw []byte) []int {
+	var out []int
+	for off := 0; off < len(raw); {
+		line := raw[off:]
+		nl := bytes.IndexByte(line, '\n')
+		if nl < 0 {
+			break
+		}
+		if bytes.HasPrefix(line, entryStartLine) && bytes.IndexByte(line[:nl], '\r') < 0 {
+			out = append(out, off)
+		}
+		off += nl + 1
+	}
+	return out
+}

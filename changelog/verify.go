@@ -1,0 +1,168 @@
+package changelog
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/pyyaml"
+)
+
+// Profile selects a rule set.
+type Profile string
+
+// Rule profiles.
+const (
+	ProfileGate   Profile = "gate"
+	ProfileStrict Profile = "strict"
+	ProfileFull   Profile = "full"
+)
+
+// Profiles lists the profiles in documentation order.
+var Profiles = []Profile{ProfileGate, ProfileStrict, ProfileFull}
+
+// ErrProfile is returned for an unknown profile name.
+var ErrProfile = errors.New("unknown profile")
+
+// ParseProfile validates a profile name.
+func ParseProfile(s string) (Profile, error) {
+	for _, p := range Profiles {
+		if string(p) == s {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w %q (want gate, strict or full)", ErrProfile, s)
+}
+
+// Input is everything Verify judges: the changelog at base and head, this
+// run's PR number, and the master configs at head (and base, for
+// append-only entries).
+type Input struct {
+	Path string
+	// Base and Head are the file's bytes; a nil slice means the file does
+	// not exist at that revision.
+	Base, Head []byte
+	// BaseRev and HeadRev name the revisions in messages ("origin/main").
+	BaseRev, HeadRev string
+	// PR is this pull request's number; 0 means a non-PR run (main).
+	PR int
+	// Master is the merged master configs at head; MasterErr why they could
+	// not be loaded.
+	Master    *config.Master
+	MasterErr error
+	// BaseMaster loads the master configs at base; it is called only when
+	// an added entry is append-only.
+	BaseMaster func() (*config.Master, error)
+	// Repository is owner/name for canonical pr-links (default InferenceX).
+	Repository string
+	// Settings overrides rule severities (may be nil).
+	Settings *config.Settings
+}
+
+// Report is the outcome of Verify.
+type Report struct {
+	Profile  Profile
+	Findings []Finding
+	// Head is the parsed head file (nil when it does not parse).
+	Head *File
+	// Added are the head entries this change adds (full and strict).
+	Added []*Entry
+}
+
+// OK reports whether the change passes (no error findings).
+func (r *Report) OK() bool { return !HasErrors(r.Findings) }
+
+// Verify judges a change to the changelog under a profile.
+func Verify(in *Input, p Profile) *Report {
+	if in.Repository == "" {
+		in.Repository = config.DefaultRepository
+	}
+	if in.Path == "" {
+		in.Path = config.DefaultChangelog
+	}
+	var rep *Report
+	switch p {
+	case ProfileGate:
+		rep = verifyGate(in)
+	case ProfileStrict:
+		rep = verifyStrict(in)
+	default:
+		p = ProfileFull
+		rep = verifyFull(in)
+	}
+	rep.Profile = p
+	rep.Findings = applySeverities(rep.Findings, in.Settings, p)
+	SortFindings(rep.Findings)
+	return rep
+}
+
+// applySeverities applies settings overrides. The gate and strict profiles
+// reproduce the incumbent verdict for verdict, so overrides apply to full
+// only.
+func applySeverities(fs []Finding, s *config.Settings, p Profile) []Finding {
+	if s == nil || p != ProfileFull {
+		return fs
+	}
+	out := fs[:0]
+	for _, f := range fs {
+		switch sev := s.Severity(f.Rule); sev {
+		case "off":
+			continue
+		case "":
+		default:
+			f.Severity = Severity(sev)
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// links builds the canonical link patterns for a repository.
+type links struct {
+	canonical   *regexp.Regexp
+	prefix      string
+	placeholder string
+}
+
+func newLinks(repo string) links {
+	prefix := "https://github.com/" + repo + "/pull/"
+	return links{
+		// Python's \d matches any Unicode decimal digit
+		canonical:   regexp.MustCompile(`^` + regexp.QuoteMeta(prefix) + `\p{Nd}+$`),
+		prefix:      prefix,
+		placeholder: prefix + "XXX",
+	}
+}
+
+func (l links) isPlaceholder(s string) bool { return s == "XXX" || s == l.placeholder }
+func (l links) forPR(n int) string          { return l.prefix + strconv.Itoa(n) }
+
+// prNumber returns the PR number of a canonical link.
+func (l links) prNumber(s string) (int, bool) {
+	if !l.canonical.MatchString(s) {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s[len(l.prefix):])
+	return n, err == nil
+}
+
+// loadFailure turns a YAML load error into a finding.
+func loadFailure(path string, err error, label string, lineMap func(int) int) Finding {
+	f := Finding{Rule: RuleYAML, Severity: Error, File: path}
+	var ye *pyyaml.Error
+	if errors.As(err, &ye) {
+		f.Line = ye.Line
+		if lineMap != nil {
+			f.Line = lineMap(ye.Line)
+		}
+		if ye.Duplicate {
+			f.Rule = RuleDuplicateKey
+		}
+		f.Message = fmt.Sprintf("%s is not valid YAML: %s", label, ye.Msg)
+	} else {
+		f.Message = fmt.Sprintf("%s is not valid YAML: %v", label, err)
+	}
+	return f
+}

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/perflog/perflog/internal/iostreams"
+)
+
+// Exit statuses, one table for the whole binary (documented in the README
+// and in `perflog --help`). They are a public contract.
+const (
+	ExitOK          = 0   // success, no error findings
+	ExitFindings    = 1   // the check ran and reported error findings
+	ExitError       = 2   // usage error or runtime error (not a repo, unknown rev, unreadable file)
+	ExitInterrupted = 130 // cancelled by SIGINT/SIGTERM
+)
+
+// errFindings means "the command printed its findings; exit 1".
+var errFindings = errors.New("error findings")
+
+// flagError is a usage error: exit 2, with a hint to see --help.
+type flagError struct{ err error }
+
+func (e *flagError) Error() string { return e.err.Error() }
+func (e *flagError) Unwrap() error { return e.err }
+
+func flagErrorf(format string, a ...any) error { return &flagError{fmt.Errorf(format, a...)} }
+
+// Main runs perflog with os.Args and returns the exit status.
+func Main() int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return run(ctx, newFactory(iostreams.System()), os.Args[1:])
+}
+
+// run executes one command line and maps its outcome to an exit status. A
+// panic is a perflog bug: it is reported as such (exit 2), never as a
+// verdict.
+func run(ctx context.Context, f *Factory, args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(f.IO.ErrOut, "perflog: internal error (please report it): %v\n%s", r, debug.Stack())
+			code = ExitError
+		}
+	}()
+	root := newRootCmd(f)
+	root.SetArgs(args)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	err := root.ExecuteContext(ctx)
+	return exitCode(f, err)
+}
+
+func exitCode(f *Factory, err error) int {
+	var fe *flagError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.Is(err, errFindings):
+		return ExitFindings
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(f.IO.ErrOut, "perflog: interrupted")
+		return ExitInterrupted
+	case errors.As(err, &fe):
+		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\nRun 'perflog --help' for usage.\n", err)
+		return ExitError
+	default:
+		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\n", err)
+		return ExitError
+	}
+}

@@ -1,0 +1,34 @@
+package main
+
+import (
+	"github.com/spf13/cobra"
+)
+
+func newRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "perflog <command>",
+		Short: "Check and explain a benchmark repository's perf-changelog from git history",
+		Long: `perflog checks and explains the perf-changelog.yaml of benchmark-recipe
+repositories such as SemiAnalysisAI/InferenceX, from git history, offline.
+
+Exit status (every command):
+  0    success, no error findings
+  1    the check reported error findings
+  2    usage error or runtime error (not a repository, unknown revision, unreadable file)
+  130  interrupted`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
+	root.AddCommand(newChangelogCmd(f))
+	return root
+}
+
+func newChangelogCmd(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "changelog <command>",
+		Short: "Verify perf-changelog.yaml changes",
+	}
+	cmd.AddCommand(newVerifyCmd(f, nil))
+	return cmd
+}

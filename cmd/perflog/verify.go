@@ -1,0 +1,389 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/spf13/cobra"
+
+	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/gitscan"
+)
+
+// VerifyOptions are the parsed flags of `perflog changelog verify`.
+type VerifyOptions struct {
+	Factory *Factory
+	Repo    string // --repo; "" = the repository containing the working directory
+	Base    string // --base; "" = merge-base with origin/$GITHUB_BASE_REF, origin/main or main
+	Head    string // --head
+	PR      int    // --pr; 0 = from the CI environment, else a non-PR run
+	PRSet   bool
+	Format  string // text | json | github
+	Profile changelog.Profile
+	Config  string // --config: settings file path
+}
+
+var verifyFormats = []string{"text", "json", "github"}
+
+func newVerifyCmd(f *Factory, runF func(context.Context, *VerifyOptions) error) *cobra.Command {
+	opts := &VerifyOptions{Factory: f}
+	var profile string
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Check this change to perf-changelog.yaml (the CI gate)",
+		Long: `Verify judges the change base..head to perf-changelog.yaml.
+
+Profiles:
+  gate    what the incumbent InferenceX CI enforces today (validate_perf_changelog.py):
+          final newline, no deleted non-blank line in git's diff, the added lines
+          parse as complete valid entries, no append-only/regular mix, every
+          config-key resolves against the master configs at head
+  strict  the documented byte contract (parse_changelog, compare_entries,
+          validate_raw_change): history byte-identical, one empty line between
+          entries, pr-link-only corrections, canonical links, XXX only on PRs
+  full    (default) strict made practical plus perflog's rules: compared against
+          the merge-base, entries matched by content so an insertion is one
+          append-only/not-at-end finding, pr-link must be this PR, unknown
+          config-keys get the closest existing key
+
+The base defaults to the merge-base of head with origin/$GITHUB_BASE_REF, else
+origin/main, else main. The PR number comes from --pr, else GITHUB_REF
+(refs/pull/N/merge), else pull_request.number in $GITHUB_EVENT_PATH; without
+them the run is a non-PR run (as on main).`,
+		Example: `  $ perflog changelog verify
+  $ perflog changelog verify --base origin/main --pr 2707 --format json
+  $ perflog changelog verify --profile gate --base HEAD~1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := changelog.ParseProfile(profile)
+			if err != nil {
+				return &flagError{err}
+			}
+			opts.Profile = p
+			if !contains(verifyFormats, opts.Format) {
+				return flagErrorf("invalid --format %q (want text, json or github)", opts.Format)
+			}
+			opts.PRSet = cmd.Flags().Changed("pr")
+			if opts.PRSet && opts.PR <= 0 {
+				return flagErrorf("invalid --pr %d (want a pull request number)", opts.PR)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return verifyRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	fl.StringVar(&opts.Base, "base", "", "base `rev` (default: merge-base with origin/$GITHUB_BASE_REF, origin/main or main)")
+	fl.StringVar(&opts.Head, "head", "HEAD", "head `rev`")
+	fl.IntVar(&opts.PR, "pr", 0, "this pull request's `number` (default: from GITHUB_REF or GITHUB_EVENT_PATH)")
+	fl.StringVar(&opts.Format, "format", "text", "output `format`: text, json or github")
+	fl.StringVar(&profile, "profile", "full", "rule `profile`: gate, strict or full")
+	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	return cmd
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// verifyResult is the JSON document of --format json. Field names are a
+// public contract: add, never rename.
+type verifyResult struct {
+	Findings []changelog.Finding `json:"findings"`
+	Profile  string              `json:"profile"`
+	Base     string              `json:"base"`
+	Head     string              `json:"head"`
+	PR       *int                `json:"pr"`
+	OK       bool                `json:"ok"`
+	Summary  summary             `json:"summary"`
+}
+
+type summary struct {
+	Errors   int `json:"errors"`
+	Warnings int `json:"warnings"`
+	Infos    int `json:"infos"`
+}
+
+func countFindings(fs []changelog.Finding) summary {
+	var s summary
+	for _, f := range fs {
+		switch f.Severity {
+		case changelog.Error:
+			s.Errors++
+		case changelog.Warning:
+			s.Warnings++
+		default:
+			s.Infos++
+		}
+	}
+	return s
+}
+
+func verifyRun(ctx context.Context, opts *VerifyOptions) error {
+	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
+	if err != nil {
+		return err
+	}
+	defer ws.repo.Close()
+	head, err := ws.repo.Resolve(opts.Head)
+	if err != nil {
+		return fmt.Errorf("--head: %w", err)
+	}
+	base, baseName, err := resolveBase(ws.repo, opts.Base, head, opts.Factory.Getenv, opts.Profile == changelog.ProfileFull)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	pr, prSource, err := prNumber(opts, opts.Factory.Getenv)
+	if err != nil {
+		return err
+	}
+	if pr == 0 && opts.Profile == changelog.ProfileFull {
+		// on main, a one-commit range names its PR in the squash subject
+		if c, err := ws.repo.Commit(head); err == nil && len(c.Parents) > 0 && c.Parents[0] == base {
+			if n, ok := c.PR(); ok {
+				pr, prSource = n, "the head commit's subject"
+			}
+		}
+	}
+	in, err := ws.input(base, head, baseName, opts.Head)
+	if err != nil {
+		return err
+	}
+	in.PR = pr
+	rep := changelog.Verify(in, opts.Profile)
+
+	res := verifyResult{Findings: rep.Findings, Profile: string(rep.Profile),
+		Base: base.String(), Head: head.String(), OK: rep.OK(), Summary: countFindings(rep.Findings)}
+	if res.Findings == nil {
+		res.Findings = []changelog.Finding{}
+	}
+	if pr != 0 {
+		res.PR = &pr
+	}
+	out := opts.Factory.IO.Out
+	switch opts.Format {
+	case "json":
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	case "github":
+		writeGitHub(out, rep.Findings)
+	default:
+		writeText(out, rep, in, verifyHeader{base: base, baseName: baseName, head: head, headName: opts.Head, pr: pr, prSource: prSource}, opts.Factory.IO.ColorEnabled())
+	}
+	if !rep.OK() {
+		return errFindings
+	}
+	return nil
+}
+
+// resolveBase picks the base commit. An explicit --base is used as given
+// (the gate compares two trees, as the incumbent CI does) except in the full
+// profile, which judges the change from the merge-base. Without --base the
+// merge-base with origin/$GITHUB_BASE_REF, origin/main or main is used.
+func resolveBase(r *gitscan.Repo, rev string, head plumbing.Hash, getenv func(string) string, mergeBase bool) (plumbing.Hash, string, error) {
+	hint := "fetch the base branch with full history (actions/checkout: fetch-depth: 0) or pass --base REV"
+	if rev != "" {
+		b, err := r.Resolve(rev)
+		if err != nil {
+			return plumbing.ZeroHash, "", fmt.Errorf("--base: %w", err)
+		}
+		if !mergeBase {
+			return b, rev, nil
+		}
+		mb, err := r.MergeBase(b, head)
+		if err != nil {
+			return plumbing.ZeroHash, "", fmt.Errorf("cannot find the merge-base of %s and %s: %w; %s", rev, shortHash(head), err, hint)
+		}
+		if mb != b {
+			return mb, "merge-base(" + rev + ")", nil
+		}
+		return b, rev, nil
+	}
+	var cands []string
+	if ref := getenv("GITHUB_BASE_REF"); ref != "" {
+		cands = append(cands, "origin/"+ref)
+	}
+	cands = append(cands, "origin/main", "main")
+	for _, c := range cands {
+		b, err := r.Resolve(c)
+		if err != nil {
+			continue
+		}
+		mb, err := r.MergeBase(b, head)
+		if err != nil {
+			return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s has no merge-base with %s (%v); %s", c, shortHash(head), err, hint)
+		}
+		if mb == head {
+			// head is on the base branch itself: judge its last commit
+			hc, err := r.Commit(head)
+			if err != nil || len(hc.Parents) == 0 {
+				return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s is %s's root commit; pass --base REV", shortHash(head), c)
+			}
+			return hc.Parents[0], shortHash(head) + "^", nil
+		}
+		return mb, "merge-base(" + c + ")", nil
+	}
+	shallow := ""
+	if r.Shallow() {
+		shallow = " (this is a shallow clone)"
+	}
+	return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: none of %s exists%s; %s", strings.Join(cands, ", "), shallow, hint)
+}
+
+var pullRef = regexp.MustCompile(`^refs/pull/(\d+)/(?:merge|head)$`)
+
+// prNumber finds this run's PR: --pr, GITHUB_REF, or the event payload.
+func prNumber(opts *VerifyOptions, getenv func(string) string) (int, string, error) {
+	if opts.PRSet {
+		return opts.PR, "--pr", nil
+	}
+	if m := pullRef.FindStringSubmatch(getenv("GITHUB_REF")); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n, "GITHUB_REF", nil
+	}
+	if p := getenv("GITHUB_EVENT_PATH"); p != "" {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return 0, "", fmt.Errorf("GITHUB_EVENT_PATH: %w", err)
+		}
+		var ev struct {
+			PullRequest *struct {
+				Number int `json:"number"`
+			} `json:"pull_request"`
+		}
+		if err := json.Unmarshal(data, &ev); err != nil {
+			return 0, "", fmt.Errorf("GITHUB_EVENT_PATH %s: %w", p, err)
+		}
+		if ev.PullRequest != nil && ev.PullRequest.Number > 0 {
+			return ev.PullRequest.Number, "GITHUB_EVENT_PATH", nil
+		}
+	}
+	return 0, "", nil
+}
+
+func shortHash(h plumbing.Hash) string { return h.String()[:10] }
+
+// workspace is an opened repository with its perflog settings.
+type workspace struct {
+	repo     *gitscan.Repo
+	settings *config.Settings
+}
+
+func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
+	if dir == "" {
+		wd, err := f.Getwd()
+		if err != nil {
+			return nil, err
+		}
+		dir = wd
+	}
+	r, err := f.OpenRepo(dir)
+	if err != nil {
+		if errors.Is(err, gitscan.ErrNotRepository) {
+			return nil, fmt.Errorf("%s is not inside a git repository (use --repo DIR)", dir)
+		}
+		return nil, err
+	}
+	ws := &workspace{repo: r}
+	if settingsPath == "" && r.Worktree() != "" {
+		p := r.Worktree() + "/" + config.SettingsFile
+		if _, err := os.Stat(p); err == nil {
+			settingsPath = p
+		}
+	}
+	if settingsPath != "" {
+		data, err := os.ReadFile(settingsPath)
+		if err != nil {
+			r.Close()
+			return nil, fmt.Errorf("settings: %w", err)
+		}
+		if ws.settings, err = config.ParseSettings(settingsPath, data); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
+	return ws, nil
+}
+
+// readOptional reads a file at a commit; a missing file is (nil, nil).
+func (ws *workspace) readOptional(commit plumbing.Hash, p string) ([]byte, error) {
+	b, err := ws.repo.ReadFile(commit, p)
+	if errors.Is(err, gitscan.ErrNotFound) {
+		return nil, nil
+	}
+	if b == nil && err == nil {
+		b = []byte{}
+	}
+	return b, err
+}
+
+// master loads the master configs at a commit, trying each layout.
+func (ws *workspace) master(commit plumbing.Hash) (*config.Master, error) {
+	cands := ws.settings.MasterCandidates()
+	var files []config.File
+	for i, layout := range cands {
+		files = files[:0]
+		found := false
+		for _, p := range layout {
+			data, err := ws.readOptional(commit, p)
+			if err != nil {
+				return nil, err
+			}
+			if data != nil {
+				found = true
+			}
+			files = append(files, config.File{Path: p, Data: data})
+		}
+		if found || i == len(cands)-1 {
+			if !found {
+				files = files[:0]
+				for _, p := range cands[0] {
+					files = append(files, config.File{Path: p})
+				}
+			}
+			break
+		}
+	}
+	return config.LoadMaster(files)
+}
+
+// input reads everything Verify needs at base and head.
+func (ws *workspace) input(base, head plumbing.Hash, baseName, headName string) (*changelog.Input, error) {
+	path := ws.settings.ChangelogPath()
+	in := &changelog.Input{Path: path, BaseRev: baseName, HeadRev: headName,
+		Repository: ws.settings.Repository(), Settings: ws.settings}
+	var err error
+	if in.Base, err = ws.readOptional(base, path); err != nil {
+		return nil, err
+	}
+	if in.Head, err = ws.readOptional(head, path); err != nil {
+		return nil, err
+	}
+	in.Master, in.MasterErr = ws.master(head)
+	if in.MasterErr != nil && !errors.Is(in.MasterErr, config.ErrMasterInvalid) {
+		return nil, in.MasterErr
+	}
+	in.BaseMaster = func() (*config.Master, error) { return ws.master(base) }
+	return in, nil
+}

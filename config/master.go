@@ -1,0 +1,227 @@
+// Package config models InferenceX recipe configs: the master config files
+// (configs/*-master.yaml, merged in order), config-key globs, flattening a
+// recipe into field paths, generated benchmark points, and perflog's own
+// settings file.
+//
+// config works on bytes handed to it; it never reads git (callers use
+// gitscan) and knows nothing about the changelog.
+//
+// Dependencies: pyyaml (PyYAML semantics), yaml.v3 (settings file).
+package config
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/perflog/perflog/pyyaml"
+)
+
+// DefaultMasterFiles are the master config paths, in merge order, of the
+// current InferenceX layout; LegacyMasterFiles the layout before #1992.
+var (
+	DefaultMasterFiles = []string{"configs/amd-master.yaml", "configs/nvidia-master.yaml"}
+	LegacyMasterFiles  = []string{".github/configs/amd-master.yaml", ".github/configs/nvidia-master.yaml"}
+)
+
+// File is one file's path and content.
+type File struct {
+	Path string
+	Data []byte
+}
+
+// Recipe is one top-level entry of a master config.
+type Recipe struct {
+	Key   string
+	File  string
+	Line  int
+	Value *pyyaml.Value
+}
+
+// Master is the merged master configs.
+type Master struct {
+	Files   []string
+	Keys    []string // in load order: first file's keys in file order, then the next file's
+	Recipes map[string]*Recipe
+}
+
+// Sentinel errors of LoadMaster.
+var (
+	ErrMasterInvalid = errors.New("invalid master config")
+)
+
+// LoadMaster parses and merges master config files the way the incumbent's
+// load_config_files does: each file must hold a mapping (PyYAML safe_load,
+// duplicate keys inside one file merge, last wins), no key may contain '*',
+// and no key may appear in two files. A nil Data means the file is missing.
+func LoadMaster(files []File) (*Master, error) {
+	m := &Master{Recipes: map[string]*Recipe{}}
+	for _, f := range files {
+		m.Files = append(m.Files, f.Path)
+		if f.Data == nil {
+			return nil, fmt.Errorf("%w: Input file '%s' does not exist.", ErrMasterInvalid, f.Path)
+		}
+		v, err := pyyaml.Load(f.Data, pyyaml.Options{})
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrMasterInvalid, f.Path, err)
+		}
+		if v.Kind != pyyaml.Map {
+			return nil, fmt.Errorf("%w: Config file '%s' must contain a dictionary", ErrMasterInvalid, f.Path)
+		}
+		var dups []string
+		for _, p := range v.Pairs {
+			if p.Key.Kind != pyyaml.Str {
+				return nil, fmt.Errorf("%w: %s:%d: config key %s is not a string", ErrMasterInvalid, f.Path, p.Key.Line, p.Key.Repr())
+			}
+			if strings.Contains(p.Key.Str, "*") {
+				return nil, fmt.Errorf("%w:  Wildcard '*' is not allowed in master config keys: '%s'", ErrMasterInvalid, p.Key.Str)
+			}
+			if _, ok := m.Recipes[p.Key.Str]; ok {
+				dups = append(dups, p.Key.Str)
+			}
+		}
+		if len(dups) > 0 {
+			sort.Strings(dups)
+			return nil, fmt.Errorf("%w: Duplicate configuration keys found in '%s': %s", ErrMasterInvalid, f.Path, strings.Join(dups, ", "))
+		}
+		for _, p := range v.Pairs {
+			m.Keys = append(m.Keys, p.Key.Str)
+			m.Recipes[p.Key.Str] = &Recipe{Key: p.Key.Str, File: f.Path, Line: p.Key.Line, Value: p.Value}
+		}
+	}
+	return m, nil
+}
+
+// KeyError is a config-key that does not resolve.
+type KeyError struct {
+	Pattern string
+	// Wildcard is true when Pattern holds '*' and matched nothing.
+	Wildcard bool
+	// Closest are the nearest existing keys, best first.
+	Closest []string
+}
+
+func (e *KeyError) Error() string {
+	if e.Wildcard {
+		return fmt.Sprintf("No config keys matched the wildcard pattern '%s' in master configs.", e.Pattern)
+	}
+	return fmt.Sprintf("Config key '%s' not found in master configs.", e.Pattern)
+}
+
+// GlobRegexp compiles a config-key pattern the incumbent's way: '*' matches
+// any run of characters (but not a newline), everything else is literal, and
+// the whole key must match.
+func GlobRegexp(pattern string) *regexp.Regexp {
+	parts := strings.Split(pattern, "*")
+	for i, p := range parts {
+		parts[i] = regexp.QuoteMeta(p)
+	}
+	return regexp.MustCompile(`^(?:` + strings.Join(parts, `.*`) + `)$`)
+}
+
+// Match resolves one config-key (plain or with '*') against the master
+// keys, in load order.
+func (m *Master) Match(pattern string) ([]string, *KeyError) {
+	if !strings.Contains(pattern, "*") {
+		if _, ok := m.Recipes[pattern]; ok {
+			return []string{pattern}, nil
+		}
+		return nil, &KeyError{Pattern: pattern, Closest: Closest(pattern, m.Keys, 3)}
+	}
+	re := GlobRegexp(pattern)
+	var out []string
+	for _, k := range m.Keys {
+		if re.MatchString(k) {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		return nil, &KeyError{Pattern: pattern, Wildcard: true, Closest: Closest(strings.ReplaceAll(pattern, "*", ""), m.Keys, 3)}
+	}
+	return out, nil
+}
+
+// Resolve resolves a list of config-keys as process_changelog does: each
+// pattern in order, duplicates removed keeping the first occurrence. It
+// returns every unresolvable pattern, not just the first.
+func (m *Master) Resolve(patterns []string) ([]string, []*KeyError) {
+	seen := map[string]bool{}
+	var out []string
+	var errs []*KeyError
+	for _, p := range patterns {
+		keys, err := m.Match(p)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, k := range keys {
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	return out, errs
+}
+
+// Closest returns up to n candidates nearest to key by edit distance (ties
+// by shared prefix, then name), skipping ones too far to be a typo.
+func Closest(key string, candidates []string, n int) []string {
+	type scored struct {
+		k      string
+		d, pre int
+	}
+	var s []scored
+	limit := max(3, len(key)/3)
+	for _, c := range candidates {
+		d := levenshtein(key, c)
+		if d <= limit {
+			s = append(s, scored{c, d, commonPrefix(key, c)})
+		}
+	}
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].d != s[j].d {
+			return s[i].d < s[j].d
+		}
+		if s[i].pre != s[j].pre {
+			return s[i].pre > s[j].pre
+		}
+		return s[i].k < s[j].k
+	})
+	var out []string
+	for i := 0; i < len(s) && i < n; i++ {
+		out = append(out, s[i].k)
+	}
+	return out
+}
+
+func commonPrefix(a, b string) int {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

@@ -1,0 +1,125 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// SettingsFile is the name of perflog's settings file at the repository root.
+const SettingsFile = ".perflog.yaml"
+
+// Settings is perflog's settings file. Every field is optional; the zero
+// value means InferenceX defaults.
+//
+//	# .perflog.yaml
+//	changelog:
+//	  file: perf-changelog.yaml
+//	  master-configs: [configs/amd-master.yaml, configs/nvidia-master.yaml]
+//	github:
+//	  repository: SemiAnalysisAI/InferenceX
+//	rules:
+//	  append-only/not-at-end: warning   # error | warning | info | off
+type Settings struct {
+	Changelog ChangelogSettings `yaml:"changelog"`
+	GitHub    GitHubSettings    `yaml:"github"`
+	// Rules overrides rule severities: a rule id ("pr-link/mismatch") or a
+	// family ("pr-link/*") mapped to error, warning, info or off.
+	Rules map[string]string `yaml:"rules"`
+	// IgnoreRevs lists commits (full or abbreviated ids) that history
+	// attribution looks through, like .git-blame-ignore-revs.
+	IgnoreRevs []string `yaml:"ignore-revs"`
+}
+
+// ChangelogSettings locates the changelog and the master configs.
+type ChangelogSettings struct {
+	// File is the changelog path (default perf-changelog.yaml).
+	File string `yaml:"file"`
+	// MasterConfigs are the master config paths in merge order (default
+	// configs/{amd,nvidia}-master.yaml, falling back to .github/configs/).
+	MasterConfigs []string `yaml:"master-configs"`
+}
+
+// GitHubSettings names the GitHub repository.
+type GitHubSettings struct {
+	// Repository is "owner/name"; canonical pr-links point into it
+	// (default SemiAnalysisAI/InferenceX).
+	Repository string `yaml:"repository"`
+}
+
+// Defaults.
+const (
+	DefaultChangelog  = "perf-changelog.yaml"
+	DefaultRepository = "SemiAnalysisAI/InferenceX"
+)
+
+// ErrSettings marks an invalid settings file.
+var ErrSettings = errors.New("invalid settings")
+
+var repoSlug = regexp.MustCompile(`^[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+$`)
+
+// ParseSettings reads a settings file; unknown keys are errors so that a
+// typo does not silently disable a rule override.
+func ParseSettings(name string, data []byte) (*Settings, error) {
+	s := &Settings{}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(s); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: %s: %v", ErrSettings, name, strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if r := s.GitHub.Repository; r != "" && !repoSlug.MatchString(r) {
+		return nil, fmt.Errorf("%w: %s: github.repository must be owner/name, got %q", ErrSettings, name, r)
+	}
+	for id, sev := range s.Rules {
+		switch sev {
+		case "error", "warning", "info", "off":
+		default:
+			return nil, fmt.Errorf("%w: %s: rules.%s: severity must be error, warning, info or off, got %q", ErrSettings, name, id, sev)
+		}
+	}
+	return s, nil
+}
+
+// ChangelogPath returns the configured changelog path.
+func (s *Settings) ChangelogPath() string {
+	if s != nil && s.Changelog.File != "" {
+		return s.Changelog.File
+	}
+	return DefaultChangelog
+}
+
+// Repository returns the configured owner/name.
+func (s *Settings) Repository() string {
+	if s != nil && s.GitHub.Repository != "" {
+		return s.GitHub.Repository
+	}
+	return DefaultRepository
+}
+
+// MasterCandidates returns the master config layouts to try, in order.
+func (s *Settings) MasterCandidates() [][]string {
+	if s != nil && len(s.Changelog.MasterConfigs) > 0 {
+		return [][]string{s.Changelog.MasterConfigs}
+	}
+	return [][]string{DefaultMasterFiles, LegacyMasterFiles}
+}
+
+// Severity returns the override for rule id ("" when none): an exact id
+// wins over its family ("family/*").
+func (s *Settings) Severity(id string) string {
+	if s == nil {
+		return ""
+	}
+	if v, ok := s.Rules[id]; ok {
+		return v
+	}
+	if fam, _, ok := strings.Cut(id, "/"); ok {
+		return s.Rules[fam+"/*"]
+	}
+	return ""
+}

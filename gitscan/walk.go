@@ -1,0 +1,109 @@
+package gitscan
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Node is one commit of a first-parent walk, read cheaply: through the
+// commit-graph when the repository has one (no object decoding), else from
+// the commit object. Full metadata is available from Repo.Commit.
+type Node struct {
+	Hash    plumbing.Hash
+	Tree    plumbing.Hash
+	Parents []plumbing.Hash
+}
+
+// WalkOptions configures FirstParent.
+type WalkOptions struct {
+	// From is the commit the walk starts at (newest). Required.
+	From plumbing.Hash
+	// Until stops the walk before this commit (exclusive), as in
+	// `git log --first-parent Until..From`. Zero walks to the root.
+	Until plumbing.Hash
+	// Progress, when set, is called every 256 commits with the count so far.
+	Progress func(done int)
+}
+
+// Validate checks the options.
+func (o *WalkOptions) Validate() error {
+	if o.From.IsZero() {
+		return errors.New("walk: From is required")
+	}
+	return nil
+}
+
+// FirstParent visits From and its first-parent ancestors, newest first,
+// calling fn for each. fn may return ErrStop to end the walk early. The walk
+// stops with ctx.Err() when ctx is cancelled.
+func (r *Repo) FirstParent(ctx context.Context, o WalkOptions, fn func(Node) error) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	n, err := r.idx.Get(o.From)
+	if err != nil {
+		return fmt.Errorf("commit %s: %w", o.From, err)
+	}
+	for i := 0; ; i++ {
+		if i&63 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if o.Progress != nil && i > 0 && i&255 == 0 {
+			o.Progress(i)
+		}
+		if n.ID() == o.Until {
+			return nil
+		}
+		t, err := n.Tree()
+		if err != nil {
+			return fmt.Errorf("tree of %s: %w", n.ID(), err)
+		}
+		if err := fn(Node{Hash: n.ID(), Tree: t.Hash, Parents: n.ParentHashes()}); err != nil {
+			if errors.Is(err, ErrStop) {
+				return nil
+			}
+			return err
+		}
+		if n.NumParents() == 0 {
+			return nil
+		}
+		if n, err = n.ParentNode(0); err != nil {
+			if errors.Is(err, plumbing.ErrObjectNotFound) && r.Shallow() {
+				return nil // shallow boundary
+			}
+			return fmt.Errorf("parent of %s: %w", n.ID(), err)
+		}
+	}
+}
+
+var (
+	// "Title (#123)" squash merges; the last "(#N)" wins (reverts and
+	// relands quote the original subject: `Revert "X (#1837)" (#1857)`).
+	squashPR = regexp.MustCompile(`\(#(\d+)\)`)
+	// "Merge pull request #123 from owner/branch"
+	mergePR = regexp.MustCompile(`^Merge pull request #(\d+) from `)
+)
+
+// PRFromSubject returns the pull request number a commit subject names:
+// the last "(#N)" of a squash-merge subject (tags such as "[skip-sweep]" may
+// follow it), or N in "Merge pull request #N from ...". Bare "#N" references
+// ("Ref #1154", "ROCm/aiter#2916") are not PR numbers and are ignored.
+func PRFromSubject(subject string) (int, bool) {
+	if m := mergePR.FindStringSubmatch(subject); m != nil {
+		n, err := strconv.Atoi(m[1])
+		return n, err == nil
+	}
+	all := squashPR.FindAllStringSubmatch(subject, -1)
+	if len(all) == 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(all[len(all)-1][1])
+	return n, err == nil
+}

@@ -1,0 +1,72 @@
+// Package iostreams holds perflog's standard streams and every terminal
+// decision (is stdout a TTY, colour), so that commands print through one
+// place and tests can swap in buffers (Test) and force TTY behaviour.
+//
+// Dependencies: golang.org/x/term only.
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"golang.org/x/term"
+)
+
+// IOStreams are the streams a command reads and writes.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdoutTTY, stderrTTY       bool
+	stdoutTTYSet, stderrTTYSet bool
+	colorDisabled              bool
+}
+
+// System returns the process's streams.
+func System() *IOStreams {
+	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
+	_, s.colorDisabled = os.LookupEnv("NO_COLOR")
+	return s
+}
+
+// Test returns streams backed by buffers, with every TTY flag off.
+func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
+	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	s := &IOStreams{In: in, Out: out, ErrOut: errOut, stdoutTTYSet: true, stderrTTYSet: true, colorDisabled: true}
+	return s, in, out, errOut
+}
+
+func isTerminal(w io.Writer) bool {
+	if f, ok := w.(*os.File); ok {
+		return term.IsTerminal(int(f.Fd()))
+	}
+	return false
+}
+
+// IsStdoutTTY reports whether stdout is a terminal (or was set to be one).
+func (s *IOStreams) IsStdoutTTY() bool {
+	if s.stdoutTTYSet {
+		return s.stdoutTTY
+	}
+	return isTerminal(s.Out)
+}
+
+// IsStderrTTY reports whether stderr is a terminal (or was set to be one).
+func (s *IOStreams) IsStderrTTY() bool {
+	if s.stderrTTYSet {
+		return s.stderrTTY
+	}
+	return isTerminal(s.ErrOut)
+}
+
+// SetStdoutTTY overrides TTY detection for stdout.
+func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY, s.stdoutTTYSet = v, true }
+
+// SetStderrTTY overrides TTY detection for stderr.
+func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY, s.stderrTTYSet = v, true }
+
+// ColorEnabled reports whether output to stdout may use ANSI colour:
+// only on a TTY and when NO_COLOR is unset.
+func (s *IOStreams) ColorEnabled() bool { return !s.colorDisabled && s.IsStdoutTTY() }
