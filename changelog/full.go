@@ -66,20 +66,33 @@ func Align(base, head *File) *Change {
 
 func (c *Change) pairGap(gb, gh []*Entry) {
 	used := make([]bool, len(gh))
-	for _, b := range gb {
-		match := -1
-		for k, h := range gh {
-			if !used[k] && sameKeys(b, h) {
-				match = k
-				break
+	// pair by config-keys, then by pr-link or description; a gap holding
+	// exactly one entry on each side is one edited entry
+	pairs := []func(a, b *Entry) bool{
+		sameKeys,
+		func(a, b *Entry) bool { return a.PRLink() != "" && a.PRLink() == b.PRLink() },
+		func(a, b *Entry) bool { return sameField(a, b, FieldDescription) },
+		func(a, b *Entry) bool { return len(gb) == 1 && len(gh) == 1 },
+	}
+	matched := make([]bool, len(gb))
+	for _, same := range pairs {
+		for i, b := range gb {
+			if matched[i] {
+				continue
+			}
+			for k, h := range gh {
+				if !used[k] && same(b, h) {
+					used[k], matched[i] = true, true
+					c.Modified = append(c.Modified, Pair{b, h})
+					break
+				}
 			}
 		}
-		if match < 0 {
+	}
+	for i, b := range gb {
+		if !matched[i] {
 			c.Deleted = append(c.Deleted, b)
-			continue
 		}
-		used[match] = true
-		c.Modified = append(c.Modified, Pair{b, gh[match]})
 	}
 	for k, h := range gh {
 		if !used[k] {
@@ -88,9 +101,11 @@ func (c *Change) pairGap(gb, gh []*Entry) {
 	}
 }
 
-func sameKeys(a, b *Entry) bool {
-	x, ok1 := a.Value.Get(FieldConfigKeys)
-	y, ok2 := b.Value.Get(FieldConfigKeys)
+func sameKeys(a, b *Entry) bool { return sameField(a, b, FieldConfigKeys) }
+
+func sameField(a, b *Entry, field string) bool {
+	x, ok1 := a.Value.Get(field)
+	y, ok2 := b.Value.Get(field)
 	return ok1 && ok2 && pyyaml.Equal(x, y)
 }
 
@@ -245,6 +260,7 @@ func verifyFull(in *Input) *Report {
 	var valid []*Fields
 	var validLines []int
 	var validValues []*pyyaml.Value
+	var validIndex []int
 	for _, e := range ch.Added {
 		for _, se := range e.Errors {
 			add(Finding{Rule: se.Rule, Line: se.Line, Entry: e.Index, Source: head.LineText(se.Line),
@@ -254,6 +270,7 @@ func verifyFull(in *Input) *Report {
 			valid = append(valid, e.Fields)
 			validLines = append(validLines, e.Line)
 			validValues = append(validValues, e.Value)
+			validIndex = append(validIndex, e.Index)
 			checkLinkFull(in, lk, head, e, add)
 		}
 	}
@@ -264,7 +281,7 @@ func verifyFull(in *Input) *Report {
 		}
 	}
 	if len(valid) > 0 {
-		gateModeAndKeys(in, valid, validLines, validValues, nil, add, true)
+		gateModeAndKeys(in, valid, validLines, validValues, validIndex, nil, add, true)
 	}
 	if len(ch.Added) == 0 && corrections == 0 && len(ch.Deleted) == 0 && len(ch.Modified) == 0 && !HasErrors(rep.Findings) {
 		add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: "the change adds no entry (whitespace only)"})

@@ -125,14 +125,21 @@ func verifyGate(in *Input) *Report {
 	for _, it := range data.Items {
 		itemLines = append(itemLines, lineMap(it.Line))
 	}
-	gateModeAndKeys(in, entries, itemLines, data.Items, lineMap, add, false)
+	gateModeAndKeys(in, entries, itemLines, data.Items, nil, lineMap, add, false)
 	return rep
 }
 
 // gateModeAndKeys runs process_changelog's checks after validation: the
 // append-only mode mix, key resolution against the head master configs,
 // and the append-only scope checks against the base.
-func gateModeAndKeys(in *Input, entries []*Fields, lines []int, values []*pyyaml.Value, lineMap func(int) int, add func(Finding), suggest bool) {
+// index, when set, gives each entry's 1-based position in the head file.
+func gateModeAndKeys(in *Input, entries []*Fields, lines []int, values []*pyyaml.Value, index []int, lineMap func(int) int, add func(Finding), suggest bool) {
+	entryOf := func(i int) int {
+		if index != nil {
+			return index[i]
+		}
+		return 0
+	}
 	hasAO, allAO := false, true
 	for _, e := range entries {
 		if e.AppendOnly {
@@ -144,7 +151,7 @@ func gateModeAndKeys(in *Input, entries []*Fields, lines []int, values []*pyyaml
 	if hasAO && !allAO {
 		for i, e := range entries {
 			if e.AppendOnly {
-				add(Finding{Rule: RuleModeMix, Severity: Error, Line: lines[i],
+				add(Finding{Rule: RuleModeMix, Severity: Error, Line: lines[i], Entry: entryOf(i),
 					Message: "append-only entries cannot share a sweep with regular changelog entries"})
 				break
 			}
@@ -173,7 +180,7 @@ func gateModeAndKeys(in *Input, entries []*Fields, lines []int, values []*pyyaml
 			if values != nil {
 				line = keyLine(values[i], ke.Pattern, lineMap, line)
 			}
-			add(Finding{Rule: RuleUnknownKey, Severity: Error, Line: line, ConfigKey: ke.Pattern, Message: msg})
+			add(Finding{Rule: RuleUnknownKey, Severity: Error, Line: line, Entry: entryOf(i), ConfigKey: ke.Pattern, Message: msg})
 			failed = true
 		}
 		scen := e.ScenarioType
@@ -199,7 +206,7 @@ func gateModeAndKeys(in *Input, entries []*Fields, lines []int, values []*pyyaml
 		bm, bmErr = in.BaseMaster()
 	}
 	if err := config.AppendOnlyCheck(bm, bmErr, in.Master, order, selected); err != nil {
-		add(Finding{Rule: RuleAppendOnlyDelta, Severity: Error, Line: lines[0], Message: err.Error()})
+		add(Finding{Rule: RuleAppendOnlyDelta, Severity: Error, Line: lines[0], Entry: entryOf(0), Message: err.Error()})
 	}
 }
 

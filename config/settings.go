@@ -70,7 +70,9 @@ func ParseSettings(name string, data []byte) (*Settings, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(s); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: %s: %v", ErrSettings, name, strings.TrimPrefix(err.Error(), "yaml: "))
+		msg := strings.TrimPrefix(err.Error(), "yaml: ")
+		msg = strings.ReplaceAll(strings.TrimPrefix(msg, "unmarshal errors:\n"), "\n", ";")
+		return nil, fmt.Errorf("%w: %s: %s", ErrSettings, name, strings.Join(strings.Fields(msg), " "))
 	}
 	if r := s.GitHub.Repository; r != "" && !repoSlug.MatchString(r) {
 		return nil, fmt.Errorf("%w: %s: github.repository must be owner/name, got %q", ErrSettings, name, r)

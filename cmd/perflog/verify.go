@@ -163,7 +163,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 			}
 		}
 	}
-	in, err := ws.input(base, head, baseName, opts.Head)
+	in, err := changelog.LoadInput(ws.repo, ws.settings, base, head, baseName, opts.Head)
 	if err != nil {
 		return err
 	}
@@ -324,66 +324,4 @@ func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 		}
 	}
 	return ws, nil
-}
-
-// readOptional reads a file at a commit; a missing file is (nil, nil).
-func (ws *workspace) readOptional(commit plumbing.Hash, p string) ([]byte, error) {
-	b, err := ws.repo.ReadFile(commit, p)
-	if errors.Is(err, gitscan.ErrNotFound) {
-		return nil, nil
-	}
-	if b == nil && err == nil {
-		b = []byte{}
-	}
-	return b, err
-}
-
-// master loads the master configs at a commit, trying each layout.
-func (ws *workspace) master(commit plumbing.Hash) (*config.Master, error) {
-	cands := ws.settings.MasterCandidates()
-	var files []config.File
-	for i, layout := range cands {
-		files = files[:0]
-		found := false
-		for _, p := range layout {
-			data, err := ws.readOptional(commit, p)
-			if err != nil {
-				return nil, err
-			}
-			if data != nil {
-				found = true
-			}
-			files = append(files, config.File{Path: p, Data: data})
-		}
-		if found || i == len(cands)-1 {
-			if !found {
-				files = files[:0]
-				for _, p := range cands[0] {
-					files = append(files, config.File{Path: p})
-				}
-			}
-			break
-		}
-	}
-	return config.LoadMaster(files)
-}
-
-// input reads everything Verify needs at base and head.
-func (ws *workspace) input(base, head plumbing.Hash, baseName, headName string) (*changelog.Input, error) {
-	path := ws.settings.ChangelogPath()
-	in := &changelog.Input{Path: path, BaseRev: baseName, HeadRev: headName,
-		Repository: ws.settings.Repository(), Settings: ws.settings}
-	var err error
-	if in.Base, err = ws.readOptional(base, path); err != nil {
-		return nil, err
-	}
-	if in.Head, err = ws.readOptional(head, path); err != nil {
-		return nil, err
-	}
-	in.Master, in.MasterErr = ws.master(head)
-	if in.MasterErr != nil && !errors.Is(in.MasterErr, config.ErrMasterInvalid) {
-		return nil, in.MasterErr
-	}
-	in.BaseMaster = func() (*config.Master, error) { return ws.master(base) }
-	return in, nil
 }

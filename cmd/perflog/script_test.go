@@ -1,0 +1,154 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	git "github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("update", false, "update testscript golden sections (cmp) in testdata/script")
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"perflog": func() { os.Exit(Main()) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script: each builds
+// a real git history with the commands below (implemented with go-git, so
+// no git binary is needed) and runs the perflog binary against it.
+//
+// Script commands:
+//
+//	git-init                     init a repository in $WORK with branch main
+//	git-commit MSG               stage everything and commit (dates advance one hour per commit)
+//	git-branch NAME [REV]        create a branch at REV (default HEAD)
+//	git-checkout REV             switch the work tree to a branch (or detach at a rev)
+//	git-remote-branch NAME REV   create refs/remotes/NAME at REV (e.g. origin/main)
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       *update,
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			// keep CI variables of the machine running the tests out
+			for _, k := range []string{"GITHUB_REF", "GITHUB_EVENT_PATH", "GITHUB_BASE_REF"} {
+				e.Setenv(k, "")
+			}
+			e.Setenv("NO_COLOR", "1")
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"git-init":          cmdGitInit,
+			"git-commit":        cmdGitCommit,
+			"git-branch":        cmdGitBranch,
+			"git-checkout":      cmdGitCheckout,
+			"git-remote-branch": cmdGitRemoteBranch,
+		},
+	})
+}
+
+func scriptRepo(ts *testscript.TestScript) *git.Repository {
+	r, err := git.PlainOpen(ts.MkAbs("."))
+	ts.Check(err)
+	return r
+}
+
+func cmdGitInit(ts *testscript.TestScript, neg bool, args []string) {
+	_, err := git.PlainInitWithOptions(ts.MkAbs("."), &git.PlainInitOptions{
+		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
+	})
+	ts.Check(err)
+}
+
+var commitClock = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
+
+func cmdGitCommit(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: git-commit MSG")
+	}
+	r := scriptRepo(ts)
+	w, err := r.Worktree()
+	ts.Check(err)
+	ts.Check(w.AddWithOptions(&git.AddOptions{All: true}))
+	// stage deletions too
+	st, err := w.Status()
+	ts.Check(err)
+	for p, s := range st {
+		if s.Worktree == git.Deleted {
+			_, err := w.Remove(p)
+			ts.Check(err)
+		}
+	}
+	commitClock = commitClock.Add(time.Hour)
+	sig := &object.Signature{Name: "Dev", Email: "dev@example.com", When: commitClock}
+	_, err = w.Commit(args[0], &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true})
+	ts.Check(err)
+}
+
+func cmdGitBranch(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 || len(args) > 2 {
+		ts.Fatalf("usage: git-branch NAME [REV]")
+	}
+	r := scriptRepo(ts)
+	rev := "HEAD"
+	if len(args) == 2 {
+		rev = args[1]
+	}
+	h, err := r.ResolveRevision(plumbing.Revision(rev))
+	ts.Check(err)
+	ts.Check(r.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName(args[0]), *h)))
+}
+
+func cmdGitRemoteBranch(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: git-remote-branch REMOTE/NAME REV")
+	}
+	r := scriptRepo(ts)
+	h, err := r.ResolveRevision(plumbing.Revision(args[1]))
+	ts.Check(err)
+	remote, name, ok := strings.Cut(args[0], "/")
+	if !ok {
+		ts.Fatalf("want REMOTE/NAME, got %q", args[0])
+	}
+	if _, err := r.Remote(remote); err != nil {
+		_, err := r.CreateRemote(&gitconfig.RemoteConfig{Name: remote, URLs: []string{"https://example.invalid/" + remote}})
+		ts.Check(err)
+	}
+	ts.Check(r.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName(remote, name), *h)))
+}
+
+func cmdGitCheckout(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: git-checkout REV")
+	}
+	r := scriptRepo(ts)
+	w, err := r.Worktree()
+	ts.Check(err)
+	branch := plumbing.NewBranchReferenceName(args[0])
+	if _, err := r.Reference(branch, false); err == nil {
+		ts.Check(w.Checkout(&git.CheckoutOptions{Branch: branch, Force: true}))
+		return
+	}
+	h, err := r.ResolveRevision(plumbing.Revision(args[0]))
+	ts.Check(err)
+	ts.Check(w.Checkout(&git.CheckoutOptions{Hash: *h, Force: true}))
+}
+
+// TestScriptsAreNamed guards against an empty script directory (a test
+// that cannot fail).
+func TestScriptsAreNamed(t *testing.T) {
+	m, _ := filepath.Glob("testdata/script/*.txtar")
+	if len(m) < 10 {
+		t.Fatalf("found %d scripts in testdata/script, want the end-to-end suite", len(m))
+	}
+}
