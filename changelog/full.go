@@ -157,6 +157,16 @@ func verifyFull(in *Input) *Report {
 		add(Finding{Rule: RuleNotUTF8, Message: in.Path + " is not valid UTF-8"})
 		return rep
 	}
+	type parsed struct {
+		f    *File
+		root *pyyaml.Value
+		err  error
+	}
+	baseDone := make(chan parsed, 1)
+	go func() { // parse the base on the other core meanwhile
+		b, broot, err := Parse(in.Path, baseRaw)
+		baseDone <- parsed{b, broot, err}
+	}()
 	head, root, err := Parse(in.Path, in.Head)
 	if err != nil {
 		add(loadFailure(in.Path, err, in.Path+" at "+in.HeadRev, nil))
@@ -182,8 +192,8 @@ func verifyFull(in *Input) *Report {
 	}
 
 	base := &File{Path: in.Path, Raw: baseRaw, lineStarts: lineStarts(baseRaw)}
-	if len(bytes.TrimSpace(baseRaw)) > 0 {
-		b, broot, err := Parse(in.Path, baseRaw)
+	if bp := <-baseDone; len(bytes.TrimSpace(baseRaw)) > 0 {
+		b, broot, err := bp.f, bp.root, bp.err
 		if err != nil || broot.Kind != pyyaml.Seq {
 			// history that does not parse (it happened three times on
 			// InferenceX): fall back to PyYAML's lenient loader

@@ -158,10 +158,11 @@ func gateModeAndKeys(in *Input, entries []*Fields, lines []int, values []*pyyaml
 		}
 		return
 	}
-	if in.Master == nil {
+	master, masterErr := in.master()
+	if master == nil {
 		msg := "master configs could not be loaded"
-		if in.MasterErr != nil {
-			msg = in.MasterErr.Error()
+		if masterErr != nil {
+			msg = masterErr.Error()
 		}
 		add(Finding{Rule: RuleMasterInvalid, Severity: Error, Message: msg})
 		return
@@ -170,7 +171,7 @@ func gateModeAndKeys(in *Input, entries []*Fields, lines []int, values []*pyyaml
 	var order []string
 	failed := false
 	for i, e := range entries {
-		keys, errs := in.Master.Resolve(e.ConfigKeys)
+		keys, errs := master.Resolve(e.ConfigKeys)
 		for _, ke := range errs {
 			msg := ke.Error()
 			if suggest && len(ke.Closest) > 0 {
@@ -205,7 +206,7 @@ func gateModeAndKeys(in *Input, entries []*Fields, lines []int, values []*pyyaml
 	if in.BaseMaster != nil {
 		bm, bmErr = in.BaseMaster()
 	}
-	if err := config.AppendOnlyCheck(bm, bmErr, in.Master, order, selected); err != nil {
+	if err := config.AppendOnlyCheck(bm, bmErr, master, order, selected); err != nil {
 		add(Finding{Rule: RuleAppendOnlyDelta, Severity: Error, Line: lines[0], Entry: entryOf(0), Message: err.Error()})
 	}
 }

@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"errors"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -22,12 +23,20 @@ func readOptional(r *gitscan.Repo, commit plumbing.Hash, p string) ([]byte, erro
 	return b, err
 }
 
-// LoadMaster loads the master configs at a commit, trying each layout of
-// the settings (configs/ first, then .github/configs/ where the InferenceX
-// configs lived before #1992). A layout is used when any of its files
-// exists. The error wraps config.ErrMasterInvalid when the configs exist but
-// do not load.
+// LoadMaster loads the master configs at a commit (see MasterFiles).
 func LoadMaster(r *gitscan.Repo, s *config.Settings, commit plumbing.Hash) (*config.Master, error) {
+	files, err := MasterFiles(r, s, commit)
+	if err != nil {
+		return nil, err
+	}
+	return config.LoadMaster(files)
+}
+
+// MasterFiles reads the master config files at a commit, trying each
+// layout of the settings (configs/ first, then .github/configs/ where the
+// InferenceX configs lived before #1992). A layout is used when any of its
+// files exists; a missing file has nil Data (config.LoadMaster reports it).
+func MasterFiles(r *gitscan.Repo, s *config.Settings, commit plumbing.Hash) ([]config.File, error) {
 	cands := s.MasterCandidates()
 	for _, layout := range cands {
 		var files []config.File
@@ -41,14 +50,14 @@ func LoadMaster(r *gitscan.Repo, s *config.Settings, commit plumbing.Hash) (*con
 			files = append(files, config.File{Path: p, Data: data})
 		}
 		if found {
-			return config.LoadMaster(files)
+			return files, nil
 		}
 	}
 	files := make([]config.File, 0, len(cands[0]))
 	for _, p := range cands[0] {
 		files = append(files, config.File{Path: p})
 	}
-	return config.LoadMaster(files) // reports the first missing file
+	return files, nil
 }
 
 // LoadInput reads what Verify needs from a repository: the changelog at
@@ -63,10 +72,15 @@ func LoadInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, ba
 	if in.Head, err = readOptional(r, head, path); err != nil {
 		return nil, err
 	}
-	in.Master, in.MasterErr = LoadMaster(r, s, head)
-	if in.MasterErr != nil && !errors.Is(in.MasterErr, config.ErrMasterInvalid) {
-		return nil, in.MasterErr
+	// configs that exist but do not load are a finding; a repository
+	// error surfaces the same way (config/invalid), never as a crash
+	// read the head configs now (go-git is not safe for concurrent reads);
+	// parse them on demand, possibly on another goroutine
+	files, err := MasterFiles(r, s, head)
+	if err != nil {
+		return nil, err
 	}
-	in.BaseMaster = func() (*config.Master, error) { return LoadMaster(r, s, base) }
+	in.HeadMaster = sync.OnceValues(func() (*config.Master, error) { return config.LoadMaster(files) })
+	in.BaseMaster = sync.OnceValues(func() (*config.Master, error) { return LoadMaster(r, s, base) })
 	return in, nil
 }

@@ -113,8 +113,18 @@ func verifyStrict(in *Input) *Report {
 			Message: fmt.Sprintf("could not read %s at %s (%s)", in.Path, rev, which)})
 		return rep
 	}
-	base, bf := parseStrict(in.Path, in.Base, "base "+in.Path, false)
+	type parsed struct {
+		f  *File
+		fs []Finding
+	}
+	baseDone := make(chan parsed, 1)
+	go func() {
+		f, fs := parseStrict(in.Path, in.Base, "base "+in.Path, false)
+		baseDone <- parsed{f, fs}
+	}()
 	head, hf := parseStrict(in.Path, in.Head, "PR "+in.Path, true)
+	bp := <-baseDone
+	base, bf := bp.f, bp.fs
 	rep.Findings = append(rep.Findings, bf...)
 	rep.Findings = append(rep.Findings, hf...)
 	rep.Head = head

@@ -49,9 +49,10 @@ type Input struct {
 	// PR is this pull request's number; 0 means a non-PR run (main).
 	PR int
 	// Master is the merged master configs at head; MasterErr why they could
-	// not be loaded.
-	Master    *config.Master
-	MasterErr error
+	// not be loaded. When both are nil, HeadMaster loads them on demand.
+	Master     *config.Master
+	MasterErr  error
+	HeadMaster func() (*config.Master, error)
 	// BaseMaster loads the master configs at base; it is called only when
 	// an added entry is append-only.
 	BaseMaster func() (*config.Master, error)
@@ -82,6 +83,9 @@ func Verify(in *Input, p Profile) *Report {
 	if in.Path == "" {
 		in.Path = config.DefaultChangelog
 	}
+	if p != ProfileStrict && in.Master == nil && in.MasterErr == nil && in.HeadMaster != nil {
+		go in.HeadMaster() // parse the configs on the other core meanwhile
+	}
 	var rep *Report
 	switch p {
 	case ProfileGate:
@@ -96,6 +100,14 @@ func Verify(in *Input, p Profile) *Report {
 	rep.Findings = applySeverities(rep.Findings, in.Settings, p)
 	SortFindings(rep.Findings)
 	return rep
+}
+
+// master returns the head master configs, loading them if needed.
+func (in *Input) master() (*config.Master, error) {
+	if in.Master == nil && in.MasterErr == nil && in.HeadMaster != nil {
+		in.Master, in.MasterErr = in.HeadMaster()
+	}
+	return in.Master, in.MasterErr
 }
 
 // applySeverities applies settings overrides. The gate and strict profiles

@@ -29,6 +29,6 @@ func newChangelogCmd(f *Factory) *cobra.Command {
 		Use:   "changelog <command>",
 		Short: "Verify perf-changelog.yaml changes",
 	}
-	cmd.AddCommand(newVerifyCmd(f, nil))
+	cmd.AddCommand(newVerifyCmd(f, nil), newRulesCmd(f))
 	return cmd
 }

@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+
+	"github.com/perflog/perflog/changelog"
+)
+
+func newRulesCmd(f *Factory) *cobra.Command {
+	var format string
+	cmd := &cobra.Command{
+		Use:   "rules",
+		Short: "List the rule ids verify reports",
+		Long: `List every rule id with the profiles that report it and its default severity
+in the full profile (override it in .perflog.yaml under rules:). A table on a
+terminal, tab-separated values otherwise, or --format json.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch format {
+			case "json":
+				enc := json.NewEncoder(f.IO.Out)
+				enc.SetIndent("", "  ")
+				return enc.Encode(map[string]any{"rules": changelog.Rules})
+			case "", "table", "tsv":
+			default:
+				return flagErrorf("invalid --format %q (want table, tsv or json)", format)
+			}
+			rows := make([][]string, 0, len(changelog.Rules))
+			for _, r := range changelog.Rules {
+				ps := make([]string, len(r.Profiles))
+				for i, p := range r.Profiles {
+					ps[i] = string(p)
+				}
+				rows = append(rows, []string{r.ID, strings.Join(ps, ","), string(r.Severity), r.Summary})
+			}
+			header := []string{"RULE", "PROFILES", "SEVERITY", "DESCRIPTION"}
+			if format == "tsv" || (format == "" && !f.IO.IsStdoutTTY()) {
+				fmt.Fprintln(f.IO.Out, strings.Join(header, "\t"))
+				for _, r := range rows {
+					fmt.Fprintln(f.IO.Out, strings.Join(r, "\t"))
+				}
+				return nil
+			}
+			t := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off))
+			t.Header(header)
+			if err := t.Bulk(rows); err != nil {
+				return err
+			}
+			return t.Render()
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "", "output `format`: table, tsv or json (default: table on a terminal, else tsv)")
+	return cmd
+}
