@@ -1,0 +1,158 @@
+package changelog
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/perflog/perflog/config"
+)
+
+func ent(key, lnk string) string {
+	return "- config-keys:\n  - " + key + "\n  description:\n  - Update " + key + "\n  pr-link: " + lnk + "\n"
+}
+
+const l1 = link + "1"
+
+func testMaster(t *testing.T) *config.Master {
+	m, err := config.LoadMaster([]config.File{{Path: "configs/amd-master.yaml", Data: []byte("config-a: {}\nconfig-b: {}\nconfig-c: {}\n")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func verify(t *testing.T, p Profile, base, head string, pr int) *Report {
+	t.Helper()
+	var b []byte
+	if base != "\x00none" {
+		b = []byte(base)
+	}
+	return Verify(&Input{Base: b, Head: []byte(head), BaseRev: "base", HeadRev: "head", PR: pr, Master: testMaster(t)}, p)
+}
+
+func hasRule(r *Report, rule string) bool {
+	for _, f := range r.Findings {
+		if f.Rule == rule && f.Severity == Error {
+			return true
+		}
+	}
+	return false
+}
+
+// The cases of the incumbent's utils/changelog_gate_tests/test_validate_perf_changelog.py,
+// as strict-profile verdicts (and where it differs, what full reports).
+func TestIncumbentStrictInventory(t *testing.T) {
+	a := ent("config-a", l1)
+	cases := []struct {
+		name, base, head string
+		pr               int
+		rule             string // "" = passes
+	}{
+		{"parse ok", a, a + "\n" + ent("config-b", "XXX"), 42, ""},
+		{"missing final newline", a, a + "\n" + strings.TrimSuffix(ent("config-b", "XXX"), "\n"), 42, RuleFinalNewline},
+		{"malformed nested entry", a, a + "  " + strings.Replace(ent("config-b", "XXX"), "\n", "\n  ", 1), 42, RuleYAML},
+		{"duplicate mapping key", a, a + "\n" + ent("config-b", "XXX") + "  description:\n  - Second\n", 42, RuleDuplicateKey},
+		{"append XXX on a PR", a, a + "\n" + ent("config-b", "XXX"), 42, ""},
+		{"wrong PR link", a, a + "\n" + ent("config-b", link+"41"), 42, RulePRMismatch},
+		{"main requires canonical", a, a + "\n" + ent("config-b", "XXX"), 0, RulePRPlaceholder},
+		{"pr-link-only correction", ent("config-a", "XXX"), ent("config-a", link+"42"), 99, ""},
+		{"content change", a, strings.Replace(a, "Update config-a", "Different", 1), 42, RuleModifiedEntry},
+		{"deletion", a, "[]\n", 42, RuleDeletedEntry},
+		{"correction mixed with append", ent("config-a", "XXX"), ent("config-a", link+"42") + "\n" + ent("config-b", "XXX"), 42, RuleMixedCorrection},
+		{"historical prefix changed", a, strings.Replace(a, "Update config-a", "Update config-a ", 1) + "\n" + ent("config-b", "XXX"), 42, RuleHistoryBytes},
+		{"two empty separator lines", a, a + "\n" + ent("config-b", "XXX") + "\n\n" + ent("config-c", "XXX"), 42, RuleSeparator},
+		{"final entry with extra newline", a, a + "\n" + ent("config-b", "XXX") + "\n", 42, RuleTrailingBlank},
+		{"correction plus whitespace", ent("config-a", "XXX"), strings.Replace(ent("config-a", link+"42"), "  - Update config-a\n", "  - Update config-a  \n", 1), 42, RuleCorrectionLines},
+		{"tabs", a, a + "\n" + strings.Replace(ent("config-b", "XXX"), "Update", "Up\tdate", 1), 42, RuleTab},
+	}
+	for _, c := range cases {
+		rep := verify(t, ProfileStrict, c.base, c.head, c.pr)
+		if c.rule == "" {
+			if !rep.OK() {
+				t.Errorf("%s: want pass, got %v", c.name, rep.Findings)
+			}
+			continue
+		}
+		if !hasRule(rep, c.rule) {
+			t.Errorf("%s: want %s, got %v", c.name, c.rule, rep.Findings)
+		}
+	}
+}
+
+func TestFullProfileRules(t *testing.T) {
+	a, b := ent("config-a", l1), ent("config-b", link+"2")
+	// insertion in the middle: one not-at-end finding, nothing positional
+	rep := verify(t, ProfileFull, a+"\n"+b, a+"\n"+ent("config-c", link+"42")+"\n"+b, 42)
+	if !hasRule(rep, RuleNotAtEnd) || hasRule(rep, RuleModifiedEntry) || len(rep.Findings) != 1 {
+		t.Fatalf("insert: %v", rep.Findings)
+	}
+	if rep.Findings[0].Line != 7 || rep.Findings[0].Entry != 2 {
+		t.Fatalf("insert finding at line %d entry %d", rep.Findings[0].Line, rep.Findings[0].Entry)
+	}
+	// settings can demote it
+	s := &config.Settings{Rules: map[string]string{RuleNotAtEnd: "warning"}}
+	in := &Input{Base: []byte(a + "\n" + b), Head: []byte(a + "\n" + ent("config-c", link+"42") + "\n" + b), PR: 42, Master: testMaster(t), Settings: s}
+	if r := Verify(in, ProfileFull); !r.OK() || r.Findings[0].Severity != Warning {
+		t.Fatalf("demoted: %v", r.Findings)
+	}
+	// unknown key with a suggestion, pointing at the key's line
+	rep = verify(t, ProfileFull, a, a+"\n"+ent("config-bb", link+"42"), 42)
+	if !hasRule(rep, RuleUnknownKey) || !strings.Contains(rep.Findings[0].Message, "Did you mean 'config-b'") || rep.Findings[0].Line != 8 || rep.Findings[0].ConfigKey != "config-bb" {
+		t.Fatalf("unknown key: %+v", rep.Findings)
+	}
+	// the pr-link copied from an earlier entry names it
+	rep = verify(t, ProfileFull, a, a+"\n"+ent("config-b", l1), 42)
+	if !hasRule(rep, RulePRMismatch) || !strings.Contains(rep.Findings[0].Message, "entry 1, line 1, has the same link") {
+		t.Fatalf("copied link: %v", rep.Findings)
+	}
+	// a new changelog (no base) is all additions
+	if rep := verify(t, ProfileFull, "\x00none", a, 1); !rep.OK() {
+		t.Fatalf("new file: %v", rep.Findings)
+	}
+	// a tab only in history is a warning, in new lines an error
+	tabbed := strings.Replace(a, "- Update config-a", "- \"Up\tdate config-a\"", 1)
+	if rep := verify(t, ProfileFull, tabbed, tabbed+"\n"+ent("config-b", link+"42"), 42); !rep.OK() {
+		t.Fatalf("inherited tab: %v", rep.Findings)
+	}
+	// the gate never checks links but checks keys
+	if rep := verify(t, ProfileGate, a, a+"\n"+ent("config-b", link+"7"), 42); !rep.OK() {
+		t.Fatalf("gate: %v", rep.Findings)
+	}
+	if rep := verify(t, ProfileGate, a, a+"\n"+ent("nope", "XXX"), 0); !hasRule(rep, RuleUnknownKey) {
+		t.Fatalf("gate key: %v", rep.Findings)
+	}
+}
+
+func TestEntrySpans(t *testing.T) {
+	raw := []byte("- config-keys:\n  - a\n  pr-link: x\n  \n\n-\n  config-keys:\n  - b\n  pr-link: y\n")
+	f, _, err := Parse("f", raw)
+	if err != nil || len(f.Entries) != 2 {
+		t.Fatalf("%v %v", f, err)
+	}
+	e1, e2 := f.Entries[0], f.Entries[1]
+	if e1.Line != 1 || e1.EndLine != 3 || string(e1.Raw(f)) != "- config-keys:\n  - a\n  pr-link: x\n" {
+		t.Fatalf("entry 1: %d-%d %q", e1.Line, e1.EndLine, e1.Raw(f))
+	}
+	if e2.Line != 6 || e2.EndLine != 9 || e2.End != len(raw) {
+		t.Fatalf("entry 2: %d-%d", e2.Line, e2.EndLine)
+	}
+	// identity ignores pr-link and formatting
+	g, _, _ := Parse("g", []byte("- config-keys: [a]\n  pr-link: other\n"))
+	if g.Entries[0].Identity() != e1.Identity() {
+		t.Fatal("identity must ignore pr-link and style")
+	}
+}
+
+func FuzzVerify(f *testing.F) {
+	a := ent("config-a", l1)
+	f.Add(a, a+"\n"+ent("config-b", "XXX"))
+	f.Add(a, "- config-keys: [\n")
+	f.Add("", "- {config-keys: [a], <<: {x: 1}}\n")
+	f.Fuzz(func(t *testing.T, base, head string) {
+		for _, p := range Profiles {
+			for _, pr := range []int{0, 42} {
+				Verify(&Input{Base: []byte(base), Head: []byte(head), PR: pr, Master: testMaster(t)}, p)
+			}
+		}
+	})
+}

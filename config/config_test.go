@@ -1,0 +1,121 @@
+package config
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/perflog/perflog/pyyaml"
+)
+
+func master(t *testing.T, files ...File) *Master {
+	t.Helper()
+	m, err := LoadMaster(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestResolveLikeTheIncumbent(t *testing.T) {
+	// utils/test_process_changelog.py: ["config-*","config-a"] over
+	// {config-b, config-a, other} → ["config-b","config-a"]
+	m := master(t, File{"a.yaml", []byte("config-b: {}\nconfig-a: {}\nother: {}\n")})
+	got, errs := m.Resolve([]string{"config-*", "config-a"})
+	if len(errs) != 0 || !reflect.DeepEqual(got, []string{"config-b", "config-a"}) {
+		t.Fatalf("Resolve = %v, %v", got, errs)
+	}
+	_, errs = m.Resolve([]string{"zzz-*", "config-?", "confg-a"})
+	if len(errs) != 3 {
+		t.Fatalf("errs = %v", errs)
+	}
+	if errs[0].Error() != "No config keys matched the wildcard pattern 'zzz-*' in master configs." {
+		t.Errorf("wildcard message: %s", errs[0])
+	}
+	if errs[1].Error() != "Config key 'config-?' not found in master configs." {
+		t.Errorf("'?' must be literal: %s", errs[1])
+	}
+	if len(errs[2].Closest) == 0 || errs[2].Closest[0] != "config-a" {
+		t.Errorf("closest to confg-a = %v", errs[2].Closest)
+	}
+	// regexp metacharacters in keys are literal
+	m2 := master(t, File{"a.yaml", []byte("glm5.1-fp8: {}\nglm5x1-fp8: {}\n")})
+	got, _ = m2.Resolve([]string{"glm5.1-*"})
+	if !reflect.DeepEqual(got, []string{"glm5.1-fp8"}) {
+		t.Fatalf("dot must be literal: %v", got)
+	}
+}
+
+func TestLoadMasterErrors(t *testing.T) {
+	cases := []struct {
+		files []File
+		want  string
+	}{
+		{[]File{{"a.yaml", nil}}, "Input file 'a.yaml' does not exist."},
+		{[]File{{"a.yaml", []byte("- x\n")}}, "Config file 'a.yaml' must contain a dictionary"},
+		{[]File{{"a.yaml", []byte("a*b: {}\n")}}, "Wildcard '*' is not allowed in master config keys: 'a*b'"},
+		{[]File{{"a.yaml", []byte("k: {}\n")}, {"b.yaml", []byte("k: {}\nj: {}\n")}}, "Duplicate configuration keys found in 'b.yaml': k"},
+		{[]File{{"a.yaml", []byte("k: [\n")}}, "a.yaml"},
+	}
+	for _, c := range cases {
+		_, err := LoadMaster(c.files)
+		if !errors.Is(err, ErrMasterInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("LoadMaster(%v) = %v, want %q", c.files[0].Path, err, c.want)
+		}
+	}
+	// duplicates inside one file merge, last wins (PyYAML safe_load)
+	m := master(t, File{"a.yaml", []byte("k: 1\nk: 2\n")})
+	if v := m.Recipes["k"].Value; v.Kind != pyyaml.Int || v.Int.Int64() != 2 || len(m.Keys) != 1 {
+		t.Fatalf("in-file duplicate: %v %v", m.Keys, v.Repr())
+	}
+}
+
+func TestSettings(t *testing.T) {
+	s, err := ParseSettings("s", []byte("changelog:\n  file: x.yaml\ngithub:\n  repository: o/r\nrules:\n  append-only/not-at-end: warning\n  pr-link/*: off\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ChangelogPath() != "x.yaml" || s.Repository() != "o/r" {
+		t.Fatalf("%+v", s)
+	}
+	if s.Severity("append-only/not-at-end") != "warning" || s.Severity("pr-link/mismatch") != "off" || s.Severity("format/tab") != "" {
+		t.Fatal("severity overrides")
+	}
+	var nilS *Settings
+	if nilS.ChangelogPath() != DefaultChangelog || nilS.Repository() != DefaultRepository || len(nilS.MasterCandidates()) != 2 {
+		t.Fatal("nil settings must give defaults")
+	}
+	for _, bad := range []string{"rules:\n  x/y: fatal\n", "github:\n  repository: nope\n", "typo: 1\n", "rules: [\n"} {
+		if _, err := ParseSettings("s", []byte(bad)); !errors.Is(err, ErrSettings) {
+			t.Errorf("ParseSettings(%q) = %v, want ErrSettings", bad, err)
+		}
+	}
+}
+
+func TestPointsAndConc(t *testing.T) {
+	v, err := pyyaml.Load([]byte("{conc-start: 4, conc-end: 48}"), pyyaml.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ExpandConc(v); !reflect.DeepEqual(got, []int64{4, 8, 16, 32, 48}) {
+		t.Fatalf("ExpandConc = %v", got)
+	}
+	base := []byte("k:\n  image: a\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - {tp: 8, conc-list: [4, 8]}\n")
+	more := []byte("k:\n  image: a\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - {tp: 8, conc-list: [4, 8, 16]}\n")
+	fewer := []byte("k:\n  image: a\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - {tp: 8, conc-list: [4]}\n")
+	sel := map[string]map[string]bool{"k": {"fixed-seq-len": true, "agentic-coding": true}}
+	b := master(t, File{"a", base})
+	if err := AppendOnlyCheck(b, nil, master(t, File{"a", more}), []string{"k"}, sel); err != nil {
+		t.Fatalf("adding a point: %v", err)
+	}
+	if err := AppendOnlyCheck(b, nil, master(t, File{"a", base}), []string{"k"}, sel); err == nil || !strings.Contains(err.Error(), "did not add any generated points") {
+		t.Fatalf("no change: %v", err)
+	}
+	if err := AppendOnlyCheck(b, nil, master(t, File{"a", fewer}), []string{"k"}, sel); err == nil || !strings.Contains(err.Error(), "may not remove existing concurrency points: [8]") {
+		t.Fatalf("removing a point: %v", err)
+	}
+	if err := AppendOnlyCheck(b, nil, master(t, File{"a", more}), []string{"j"}, map[string]map[string]bool{"j": {}}); err == nil || !strings.Contains(err.Error(), "missing: ['j']") {
+		t.Fatalf("missing config: %v", err)
+	}
+}

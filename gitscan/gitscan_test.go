@@ -1,0 +1,212 @@
+package gitscan
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/util"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// memRepo builds an in-memory repository with deterministic commits.
+type memRepo struct {
+	t    *testing.T
+	r    *git.Repository
+	when time.Time
+}
+
+func newMemRepo(t *testing.T) *memRepo {
+	r, err := git.InitWithOptions(memory.NewStorage(), memfs.New(), git.InitOptions{DefaultBranch: plumbing.Main})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &memRepo{t: t, r: r, when: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+func (m *memRepo) commit(msg string, files map[string]string) plumbing.Hash {
+	w, err := m.r.Worktree()
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	for p, c := range files {
+		if err := util.WriteFile(w.Filesystem, p, []byte(c), 0o644); err != nil {
+			m.t.Fatal(err)
+		}
+		if _, err := w.Add(p); err != nil {
+			m.t.Fatal(err)
+		}
+	}
+	m.when = m.when.Add(time.Hour)
+	sig := &object.Signature{Name: "a", Email: "a@b", When: m.when}
+	h, err := w.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true})
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	return h
+}
+
+func TestResolveAndRead(t *testing.T) {
+	m := newMemRepo(t)
+	c1 := m.commit("first (#1)", map[string]string{"a.yaml": "x: 1\n", "dir/b.yaml": "y\n"})
+	c2 := m.commit("second (#2)", map[string]string{"a.yaml": "x: 2\n"})
+	c3 := m.commit("third", map[string]string{"c": ""})
+	r := FromRepository(m.r)
+	for rev, want := range map[string]plumbing.Hash{
+		"HEAD": c3, "main": c3, "HEAD~1": c2, "HEAD~2": c1, "main^": c2,
+		c1.String(): c1, c2.String()[:8]: c2,
+	} {
+		got, err := r.Resolve(rev)
+		if err != nil || got != want {
+			t.Errorf("Resolve(%q) = %s, %v; want %s", rev, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "nope", "HEAD~9", "zzzz"} {
+		if _, err := r.Resolve(bad); !errors.Is(err, ErrUnknownRev) {
+			t.Errorf("Resolve(%q) err = %v, want ErrUnknownRev", bad, err)
+		}
+	}
+	b, err := r.ReadFile(c1, "a.yaml")
+	if err != nil || string(b) != "x: 1\n" {
+		t.Fatalf("ReadFile = %q, %v", b, err)
+	}
+	if b, err := r.ReadFile(c3, "c"); err != nil || b == nil || len(b) != 0 {
+		t.Fatalf("empty file: %q, %v (want a non-nil empty slice)", b, err)
+	}
+	if _, err := r.ReadFile(c1, "missing.yaml"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing file err = %v", err)
+	}
+	if _, err := r.ReadFile(c1, "dir"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a directory must read as not found, got %v", err)
+	}
+	files, err := r.ListFiles(c1, "dir")
+	if err != nil || len(files) != 1 || files[0] != "dir/b.yaml" {
+		t.Fatalf("ListFiles = %v, %v", files, err)
+	}
+	if mb, err := r.MergeBase(c3, c1); err != nil || mb != c1 {
+		t.Fatalf("MergeBase = %s, %v", mb, err)
+	}
+}
+
+func TestFirstParentWalk(t *testing.T) {
+	m := newMemRepo(t)
+	var want []plumbing.Hash
+	for i := 0; i < 5; i++ {
+		want = append([]plumbing.Hash{m.commit("c", map[string]string{"f": string(rune('a' + i))})}, want...)
+	}
+	r := FromRepository(m.r)
+	var got []plumbing.Hash
+	err := r.FirstParent(context.Background(), WalkOptions{From: want[0]}, func(n Node) error {
+		got = append(got, n.Hash)
+		return nil
+	})
+	if err != nil || len(got) != 5 || got[0] != want[0] || got[4] != want[4] {
+		t.Fatalf("walk = %v, %v", got, err)
+	}
+	got = nil
+	r.FirstParent(context.Background(), WalkOptions{From: want[0], Until: want[2]}, func(n Node) error {
+		got = append(got, n.Hash)
+		return nil
+	})
+	if len(got) != 2 {
+		t.Fatalf("walk Until: %d commits, want 2", len(got))
+	}
+	n := 0
+	if err := r.FirstParent(context.Background(), WalkOptions{From: want[0]}, func(Node) error { n++; return ErrStop }); err != nil || n != 1 {
+		t.Fatalf("ErrStop: n=%d err=%v", n, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := r.FirstParent(ctx, WalkOptions{From: want[0]}, func(Node) error { return nil }); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled walk err = %v", err)
+	}
+	if err := r.FirstParent(context.Background(), WalkOptions{}, nil); err == nil {
+		t.Fatal("empty From must be rejected")
+	}
+}
+
+func TestPRFromSubject(t *testing.T) {
+	cases := map[string]int{
+		"Serve the dsv4 B200 TP8 agentic arm (#2707)":         2707,
+		"Revert \"Add X (#1837)\" (#1857)":                    1857,
+		"Bump image (#1857) [skip-sweep]":                     1857,
+		"Merge pull request #12 from org/branch":              12,
+		"Update glm5-fp4-b300-sglang SGLang image to v0.5.11": 0,
+		"Fix aiter pin, see ROCm/aiter#2916":                  0,
+		"Ref #1154":                                           0,
+		"":                                                    0,
+	}
+	for s, want := range cases {
+		got, ok := PRFromSubject(s)
+		if ok != (want != 0) || got != want {
+			t.Errorf("PRFromSubject(%q) = %d, %v; want %d", s, got, ok, want)
+		}
+	}
+}
+
+func TestOpenOnDisk(t *testing.T) {
+	corpus := "../testdata/corpus/inferencex.git"
+	r, err := Open(corpus, &OpenOptions{NoDetect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.Worktree() != "" || !r.HasCommitGraph() {
+		t.Fatalf("bare corpus: worktree %q, commit-graph %v", r.Worktree(), r.HasCommitGraph())
+	}
+	head, err := r.Resolve("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := 0
+	err = r.FirstParent(context.Background(), WalkOptions{From: head}, func(Node) error { count++; return nil })
+	if err != nil || count != 1970 {
+		t.Fatalf("corpus first-parent walk: %d commits, %v; want 1970", count, err)
+	}
+	// without the commit-graph the walk decodes commits and agrees
+	r2, err := Open(corpus, &OpenOptions{NoDetect: true, NoCommitGraph: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Close()
+	n2 := 0
+	r2.FirstParent(context.Background(), WalkOptions{From: head}, func(Node) error { n2++; return nil })
+	if n2 != count {
+		t.Fatalf("no-graph walk %d != %d", n2, count)
+	}
+	// a plain directory is not a repository, and detection stops at its root
+	dir := t.TempDir()
+	if _, err := Open(dir, &OpenOptions{NoDetect: true}); !errors.Is(err, ErrNotRepository) {
+		t.Fatalf("Open(empty dir) err = %v", err)
+	}
+	// a work tree is found from a subdirectory
+	wt := t.TempDir()
+	if _, err := git.PlainInit(wt, false); err != nil {
+		t.Fatal(err)
+	}
+	sub := filepath.Join(wt, "a", "b")
+	os.MkdirAll(sub, 0o755)
+	r3, err := Open(sub, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r3.Close()
+	if got, _ := filepath.EvalSymlinks(r3.Worktree()); got != mustEval(t, wt) {
+		t.Fatalf("worktree = %q, want %q", r3.Worktree(), wt)
+	}
+}
+
+func mustEval(t *testing.T, p string) string {
+	s, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
