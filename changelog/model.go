@@ -29,6 +29,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/pyyaml"
 )
 
@@ -114,62 +115,19 @@ func (e *Entry) PRLink() string {
 func (e *Entry) Identity() string {
 	h := sha256.New()
 	if e.Value == nil || e.Value.Kind != pyyaml.Map {
-		h.Write([]byte(canonical(e.Value)))
+		h.Write([]byte(config.Canonical(e.Value)))
 	} else {
 		var parts []string
 		for _, p := range e.Value.Pairs {
 			if p.Key.Kind == pyyaml.Str && p.Key.Str == FieldPRLink {
 				continue
 			}
-			parts = append(parts, canonical(p.Key)+"="+canonical(p.Value))
+			parts = append(parts, config.Canonical(p.Key)+"="+config.Canonical(p.Value))
 		}
 		sort.Strings(parts)
 		h.Write([]byte(strings.Join(parts, "\x00")))
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-// canonical renders a value so that Python-equal values render equally.
-func canonical(v *pyyaml.Value) string {
-	if v == nil {
-		return "~"
-	}
-	switch v.Kind {
-	case pyyaml.Seq, pyyaml.Set:
-		parts := make([]string, len(v.Items))
-		for i, it := range v.Items {
-			parts[i] = canonical(it)
-		}
-		if v.Kind == pyyaml.Set {
-			sort.Strings(parts)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	case pyyaml.Map:
-		parts := make([]string, len(v.Pairs))
-		for i, p := range v.Pairs {
-			parts[i] = canonical(p.Key) + ":" + canonical(p.Value)
-		}
-		sort.Strings(parts)
-		return "{" + strings.Join(parts, ",") + "}"
-	case pyyaml.Bool, pyyaml.Int, pyyaml.Float:
-		if r := numericText(v); r != "" {
-			return "n" + r
-		}
-	}
-	return v.Kind.String() + ":" + v.Repr()
-}
-
-func numericText(v *pyyaml.Value) string {
-	switch v.Kind {
-	case pyyaml.Bool:
-		if v.Bool {
-			return "1"
-		}
-		return "0"
-	case pyyaml.Int:
-		return v.Int.String()
-	}
-	return v.Repr()
 }
 
 // LineOf returns the 1-based line holding byte offset off.

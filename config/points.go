@@ -2,7 +2,9 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/perflog/perflog/pyyaml"
@@ -47,8 +49,9 @@ func ExpandConc(ss *pyyaml.Value) []int64 {
 	return out
 }
 
-// Canonical renders a value so that Python-equal values render equally
-// (mapping keys sorted).
+// Canonical renders a value so that Python-equal values render equally:
+// mapping keys and set items sorted, and bool, int and float compared by
+// number (True == 1 == 1.0), as dict and list equality do in the incumbent.
 func Canonical(v *pyyaml.Value) string {
 	if v == nil {
 		return "~"
@@ -58,6 +61,10 @@ func Canonical(v *pyyaml.Value) string {
 		parts := make([]string, len(v.Items))
 		for i, it := range v.Items {
 			parts[i] = Canonical(it)
+		}
+		if v.Kind == pyyaml.Set {
+			sort.Strings(parts)
+			return "{" + strings.Join(parts, ",") + "}"
 		}
 		return "[" + strings.Join(parts, ",") + "]"
 	case pyyaml.Map:
@@ -69,11 +76,18 @@ func Canonical(v *pyyaml.Value) string {
 		return "{" + strings.Join(parts, ",") + "}"
 	case pyyaml.Bool:
 		if v.Bool {
-			return "1"
+			return "n1"
 		}
-		return "0"
+		return "n0"
+	case pyyaml.Int:
+		return "n" + v.Int.String()
+	case pyyaml.Float:
+		if f := v.Float; f == math.Trunc(f) && math.Abs(f) < 1e18 {
+			return "n" + strconv.FormatInt(int64(f), 10)
+		}
+		return "n" + v.Repr()
 	}
-	return v.Repr()
+	return v.Kind.String() + ":" + v.Repr()
 }
 
 func without(v *pyyaml.Value, drop ...string) string {

@@ -58,9 +58,12 @@ func TestResolveAndRead(t *testing.T) {
 	c1 := m.commit("first (#1)", map[string]string{"a.yaml": "x: 1\n", "dir/b.yaml": "y\n"})
 	c2 := m.commit("second (#2)", map[string]string{"a.yaml": "x: 2\n"})
 	c3 := m.commit("third", map[string]string{"c": ""})
+	if _, err := m.r.CreateTag("v1", c1, nil); err != nil {
+		t.Fatal(err)
+	}
 	r := FromRepository(m.r)
 	for rev, want := range map[string]plumbing.Hash{
-		"HEAD": c3, "main": c3, "HEAD~1": c2, "HEAD~2": c1, "main^": c2,
+		"v1": c1, "HEAD": c3, "main": c3, "HEAD~1": c2, "HEAD~2": c1, "main^": c2,
 		c1.String(): c1, c2.String()[:8]: c2,
 	} {
 		got, err := r.Resolve(rev)
