@@ -3,7 +3,6 @@ package changelog
 import (
 	"bytes"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/perflog/perflog/config"
@@ -241,13 +240,4 @@ func countLines(b []byte) int {
 		n++
 	}
 	return n
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

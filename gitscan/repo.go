@@ -220,13 +220,6 @@ func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
 	return *h, nil
 }
 
-// RefExists reports whether a ref name (as typed: "origin/main", "main")
-// resolves.
-func (r *Repo) RefExists(name string) bool {
-	_, err := r.Resolve(name)
-	return err == nil
-}
-
 // Commit is the metadata of one commit.
 type Commit struct {
 	Hash    plumbing.Hash

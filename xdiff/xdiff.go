@@ -135,26 +135,21 @@ func (r *Result) Deleted() []Line { return pick(r.OldLines, r.Old) }
 func (r *Result) Added() []Line { return pick(r.NewLines, r.New) }
 
 // AddedIndex returns the 0-based indexes of the added lines of the new text.
-func (r *Result) AddedIndex() []int { return pickIndex(r.New) }
-
-// DeletedIndex returns the 0-based indexes of the deleted lines of the old text.
-func (r *Result) DeletedIndex() []int { return pickIndex(r.Old) }
+func (r *Result) AddedIndex() []int {
+	var out []int
+	for i, c := range r.New {
+		if c {
+			out = append(out, i)
+		}
+	}
+	return out
+}
 
 func pick(lines []Line, mask []bool) []Line {
 	var out []Line
 	for i, c := range mask {
 		if c {
 			out = append(out, lines[i])
-		}
-	}
-	return out
-}
-
-func pickIndex(mask []bool) []int {
-	var out []int
-	for i, c := range mask {
-		if c {
-			out = append(out, i)
 		}
 	}
 	return out

@@ -1,0 +1,42 @@
+package changelog
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestRulesListIsComplete: every Rule* constant of finding.go is documented
+// in Rules (what `perflog changelog rules` prints), exactly once.
+func TestRulesListIsComplete(t *testing.T) {
+	f, err := parser.ParseFile(token.NewFileSet(), "finding.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]int{}
+	for _, r := range Rules {
+		listed[r.ID]++
+		if len(r.Profiles) == 0 || r.Summary == "" || !strings.Contains(r.ID, "/") {
+			t.Errorf("rule %q is not fully documented", r.ID)
+		}
+	}
+	n := 0
+	ast.Inspect(f, func(node ast.Node) bool {
+		vs, ok := node.(*ast.ValueSpec)
+		if !ok || !strings.HasPrefix(vs.Names[0].Name, "Rule") {
+			return true
+		}
+		id, _ := strconv.Unquote(vs.Values[0].(*ast.BasicLit).Value)
+		n++
+		if listed[id] != 1 {
+			t.Errorf("%s (%q) is listed %d times in Rules", vs.Names[0].Name, id, listed[id])
+		}
+		return true
+	})
+	if n != len(Rules) {
+		t.Errorf("%d rule constants, %d documented", n, len(Rules))
+	}
+}
