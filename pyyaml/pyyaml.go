@@ -80,7 +80,7 @@ type Value struct {
 	Line, Column int
 }
 
-// Pair is one dict entry. KeyLine is the line of the key.
+// Pair is one dict entry; Key.Line is the line of the key.
 type Pair struct {
 	Key, Value *Value
 }

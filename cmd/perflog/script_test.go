@@ -63,6 +63,13 @@ func scriptRepo(ts *testscript.TestScript) *git.Repository {
 	return r
 }
 
+func scriptWorktree(ts *testscript.TestScript) (*git.Repository, *git.Worktree) {
+	r := scriptRepo(ts)
+	w, err := r.Worktree()
+	ts.Check(err)
+	return r, w
+}
+
 func cmdGitInit(ts *testscript.TestScript, neg bool, args []string) {
 	_, err := git.PlainInitWithOptions(ts.MkAbs("."), &git.PlainInitOptions{
 		InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")},
@@ -76,9 +83,7 @@ func cmdGitCommit(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: git-commit MSG")
 	}
-	r := scriptRepo(ts)
-	w, err := r.Worktree()
-	ts.Check(err)
+	_, w := scriptWorktree(ts)
 	ts.Check(w.AddWithOptions(&git.AddOptions{All: true}))
 	// stage deletions too
 	st, err := w.Status()
@@ -131,9 +136,7 @@ func cmdGitCheckout(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: git-checkout REV")
 	}
-	r := scriptRepo(ts)
-	w, err := r.Worktree()
-	ts.Check(err)
+	r, w := scriptWorktree(ts)
 	branch := plumbing.NewBranchReferenceName(args[0])
 	if _, err := r.Reference(branch, false); err == nil {
 		ts.Check(w.Checkout(&git.CheckoutOptions{Branch: branch, Force: true}))

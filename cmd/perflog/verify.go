@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -307,7 +308,7 @@ func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 	}
 	ws := &workspace{repo: r}
 	if settingsPath == "" && r.Worktree() != "" {
-		p := r.Worktree() + "/" + config.SettingsFile
+		p := filepath.Join(r.Worktree(), config.SettingsFile)
 		if _, err := os.Stat(p); err == nil {
 			settingsPath = p
 		}
