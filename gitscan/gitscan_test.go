@@ -1,6 +1,7 @@
 package gitscan
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -212,4 +213,89 @@ func mustEval(t *testing.T, p string) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestPackReaderMatchesGoGit reads every object of the corpus pack with
+// perflog's pack reader and with go-git's object storage: same type, same
+// bytes (deltas of every depth and kind of object the pack holds).
+func TestPackReaderMatchesGoGit(t *testing.T) {
+	r, err := Open("../testdata/corpus/inferencex.git", &OpenOptions{NoDetect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	r.obj.loadPacks()
+	if len(r.obj.packs) != 1 {
+		t.Fatalf("corpus packs read: %d, want 1", len(r.obj.packs))
+	}
+	it, err := r.obj.packs[0].idx.Entries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	n, deltas := 0, 0
+	for {
+		e, err := it.Next()
+		if err != nil {
+			break
+		}
+		h := e.Hash
+		gt, gb, err := r.obj.readFallback(h)
+		if err != nil {
+			t.Fatalf("go-git %s: %v", h, err)
+		}
+		pt, pb, err := r.obj.at(0, int64(e.Offset), 0)
+		if err != nil {
+			t.Fatalf("pack reader %s: %v", h, err)
+		}
+		if pt != gt || !bytes.Equal(pb, gb) {
+			t.Fatalf("%s: pack reader %s %d bytes, go-git %s %d bytes", h, pt, len(pb), gt, len(gb))
+		}
+		if plumbing.ComputeHash(pt, pb) != h {
+			t.Fatalf("%s: content hashes to %s", h, plumbing.ComputeHash(pt, pb))
+		}
+		n++
+		var hdr [1]byte
+		r.obj.packs[0].f.ReadAt(hdr[:], int64(e.Offset))
+		if t := plumbing.ObjectType((hdr[0] >> 4) & 7); t == plumbing.OFSDeltaObject || t == plumbing.REFDeltaObject {
+			deltas++
+		}
+	}
+	if n < 8000 || deltas < 1000 {
+		t.Fatalf("compared %d objects (%d deltas); want the whole corpus pack", n, deltas)
+	}
+}
+
+// TestCommitMetadata checks the pack reader's commit decoding against
+// go-git's on the corpus.
+func TestCommitMetadata(t *testing.T) {
+	r, err := Open("../testdata/corpus/inferencex.git", &OpenOptions{NoDetect: true, NoCommitGraph: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	head, _ := r.Resolve("main")
+	n := 0
+	err = r.FirstParent(context.Background(), WalkOptions{From: head}, func(nd Node) error {
+		n++
+		if n%97 != 1 {
+			return nil
+		}
+		c, err := r.Commit(nd.Hash)
+		if err != nil {
+			return err
+		}
+		g, err := r.repo.CommitObject(nd.Hash)
+		if err != nil {
+			return err
+		}
+		if c.Tree != g.TreeHash || c.Tree != nd.Tree || len(c.Parents) != len(g.ParentHashes) ||
+			c.Message != g.Message || !c.When.Equal(g.Author.When) || c.Author != g.Author.Name {
+			t.Errorf("%s: decoded %+v, go-git %v", nd.Hash, c, g)
+		}
+		return nil
+	})
+	if err != nil || n != 1970 {
+		t.Fatalf("walk: %d, %v", n, err)
+	}
 }

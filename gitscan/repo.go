@@ -12,6 +12,7 @@ package gitscan
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -40,6 +41,7 @@ var (
 	ErrUnknownRev    = errors.New("unknown revision")
 	ErrNotFound      = errors.New("file not found at revision")
 	ErrNoMergeBase   = errors.New("no merge base")
+	ErrNotCommit     = errors.New("not a commit")
 	// ErrStop may be returned by a walk callback to end the walk early
 	// without error, in the style of go-git's storer.ErrStop.
 	ErrStop = errors.New("stop walk")
@@ -57,6 +59,8 @@ type Repo struct {
 	gitDir   string
 	closer   io.Closer
 	graph    bool
+	// obj reads objects from the pack files directly (see objects).
+	obj *objects
 }
 
 // OpenOptions configures Open.
@@ -90,11 +94,7 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 	}
 	dot := osfs.New(gitDir)
 	var repoFS billy.Filesystem = dot
-	if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-		c := strings.TrimSpace(string(common))
-		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
-		}
+	if c := commonDir(gitDir); c != gitDir {
 		repoFS = dotgit.NewRepositoryFilesystem(dot, osfs.New(c))
 	}
 	st := filesystem.NewStorageWithOptions(repoFS, cache.NewObjectLRU(16*cache.MiByte),
@@ -111,7 +111,8 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	out := &Repo{repo: r, worktree: wt, gitDir: gitDir, closer: st}
+	out := &Repo{repo: r, worktree: wt, gitDir: gitDir, closer: st,
+		obj: newObjects(filepath.Join(commonDir(gitDir), "objects"), st)}
 	out.idx = commitgraph.NewObjectCommitNodeIndex(st)
 	if !opts.NoCommitGraph {
 		if g, err := cgfmt.OpenChainOrFileIndex(repoFS); err == nil {
@@ -125,11 +126,25 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 // FromRepository wraps an already opened go-git repository (for example an
 // in-memory one in tests).
 func FromRepository(r *git.Repository) *Repo {
-	return &Repo{repo: r, idx: commitgraph.NewObjectCommitNodeIndex(r.Storer)}
+	return &Repo{repo: r, idx: commitgraph.NewObjectCommitNodeIndex(r.Storer), obj: newObjects("", r.Storer)}
+}
+
+// commonDir returns the directory holding the objects of gitDir: the
+// main repository's git dir for a linked worktree, else gitDir.
+func commonDir(gitDir string) string {
+	if common, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimSpace(string(common))
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		return c
+	}
+	return gitDir
 }
 
 // Close releases file descriptors held by the repository.
 func (r *Repo) Close() error {
+	r.obj.close()
 	if r.closer != nil {
 		return r.closer.Close()
 	}
@@ -251,63 +266,149 @@ func newCommit(c *object.Commit) *Commit {
 
 // Commit reads one commit.
 func (r *Repo) Commit(h plumbing.Hash) (*Commit, error) {
-	c, err := r.repo.CommitObject(h)
+	t, data, err := r.obj.read(h)
+	if err == nil && t != plumbing.CommitObject {
+		err = fmt.Errorf("%w: a %s", ErrNotCommit, t)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("commit %s: %w", h, err)
 	}
+	mo := &plumbing.MemoryObject{}
+	mo.SetType(plumbing.CommitObject)
+	if _, err := mo.Write(data); err != nil {
+		return nil, err
+	}
+	c := &object.Commit{}
+	if err := c.Decode(mo); err != nil {
+		return nil, fmt.Errorf("commit %s: %w", h, err)
+	}
+	c.Hash = h
 	return newCommit(c), nil
 }
 
-func (r *Repo) tree(commit plumbing.Hash) (*object.Tree, error) {
-	n, err := r.idx.Get(commit)
-	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", commit, err)
+// node reads a commit's tree and parents: from the commit-graph when the
+// repository has one, else from the commit object.
+func (r *Repo) node(h plumbing.Hash) (Node, error) {
+	if r.graph {
+		n, err := r.idx.Get(h)
+		if err != nil {
+			return Node{}, fmt.Errorf("commit %s: %w", h, err)
+		}
+		t, err := n.Tree()
+		if err != nil {
+			return Node{}, fmt.Errorf("tree of %s: %w", h, err)
+		}
+		return Node{Hash: h, Tree: t.Hash, Parents: n.ParentHashes()}, nil
 	}
-	return n.Tree()
+	t, data, err := r.obj.read(h)
+	if err == nil && t != plumbing.CommitObject {
+		err = fmt.Errorf("%w: a %s", ErrNotCommit, t)
+	}
+	if err != nil {
+		return Node{}, fmt.Errorf("commit %s: %w", h, err)
+	}
+	c, err := parseCommitHeader(data)
+	if err != nil {
+		return Node{}, fmt.Errorf("commit %s: %w", h, err)
+	}
+	return Node{Hash: h, Tree: c.tree, Parents: c.parents}, nil
+}
+
+// readTree returns a raw tree object.
+func (r *Repo) readTree(h plumbing.Hash) ([]byte, error) {
+	t, data, err := r.obj.read(h)
+	if err != nil {
+		return nil, fmt.Errorf("tree %s: %w", h, err)
+	}
+	if t != plumbing.TreeObject {
+		return nil, fmt.Errorf("tree %s: %w", h, errBadTree)
+	}
+	return data, nil
+}
+
+// lookup resolves a slash-separated path below a tree. ok is false when
+// the path does not exist (or a component is not a directory).
+func (r *Repo) lookup(tree plumbing.Hash, p string) (treeEntry, bool, error) {
+	e := treeEntry{mode: modeDir, hash: tree}
+	for p != "" {
+		if e.mode&modeMask != modeDir {
+			return treeEntry{}, false, nil
+		}
+		name, rest, _ := strings.Cut(p, "/")
+		p = rest
+		if name == "" {
+			continue
+		}
+		data, err := r.readTree(e.hash)
+		if err != nil {
+			return treeEntry{}, false, err
+		}
+		var ok bool
+		e, ok, err = findTreeEntry(data, name)
+		if err != nil || !ok {
+			return treeEntry{}, false, err
+		}
+	}
+	return e, true, nil
 }
 
 // FileHash returns the blob hash of path at commit; ok is false when the
 // path does not exist there (or is not a file).
 func (r *Repo) FileHash(commit plumbing.Hash, p string) (h plumbing.Hash, ok bool, err error) {
-	t, err := r.tree(commit)
+	n, err := r.node(commit)
 	if err != nil {
 		return plumbing.ZeroHash, false, err
 	}
-	e, err := t.FindEntry(p)
-	if err != nil {
-		if errors.Is(err, object.ErrEntryNotFound) || errors.Is(err, object.ErrDirectoryNotFound) {
-			return plumbing.ZeroHash, false, nil
-		}
-		return plumbing.ZeroHash, false, err
-	}
-	if !e.Mode.IsFile() {
-		return plumbing.ZeroHash, false, nil
-	}
-	return e.Hash, true, nil
+	return r.TreeFileHash(n.Tree, p)
 }
 
-// ReadBlob returns the content of a blob.
+// TreeFileHash is FileHash below a tree.
+func (r *Repo) TreeFileHash(tree plumbing.Hash, p string) (h plumbing.Hash, ok bool, err error) {
+	e, ok, err := r.lookup(tree, p)
+	if err != nil || !ok || e.mode&modeMask != modeFile {
+		return plumbing.ZeroHash, false, err
+	}
+	return e.hash, true, nil
+}
+
+// ReadBlob returns the content of a blob. The slice may be shared with
+// perflog's object cache: callers must not modify it.
 func (r *Repo) ReadBlob(h plumbing.Hash) ([]byte, error) {
-	obj, err := r.repo.Storer.EncodedObject(plumbing.BlobObject, h)
+	t, data, err := r.obj.read(h)
+	if err == nil && t != plumbing.BlobObject {
+		err = fmt.Errorf("not a blob but a %s", t)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("blob %s: %w", h, err)
 	}
-	rd, err := obj.Reader()
-	if err != nil {
-		return nil, err
-	}
-	defer rd.Close()
-	buf := make([]byte, 0, obj.Size())
-	w := sliceWriter{&buf}
-	if _, err := io.Copy(w, rd); err != nil {
-		return nil, fmt.Errorf("blob %s: %w", h, err)
-	}
-	return buf, nil
+	return data, nil
 }
 
-type sliceWriter struct{ b *[]byte }
-
-func (w sliceWriter) Write(p []byte) (int, error) { *w.b = append(*w.b, p...); return len(p), nil }
+// ScanBlobs reads blobs in the given order and calls fn with each one's
+// content. The content is valid only until fn returns (its buffer is then
+// reused), which keeps a pass over hundreds of versions of a large file
+// from allocating them all. Pass versions newest first: packs store older
+// versions as deltas of newer ones.
+func (r *Repo) ScanBlobs(ctx context.Context, hashes []plumbing.Hash, fn func(h plumbing.Hash, data []byte) error) error {
+	for i, h := range hashes {
+		if i&15 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		t, data, err := r.obj.readTransient(h)
+		if err == nil && t != plumbing.BlobObject {
+			err = fmt.Errorf("not a blob but a %s", t)
+		}
+		if err != nil {
+			return fmt.Errorf("blob %s: %w", h, err)
+		}
+		if err := fn(h, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // ReadFile returns the content of path at commit, or an error wrapping
 // ErrNotFound.
@@ -325,28 +426,51 @@ func (r *Repo) ReadFile(commit plumbing.Hash, p string) ([]byte, error) {
 // ListFiles returns the paths of the files directly inside dir at commit,
 // sorted. A missing dir gives an empty list.
 func (r *Repo) ListFiles(commit plumbing.Hash, dir string) ([]string, error) {
-	t, err := r.tree(commit)
+	var out []string
+	err := r.walkTree(commit, dir, false, func(p string, _ plumbing.Hash) error {
+		out = append(out, p)
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
+}
+
+// WalkFiles calls fn for every file below dir at commit (recursively),
+// with its blob hash, in tree order. A missing dir visits nothing.
+func (r *Repo) WalkFiles(commit plumbing.Hash, dir string, fn func(path string, blob plumbing.Hash) error) error {
+	return r.walkTree(commit, dir, true, fn)
+}
+
+func (r *Repo) walkTree(commit plumbing.Hash, dir string, recursive bool, fn func(string, plumbing.Hash) error) error {
+	n, err := r.node(commit)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	dir = strings.Trim(dir, "/")
-	if dir != "" {
-		t, err = t.Tree(dir)
+	e, ok, err := r.lookup(n.Tree, dir)
+	if err != nil || !ok || e.mode&modeMask != modeDir {
+		return err
+	}
+	var visit func(tree plumbing.Hash, prefix string) error
+	visit = func(tree plumbing.Hash, prefix string) error {
+		data, err := r.readTree(tree)
 		if err != nil {
-			if errors.Is(err, object.ErrDirectoryNotFound) || errors.Is(err, object.ErrEntryNotFound) {
-				return nil, nil
+			return err
+		}
+		return eachTreeEntry(data, func(name string, te treeEntry) error {
+			p := path.Join(prefix, name)
+			switch te.mode & modeMask {
+			case modeFile:
+				return fn(p, te.hash)
+			case modeDir:
+				if recursive {
+					return visit(te.hash, p)
+				}
 			}
-			return nil, err
-		}
+			return nil
+		})
 	}
-	var out []string
-	for _, e := range t.Entries {
-		if e.Mode.IsFile() {
-			out = append(out, path.Join(dir, e.Name))
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return visit(e.hash, dir)
 }
 
 // MergeBase returns the best common ancestor of a and b (the first of them

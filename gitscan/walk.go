@@ -3,7 +3,6 @@ package gitscan
 import (
 	"context"
 	"errors"
-	"fmt"
 	"regexp"
 	"strconv"
 
@@ -45,10 +44,7 @@ func (r *Repo) FirstParent(ctx context.Context, o WalkOptions, fn func(Node) err
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	n, err := r.idx.Get(o.From)
-	if err != nil {
-		return fmt.Errorf("commit %s: %w", o.From, err)
-	}
+	h := o.From
 	for i := 0; ; i++ {
 		if i&63 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -58,28 +54,26 @@ func (r *Repo) FirstParent(ctx context.Context, o WalkOptions, fn func(Node) err
 		if o.Progress != nil && i > 0 && i&255 == 0 {
 			o.Progress(i)
 		}
-		if n.ID() == o.Until {
+		if h == o.Until {
 			return nil
 		}
-		t, err := n.Tree()
+		n, err := r.node(h)
 		if err != nil {
-			return fmt.Errorf("tree of %s: %w", n.ID(), err)
+			if i > 0 && errors.Is(err, plumbing.ErrObjectNotFound) && r.Shallow() {
+				return nil // shallow boundary
+			}
+			return err
 		}
-		if err := fn(Node{Hash: n.ID(), Tree: t.Hash, Parents: n.ParentHashes()}); err != nil {
+		if err := fn(n); err != nil {
 			if errors.Is(err, ErrStop) {
 				return nil
 			}
 			return err
 		}
-		if n.NumParents() == 0 {
+		if len(n.Parents) == 0 {
 			return nil
 		}
-		if n, err = n.ParentNode(0); err != nil {
-			if errors.Is(err, plumbing.ErrObjectNotFound) && r.Shallow() {
-				return nil // shallow boundary
-			}
-			return fmt.Errorf("parent of %s: %w", n.ID(), err)
-		}
+		h = n.Parents[0]
 	}
 }
 
