@@ -31,82 +31,93 @@ type Pair struct{ Base, Head *Entry }
 // gap between matched entries, a base and a head entry naming the same
 // config-keys are a modification; what remains is deleted or added.
 func Align(base, head *File) *Change {
-	var bl, hl []xdiff.Line
-	for _, e := range base.Entries {
-		bl = append(bl, xdiff.Line(e.Identity()+"\n"))
+	ids := func(f *File) []string {
+		out := make([]string, len(f.Entries))
+		for i, e := range f.Entries {
+			out[i] = e.Identity()
+		}
+		return out
 	}
-	for _, e := range head.Entries {
-		hl = append(hl, xdiff.Line(e.Identity()+"\n"))
-	}
-	d := xdiff.DiffLines(bl, hl)
 	c := &Change{}
-	i, j := 0, 0
-	for i < len(bl) || j < len(hl) {
-		var gb, gh []*Entry
-		for i < len(bl) && d.Old[i] {
-			gb = append(gb, base.Entries[i])
-			i++
+	xdiff.Match(ids(base), ids(head), func(i, j int) {
+		c.Kept = append(c.Kept, Pair{base.Entries[i], head.Entries[j]})
+	}, func(olds, news []int) {
+		gb := make([]*Entry, len(olds))
+		for k, i := range olds {
+			gb[k] = base.Entries[i]
 		}
-		for j < len(hl) && d.New[j] {
-			gh = append(gh, head.Entries[j])
-			j++
+		gh := make([]*Entry, len(news))
+		for k, j := range news {
+			gh[k] = head.Entries[j]
 		}
-		if len(gb) > 0 || len(gh) > 0 {
-			c.pairGap(gb, gh)
-			continue
-		}
-		if i < len(bl) && j < len(hl) {
-			c.Kept = append(c.Kept, Pair{base.Entries[i], head.Entries[j]})
-			i++
-			j++
-		}
-	}
+		c.pairGap(gb, gh)
+	})
 	return c
 }
 
 func (c *Change) pairGap(gb, gh []*Entry) {
-	used := make([]bool, len(gh))
-	// pair by config-keys, then by pr-link or description; a gap holding
-	// exactly one entry on each side is one edited entry
-	pairs := []func(a, b *Entry) bool{
-		sameKeys,
-		func(a, b *Entry) bool { return a.PRLink() != "" && a.PRLink() == b.PRLink() },
-		func(a, b *Entry) bool { return sameField(a, b, FieldDescription) },
-		func(a, b *Entry) bool { return len(gb) == 1 && len(gh) == 1 },
+	vb := make([]*pyyaml.Value, len(gb))
+	for i, e := range gb {
+		vb[i] = e.Value
 	}
-	matched := make([]bool, len(gb))
-	for _, same := range pairs {
-		for i, b := range gb {
-			if matched[i] {
-				continue
-			}
-			for k, h := range gh {
-				if !used[k] && same(b, h) {
-					used[k], matched[i] = true, true
-					c.Modified = append(c.Modified, Pair{b, h})
-					break
-				}
-			}
-		}
+	vh := make([]*pyyaml.Value, len(gh))
+	for i, e := range gh {
+		vh[i] = e.Value
+	}
+	matchedB, matchedH := make([]bool, len(gb)), make([]bool, len(gh))
+	for _, p := range PairEdits(vb, vh) {
+		c.Modified = append(c.Modified, Pair{gb[p[0]], gh[p[1]]})
+		matchedB[p[0]], matchedH[p[1]] = true, true
 	}
 	for i, b := range gb {
-		if !matched[i] {
+		if !matchedB[i] {
 			c.Deleted = append(c.Deleted, b)
 		}
 	}
 	for k, h := range gh {
-		if !used[k] {
+		if !matchedH[k] {
 			c.Added = append(c.Added, h)
 		}
 	}
 }
 
-func sameKeys(a, b *Entry) bool { return sameField(a, b, FieldConfigKeys) }
-
-func sameField(a, b *Entry, field string) bool {
-	x, ok1 := a.Value.Get(field)
-	y, ok2 := b.Value.Get(field)
-	return ok1 && ok2 && pyyaml.Equal(x, y)
+// PairEdits decides which entries of a gap between two aligned runs (old
+// entries olds, new entries news, neither matched by identity) are edits
+// of one another: first entries naming the same config-keys, then the same
+// pr-link, then the same description; a gap of exactly one entry on each
+// side is one edited entry. It returns (old index, new index) pairs.
+func PairEdits(olds, news []*pyyaml.Value) [][2]int {
+	used := make([]bool, len(news))
+	matched := make([]bool, len(olds))
+	same := func(field string) func(a, b *pyyaml.Value) bool {
+		return func(a, b *pyyaml.Value) bool {
+			x, ok1 := a.Get(field)
+			y, ok2 := b.Get(field)
+			return ok1 && ok2 && pyyaml.Equal(x, y)
+		}
+	}
+	rules := []func(a, b *pyyaml.Value) bool{
+		same(FieldConfigKeys),
+		func(a, b *pyyaml.Value) bool { return PRLinkOf(a) != "" && PRLinkOf(a) == PRLinkOf(b) },
+		same(FieldDescription),
+		func(a, b *pyyaml.Value) bool { return len(olds) == 1 && len(news) == 1 },
+	}
+	var out [][2]int
+	for _, rule := range rules {
+		for i, b := range olds {
+			if matched[i] {
+				continue
+			}
+			for k, h := range news {
+				if !used[k] && rule(b, h) {
+					used[k], matched[i] = true, true
+					out = append(out, [2]int{i, k})
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 // verifyFull is the recommended profile: the strict contract, made

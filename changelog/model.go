@@ -76,8 +76,12 @@ func (e *Entry) FieldLine(field string) int {
 }
 
 // ConfigKeyLines returns (key, line) for each config-key item.
-func (e *Entry) ConfigKeyLines() []KeyAt {
-	v, ok := e.Value.Get(FieldConfigKeys)
+func (e *Entry) ConfigKeyLines() []KeyAt { return ConfigKeysOf(e.Value) }
+
+// ConfigKeysOf returns (key, line) for each config-key item of an entry
+// value.
+func ConfigKeysOf(entry *pyyaml.Value) []KeyAt {
+	v, ok := entry.Get(FieldConfigKeys)
 	if !ok || (v.Kind != pyyaml.Seq && v.Kind != pyyaml.Set) {
 		return nil
 	}
@@ -98,8 +102,11 @@ type KeyAt struct {
 
 // PRLink returns the entry's pr-link the way the strict contract reads it:
 // str(entry.get("pr-link") or "").
-func (e *Entry) PRLink() string {
-	v, ok := e.Value.Get(FieldPRLink)
+func (e *Entry) PRLink() string { return PRLinkOf(e.Value) }
+
+// PRLinkOf is Entry.PRLink of an entry value.
+func PRLinkOf(entry *pyyaml.Value) string {
+	v, ok := entry.Get(FieldPRLink)
 	if !ok || !v.Truthy() {
 		return ""
 	}
@@ -112,13 +119,16 @@ func (e *Entry) PRLink() string {
 // Identity is the entry's content identity: config-keys, description and
 // flags, with pr-link and YAML formatting ignored. Two entries with equal
 // identity say the same thing.
-func (e *Entry) Identity() string {
+func (e *Entry) Identity() string { return IdentityOf(e.Value) }
+
+// IdentityOf is Entry.Identity of an entry value.
+func IdentityOf(entry *pyyaml.Value) string {
 	h := sha256.New()
-	if e.Value == nil || e.Value.Kind != pyyaml.Map {
-		h.Write([]byte(config.Canonical(e.Value)))
+	if entry == nil || entry.Kind != pyyaml.Map {
+		h.Write([]byte(config.Canonical(entry)))
 	} else {
 		var parts []string
-		for _, p := range e.Value.Pairs {
+		for _, p := range entry.Pairs {
 			if p.Key.Kind == pyyaml.Str && p.Key.Str == FieldPRLink {
 				continue
 			}
@@ -281,6 +291,25 @@ func entryStartOffsets(raw []byte) []int {
 			out = append(out, off)
 		}
 		off += nl + 1
+	}
+	return out
+}
+
+// StringsOf returns the string items of a list field of an entry value
+// (config-keys, description, scenario-type); non-strings are skipped.
+func StringsOf(entry *pyyaml.Value, field string) []string {
+	v, ok := entry.Get(field)
+	if !ok {
+		return nil
+	}
+	if s, ok := laxStr(v); ok {
+		return []string{s}
+	}
+	var out []string
+	for _, it := range v.Items {
+		if s, ok := laxStr(it); ok {
+			out = append(out, s)
+		}
 	}
 	return out
 }

@@ -225,3 +225,6 @@ func levenshtein(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// Distance is the edit distance between two keys.
+func Distance(a, b string) int { return levenshtein(a, b) }

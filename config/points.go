@@ -86,6 +86,9 @@ func Canonical(v *pyyaml.Value) string {
 			return "n" + strconv.FormatInt(int64(f), 10)
 		}
 		return "n" + v.Repr()
+	case pyyaml.Str, pyyaml.Bytes, pyyaml.Timestamp:
+		// length-prefixed: unambiguous without escaping
+		return v.Kind.String() + ":" + strconv.Itoa(len(v.Str)) + ":" + v.Str
 	}
 	return v.Kind.String() + ":" + v.Repr()
 }

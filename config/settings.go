@@ -34,6 +34,10 @@ type Settings struct {
 	// IgnoreRevs lists commits (full or abbreviated ids) that history
 	// attribution looks through, like .git-blame-ignore-revs.
 	IgnoreRevs []string `yaml:"ignore-revs"`
+	// IgnoreRevsFile names a file in the repository (read at the revision
+	// examined) listing more such commits, one per line, '#' comments
+	// allowed: the format of .git-blame-ignore-revs.
+	IgnoreRevsFile string `yaml:"ignore-revs-file"`
 }
 
 // ChangelogSettings locates the changelog and the master configs.
@@ -50,6 +54,10 @@ type GitHubSettings struct {
 	// Repository is "owner/name"; canonical pr-links point into it
 	// (default SemiAnalysisAI/InferenceX).
 	Repository string `yaml:"repository"`
+	// Aliases are former names of the repository: history links into
+	// them name the same pull requests (default for InferenceX:
+	// InferenceMAX/InferenceMAX, its name before the rebrand).
+	Aliases []string `yaml:"aliases"`
 }
 
 // Defaults.
@@ -74,8 +82,10 @@ func ParseSettings(name string, data []byte) (*Settings, error) {
 		msg = strings.ReplaceAll(strings.TrimPrefix(msg, "unmarshal errors:\n"), "\n", ";")
 		return nil, fmt.Errorf("%w: %s: %s", ErrSettings, name, strings.Join(strings.Fields(msg), " "))
 	}
-	if r := s.GitHub.Repository; r != "" && !repoSlug.MatchString(r) {
-		return nil, fmt.Errorf("%w: %s: github.repository must be owner/name, got %q", ErrSettings, name, r)
+	for _, r := range append([]string{s.GitHub.Repository}, s.GitHub.Aliases...) {
+		if r != "" && !repoSlug.MatchString(r) {
+			return nil, fmt.Errorf("%w: %s: github repositories must be owner/name, got %q", ErrSettings, name, r)
+		}
 	}
 	for id, sev := range s.Rules {
 		switch sev {
@@ -101,6 +111,18 @@ func (s *Settings) Repository() string {
 		return s.GitHub.Repository
 	}
 	return DefaultRepository
+}
+
+// RepositoryNames returns the repository and its former names.
+func (s *Settings) RepositoryNames() []string {
+	out := []string{s.Repository()}
+	if s != nil && len(s.GitHub.Aliases) > 0 {
+		return append(out, s.GitHub.Aliases...)
+	}
+	if s.Repository() == DefaultRepository {
+		out = append(out, "InferenceMAX/InferenceMAX")
+	}
+	return out
 }
 
 // MasterCandidates returns the master config layouts to try, in order.

@@ -299,3 +299,39 @@ func TestCommitMetadata(t *testing.T) {
 		t.Fatalf("walk: %d, %v", n, err)
 	}
 }
+
+// TestTrackMatchesFileHash checks Track's memoised lookups against plain
+// FileHash on every corpus commit, for files that moved, vanished and came
+// back, and for a path that never exists.
+func TestTrackMatchesFileHash(t *testing.T) {
+	r, err := Open("../testdata/corpus/inferencex.git", &OpenOptions{NoDetect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	head, _ := r.Resolve("main")
+	paths := []string{"perf-changelog.yaml", "configs/amd-master.yaml", ".github/configs/nvidia-master.yaml",
+		"benchmarks/benchmark_lib.sh", "runners/launch_b200-nb.sh", "no/such/file", "configs"}
+	n, changes := 0, 0
+	prev := make([]plumbing.Hash, len(paths))
+	err = r.Track(context.Background(), TrackOptions{WalkOptions: WalkOptions{From: head}, Paths: paths}, func(s Step) error {
+		n++
+		for i, p := range paths {
+			want, _, err := r.FileHash(s.Hash, p)
+			if err != nil {
+				return err
+			}
+			if s.Blobs[i] != want {
+				t.Fatalf("%s %s: Track %s, FileHash %s", s.Hash, p, s.Blobs[i], want)
+			}
+			if s.Blobs[i] != prev[i] {
+				changes++
+			}
+			prev[i] = s.Blobs[i]
+		}
+		return nil
+	})
+	if err != nil || n != 1970 || changes < 1000 {
+		t.Fatalf("track: %d commits, %d changes, %v", n, changes, err)
+	}
+}

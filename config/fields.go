@@ -1,0 +1,547 @@
+package config
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/xdiff"
+)
+
+// Field is one leaf of a recipe: a scalar, a list of scalars (conc-list,
+// additional-settings) or an empty mapping or list, with its path, e.g.
+// "image" or "scenarios.fixed-seq-len[0].search-space[1].conc-list".
+type Field struct {
+	Path  string
+	Value string // the value in YAML flow style (see Render)
+	Line  int    // 1-based line of the value in its file
+	v     *pyyaml.Value
+}
+
+// Raw returns the field's value.
+func (f Field) Raw() *pyyaml.Value { return f.v }
+
+// Flatten lists the leaves of a recipe in document order.
+func Flatten(v *pyyaml.Value) []Field {
+	var out []Field
+	flatten(v, "", &out)
+	return out
+}
+
+func flatten(v *pyyaml.Value, path string, out *[]Field) {
+	switch {
+	case v != nil && v.Kind == pyyaml.Map && len(v.Pairs) > 0:
+		for _, p := range v.Pairs {
+			flatten(p.Value, joinKey(path, p.Key), out)
+		}
+	case v != nil && (v.Kind == pyyaml.Seq || v.Kind == pyyaml.Set) && !scalarList(v):
+		for i, it := range v.Items {
+			flatten(it, path+"["+strconv.Itoa(i)+"]", out)
+		}
+	default:
+		line := 0
+		if v != nil {
+			line = v.Line
+		}
+		*out = append(*out, Field{Path: path, Value: Render(v), Line: line, v: v})
+	}
+}
+
+// scalarList reports whether a list holds only scalars (a leaf).
+func scalarList(v *pyyaml.Value) bool {
+	for _, it := range v.Items {
+		if it.Kind == pyyaml.Map || it.Kind == pyyaml.Seq || it.Kind == pyyaml.Set {
+			return false
+		}
+	}
+	return true
+}
+
+// joinKey appends a mapping key to a path; keys that would be ambiguous in
+// a dotted path are written ["like.this"].
+func joinKey(path string, k *pyyaml.Value) string {
+	s := k.Str
+	if k.Kind != pyyaml.Str {
+		s = Render(k)
+	}
+	if s == "" || strings.ContainsAny(s, ".[]\" ") {
+		return path + "[" + strconv.Quote(s) + "]"
+	}
+	if path == "" {
+		return s
+	}
+	return path + "." + s
+}
+
+// Render writes a value in YAML flow style: plain scalars where YAML would
+// read them back as the same string, double quotes otherwise.
+func Render(v *pyyaml.Value) string {
+	var b strings.Builder
+	render(&b, v)
+	return b.String()
+}
+
+func render(b *strings.Builder, v *pyyaml.Value) {
+	if v == nil {
+		b.WriteString("null")
+		return
+	}
+	switch v.Kind {
+	case pyyaml.Null:
+		b.WriteString("null")
+	case pyyaml.Bool:
+		b.WriteString(strconv.FormatBool(v.Bool))
+	case pyyaml.Int:
+		b.WriteString(v.Int.String())
+	case pyyaml.Float:
+		b.WriteString(v.Repr())
+	case pyyaml.Str:
+		if plainSafe(v.Str) {
+			b.WriteString(v.Str)
+		} else {
+			b.WriteString(strconv.Quote(v.Str))
+		}
+	case pyyaml.Seq, pyyaml.Set:
+		b.WriteByte('[')
+		for i, it := range v.Items {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			render(b, it)
+		}
+		b.WriteByte(']')
+	case pyyaml.Map:
+		b.WriteByte('{')
+		for i, p := range v.Pairs {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			render(b, p.Key)
+			b.WriteString(": ")
+			render(b, p.Value)
+		}
+		b.WriteByte('}')
+	default:
+		b.WriteString(v.Repr())
+	}
+}
+
+func plainSafe(s string) bool {
+	if s == "" || s != strings.TrimSpace(s) || pyyaml.Resolve(s) != "!!str" {
+		return false
+	}
+	if strings.ContainsAny(s[:1], "-?:,[]{}#&*!|>'\"%@`") {
+		return len(s) > 1 && (s[0] == '-' || s[0] == '?' || s[0] == ':') && s[1] != ' ' && !strings.ContainsAny(s, ",[]{}#")
+	}
+	return !strings.Contains(s, ": ") && !strings.Contains(s, " #") && !strings.ContainsAny(s, ",[]{}\n\t")
+}
+
+// ChangeKind classifies a Change.
+type ChangeKind string
+
+// Change kinds.
+const (
+	Added   ChangeKind = "added"
+	Removed ChangeKind = "removed"
+	Changed ChangeKind = "changed"
+)
+
+// Change is one difference between two versions of a recipe. Added and
+// removed subtrees are one change each (their value rendered whole);
+// changed leaves are one change each.
+type Change struct {
+	Kind ChangeKind
+	// Path is the field's path in the new version (for a removal: in the
+	// old version); OldPath its path in the old version, which differs
+	// when a list item or subtree moved.
+	Path, OldPath string
+	Old, New      string // rendered values ("" for the absent side)
+	Line          int    // line in the new version (old version for a removal)
+	OldV, NewV    *pyyaml.Value
+}
+
+// RecipeDiff is the structural difference between two versions of a
+// recipe.
+//
+// Mappings are compared key by key. Lists of mappings are aligned, not
+// compared by index: items with identical content are matched in order
+// (an LCS, as for changelog entries), and the items left between two
+// matches are paired in order as edits; unmatched items are added or
+// removed. A subtree that disappears from one path and reappears at another
+// with mostly the same leaves (a restructure such as seq-len-configs →
+// scenarios.fixed-seq-len) is a move, diffed in place, not a removal plus
+// an addition. Lists of scalars (conc-list) and scalars are leaves.
+type RecipeDiff struct {
+	Changes []Change
+	// Moves maps the path of a moved list item or subtree in the new
+	// version to its path in the old version.
+	Moves map[string]string
+}
+
+// OldPath maps a path of the new version to the old version (following
+// moves of enclosing items).
+func (d *RecipeDiff) OldPath(p string) string {
+	best := ""
+	for k := range d.Moves {
+		if len(k) > len(best) && hasPathPrefix(p, k) {
+			best = k
+		}
+	}
+	if best == "" {
+		return p
+	}
+	return d.Moves[best] + p[len(best):]
+}
+
+// NewPath is the inverse of OldPath.
+func (d *RecipeDiff) NewPath(p string) string {
+	best, bestNew := "", ""
+	for k, old := range d.Moves {
+		if len(old) > len(best) && hasPathPrefix(p, old) {
+			best, bestNew = old, k
+		}
+	}
+	if best == "" {
+		return p
+	}
+	return bestNew + p[len(best):]
+}
+
+// hasPathPrefix reports whether prefix is p or an ancestor path of p.
+func hasPathPrefix(p, prefix string) bool {
+	if prefix == "" {
+		return true
+	}
+	if !strings.HasPrefix(p, prefix) {
+		return false
+	}
+	return len(p) == len(prefix) || p[len(prefix)] == '.' || p[len(prefix)] == '['
+}
+
+// MoveThreshold is the share of leaves two subtrees must have in common
+// to count as one subtree moved.
+const MoveThreshold = 0.5
+
+// Diff compares two versions of a recipe (either may be nil: absent).
+func Diff(old, new *pyyaml.Value) *RecipeDiff {
+	d := newDiffer()
+	d.node(old, new, "", "")
+	d.pairMoves()
+	return &RecipeDiff{Changes: d.changes, Moves: d.moves}
+}
+
+// Similarity is the share of leaves two values have in common once aligned
+// (unchanged leaves over the leaves of the larger one); 1 for equal values.
+func Similarity(a, b *pyyaml.Value) float64 {
+	return newDiffer().similarity(a, b)
+}
+
+func newDiffer() *differ {
+	return &differ{moves: map[string]string{}, canon: map[*pyyaml.Value]string{}, leaves: map[*pyyaml.Value]int{}}
+}
+
+// similarity is Similarity with d's memos.
+func (d *differ) similarity(a, b *pyyaml.Value) float64 {
+	if a == nil || b == nil {
+		return 0
+	}
+	na, nb := d.countLeaves(a), d.countLeaves(b)
+	n := max(na, nb)
+	if n == 0 {
+		return 1
+	}
+	sub := &differ{moves: map[string]string{}, noMoves: true, canon: d.canon, leaves: d.leaves}
+	sub.node(a, b, "", "")
+	return float64(sub.same) / float64(n)
+}
+
+func (d *differ) canonical(v *pyyaml.Value) string {
+	if c, ok := d.canon[v]; ok {
+		return c
+	}
+	c := Canonical(v)
+	d.canon[v] = c
+	return c
+}
+
+func (d *differ) countLeaves(v *pyyaml.Value) int {
+	if n, ok := d.leaves[v]; ok {
+		return n
+	}
+	n := countLeaves(v)
+	d.leaves[v] = n
+	return n
+}
+
+func countLeaves(v *pyyaml.Value) int {
+	switch {
+	case v != nil && v.Kind == pyyaml.Map && len(v.Pairs) > 0:
+		n := 0
+		for _, p := range v.Pairs {
+			n += countLeaves(p.Value)
+		}
+		return n
+	case v != nil && (v.Kind == pyyaml.Seq || v.Kind == pyyaml.Set) && !scalarList(v):
+		n := 0
+		for _, it := range v.Items {
+			n += countLeaves(it)
+		}
+		return n
+	}
+	return 1
+}
+
+type differ struct {
+	changes []Change
+	moves   map[string]string
+	same    int  // unchanged leaves
+	noMoves bool // only count: no changes recorded, no moves paired
+	canon   map[*pyyaml.Value]string
+	leaves  map[*pyyaml.Value]int
+}
+
+func (d *differ) add(c Change) {
+	if !d.noMoves {
+		if c.Old == "" && c.OldV != nil {
+			c.Old = Render(c.OldV)
+		}
+		if c.New == "" && c.NewV != nil {
+			c.New = Render(c.NewV)
+		}
+		d.changes = append(d.changes, c)
+	}
+}
+
+func isMap(v *pyyaml.Value) bool { return v != nil && v.Kind == pyyaml.Map && len(v.Pairs) > 0 }
+func isList(v *pyyaml.Value) bool {
+	return v != nil && (v.Kind == pyyaml.Seq || v.Kind == pyyaml.Set) && len(v.Items) > 0 && !scalarList(v)
+}
+
+func line(v *pyyaml.Value) int {
+	if v == nil {
+		return 0
+	}
+	return v.Line
+}
+
+// node diffs old (at oldPath) against new (at path).
+func (d *differ) node(old, new *pyyaml.Value, path, oldPath string) {
+	switch {
+	case old == nil && new == nil:
+	case old == nil:
+		d.add(Change{Kind: Added, Path: path, Line: line(new), NewV: new})
+	case new == nil:
+		d.add(Change{Kind: Removed, Path: oldPath, OldPath: oldPath, Line: line(old), OldV: old})
+	case isMap(old) && isMap(new):
+		for _, p := range old.Pairs {
+			nv := lookupKey(new, p.Key)
+			d.node(p.Value, nv, joinKey(path, p.Key), joinKey(oldPath, p.Key))
+		}
+		for _, p := range new.Pairs {
+			if lookupKey(old, p.Key) == nil {
+				d.node(nil, p.Value, joinKey(path, p.Key), joinKey(oldPath, p.Key))
+			}
+		}
+	case isList(old) && isList(new):
+		d.list(old, new, path, oldPath)
+	default:
+		if d.canonical(old) == d.canonical(new) {
+			d.same += d.countLeaves(new)
+			return
+		}
+		d.add(Change{Kind: Changed, Path: path, OldPath: oldPath, Line: line(new), OldV: old, NewV: new})
+	}
+}
+
+func lookupKey(m *pyyaml.Value, k *pyyaml.Value) *pyyaml.Value {
+	for _, p := range m.Pairs {
+		if k.Kind == pyyaml.Str {
+			if p.Key.Kind == pyyaml.Str && p.Key.Str == k.Str {
+				return p.Value
+			}
+		} else if p.Key.Kind == k.Kind && Canonical(p.Key) == Canonical(k) {
+			return p.Value
+		}
+	}
+	return nil
+}
+
+// list aligns two lists of structures item by item.
+func (d *differ) list(old, new *pyyaml.Value, path, oldPath string) {
+	a := make([]string, len(old.Items))
+	for i, it := range old.Items {
+		a[i] = d.canonical(it)
+	}
+	b := make([]string, len(new.Items))
+	for i, it := range new.Items {
+		b[i] = d.canonical(it)
+	}
+	item := func(p string, i int) string { return p + "[" + strconv.Itoa(i) + "]" }
+	xdiff.Match(a, b, func(i, j int) {
+		d.move(item(path, j), item(oldPath, i))
+		d.same += d.countLeaves(new.Items[j])
+	}, func(gi, gj []int) {
+		// items between matches: edits in order, then additions or
+		// removals
+		for k := 0; k < max(len(gi), len(gj)); k++ {
+			switch {
+			case k < len(gi) && k < len(gj):
+				d.move(item(path, gj[k]), item(oldPath, gi[k]))
+				d.node(old.Items[gi[k]], new.Items[gj[k]], item(path, gj[k]), item(oldPath, gi[k]))
+			case k < len(gi):
+				d.node(old.Items[gi[k]], nil, "", item(oldPath, gi[k]))
+			default:
+				d.node(nil, new.Items[gj[k]], item(path, gj[k]), "")
+			}
+		}
+	})
+}
+
+func (d *differ) move(newPath, oldPath string) {
+	if !d.noMoves && newPath != oldPath {
+		d.moves[newPath] = oldPath
+	}
+}
+
+// pairMoves turns a removed subtree and an added subtree that share most
+// of their leaves into a move of one subtree.
+func (d *differ) pairMoves() {
+	if d.noMoves {
+		return
+	}
+	type node struct {
+		change int // index into d.changes of the enclosing change
+		path   string
+		v      *pyyaml.Value
+	}
+	var rem, add []node
+	for ci, c := range d.changes {
+		switch c.Kind {
+		case Removed:
+			eachStruct(c.OldV, c.Path, func(p string, v *pyyaml.Value) { rem = append(rem, node{ci, p, v}) })
+		case Added:
+			eachStruct(c.NewV, c.Path, func(p string, v *pyyaml.Value) { add = append(add, node{ci, p, v}) })
+		}
+	}
+	if len(rem) == 0 || len(add) == 0 {
+		return
+	}
+	type cand struct {
+		r, a int
+		s    float64
+	}
+	var cs []cand
+	for ri, r := range rem {
+		for ai, a := range add {
+			if isMap(r.v) != isMap(a.v) {
+				continue
+			}
+			nr, na := d.countLeaves(r.v), d.countLeaves(a.v)
+			if float64(min(nr, na)) < MoveThreshold*float64(max(nr, na)) {
+				continue // cannot reach the threshold
+			}
+			if s := d.similarity(r.v, a.v); s >= MoveThreshold {
+				// prefer the largest subtree: an enclosing list moved
+				// whole beats its items matched one by one
+				cs = append(cs, cand{ri, ai, s * float64(max(nr, na))})
+			}
+		}
+	}
+	sort.SliceStable(cs, func(i, j int) bool { return cs[i].s > cs[j].s })
+	usedR, usedA := map[string]bool{}, map[string]bool{}
+	overlaps := func(used map[string]bool, p string) bool {
+		for u := range used {
+			if hasPathPrefix(p, u) || hasPathPrefix(u, p) {
+				return true
+			}
+		}
+		return false
+	}
+	type pair struct{ r, a node }
+	var pairs []pair
+	for _, c := range cs {
+		r, a := rem[c.r], add[c.a]
+		if overlaps(usedR, r.path) || overlaps(usedA, a.path) {
+			continue
+		}
+		usedR[r.path], usedA[a.path] = true, true
+		pairs = append(pairs, pair{r, a})
+	}
+	if len(pairs) == 0 {
+		return
+	}
+	// rebuild: the paired subtrees leave their enclosing additions and
+	// removals and are diffed in place
+	var paired []string // paths (new paths for additions, old for removals)
+	touched := map[int]bool{}
+	for _, p := range pairs {
+		touched[p.r.change], touched[p.a.change] = true, true
+		paired = append(paired, p.r.path, p.a.path)
+	}
+	orig := d.changes
+	d.changes = nil
+	for ci, c := range orig {
+		if !touched[ci] {
+			d.changes = append(d.changes, c)
+			continue
+		}
+		if c.Kind == Added {
+			d.remainder(c.NewV, c.Path, paired, false)
+		} else {
+			d.remainder(c.OldV, c.Path, paired, true)
+		}
+	}
+	for _, p := range pairs {
+		d.moves[p.a.path] = p.r.path
+		d.node(p.r.v, p.a.v, p.a.path, p.r.path)
+	}
+}
+
+// remainder re-emits an addition (or removal) of v at path without the
+// paired subtrees inside it.
+func (d *differ) remainder(v *pyyaml.Value, path string, paired []string, removed bool) {
+	inside := false
+	for _, p := range paired {
+		if p == path {
+			return
+		}
+		if hasPathPrefix(p, path) {
+			inside = true
+		}
+	}
+	if !inside {
+		if removed {
+			d.node(v, nil, "", path)
+		} else {
+			d.node(nil, v, path, "")
+		}
+		return
+	}
+	switch {
+	case isMap(v):
+		for _, p := range v.Pairs {
+			d.remainder(p.Value, joinKey(path, p.Key), paired, removed)
+		}
+	case isList(v):
+		for i, it := range v.Items {
+			d.remainder(it, path+"["+strconv.Itoa(i)+"]", paired, removed)
+		}
+	}
+}
+
+// eachStruct calls fn for v and every mapping or list of structures in it.
+func eachStruct(v *pyyaml.Value, path string, fn func(string, *pyyaml.Value)) {
+	switch {
+	case isMap(v):
+		fn(path, v)
+		for _, p := range v.Pairs {
+			eachStruct(p.Value, joinKey(path, p.Key), fn)
+		}
+	case isList(v):
+		fn(path, v)
+		for i, it := range v.Items {
+			eachStruct(it, path+"["+strconv.Itoa(i)+"]", fn)
+		}
+	}
+}

@@ -1,0 +1,366 @@
+package provenance
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/config"
+)
+
+// Verdict judges an entry's pr-link against the history. The values are a
+// public contract (JSON, the index): add, never rename.
+type Verdict string
+
+// Verdicts.
+const (
+	// VerdictOK: the link names the PR that introduced the entry.
+	VerdictOK Verdict = "ok"
+	// VerdictCorrected: as ok, after a later pr-link-only change fixed it.
+	VerdictCorrected Verdict = "corrected"
+	// VerdictRelanded: the entry was re-added (a re-land after a revert)
+	// and links the PR of the earlier, identical entry.
+	VerdictRelanded Verdict = "relanded"
+	// VerdictEdited: the content was later edited in place by another
+	// PR; the link names the PR that introduced the entry before that.
+	VerdictEdited Verdict = "edited"
+	// VerdictBackfilled: the entry was written by the commit that created
+	// the changelog and links an earlier PR (history backfilled then).
+	VerdictBackfilled Verdict = "backfilled"
+	// VerdictPlaceholder: no pull-request link (XXX, TBD, empty).
+	VerdictPlaceholder Verdict = "placeholder"
+	// VerdictNoPR: the introducing commit names no PR, so the link cannot
+	// be checked (perflog does not guess).
+	VerdictNoPR Verdict = "no-pr"
+	// VerdictMismatch: the link points at another PR.
+	VerdictMismatch Verdict = "mismatch"
+)
+
+// Verdicts lists the verdicts in documentation order.
+var Verdicts = []Verdict{VerdictOK, VerdictCorrected, VerdictRelanded, VerdictEdited, VerdictBackfilled, VerdictPlaceholder, VerdictNoPR, VerdictMismatch}
+
+// CommitRef names a commit in output.
+type CommitRef struct {
+	Commit  string    `json:"commit"`
+	PR      *int      `json:"pr"`
+	Date    time.Time `json:"date"`
+	Subject string    `json:"subject"`
+	// Ignored is set when the commit is in the ignore-revs list.
+	Ignored bool `json:"ignored,omitempty"`
+}
+
+// AuditEvent is one event of an audited entry.
+type AuditEvent struct {
+	Type EventKind `json:"type"`
+	CommitRef
+	// From and To are the pr-links around a pr-link change.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Note qualifies the event (e.g. the file did not load at it).
+	Note string `json:"note,omitempty"`
+}
+
+// AuditEntry is one audited changelog entry. JSON field names are a public
+// contract: add, never rename.
+type AuditEntry struct {
+	Index      int          `json:"index"`
+	Line       int          `json:"line"`
+	ConfigKeys []string     `json:"config_keys"`
+	PRLink     string       `json:"pr_link"`
+	PRLinkPR   *int         `json:"pr_link_pr"`
+	Introduced *CommitRef   `json:"introduced"`
+	Events     []AuditEvent `json:"events"`
+	Verdict    Verdict      `json:"verdict"`
+	// Reason explains a verdict other than ok in a sentence.
+	Reason string `json:"reason,omitempty"`
+}
+
+// AuditReport is the outcome of Audit.
+type AuditReport struct {
+	Rev     plumbing.Hash
+	Path    string
+	Entries []AuditEntry
+	Summary map[Verdict]int
+	Notes   []Note
+}
+
+// AuditOptions configures Audit.
+type AuditOptions struct {
+	// Rev is the commit whose changelog is audited; zero means Head.
+	Rev plumbing.Hash
+	// Key keeps only entries whose config-keys match this glob ('*').
+	Key string
+}
+
+// Ref returns the output form of the commit at seq.
+func (h *History) Ref(seq int) (*CommitRef, error) {
+	ci, err := h.CommitAt(seq)
+	if err != nil {
+		return nil, err
+	}
+	r := &CommitRef{Commit: ci.Hash.String(), Date: ci.Date, Subject: ci.Subject, Ignored: h.ignore[seq]}
+	if ci.PR > 0 {
+		pr := ci.PR
+		r.PR = &pr
+	}
+	return r, nil
+}
+
+// prAt returns the PR of the commit at seq (0 when none).
+func (h *History) prAt(seq int) (int, error) {
+	ci, err := h.CommitAt(seq)
+	if err != nil {
+		return 0, err
+	}
+	return ci.PR, nil
+}
+
+// Audit attributes every entry of the changelog at a revision to the
+// first-parent commit and PR that introduced its content and judges its
+// pr-link (see Verdict).
+func (h *History) Audit(o AuditOptions) (*AuditReport, error) {
+	rev := o.Rev
+	if rev.IsZero() {
+		rev = h.Head
+	}
+	seq, ok := h.seq[rev]
+	if !ok {
+		return nil, fmt.Errorf("%s: %w of %s", short(rev), ErrNotOnChain, short(h.Head))
+	}
+	repos := h.settings.RepositoryNames()
+	rep := &AuditReport{Rev: rev, Path: h.ChangelogPath, Summary: map[Verdict]int{}}
+	for _, n := range h.Notes {
+		if n.Seq <= seq && n.Path == h.ChangelogPath {
+			rep.Notes = append(rep.Notes, n)
+		}
+	}
+	var re func(string) bool
+	if o.Key != "" {
+		g := config.GlobRegexp(o.Key)
+		re = func(k string) bool {
+			return g.MatchString(k) || (strings.Contains(k, "*") && globMatch(k, o.Key))
+		}
+	}
+	for _, e := range h.EntriesAt(seq) {
+		if re != nil && !anyOf(e.Keys(), re) {
+			continue
+		}
+		ae, err := h.auditEntry(e, seq, repos)
+		if err != nil {
+			return nil, err
+		}
+		rep.Summary[ae.Verdict]++
+		rep.Entries = append(rep.Entries, *ae)
+	}
+	return rep, nil
+}
+
+func anyOf(ss []string, f func(string) bool) bool {
+	for _, s := range ss {
+		if f(s) {
+			return true
+		}
+	}
+	return false
+}
+
+func (h *History) auditEntry(e *EntryAt, seq int, repos []string) (*AuditEntry, error) {
+	ae := &AuditEntry{Index: e.Index, Line: e.Line, ConfigKeys: e.Keys(), PRLink: e.PRLink(), Events: []AuditEvent{}}
+	if ae.ConfigKeys == nil {
+		ae.ConfigKeys = []string{}
+	}
+	link := changelog.ParseLink(e.PRLink())
+	if link.PR > 0 && link.In(repos...) {
+		n := link.PR
+		ae.PRLinkPR = &n
+	}
+	if e.Lin == nil {
+		// cannot happen for a history built from this changelog
+		ae.Verdict, ae.Reason = VerdictNoPR, "no history for this entry"
+		return ae, nil
+	}
+	for _, ev := range e.Lin.Events {
+		if ev.Seq > seq {
+			break
+		}
+		ref, err := h.Ref(ev.Seq)
+		if err != nil {
+			return nil, err
+		}
+		ae.Events = append(ae.Events, AuditEvent{Type: ev.Kind, CommitRef: *ref, From: ev.From, To: linkTo(ev), Note: eventNote(ev)})
+	}
+	intro, ok := h.Introduction(e.Lin, seq)
+	if !ok {
+		ae.Verdict, ae.Reason = VerdictNoPR, "no introducing commit"
+		return ae, nil
+	}
+	ref, err := h.Ref(intro.Seq)
+	if err != nil {
+		return nil, err
+	}
+	ae.Introduced = ref
+	ae.Verdict, ae.Reason, err = h.verdict(e, intro, link, repos, seq)
+	return ae, err
+}
+
+func eventNote(ev Event) string {
+	if ev.Unloadable {
+		return "the changelog did not load at this commit; the entry is in its text and in the next version that loads"
+	}
+	return ""
+}
+
+
+func linkTo(ev Event) string {
+	if ev.Kind == EvPRLink {
+		return ev.PRLink
+	}
+	return ""
+}
+
+func (h *History) verdict(e *EntryAt, intro Event, link changelog.Link, repos []string, seq int) (Verdict, string, error) {
+	introPR, err := h.prAt(intro.Seq)
+	if err != nil {
+		return "", "", err
+	}
+	switch {
+	case link.PR == 0:
+		return VerdictPlaceholder, fmt.Sprintf("pr-link %q is not a pull-request link", e.PRLink()), nil
+	case !link.In(repos...):
+		return VerdictMismatch, fmt.Sprintf("pr-link points into %s, not %s", link.Repo, repos[0]), nil
+	case introPR == 0:
+		return VerdictNoPR, fmt.Sprintf("introduced by %s, whose subject names no PR", short(h.Chain[intro.Seq])), nil
+	case link.PR == introPR:
+		for _, ev := range e.Lin.Events {
+			if ev.Seq > intro.Seq && ev.Seq <= seq && ev.Kind == EvPRLink {
+				if from := changelog.ParseLink(ev.From); from.PR != introPR || !from.In(repos...) {
+					return VerdictCorrected, fmt.Sprintf("pr-link corrected by %s", h.describe(ev.Seq)), nil
+				}
+			}
+		}
+		return VerdictOK, "", nil
+	}
+	// earlier incarnations of the entry: a re-land links the first landing,
+	// an edited entry the PR that wrote it before the edit
+	for _, ev := range e.Lin.Events {
+		if ev.Seq >= intro.Seq {
+			break
+		}
+		pr, err := h.prAt(ev.Seq)
+		if err != nil {
+			return "", "", err
+		}
+		if pr != link.PR {
+			continue
+		}
+		switch {
+		case intro.Kind == EvReadded && (ev.Kind == EvIntroduced || ev.Kind == EvReadded):
+			return VerdictRelanded, fmt.Sprintf("re-added by %s; links #%d, which added it first", h.describe(intro.Seq), pr), nil
+		case ev.Kind == EvIntroduced || ev.Kind == EvEdited || ev.Kind == EvReadded:
+			return VerdictEdited, fmt.Sprintf("edited by %s; links #%d, which wrote it before", h.describe(intro.Seq), pr), nil
+		}
+	}
+	// a re-land whose text changed: the linked PR's entry for the same
+	// config-keys had been removed (reverted) before this one came
+	for _, l := range h.Lineages {
+		if l == e.Lin || len(l.Events) == 0 || l.Events[0].Seq >= intro.Seq || !sameSet(l.Events[0].Keys, e.Keys()) || l.AliveAt(intro.Seq) {
+			continue
+		}
+		if pr, err := h.prAt(l.Events[0].Seq); err != nil {
+			return "", "", err
+		} else if pr == link.PR {
+			last, _ := l.Last(intro.Seq)
+			return VerdictRelanded, fmt.Sprintf("re-lands the entry #%d added (removed by %s) with new text", pr, h.describe(last.Seq)), nil
+		}
+	}
+	// history backfilled: the linked PR landed before the changelog existed
+	if created := h.changelogCreated(); created >= 0 {
+		landed, found := h.landedSeq(link.PR)
+		createdPR, err := h.prAt(created)
+		if err != nil {
+			return "", "", err
+		}
+		if (found && landed < created) || (!found && createdPR > 0 && link.PR < createdPR) {
+			return VerdictBackfilled, fmt.Sprintf("links #%d, which predates the changelog (created by %s)", link.PR, h.describe(created)), nil
+		}
+	}
+	why := fmt.Sprintf("pr-link points at #%d, but the entry was introduced by %s", link.PR, h.describe(intro.Seq))
+	if other := h.introducedBy(link.PR, seq); other != "" {
+		why += "; #" + fmt.Sprint(link.PR) + " introduced " + other
+	}
+	return VerdictMismatch, why, nil
+}
+
+// landedSeq finds the first-parent commit whose subject names pr.
+func (h *History) landedSeq(pr int) (int, bool) {
+	h.prOnce.Do(func() {
+		h.prSeq = map[int]int{}
+		for sq := range h.Chain {
+			if ci, err := h.CommitAt(sq); err == nil && ci.PR > 0 {
+				if _, dup := h.prSeq[ci.PR]; !dup {
+					h.prSeq[ci.PR] = sq
+				}
+			}
+		}
+	})
+	sq, ok := h.prSeq[pr]
+	return sq, ok
+}
+
+// changelogCreated returns the seq of the first version of the changelog
+// (-1 when there is none).
+func (h *History) changelogCreated() int {
+	for _, v := range h.clVersions {
+		if !v.Blob.IsZero() && !v.Invalid {
+			return v.Seq
+		}
+	}
+	return -1
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m := map[string]int{}
+	for _, x := range a {
+		m[x]++
+	}
+	for _, x := range b {
+		if m[x] == 0 {
+			return false
+		}
+		m[x]--
+	}
+	return true
+}
+
+// describe names the commit at seq: "#123 (abc1234567)".
+func (h *History) describe(seq int) string {
+	ci, err := h.CommitAt(seq)
+	if err != nil || ci.PR == 0 {
+		return short(h.Chain[seq])
+	}
+	return fmt.Sprintf("#%d (%s)", ci.PR, short(h.Chain[seq]))
+}
+
+// introducedBy names what PR pr introduced in the changelog, if anything:
+// where a copied link comes from.
+func (h *History) introducedBy(pr, seq int) string {
+	for _, l := range h.Lineages {
+		for _, ev := range l.Events {
+			if ev.Seq > seq || ev.Kind != EvIntroduced {
+				continue
+			}
+			if p, err := h.prAt(ev.Seq); err == nil && p == pr {
+				return "the entry for " + strings.Join(ev.Keys, ", ")
+			}
+		}
+	}
+	return ""
+}
+
+func short(h plumbing.Hash) string { return h.String()[:10] }

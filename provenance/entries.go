@@ -1,0 +1,374 @@
+package provenance
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/xdiff"
+)
+
+// EventKind names what happened to a changelog entry (or recipe) at a
+// commit. The values are a public contract (JSON, the index): add, never
+// rename.
+type EventKind string
+
+// Entry events.
+const (
+	EvIntroduced EventKind = "introduced"      // the content first appeared
+	EvPRLink     EventKind = "pr-link-changed" // only the pr-link changed
+	EvEdited     EventKind = "edited"          // the content changed in place
+	EvRemoved    EventKind = "removed"         // the entry was deleted
+	EvReverted   EventKind = "reverted"        // deleted by a revert commit
+	EvReadded    EventKind = "re-added"        // identical content came back
+)
+
+// Event is one step in an entry's life.
+type Event struct {
+	Kind EventKind
+	Seq  int
+	// Identity, PRLink, Keys and Description describe the entry after the
+	// event (before it, for a removal).
+	Identity    string
+	PRLink      string
+	Keys        []string
+	Description []string
+	// From is the pr-link before a pr-link change.
+	From string
+	// Unloadable is set on an introduction attributed to a commit at which
+	// the changelog did not load: the entry's text is in that version and
+	// the next loadable one has it.
+	Unloadable bool
+}
+
+// Lineage is the life of one changelog entry through history: its
+// content may be edited and its pr-link corrected, it may be removed and
+// come back.
+type Lineage struct {
+	ID     int
+	Events []Event
+}
+
+// Last returns the lineage's newest event at or before seq.
+func (l *Lineage) Last(seq int) (Event, bool) {
+	var out Event
+	ok := false
+	for _, e := range l.Events {
+		if e.Seq > seq {
+			break
+		}
+		out, ok = e, true
+	}
+	return out, ok
+}
+
+// AliveAt reports whether the entry exists at seq.
+func (l *Lineage) AliveAt(seq int) bool {
+	e, ok := l.Last(seq)
+	return ok && e.Kind != EvRemoved && e.Kind != EvReverted
+}
+
+// entryInfo is what the history needs of an entry value.
+type entryInfo struct {
+	identity    string
+	prLink      string
+	keys        []string
+	description []string
+}
+
+func (b *block) info() *entryInfo {
+	b.entryOnce.Do(func() {
+		b.load()
+		v := b.val
+		b.entry = &entryInfo{
+			identity:    changelog.IdentityOf(v),
+			prLink:      changelog.PRLinkOf(v),
+			keys:        changelog.StringsOf(v, changelog.FieldConfigKeys),
+			description: changelog.StringsOf(v, changelog.FieldDescription),
+		}
+	})
+	return b.entry
+}
+
+// inst is a live entry while lineages are built.
+type inst struct {
+	lin *Lineage
+	b   *block
+}
+
+func (h *History) event(kind EventKind, seq int, b *block) Event {
+	in := b.info()
+	return Event{Kind: kind, Seq: seq, Identity: in.identity, PRLink: in.prLink, Keys: in.keys, Description: in.description}
+}
+
+// writtenIn finds the oldest unloadable version whose text holds every
+// config-key and description line of an entry: where the entry was
+// written, though the file did not load then.
+func writtenIn(vs []clVersion, in *entryInfo) (clVersion, bool) {
+	for _, v := range vs {
+		all := len(in.description) > 0
+		for _, s := range append(append([]string(nil), in.keys...), in.description...) {
+			if !strings.Contains(v.raw, s) {
+				all = false
+				break
+			}
+		}
+		if all {
+			return v, true
+		}
+	}
+	return clVersion{}, false
+}
+
+// isRevert reports whether a commit subject is git's revert subject.
+func isRevert(subject string) bool { return strings.HasPrefix(subject, `Revert "`) }
+
+// buildLineages walks the changelog versions oldest first and follows
+// every entry: entries are matched by content identity (config-keys,
+// description and flags; pr-link and formatting ignored) in order, so an
+// insertion in the middle, a reformat or a pr-link correction moves no
+// entry; what is left between two matches is paired as edits
+// (changelog.PairEdits) or is an addition or a removal. An addition whose
+// identity was removed before revives that lineage (re-added).
+func (h *History) buildLineages() error {
+	var live []inst
+	dead := map[string][]*Lineage{} // identity → removed lineages, oldest first
+	var pending []clVersion         // invalid versions since the last valid one
+	for _, v := range h.clVersions {
+		if v.Invalid {
+			pending = append(pending, v)
+			continue
+		}
+		invalid := pending
+		pending = nil
+		items := v.items
+		// common prefix and suffix of identical blocks
+		p := 0
+		for p < len(live) && p < len(items) && live[p].b == items[p].b {
+			p++
+		}
+		q := 0
+		for q < len(live)-p && q < len(items)-p && live[len(live)-1-q].b == items[len(items)-1-q].b {
+			q++
+		}
+		if p == len(live) && p == len(items) {
+			continue
+		}
+		mid := live[p : len(live)-q]
+		news := items[p : len(items)-q]
+		next := make([]inst, 0, len(items))
+		next = append(next, live[:p]...)
+		oldIDs := make([]string, len(mid))
+		for i, in := range mid {
+			oldIDs[i] = in.b.info().identity
+		}
+		newIDs := make([]string, len(news))
+		for j, it := range news {
+			newIDs[j] = it.b.info().identity
+		}
+		// 1. an LCS of identities; 2. equal identities left over anywhere
+		// (the file was reordered); 3. edits inside each gap
+		// (changelog.PairEdits); what remains was added or removed
+		const unset = -1
+		from := make([]int, len(news)) // old index a new entry continues
+		edited := make([]bool, len(news))
+		for j := range from {
+			from[j] = unset
+		}
+		usedOld := make([]bool, len(mid))
+		type gap struct{ olds, news []int }
+		var gaps []gap
+		xdiff.Match(oldIDs, newIDs, func(i, j int) {
+			from[j], usedOld[i] = i, true
+		}, func(olds, nws []int) { gaps = append(gaps, gap{olds, nws}) })
+		if len(gaps) > 0 {
+			byID := map[string][]int{}
+			for _, g := range gaps {
+				for _, i := range g.olds {
+					byID[oldIDs[i]] = append(byID[oldIDs[i]], i)
+				}
+			}
+			for _, g := range gaps {
+				for _, j := range g.news {
+					if is := byID[newIDs[j]]; len(is) > 0 {
+						from[j], usedOld[is[0]] = is[0], true
+						byID[newIDs[j]] = is[1:]
+					}
+				}
+			}
+			for _, g := range gaps {
+				var restO, restN []int
+				for _, i := range g.olds {
+					if !usedOld[i] {
+						restO = append(restO, i)
+					}
+				}
+				for _, j := range g.news {
+					if from[j] == unset {
+						restN = append(restN, j)
+					}
+				}
+				if len(restO) == 0 || len(restN) == 0 {
+					continue
+				}
+				ov := make([]*pyyaml.Value, len(restO))
+				for k, i := range restO {
+					ov[k] = mid[i].b.val
+				}
+				nv := make([]*pyyaml.Value, len(restN))
+				for k, j := range restN {
+					nv[k] = news[j].b.val
+				}
+				for _, pr := range changelog.PairEdits(ov, nv) {
+					i, j := restO[pr[0]], restN[pr[1]]
+					from[j], usedOld[i], edited[j] = i, true, true
+				}
+			}
+		}
+		for j, it := range news {
+			b := it.b
+			switch i := from[j]; {
+			case i != unset && edited[j]:
+				in := mid[i]
+				in.lin.Events = append(in.lin.Events, h.event(EvEdited, v.Seq, b))
+				next = append(next, inst{in.lin, b})
+			case i != unset:
+				in := mid[i]
+				if a, c := in.b.info(), b.info(); a.prLink != c.prLink {
+					e := h.event(EvPRLink, v.Seq, b)
+					e.From = a.prLink
+					in.lin.Events = append(in.lin.Events, e)
+				}
+				next = append(next, inst{in.lin, b})
+			default:
+				id := b.info().identity
+				if ds := dead[id]; len(ds) > 0 {
+					lin := ds[len(ds)-1]
+					dead[id] = ds[:len(ds)-1]
+					lin.Events = append(lin.Events, h.event(EvReadded, v.Seq, b))
+					next = append(next, inst{lin, b})
+					continue
+				}
+				lin := &Lineage{ID: len(h.Lineages) + 1}
+				h.Lineages = append(h.Lineages, lin)
+				ev := h.event(EvIntroduced, v.Seq, b)
+				if iv, ok := writtenIn(invalid, b.info()); ok {
+					ev.Seq, ev.Unloadable = iv.Seq, true
+				}
+				lin.Events = append(lin.Events, ev)
+				next = append(next, inst{lin, b})
+			}
+		}
+		var removed []inst
+		for i, in := range mid {
+			if !usedOld[i] {
+				removed = append(removed, in)
+			}
+		}
+		next = append(next, live[len(live)-q:]...)
+		if len(removed) > 0 {
+			kind := EvRemoved
+			if ci, err := h.CommitAt(v.Seq); err != nil {
+				return err
+			} else if isRevert(ci.Subject) {
+				kind = EvReverted
+			}
+			for _, in := range removed {
+				in.lin.Events = append(in.lin.Events, h.event(kind, v.Seq, in.b))
+				id := in.b.info().identity
+				dead[id] = append(dead[id], in.lin)
+			}
+		}
+		live = next
+	}
+	return nil
+}
+
+// EntryAt is one entry of the changelog at a revision with its lineage.
+type EntryAt struct {
+	Index int // 1-based position in the file
+	Line  int
+	Lin   *Lineage
+	val   *pyyaml.Value
+	info  *entryInfo
+}
+
+// Keys returns the entry's config-keys.
+func (e *EntryAt) Keys() []string { return e.info.keys }
+
+// PRLink returns the entry's pr-link.
+func (e *EntryAt) PRLink() string { return e.info.prLink }
+
+// Description returns the entry's description bullets.
+func (e *EntryAt) Description() []string { return e.info.description }
+
+// Value returns the entry as loaded.
+func (e *EntryAt) Value() *pyyaml.Value { return e.val }
+
+// EntriesAt lists the entries of the changelog at seq (the newest version
+// that loads, at or before seq) and attaches each to its lineage: live
+// lineages with the entry's identity, oldest first, in file order.
+func (h *History) EntriesAt(seq int) []*EntryAt {
+	var v *clVersion
+	for i := range h.clVersions {
+		if h.clVersions[i].Seq > seq {
+			break
+		}
+		if !h.clVersions[i].Invalid {
+			v = &h.clVersions[i]
+		}
+	}
+	if v == nil || v.Blob.IsZero() {
+		return nil
+	}
+	byID := map[string][]*Lineage{}
+	for _, l := range h.Lineages {
+		if e, ok := l.Last(seq); ok && e.Kind != EvRemoved && e.Kind != EvReverted {
+			byID[e.Identity] = append(byID[e.Identity], l)
+		}
+	}
+	out := make([]*EntryAt, len(v.items))
+	for i, it := range v.items {
+		in := it.b.info()
+		e := &EntryAt{Index: i + 1, Line: it.line, val: it.b.val, info: in}
+		if ls := byID[in.identity]; len(ls) > 0 {
+			e.Lin = ls[0]
+			byID[in.identity] = ls[1:]
+		}
+		out[i] = e
+	}
+	return out
+}
+
+// Introduction returns the event that brought the entry's current content
+// at seq: its newest introduced, re-added or edited event, looking through
+// edits made by ignored commits.
+func (h *History) Introduction(l *Lineage, seq int) (Event, bool) {
+	var out Event
+	found := false
+	for _, e := range l.Events {
+		if e.Seq > seq {
+			break
+		}
+		switch e.Kind {
+		case EvIntroduced, EvReadded:
+			out, found = e, true
+		case EvEdited:
+			if !h.ignore[e.Seq] || !found {
+				out, found = e, true
+			}
+		}
+	}
+	return out, found
+}
+
+// KeysIn reports whether an entry's config-keys name key, with '*' globs.
+func KeysIn(keys []string, key string) bool {
+	return slices.ContainsFunc(keys, func(k string) bool {
+		if !strings.Contains(k, "*") {
+			return k == key
+		}
+		return globMatch(k, key)
+	})
+}
