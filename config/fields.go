@@ -184,7 +184,7 @@ type RecipeDiff struct {
 func (d *RecipeDiff) OldPath(p string) string {
 	best := ""
 	for k := range d.Moves {
-		if len(k) > len(best) && hasPathPrefix(p, k) {
+		if len(k) > len(best) && HasPathPrefix(p, k) {
 			best = k
 		}
 	}
@@ -198,7 +198,7 @@ func (d *RecipeDiff) OldPath(p string) string {
 func (d *RecipeDiff) NewPath(p string) string {
 	best, bestNew := "", ""
 	for k, old := range d.Moves {
-		if len(old) > len(best) && hasPathPrefix(p, old) {
+		if len(old) > len(best) && HasPathPrefix(p, old) {
 			best, bestNew = old, k
 		}
 	}
@@ -208,8 +208,9 @@ func (d *RecipeDiff) NewPath(p string) string {
 	return bestNew + p[len(best):]
 }
 
-// hasPathPrefix reports whether prefix is p or an ancestor path of p.
-func hasPathPrefix(p, prefix string) bool {
+// HasPathPrefix reports whether prefix is p or an ancestor path of p
+// ("" is the root, everything's ancestor).
+func HasPathPrefix(p, prefix string) bool {
 	if prefix == "" {
 		return true
 	}
@@ -452,7 +453,7 @@ func (d *differ) pairMoves() {
 	usedR, usedA := map[string]bool{}, map[string]bool{}
 	overlaps := func(used map[string]bool, p string) bool {
 		for u := range used {
-			if hasPathPrefix(p, u) || hasPathPrefix(u, p) {
+			if HasPathPrefix(p, u) || HasPathPrefix(u, p) {
 				return true
 			}
 		}
@@ -506,7 +507,7 @@ func (d *differ) remainder(v *pyyaml.Value, path string, paired []string, remove
 		if p == path {
 			return
 		}
-		if hasPathPrefix(p, path) {
+		if HasPathPrefix(p, path) {
 			inside = true
 		}
 	}

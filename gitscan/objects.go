@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
@@ -33,6 +34,9 @@ import (
 type objects struct {
 	dir      string // the objects directory; "" when in memory
 	fallback storer.EncodedObjectStorer
+	// fbMu serialises go-git's storage, which is not safe for concurrent
+	// use, between the objects values of one Repo
+	fbMu *sync.Mutex
 
 	loaded bool
 	packs  []*pack
@@ -58,16 +62,16 @@ type pack struct {
 }
 
 // cacheBudget bounds the bytes of decoded objects kept for delta bases.
-const cacheBudget = 8 << 20
+const cacheBudget = 4 << 20
 
-func newObjects(dir string, fallback storer.EncodedObjectStorer) *objects {
-	o := &objects{dir: dir, fallback: fallback}
+func newObjects(dir string, fallback storer.EncodedObjectStorer, mu *sync.Mutex) *objects {
+	o := &objects{dir: dir, fallback: fallback, fbMu: mu}
 	o.cache = newLRU(cacheBudget, o.recycle)
 	return o
 }
 
 // maxFree bounds the recycled buffers kept.
-const maxFree = 16
+const maxFree = 4
 
 func (o *objects) recycle(b []byte) {
 	if len(o.free) < maxFree {
@@ -173,6 +177,8 @@ func (o *objects) readObject(h plumbing.Hash, keep bool) (plumbing.ObjectType, [
 }
 
 func (o *objects) readFallback(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	o.fbMu.Lock()
+	defer o.fbMu.Unlock()
 	obj, err := o.fallback.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
 		return plumbing.InvalidObject, nil, err

@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5"
@@ -59,8 +60,11 @@ type Repo struct {
 	gitDir   string
 	closer   io.Closer
 	graph    bool
-	// obj reads objects from the pack files directly (see objects).
-	obj *objects
+	// obj reads objects from the pack files directly (see objects);
+	// blobs is a second reader for ScanBlobs, so that a blob pass can run
+	// beside a walk (each reader is used by one goroutine at a time).
+	obj, blobs *objects
+	fbMu       sync.Mutex
 }
 
 // OpenOptions configures Open.
@@ -111,8 +115,10 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 		}
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
-	out := &Repo{repo: r, worktree: wt, gitDir: gitDir, closer: st,
-		obj: newObjects(filepath.Join(commonDir(gitDir), "objects"), st)}
+	out := &Repo{repo: r, worktree: wt, gitDir: gitDir, closer: st}
+	objDir := filepath.Join(commonDir(gitDir), "objects")
+	out.obj = newObjects(objDir, st, &out.fbMu)
+	out.blobs = newObjects(objDir, st, &out.fbMu)
 	out.idx = commitgraph.NewObjectCommitNodeIndex(st)
 	if !opts.NoCommitGraph {
 		if g, err := cgfmt.OpenChainOrFileIndex(repoFS); err == nil {
@@ -126,7 +132,10 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 // FromRepository wraps an already opened go-git repository (for example an
 // in-memory one in tests).
 func FromRepository(r *git.Repository) *Repo {
-	return &Repo{repo: r, idx: commitgraph.NewObjectCommitNodeIndex(r.Storer), obj: newObjects("", r.Storer)}
+	out := &Repo{repo: r, idx: commitgraph.NewObjectCommitNodeIndex(r.Storer)}
+	out.obj = newObjects("", r.Storer, &out.fbMu)
+	out.blobs = newObjects("", r.Storer, &out.fbMu)
+	return out
 }
 
 // commonDir returns the directory holding the objects of gitDir: the
@@ -145,6 +154,7 @@ func commonDir(gitDir string) string {
 // Close releases file descriptors held by the repository.
 func (r *Repo) Close() error {
 	r.obj.close()
+	r.blobs.close()
 	if r.closer != nil {
 		return r.closer.Close()
 	}
@@ -389,14 +399,35 @@ func (r *Repo) ReadBlob(h plumbing.Hash) ([]byte, error) {
 // reused), which keeps a pass over hundreds of versions of a large file
 // from allocating them all. Pass versions newest first: packs store older
 // versions as deltas of newer ones.
+//
+// ScanBlobs has its own object reader: one goroutine may run it while
+// another walks history (Track, FirstParent); two concurrent ScanBlobs
+// calls are not allowed.
 func (r *Repo) ScanBlobs(ctx context.Context, hashes []plumbing.Hash, fn func(h plumbing.Hash, data []byte) error) error {
-	for i, h := range hashes {
+	return r.ScanBlobsFrom(ctx, func() (plumbing.Hash, bool) {
+		if len(hashes) == 0 {
+			return plumbing.ZeroHash, false
+		}
+		h := hashes[0]
+		hashes = hashes[1:]
+		return h, true
+	}, fn)
+}
+
+// ScanBlobsFrom is ScanBlobs over the hashes next returns until it
+// returns false (for example from a channel fed by a concurrent walk).
+func (r *Repo) ScanBlobsFrom(ctx context.Context, next func() (plumbing.Hash, bool), fn func(h plumbing.Hash, data []byte) error) error {
+	for i := 0; ; i++ {
 		if i&15 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
 		}
-		t, data, err := r.obj.readTransient(h)
+		h, ok := next()
+		if !ok {
+			return nil
+		}
+		t, data, err := r.blobs.readTransient(h)
 		if err == nil && t != plumbing.BlobObject {
 			err = fmt.Errorf("not a blob but a %s", t)
 		}
@@ -407,7 +438,6 @@ func (r *Repo) ScanBlobs(ctx context.Context, hashes []plumbing.Hash, fn func(h 
 			return err
 		}
 	}
-	return nil
 }
 
 // ReadFile returns the content of path at commit, or an error wrapping

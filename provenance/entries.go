@@ -331,7 +331,7 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 	out := make([]*EntryAt, len(v.items))
 	for i, it := range v.items {
 		in := it.b.info()
-		e := &EntryAt{Index: i + 1, Line: it.line, val: it.b.val, info: in}
+		e := &EntryAt{Index: i + 1, Line: int(it.line), val: it.b.val, info: in}
 		if ls := byID[in.identity]; len(ls) > 0 {
 			e.Lin = ls[0]
 			byID[in.identity] = ls[1:]

@@ -38,6 +38,12 @@ type Options struct {
 	// none (for example from the GitHub API); it is asked only about
 	// commits that carry an event.
 	PRs PRResolver
+	// Keys, with Recipes and without Changelog, builds the history of
+	// these recipe keys only: the walk follows the master config files
+	// holding them at Head and stops once every key (and the keys it was
+	// renamed from) has been traced to its creation. Renames across master
+	// files are not followed in this mode.
+	Keys []string
 }
 
 // PRResolver finds the pull request of a commit whose subject has no
@@ -105,11 +111,16 @@ type History struct {
 	// recipes
 	cfgVersions []cfgVersion // oldest first
 	Keys        map[string]*KeyHistory
+	headKeys    []string // all recipe keys at Head (Options.Keys builds)
 
 	ignore map[int]bool // seqs of ignored commits
 
 	prOnce sync.Once
 	prSeq  map[int]int // PR → seq of the commit that landed it
+
+	entryIdxOnce sync.Once
+	entryAt      map[int][]Event // seq → entry events (introduced, edited, re-added)
+	entrySeqList []int
 
 	mu   sync.Mutex
 	meta map[plumbing.Hash]*CommitInfo
@@ -184,8 +195,15 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	h := &History{Head: o.Head, seq: map[plumbing.Hash]int{}, Keys: map[string]*KeyHistory{},
 		ChangelogPath: s.ChangelogPath(), meta: map[plumbing.Hash]*CommitInfo{}, settings: s}
 	h.load = func(c plumbing.Hash) (*CommitInfo, error) { return commitInfo(ctx, r, c, o.PRs) }
+	if len(o.Keys) > 0 && o.Recipes && !o.Changelog {
+		return h, h.buildKeys(ctx, r, o)
+	}
 
-	// 1. one first-parent walk: the blob of every tracked path per commit
+	// 1. one first-parent walk, newest first: the blob of every tracked
+	// path per commit. Each blob not seen before is handed at once to
+	// step 2, which reads and splits it on another goroutine (versions of
+	// a file are deltas of the next newer one, so newest first is also
+	// the cheap order to read them in).
 	paths := []string{h.ChangelogPath}
 	layouts := s.MasterCandidates()
 	for _, l := range layouts {
@@ -195,21 +213,103 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		hash  plumbing.Hash
 		blobs []plumbing.Hash
 	}
+	type want struct {
+		blob plumbing.Hash
+		kind fileKind
+	}
 	var steps []step // newest first
 	prog := func(stage string, done, total int) {
 		if o.Progress != nil {
 			o.Progress(Progress{Stage: stage, Done: done, Total: total})
 		}
 	}
-	walk := gitscan.TrackOptions{WalkOptions: gitscan.WalkOptions{From: o.Head,
-		Progress: func(n int) { prog("walk", n, 0) }}, Paths: paths}
-	err := r.Track(ctx, walk, func(st gitscan.Step) error {
-		steps = append(steps, step{st.Hash, append([]plumbing.Hash(nil), st.Blobs...)})
+	reads := make(chan want, 1<<16)
+	walkErr := make(chan error, 1)
+	go func() {
+		defer close(reads)
+		seen := map[want]bool{}
+		need := func(b plumbing.Hash, k fileKind) {
+			if !b.IsZero() && !seen[want{b, k}] {
+				seen[want{b, k}] = true
+				reads <- want{b, k}
+			}
+		}
+		walk := gitscan.TrackOptions{WalkOptions: gitscan.WalkOptions{From: o.Head,
+			Progress: func(n int) { prog("walk", n, 0) }}, Paths: paths}
+		walkErr <- r.Track(ctx, walk, func(st gitscan.Step) error {
+			steps = append(steps, step{st.Hash, append([]plumbing.Hash(nil), st.Blobs...)})
+			if o.Changelog {
+				need(st.Blobs[0], listFile)
+			}
+			if o.Recipes {
+				for _, f := range selectLayout(layouts, st.Blobs[1:]) {
+					need(f.Blob, mapFile)
+				}
+			}
+			return nil
+		})
+	}()
+
+	// 2. read each distinct blob once and split it; new changelog entries
+	// are parsed on the other cores meanwhile
+	sp := newSplitter()
+	parse := make(chan *block, 1024)
+	var parsers sync.WaitGroup
+	for w := 1; w < runtime.GOMAXPROCS(0); w++ {
+		parsers.Add(1)
+		go func() {
+			defer parsers.Done()
+			for b := range parse {
+				b.load()
+			}
+		}()
+	}
+	sp.onNew = func(b *block) {
+		if b.kind == listFile {
+			select {
+			case parse <- b:
+			default: // parsers busy: loadAll takes it
+			}
+		}
+	}
+	type result struct {
+		items []placed
+		err   error
+	}
+	res := map[want]result{}
+	var kinds []fileKind // of the blob being read
+	done := 0
+	err := r.ScanBlobsFrom(ctx, func() (plumbing.Hash, bool) {
+		w, ok := <-reads
+		kinds = append(kinds[:0], w.kind)
+		return w.blob, ok
+	}, func(b plumbing.Hash, data []byte) error {
+		for _, k := range kinds {
+			items, err := sp.split(data, k)
+			if errors.Is(err, errNoSplit) {
+				items, err = wholeFile(data, k)
+			}
+			res[want{b, k}] = result{items, err}
+		}
+		done++
+		if done&31 == 0 {
+			prog("read", done, 0)
+		}
 		return nil
 	})
+	for range reads { // unblock the walk when reading stopped early
+	}
+	close(parse)
+	parsers.Wait()
+	if werr := <-walkErr; err == nil {
+		err = werr
+	}
 	if err != nil {
 		return nil, err
 	}
+	sp.loadAll(runtime.GOMAXPROCS(0), listFile) // recipes load on demand
+
+	// 3. the chain and the versions: where the tracked blobs change
 	n := len(steps)
 	h.Chain = make([]plumbing.Hash, n)
 	for i, st := range steps {
@@ -221,20 +321,6 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	for _, c := range o.IgnoreRevs {
 		if sq, ok := h.seq[c]; ok {
 			h.ignore[sq] = true
-		}
-	}
-
-	// 2. versions: where the tracked blobs change
-	type want struct {
-		blob plumbing.Hash
-		kind fileKind
-	}
-	var reads []want // newest first, distinct
-	seen := map[want]bool{}
-	need := func(b plumbing.Hash, k fileKind) {
-		if !b.IsZero() && !seen[want{b, k}] {
-			seen[want{b, k}] = true
-			reads = append(reads, want{b, k})
 		}
 	}
 	for i := n - 1; i >= 0; i-- { // oldest first
@@ -253,55 +339,6 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 			}
 		}
 	}
-	for i := len(h.clVersions) - 1; i >= 0; i-- {
-		need(h.clVersions[i].Blob, listFile)
-	}
-	for i := len(h.cfgVersions) - 1; i >= 0; i-- {
-		for _, f := range h.cfgVersions[i].Files {
-			need(f.Blob, mapFile)
-		}
-	}
-	// each file's versions newest first: packs store a version as a delta
-	// of the next newer one, which is then still in the object cache
-	var order []plumbing.Hash
-	queued := map[plumbing.Hash]bool{}
-	for _, w := range reads {
-		if !queued[w.blob] {
-			queued[w.blob] = true
-			order = append(order, w.blob)
-		}
-	}
-
-	// 3. read each distinct blob once, newest first, and split it
-	sp := newSplitter()
-	type result struct {
-		items []placed
-		err   error
-	}
-	res := map[want]result{}
-	kinds := map[plumbing.Hash][]fileKind{}
-	for _, w := range reads {
-		kinds[w.blob] = append(kinds[w.blob], w.kind)
-	}
-	done := 0
-	err = r.ScanBlobs(ctx, order, func(b plumbing.Hash, data []byte) error {
-		for _, k := range kinds[b] {
-			items, err := sp.split(data, k)
-			if errors.Is(err, errNoSplit) {
-				items, err = wholeFile(data, k)
-			}
-			res[want{b, k}] = result{items, err}
-		}
-		done++
-		if done&31 == 0 {
-			prog("read", done, len(order))
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	sp.loadAll(runtime.GOMAXPROCS(0))
 
 	// 4. versions → events
 	if o.Changelog {
@@ -335,7 +372,9 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 					continue
 				}
 				rr := res[want{f.Blob, mapFile}]
-				if msg := versionError(rr.err, rr.items); msg != "" {
+				// a recipe that does not load is judged per key (see
+				// KeyHistory.Events); a file that does not split is judged here
+				if msg := versionError(rr.err, nil); msg != "" {
 					v.Invalid = true
 					h.Notes = append(h.Notes, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: f.Path, Message: msg})
 					continue
@@ -360,7 +399,7 @@ func versionError(err error, items []placed) string {
 	}
 	for _, it := range items {
 		if it.b.err != nil {
-			return fmt.Sprintf("does not load: the item at line %d: %s", it.line, shiftLines(it.b.err.Error(), it.off))
+			return fmt.Sprintf("does not load: the item at line %d: %s", it.line, shiftLines(it.b.err.Error(), int(it.off)))
 		}
 	}
 	return ""

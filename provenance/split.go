@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/perflog/perflog/pyyaml"
@@ -31,8 +32,6 @@ type block struct {
 	err  error         // why the block alone does not load
 
 	// derived on first use
-	canonOnce sync.Once
-	canon     string
 	entryOnce sync.Once
 	entry     *entryInfo
 }
@@ -51,6 +50,8 @@ func (b *block) load() {
 			b.val = v.Items[0]
 		case v.Kind != pyyaml.Map || len(v.Pairs) != 1 || v.Pairs[0].Key.Kind != pyyaml.Str:
 			b.err = errors.New("not a single mapping key")
+		case b.key != "" && b.key != v.Pairs[0].Key.Str:
+			b.err = fmt.Errorf("the key %q reads as %q", b.key, v.Pairs[0].Key.Str)
 		default:
 			b.key, b.val = v.Pairs[0].Key.Str, v.Pairs[0].Value
 		}
@@ -60,14 +61,17 @@ func (b *block) load() {
 // placed is a block at a position of one version.
 type placed struct {
 	b    *block
-	line int // 1-based first line in that version
-	off  int // add to the lines of b.val's nodes for lines in that version
+	line int32 // 1-based first line in that version
+	off  int32 // add to the lines of b.val's nodes for lines in that version
 }
 
 // splitter cuts file versions into blocks at column 0 and memoises blocks
 // by text.
 type splitter struct {
 	memo map[string]*block
+	// onNew, when set, is told about every new block (to parse it on
+	// another core while reading goes on).
+	onNew func(*block)
 }
 
 func newSplitter() *splitter { return &splitter{memo: map[string]*block{}} }
@@ -89,7 +93,7 @@ func (s *splitter) split(data []byte, kind fileKind) ([]placed, error) {
 	lineNo := 0
 	closeBlock := func() {
 		if start >= 0 {
-			out = append(out, placed{s.intern(data[start:end], kind), startLine, startLine - 1})
+			out = append(out, placed{s.intern(data[start:end], kind), int32(startLine), int32(startLine - 1)})
 		}
 	}
 	for off := 0; off < len(data); {
@@ -127,18 +131,28 @@ func (s *splitter) split(data []byte, kind fileKind) ([]placed, error) {
 	return out, nil
 }
 
-// intern returns the block holding text, creating it on first sight.
+// intern returns the block holding text, creating it on first sight. A
+// recipe block's key is read off its first line ("key:"), so versions can
+// be compared key by key before (or without) parsing.
 func (s *splitter) intern(text []byte, kind fileKind) *block {
 	if b, ok := s.memo[string(text)]; ok && b.kind == kind {
 		return b
 	}
 	b := &block{text: string(text), kind: kind}
+	if kind == mapFile {
+		first, _, _ := strings.Cut(b.text, "\n")
+		k, _, _ := strings.Cut(first, ":")
+		b.key = strings.TrimSpace(k)
+	}
 	s.memo[b.text] = b
+	if s.onNew != nil {
+		s.onNew(b)
+	}
 	return b
 }
 
-// loadAll parses every block not parsed yet, on all cores.
-func (s *splitter) loadAll(workers int) {
+// loadAll parses every block of a kind not parsed yet, on all cores.
+func (s *splitter) loadAll(workers int, kind fileKind) {
 	ch := make(chan *block, 256)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
@@ -151,7 +165,9 @@ func (s *splitter) loadAll(workers int) {
 		}()
 	}
 	for _, b := range s.memo {
-		ch <- b
+		if b.kind == kind {
+			ch <- b
+		}
 	}
 	close(ch)
 	wg.Wait()
@@ -172,7 +188,7 @@ func wholeFile(data []byte, kind fileKind) ([]placed, error) {
 		for _, it := range v.Items {
 			b := &block{kind: kind, val: it}
 			b.once.Do(func() {})
-			out = append(out, placed{b, it.Line, 0})
+			out = append(out, placed{b, int32(it.Line), 0})
 		}
 	case kind == mapFile && v.Kind == pyyaml.Map:
 		for _, p := range v.Pairs {
@@ -181,7 +197,7 @@ func wholeFile(data []byte, kind fileKind) ([]placed, error) {
 			}
 			b := &block{kind: kind, key: p.Key.Str, val: p.Value}
 			b.once.Do(func() {})
-			out = append(out, placed{b, p.Key.Line, 0})
+			out = append(out, placed{b, int32(p.Key.Line), 0})
 		}
 	default:
 		return nil, fmt.Errorf("the root is a %s, not a %s", v.Kind, map[fileKind]string{listFile: "list", mapFile: "mapping"}[kind])

@@ -20,15 +20,15 @@ Exit status (every command):
 		SilenceUsage:  true,
 	}
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
-	root.AddCommand(newChangelogCmd(f))
+	root.AddCommand(newChangelogCmd(f), newProvenanceCmd(f))
 	return root
 }
 
 func newChangelogCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "changelog <command>",
-		Short: "Verify perf-changelog.yaml changes",
+		Short: "Verify and explain perf-changelog.yaml",
 	}
-	cmd.AddCommand(newVerifyCmd(f, nil), newRulesCmd(f))
+	cmd.AddCommand(newVerifyCmd(f, nil), newAuditCmd(f, nil), newRulesCmd(f))
 	return cmd
 }

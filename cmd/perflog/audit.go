@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perflog/perflog/provenance"
+)
+
+// AuditOptions are the parsed flags of `perflog changelog audit`.
+type AuditOptions struct {
+	Factory *Factory
+	HistoryFlags
+	Key string
+}
+
+func newAuditCmd(f *Factory, runF func(context.Context, *AuditOptions) error) *cobra.Command {
+	opts := &AuditOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Attribute every changelog entry to the PR that introduced it",
+		Long: `Audit attributes every entry of perf-changelog.yaml at --rev to the
+first-parent commit and PR that introduced its content, and judges its pr-link.
+
+An entry's identity is its config-keys, description and flags: a later pr-link
+correction, a re-indent or moving the entry does not change who introduced it;
+an in-place edit does (unless the editing commit is an ignored revision). Each
+entry's lifecycle is listed: introduced, pr-link-changed, edited, removed,
+reverted, re-added.
+
+Verdicts:
+  ok           the pr-link names the PR that introduced the entry
+  corrected    ok, after a later pr-link-only change fixed the link
+  relanded     re-added after a revert; links the PR of the earlier entry
+  edited       edited in place later; links the PR that wrote it before
+  backfilled   links a PR that predates the changelog
+  placeholder  no pull-request link (XXX, TBD, empty)
+  no-pr        the introducing commit names no PR: the link cannot be checked
+  mismatch     the link points at another PR (e.g. copied from another entry)
+
+A table on a terminal, tab-separated values otherwise, or --format json.`,
+		Example: `  $ perflog changelog audit
+  $ perflog changelog audit --key 'dsv4-*' --format json
+  $ perflog changelog audit --rev v1.2 --ignore-rev 3c301aac08`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !contains([]string{"", "table", "tsv", "json"}, opts.Format) {
+				return flagErrorf("invalid --format %q (want table, tsv or json)", opts.Format)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return auditRun(cmd.Context(), opts)
+		},
+	}
+	opts.addFlags(cmd.Flags(), "table, tsv or json (default: table on a terminal, else tsv)")
+	cmd.Flags().StringVar(&opts.Key, "key", "", "only entries whose config-keys match this `glob` ('*' wildcards)")
+	return cmd
+}
+
+// auditResult is the JSON document of --format json. Field names are a
+// public contract: add, never rename.
+type auditResult struct {
+	Rev     string                     `json:"rev"`
+	File    string                     `json:"file"`
+	Entries []provenance.AuditEntry    `json:"entries"`
+	Summary map[provenance.Verdict]int `json:"summary"`
+	Notes   []noteJSON                 `json:"notes"`
+}
+
+type noteJSON struct {
+	Commit  string `json:"commit"`
+	File    string `json:"file"`
+	Message string `json:"message"`
+}
+
+func notesJSON(ns []provenance.Note) []noteJSON {
+	out := []noteJSON{}
+	for _, n := range ns {
+		out = append(out, noteJSON{Commit: n.Commit.String(), File: n.Path, Message: n.Message})
+	}
+	return out
+}
+
+func auditRun(ctx context.Context, opts *AuditOptions) error {
+	hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, true, false)
+	if err != nil {
+		return err
+	}
+	defer hs.close()
+	rep, err := hs.h.Audit(provenance.AuditOptions{Rev: hs.rev, Key: opts.Key})
+	if err != nil {
+		return err
+	}
+	out := opts.Factory.IO.Out
+	if opts.Format == "json" {
+		res := auditResult{Rev: rep.Rev.String(), File: rep.Path, Entries: rep.Entries, Summary: rep.Summary, Notes: notesJSON(rep.Notes)}
+		if res.Entries == nil {
+			res.Entries = []provenance.AuditEntry{}
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	header := []string{"ENTRY", "LINE", "CONFIG-KEYS", "LINK", "INTRODUCED", "PR", "DATE", "VERDICT", "WHY"}
+	rows := make([][]string, 0, len(rep.Entries))
+	for _, e := range rep.Entries {
+		intro, pr, date := "-", "-", "-"
+		if e.Introduced != nil {
+			intro, pr, date = shortSHA(e.Introduced.Commit), prText(e.Introduced.PR), dateText(e.Introduced.Date)
+		}
+		keys := strings.Join(e.ConfigKeys, ",")
+		if opts.Format != "tsv" && len(keys) > 48 {
+			keys = keys[:45] + "..."
+		}
+		rows = append(rows, []string{fmt.Sprint(e.Index), fmt.Sprint(e.Line), keys, prText(e.PRLinkPR),
+			intro, pr, date, string(e.Verdict), e.Reason})
+	}
+	if err := printTable(opts.Factory, opts.Format, header, rows); err != nil {
+		return err
+	}
+	errOut := opts.Factory.IO.ErrOut
+	var parts []string
+	for _, v := range provenance.Verdicts {
+		if n := rep.Summary[v]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, v))
+		}
+	}
+	fmt.Fprintf(errOut, "%d entries at %s: %s\n", len(rep.Entries), shortHash(rep.Rev), strings.Join(parts, ", "))
+	for _, n := range rep.Notes {
+		fmt.Fprintf(errOut, "note: %s at %s %s; the previous version stands for it\n", n.Path, shortHash(n.Commit), n.Message)
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/pflag"
+
+	"github.com/perflog/perflog/provenance"
+)
+
+// HistoryFlags are the flags every history command shares.
+type HistoryFlags struct {
+	Repo       string
+	Rev        string
+	Config     string
+	IgnoreRevs []string
+	Format     string
+}
+
+func (o *HistoryFlags) addFlags(fl *pflag.FlagSet, formats string) {
+	fl.StringVar(&o.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	fl.StringVar(&o.Rev, "rev", "HEAD", "the `revision` whose state is explained")
+	fl.StringVar(&o.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	fl.StringArrayVar(&o.IgnoreRevs, "ignore-rev", nil, "look through this mechanical `commit` (repeatable; adds to ignore-revs in the settings)")
+	fl.StringVar(&o.Format, "format", "", "output `format`: "+formats)
+}
+
+// history is an opened workspace with the history built up to a revision.
+type history struct {
+	ws  *workspace
+	h   *provenance.History
+	rev plumbing.Hash
+}
+
+// loadHistory opens the repository and builds the history up to --rev.
+func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, recipes bool, keys ...string) (*history, error) {
+	ws, err := openWorkspace(f, o.Repo, o.Config)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := ws.repo.Resolve(o.Rev)
+	if err != nil {
+		ws.repo.Close()
+		return nil, fmt.Errorf("--rev: %w", err)
+	}
+	ignore, err := ignoreRevs(ws, rev, o.IgnoreRevs)
+	if err != nil {
+		ws.repo.Close()
+		return nil, err
+	}
+	stop := progress(f, "reading history")
+	h, err := provenance.Build(ctx, ws.repo, provenance.Options{Head: rev, Settings: ws.settings,
+		Changelog: changelog, Recipes: recipes, Keys: keys, IgnoreRevs: ignore, Progress: stop.update})
+	stop.done()
+	if err != nil {
+		ws.repo.Close()
+		return nil, err
+	}
+	return &history{ws: ws, h: h, rev: rev}, nil
+}
+
+func (hs *history) close() { hs.ws.repo.Close() }
+
+// ignoreRevs resolves the ignore-revs of the settings, of the settings'
+// ignore-revs-file (read at rev) and of --ignore-rev.
+func ignoreRevs(ws *workspace, rev plumbing.Hash, flags []string) ([]plumbing.Hash, error) {
+	var revs []string
+	if ws.settings != nil {
+		revs = append(revs, ws.settings.IgnoreRevs...)
+		if p := ws.settings.IgnoreRevsFile; p != "" {
+			data, err := ws.repo.ReadFile(rev, p)
+			if err != nil {
+				return nil, fmt.Errorf("ignore-revs-file: %w", err)
+			}
+			sc := bufio.NewScanner(bytes.NewReader(data))
+			for sc.Scan() {
+				l, _, _ := strings.Cut(sc.Text(), "#")
+				if l = strings.TrimSpace(l); l != "" {
+					revs = append(revs, l)
+				}
+			}
+		}
+	}
+	revs = append(revs, flags...)
+	out := make([]plumbing.Hash, 0, len(revs))
+	for _, r := range revs {
+		h, err := ws.repo.Resolve(r)
+		if err != nil {
+			return nil, fmt.Errorf("ignore-rev: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, nil
+}
+
+// progressLine shows a build's progress on a terminal's stderr.
+type progressLine struct {
+	f     *Factory
+	label string
+	start time.Time
+	shown bool
+	last  time.Time
+}
+
+func progress(f *Factory, label string) *progressLine {
+	return &progressLine{f: f, label: label, start: time.Now()}
+}
+
+func (p *progressLine) update(pr provenance.Progress) {
+	if !p.f.IO.IsStderrTTY() || time.Since(p.start) < 300*time.Millisecond || time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last, p.shown = time.Now(), true
+	what := fmt.Sprintf("%d commits", pr.Done)
+	if pr.Stage == "read" {
+		what = fmt.Sprintf("%d/%d file versions", pr.Done, pr.Total)
+	}
+	fmt.Fprintf(p.f.IO.ErrOut, "\r\x1b[K%s: %s", p.label, what)
+}
+
+func (p *progressLine) done() {
+	if p.shown {
+		fmt.Fprint(p.f.IO.ErrOut, "\r\x1b[K")
+	}
+}
+
+// printTable writes rows as a table on a terminal (or with --format
+// table) and as tab-separated values otherwise (or with --format tsv).
+func printTable(f *Factory, format string, header []string, rows [][]string) error {
+	if format == "tsv" || (format == "" && !f.IO.IsStdoutTTY()) {
+		w := bufio.NewWriter(f.IO.Out)
+		fmt.Fprintln(w, strings.Join(header, "\t"))
+		for _, r := range rows {
+			for i, c := range r {
+				r[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+			}
+			fmt.Fprintln(w, strings.Join(r, "\t"))
+		}
+		return w.Flush()
+	}
+	t := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAutoWrap(tw.WrapNone))
+	t.Header(header)
+	if err := t.Bulk(rows); err != nil {
+		return err
+	}
+	return t.Render()
+}
+
+func shortSHA(s string) string {
+	if len(s) > 10 {
+		return s[:10]
+	}
+	return s
+}
+
+func prText(pr *int) string {
+	if pr == nil {
+		return "-"
+	}
+	return fmt.Sprintf("#%d", *pr)
+}
+
+func dateText(t time.Time) string { return t.Format("2006-01-02") }

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perflog/perflog/provenance"
+)
+
+func newProvenanceCmd(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "provenance <command>",
+		Short: "Explain where each recipe field came from",
+		Long: `Field-level history of the recipes in the master configs, attributed to
+first-parent commits and their PRs. Fields are compared by path and value, not
+by line: reformatting, reordering list items, moving the configs between
+directories and renaming a key do not steal attribution.`,
+	}
+	cmd.AddCommand(newBlameCmd(f, nil), newLogCmd(f, nil), newProvDiffCmd(f, nil))
+	return cmd
+}
+
+// BlameOptions are the parsed flags of `perflog provenance blame`.
+type BlameOptions struct {
+	Factory *Factory
+	HistoryFlags
+	Key string
+}
+
+func newBlameCmd(f *Factory, runF func(context.Context, *BlameOptions) error) *cobra.Command {
+	opts := &BlameOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "blame <config-key>",
+		Short: "Show since which commit each field of a recipe has held its value",
+		Long: `Blame lists every leaf field of a recipe (image, model, runner,
+scenarios.fixed-seq-len[0].search-space[1].conc-list, ...) with its value at
+--rev and the first-parent commit and PR since which it has held that value.
+
+A key that was renamed (a key disappeared while one with a near-identical
+recipe appeared in the same commit) is followed to its old name; the renames
+are listed. A table on a terminal, tab-separated values otherwise, or
+--format json. An unknown key exits 2 with the nearest keys.`,
+		Example: `  $ perflog provenance blame dsr1-fp4-mi355x-sglang
+  $ perflog provenance blame dsv4-fp4-b200-vllm-agentic-mtp --format json | jq '.fields[] | select(.path=="image")'`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Key = args[0]
+			if !contains([]string{"", "table", "tsv", "json"}, opts.Format) {
+				return flagErrorf("invalid --format %q (want table, tsv or json)", opts.Format)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return blameRun(cmd.Context(), opts)
+		},
+	}
+	opts.addFlags(cmd.Flags(), "table, tsv or json (default: table on a terminal, else tsv)")
+	return cmd
+}
+
+func blameRun(ctx context.Context, opts *BlameOptions) error {
+	hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, false, true, opts.Key)
+	if err != nil {
+		return err
+	}
+	defer hs.close()
+	rep, err := hs.h.Blame(opts.Key, hs.rev)
+	if err != nil {
+		return err
+	}
+	if opts.Format == "json" {
+		return writeJSON(opts.Factory.IO.Out, rep)
+	}
+	header := []string{"FIELD", "VALUE", "COMMIT", "PR", "DATE", "EVENT", "SUBJECT"}
+	rows := make([][]string, 0, len(rep.Fields))
+	for _, fl := range rep.Fields {
+		ev := string(fl.Event)
+		if fl.Key != "" {
+			ev += " (as " + fl.Key + ")"
+		}
+		rows = append(rows, []string{fl.Path, clip(fl.Value, 60, opts.Format), shortSHA(fl.Commit), prText(fl.PR),
+			dateText(fl.Date), ev, clip(fl.Subject, 60, opts.Format)})
+	}
+	if err := printTable(opts.Factory, opts.Format, header, rows); err != nil {
+		return err
+	}
+	errOut := opts.Factory.IO.ErrOut
+	fmt.Fprintf(errOut, "%s in %s at %s\n", rep.Key, rep.File, shortSHA(rep.Rev))
+	for _, r := range rep.Renames {
+		fmt.Fprintf(errOut, "renamed from %s to %s by %s %s\n", r.From, r.To, shortSHA(r.Commit), prText(r.PR))
+	}
+	return nil
+}
+
+// clip shortens a cell for a terminal table (never TSV).
+func clip(s string, n int, format string) string {
+	if format == "tsv" || len(s) <= n {
+		return s
+	}
+	return s[:n-3] + "..."
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// LogOptions are the parsed flags of `perflog provenance log`.
+type LogOptions struct {
+	Factory *Factory
+	HistoryFlags
+	Key          string
+	Since, Until string
+	Path         string
+}
+
+func newLogCmd(f *Factory, runF func(context.Context, *LogOptions) error) *cobra.Command {
+	opts := &LogOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "log <config-key>",
+		Short: "Show a recipe's field-level change history",
+		Long: `Log lists, newest first, every first-parent commit that created, changed,
+renamed or deleted a recipe, with its field changes (path: old -> new) and the
+changelog entries the commit added or edited that name the key. A commit that
+changed the recipe without such an entry is marked "no changelog entry"; a
+commit whose entries name the key while the recipe did not change is listed as
+"changelog only".`,
+		Example: `  $ perflog provenance log dsr1-fp4-mi355x-sglang --path image
+  $ perflog provenance log dsv4-fp4-b200-vllm-agentic-mtp --since 2026-07-01 --format json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Key = args[0]
+			if !contains([]string{"", "text", "json"}, opts.Format) {
+				return flagErrorf("invalid --format %q (want text or json)", opts.Format)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return logRun(cmd.Context(), opts)
+		},
+	}
+	opts.addFlags(cmd.Flags(), "text or json")
+	cmd.Flags().StringVar(&opts.Since, "since", "", "only commits on or after this `date` (YYYY-MM-DD or RFC 3339)")
+	cmd.Flags().StringVar(&opts.Until, "until", "", "only commits on or before this `date`")
+	cmd.Flags().StringVar(&opts.Path, "path", "", "only changes of this `field` (or below it; '*' wildcards)")
+	return cmd
+}
+
+func parseDate(flag, s string, endOfDay bool) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return time.Time{}, flagErrorf("invalid --%s %q (want YYYY-MM-DD or RFC 3339)", flag, s)
+	}
+	if endOfDay {
+		t = t.Add(24*time.Hour - time.Nanosecond)
+	}
+	return t, nil
+}
+
+func logRun(ctx context.Context, opts *LogOptions) error {
+	since, err := parseDate("since", opts.Since, false)
+	if err != nil {
+		return err
+	}
+	until, err := parseDate("until", opts.Until, true)
+	if err != nil {
+		return err
+	}
+	hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, true, true)
+	if err != nil {
+		return err
+	}
+	defer hs.close()
+	items, err := hs.h.Log(opts.Key, provenance.LogOptions{Rev: hs.rev, Since: since, Until: until, Path: opts.Path})
+	if err != nil {
+		return err
+	}
+	if opts.Format == "json" {
+		if items == nil {
+			items = []provenance.LogItem{}
+		}
+		return writeJSON(opts.Factory.IO.Out, map[string]any{"key": opts.Key, "rev": hs.rev.String(), "items": items})
+	}
+	writeLog(opts.Factory.IO.Out, items, opts.Factory.IO.ColorEnabled())
+	return nil
+}
+
+// writeLog prints log items like git log: a header line per commit, then
+// the field changes and the changelog entries.
+func writeLog(w io.Writer, items []provenance.LogItem, color bool) {
+	paint := func(code, s string) string {
+		if !color {
+			return s
+		}
+		return code + s + ansiReset
+	}
+	for i, it := range items {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		what := string(it.Kind)
+		switch it.Kind {
+		case provenance.EvRenamed:
+			what = "renamed from " + it.From
+		case provenance.EvChangelog:
+			what = "changelog only"
+		}
+		fmt.Fprintf(w, "%s %s %s %s  %s\n", paint(ansiYellow, shortSHA(it.Commit)), prText(it.PR), dateText(it.Date), paint(ansiBold, what), it.Subject)
+		for _, c := range it.Changes {
+			p := c.Path
+			if p == "" {
+				p = "(recipe)"
+			}
+			switch c.Kind {
+			case "added":
+				fmt.Fprintf(w, "    %s: + %s\n", p, c.New)
+			case "removed":
+				fmt.Fprintf(w, "    %s: - %s\n", p, c.Old)
+			default:
+				fmt.Fprintf(w, "    %s: %s -> %s\n", p, c.Old, c.New)
+			}
+			if c.OldPath != "" {
+				fmt.Fprintf(w, "      (was %s)\n", c.OldPath)
+			}
+		}
+		for _, e := range it.Entries {
+			fmt.Fprintf(w, "    changelog %s: %s\n", e.Event, strings.Join(e.ConfigKeys, ", "))
+			for _, d := range e.Description {
+				fmt.Fprintf(w, "      - %s\n", d)
+			}
+		}
+		if it.MissingEntry {
+			fmt.Fprintf(w, "    %s\n", paint(ansiRed, "no changelog entry in this commit names the key"))
+		}
+	}
+}
+
+// ProvDiffOptions are the parsed flags of `perflog provenance diff`.
+type ProvDiffOptions struct {
+	Factory    *Factory
+	Repo       string
+	Config     string
+	IgnoreRevs []string
+	Format     string
+	Key, A, B  string
+}
+
+func newProvDiffCmd(f *Factory, runF func(context.Context, *ProvDiffOptions) error) *cobra.Command {
+	opts := &ProvDiffOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "diff <config-key> <rev-a> <rev-b>",
+		Short: "List what changed a recipe between two revisions (bisect assist)",
+		Long: `Diff lists, oldest first, every field change of a recipe and every changelog
+entry naming it in rev-a..rev-b (first-parent history of rev-b, rev-a
+excluded), with PRs, then the net difference: the short list to read before
+re-running a GPU benchmark to find a regression. When rev-a is not a
+first-parent ancestor of rev-b their merge-base is used.`,
+		Example: `  $ perflog provenance diff dsr1-fp4-mi355x-sglang v1.0 main`,
+		Args:    cobra.ExactArgs(3),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Key, opts.A, opts.B = args[0], args[1], args[2]
+			if !contains([]string{"", "text", "json"}, opts.Format) {
+				return flagErrorf("invalid --format %q (want text or json)", opts.Format)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return provDiffRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	fl.StringArrayVar(&opts.IgnoreRevs, "ignore-rev", nil, "look through this mechanical `commit` (repeatable)")
+	fl.StringVar(&opts.Format, "format", "", "output `format`: text or json")
+	return cmd
+}
+
+func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
+	hf := &HistoryFlags{Repo: opts.Repo, Rev: opts.B, Config: opts.Config, IgnoreRevs: opts.IgnoreRevs}
+	hs, err := loadHistory(ctx, opts.Factory, hf, true, true)
+	if err != nil {
+		return err
+	}
+	defer hs.close()
+	a, err := hs.ws.repo.Resolve(opts.A)
+	if err != nil {
+		return fmt.Errorf("rev-a: %w", err)
+	}
+	note := ""
+	if _, ok := hs.h.SeqOf(a); !ok {
+		mb, err := hs.ws.repo.MergeBase(a, hs.rev)
+		if err != nil {
+			return fmt.Errorf("%s has no common history with %s: %w", opts.A, opts.B, err)
+		}
+		if _, ok := hs.h.SeqOf(mb); !ok {
+			return fmt.Errorf("%s: %w of %s", opts.A, provenance.ErrNotOnChain, opts.B)
+		}
+		note = fmt.Sprintf("%s is not a first-parent ancestor of %s; using their merge-base %s", opts.A, opts.B, shortHash(mb))
+		a = mb
+	}
+	rep, err := hs.h.KeyDiff(opts.Key, a, hs.rev)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(opts.Factory.IO.ErrOut, "note: "+note)
+	}
+	out := opts.Factory.IO.Out
+	if opts.Format == "json" {
+		return writeJSON(out, rep)
+	}
+	fmt.Fprintf(out, "%s: %d commit%s in %s..%s\n\n", rep.Key, len(rep.Items), plural(len(rep.Items)), shortSHA(rep.From), shortSHA(rep.To))
+	writeLog(out, rep.Items, opts.Factory.IO.ColorEnabled())
+	fmt.Fprintf(out, "\nnet change %s..%s:\n", shortSHA(rep.From), shortSHA(rep.To))
+	if len(rep.Net) == 0 {
+		fmt.Fprintln(out, "    (none)")
+	}
+	for _, c := range rep.Net {
+		switch c.Kind {
+		case "added":
+			fmt.Fprintf(out, "    %s: + %s\n", orRecipe(c.Path), c.New)
+		case "removed":
+			fmt.Fprintf(out, "    %s: - %s\n", orRecipe(c.Path), c.Old)
+		default:
+			fmt.Fprintf(out, "    %s: %s -> %s\n", c.Path, c.Old, c.New)
+		}
+	}
+	return nil
+}
+
+func orRecipe(p string) string {
+	if p == "" {
+		return "(recipe)"
+	}
+	return p
+}

@@ -1,0 +1,314 @@
+package provenance
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/config"
+)
+
+// BlameField is one leaf of a recipe with the commit since which it has
+// held its value. JSON field names are a public contract.
+type BlameField struct {
+	Path  string `json:"path"`
+	Value string `json:"value"`
+	Line  int    `json:"line"`
+	CommitRef
+	// Event is what that commit did to the field: created (with the
+	// recipe), changed, or renamed (the recipe got its current key).
+	Event EventKind `json:"event"`
+	// Key is the recipe's key at that commit when it differs (renames).
+	Key string `json:"key,omitempty"`
+}
+
+// Rename is a key rename on a recipe's history.
+type Rename struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	CommitRef
+}
+
+// BlameReport is the outcome of Blame.
+type BlameReport struct {
+	Key     string       `json:"key"`
+	File    string       `json:"file"`
+	Rev     string       `json:"rev"`
+	Fields  []BlameField `json:"fields"`
+	Renames []Rename     `json:"renames"`
+	Notes   []Note       `json:"-"`
+}
+
+// UnknownKeyError is returned for a key that does not exist at the
+// revision; it wraps ErrUnknownKey.
+type UnknownKeyError struct {
+	Key     string
+	Closest []string
+}
+
+func (e *UnknownKeyError) Error() string {
+	msg := fmt.Sprintf("config key %q does not exist at this revision", e.Key)
+	if len(e.Closest) > 0 {
+		msg += "; did you mean " + strings.Join(e.Closest, ", ") + "?"
+	}
+	return msg
+}
+
+func (e *UnknownKeyError) Unwrap() error { return ErrUnknownKey }
+
+func (h *History) seqOf(rev plumbing.Hash) (int, error) {
+	if rev.IsZero() {
+		rev = h.Head
+	}
+	seq, ok := h.seq[rev]
+	if !ok {
+		return 0, fmt.Errorf("%s: %w of %s", short(rev), ErrNotOnChain, short(h.Head))
+	}
+	return seq, nil
+}
+
+// keyTimeline returns the events of key at or before seq, newest first,
+// following renames back to the key's previous names.
+func (h *History) keyTimeline(key string, seq int) []*RecipeEvent {
+	var out []*RecipeEvent
+	k, limit := key, seq
+	for hops := 0; k != "" && hops < 64; hops++ {
+		kh := h.Keys[k]
+		next := ""
+		if kh != nil {
+			evs := kh.Events()
+			for i := len(evs) - 1; i >= 0; i-- {
+				e := evs[i]
+				if e.Seq > limit {
+					continue
+				}
+				out = append(out, e)
+				if e.Kind == EvCreated {
+					break
+				}
+				if e.Kind == EvRenamed && e.From != "" {
+					next, limit = e.From, e.Seq-1
+					break
+				}
+			}
+		}
+		k = next
+	}
+	return out
+}
+
+// Blame lists every leaf field of a recipe at a revision with the commit
+// since which it has held its value continuously. Fields are followed
+// through list re-orderings, moved subtrees and key renames (see
+// config.Diff and RecipeEvent); a change made by an ignored commit is
+// looked through: the field is then attributed to the commit that set
+// the value the ignored commit replaced.
+func (h *History) Blame(key string, rev plumbing.Hash) (*BlameReport, error) {
+	seq, err := h.seqOf(rev)
+	if err != nil {
+		return nil, err
+	}
+	v, file, _, ok := h.RecipeAt(key, seq)
+	if !ok {
+		return nil, &UnknownKeyError{Key: key, Closest: config.Closest(key, h.RecipeKeysAt(seq), 3)}
+	}
+	off := h.lineOffset(key, seq)
+	rep := &BlameReport{Key: key, File: file, Rev: h.Chain[seq].String(), Fields: []BlameField{}, Renames: []Rename{}}
+	type track struct {
+		cur  string // the field's path in the version being examined
+		done bool
+		ev   *RecipeEvent
+	}
+	fields := config.Flatten(v)
+	ts := make([]track, len(fields))
+	for i, f := range fields {
+		ts[i].cur = f.Path
+	}
+	open := len(fields)
+	tl := h.keyTimeline(key, seq)
+	seen := map[string]bool{}
+	for _, e := range tl {
+		if kh := h.Keys[e.Key]; kh != nil && !seen[e.Key] {
+			seen[e.Key] = true
+			for _, n := range kh.note {
+				if n.Seq <= seq {
+					n.Commit = h.Chain[n.Seq]
+					rep.Notes = append(rep.Notes, n)
+				}
+			}
+		}
+	}
+	for _, e := range tl {
+		if open == 0 {
+			break
+		}
+		if e.Kind == EvRenamed && e.From != "" {
+			ref, err := h.Ref(e.Seq)
+			if err != nil {
+				return nil, err
+			}
+			rep.Renames = append(rep.Renames, Rename{From: e.From, To: e.Key, CommitRef: *ref})
+		}
+		for i := range ts {
+			t := &ts[i]
+			if t.done {
+				continue
+			}
+			if e.Kind == EvCreated {
+				t.done, t.ev = true, e
+				open--
+				continue
+			}
+			c, hit := changeAt(e.Diff, t.cur)
+			if !hit {
+				t.cur = e.Diff.OldPath(t.cur)
+				continue
+			}
+			if h.ignore[e.Seq] {
+				if c.Kind == config.Changed {
+					t.cur = c.OldPath
+					continue
+				}
+				if old, ok := lookThrough(e.Diff, t.cur, c); ok {
+					t.cur = old
+					continue
+				}
+			}
+			t.done, t.ev = true, e
+			open--
+		}
+	}
+	for i, f := range fields {
+		bf := BlameField{Path: f.Path, Value: f.Value, Line: f.Line + off}
+		t := ts[i]
+		if !t.done {
+			// the recipe predates the history examined
+			t.ev = &RecipeEvent{Kind: EvCreated, Seq: 0, Key: key}
+			if len(tl) > 0 {
+				t.ev.Key = tl[len(tl)-1].Key
+			}
+		}
+		ref, err := h.Ref(t.ev.Seq)
+		if err != nil {
+			return nil, err
+		}
+		bf.CommitRef, bf.Event = *ref, t.ev.Kind
+		if t.ev.Kind == EvRenamed && changeHits(t.ev.Diff, t.cur) {
+			bf.Event = EvChanged
+		}
+		if t.ev.Key != key {
+			bf.Key = t.ev.Key
+		}
+		rep.Fields = append(rep.Fields, bf)
+	}
+	return rep, nil
+}
+
+func changeHits(d *config.RecipeDiff, p string) bool {
+	_, ok := changeAt(d, p)
+	return ok
+}
+
+// changeAt finds the change that set the field at path p (in the new
+// version): a changed leaf at p, or an added subtree enclosing p.
+func changeAt(d *config.RecipeDiff, p string) (config.Change, bool) {
+	if d == nil {
+		return config.Change{}, false
+	}
+	for _, c := range d.Changes {
+		switch c.Kind {
+		case config.Changed:
+			if c.Path == p {
+				return c, true
+			}
+		case config.Added:
+			if config.HasPathPrefix(p, c.Path) {
+				return c, true
+			}
+		}
+	}
+	return config.Change{}, false
+}
+
+// lookThrough maps a field added by an ignored commit to the leaf the
+// commit removed with the same value and the longest common path suffix
+// (a restructure renames containers, not leaves).
+func lookThrough(d *config.RecipeDiff, p string, added config.Change) (string, bool) {
+	var want string
+	for _, f := range config.Flatten(added.NewV) {
+		if joinPath(added.Path, f.Path) == p {
+			want = f.Value
+		}
+	}
+	best, bestScore := "", 0
+	for _, c := range d.Changes {
+		if c.Kind != config.Removed {
+			continue
+		}
+		for _, f := range config.Flatten(c.OldV) {
+			old := joinPath(c.Path, f.Path)
+			if f.Value != want {
+				continue
+			}
+			if s := commonSuffix(p, old); s > bestScore {
+				best, bestScore = old, s
+			}
+		}
+	}
+	return best, bestScore > 0
+}
+
+func joinPath(base, rel string) string {
+	switch {
+	case rel == "":
+		return base
+	case base == "":
+		return rel
+	case rel[0] == '[':
+		return base + rel
+	}
+	return base + "." + rel
+}
+
+var segment = regexp.MustCompile(`[^.\[\]]+`)
+
+// commonSuffix counts the trailing path segments (list indexes ignored)
+// two paths share.
+func commonSuffix(a, b string) int {
+	sa, sb := segment.FindAllString(a, -1), segment.FindAllString(b, -1)
+	n := 0
+	for i, j := len(sa)-1, len(sb)-1; i >= 0 && j >= 0; i, j = i-1, j-1 {
+		if isIndex(sa[i]) && isIndex(sb[j]) {
+			continue
+		}
+		if sa[i] != sb[j] {
+			break
+		}
+		n++
+	}
+	return n
+}
+
+func isIndex(s string) bool {
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// PathMatch reports whether a field path matches a --path filter: the
+// path itself or one of its ancestors, or a pattern with '*' (any run of
+// characters) matching the path.
+func PathMatch(filter, p string) bool {
+	if filter == "" {
+		return true
+	}
+	if strings.Contains(filter, "*") {
+		return globMatch(filter, p)
+	}
+	return config.HasPathPrefix(p, filter) || config.HasPathPrefix(filter, p)
+}

@@ -1,0 +1,251 @@
+package provenance
+
+import (
+	"sort"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/config"
+)
+
+// EvChangelog marks a log item where only the changelog named the key.
+const EvChangelog EventKind = "changelog"
+
+// FieldChange is one field change in a log. JSON names are a contract.
+type FieldChange struct {
+	Kind    config.ChangeKind `json:"kind"`
+	Path    string            `json:"path"`
+	OldPath string            `json:"old_path,omitempty"`
+	Old     string            `json:"old,omitempty"`
+	New     string            `json:"new,omitempty"`
+}
+
+// LogEntry is a changelog entry a commit added or edited.
+type LogEntry struct {
+	Event       EventKind `json:"event"`
+	ConfigKeys  []string  `json:"config_keys"`
+	Description []string  `json:"description"`
+	PRLink      string    `json:"pr_link"`
+}
+
+// LogItem is one commit of a key's history.
+type LogItem struct {
+	CommitRef
+	// Key is the recipe's key at this commit; From its previous key for a
+	// rename.
+	Key  string    `json:"key"`
+	Kind EventKind `json:"kind"`
+	From string    `json:"from,omitempty"`
+	// Changes are the field changes (none for a changelog-only item).
+	Changes []FieldChange `json:"changes"`
+	// Entries are the changelog entries this commit added or edited that
+	// name the key.
+	Entries []LogEntry `json:"entries"`
+	// MissingEntry is set when the recipe changed and no changelog entry
+	// of this commit names it.
+	MissingEntry bool `json:"missing_entry"`
+
+	seq int
+}
+
+// LogOptions filters a log.
+type LogOptions struct {
+	// Rev is the newest commit considered (zero: Head).
+	Rev plumbing.Hash
+	// After excludes it and everything older (zero: none excluded).
+	After plumbing.Hash
+	// Since and Until bound commit dates (zero: unbounded).
+	Since, Until time.Time
+	// Path keeps field changes matching it (see PathMatch); items left
+	// without changes are dropped, changelog-only items too.
+	Path string
+	// OldestFirst orders the items oldest first.
+	OldestFirst bool
+}
+
+// Log lists a recipe key's field-level history, newest first: every
+// commit that created, changed, renamed or deleted it, with its field
+// changes, and the changelog entries of that commit that name it (or the
+// fact that none does); commits whose changelog entries name the key
+// while the recipe did not change are listed too (kind "changelog").
+func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
+	seq, err := h.seqOf(o.Rev)
+	if err != nil {
+		return nil, err
+	}
+	after := -1
+	if !o.After.IsZero() {
+		if after, err = h.seqOf(o.After); err != nil {
+			return nil, err
+		}
+	}
+	tl := h.keyTimeline(key, seq)
+	if len(tl) == 0 {
+		if _, _, _, ok := h.RecipeAt(key, seq); !ok && !h.everNamed(key) {
+			return nil, &UnknownKeyError{Key: key, Closest: config.Closest(key, h.RecipeKeysAt(seq), 3)}
+		}
+	}
+	names := map[string]bool{key: true}
+	for _, e := range tl {
+		names[e.Key] = true
+	}
+	bySeq := map[int]*LogItem{}
+	var items []*LogItem
+	for _, e := range tl {
+		if e.Seq <= after {
+			continue
+		}
+		it := &LogItem{Key: e.Key, Kind: e.Kind, From: e.From, Changes: []FieldChange{}, Entries: []LogEntry{}}
+		if e.Diff != nil {
+			for _, c := range e.Diff.Changes {
+				if !PathMatch(o.Path, c.Path) {
+					continue
+				}
+				fc := FieldChange{Kind: c.Kind, Path: c.Path, Old: c.Old, New: c.New}
+				if c.OldPath != c.Path {
+					fc.OldPath = c.OldPath
+				}
+				it.Changes = append(it.Changes, fc)
+			}
+		}
+		if o.Path != "" && len(it.Changes) == 0 {
+			continue
+		}
+		bySeq[e.Seq] = it
+		items = append(items, it)
+		it.Entries = h.entriesNaming(e.Seq, names)
+		it.MissingEntry = len(it.Entries) == 0 && e.Kind != EvDeleted
+		setSeq(it, e.Seq)
+	}
+	if o.Path == "" {
+		for _, sq := range h.entrySeqs() {
+			if sq > seq || sq <= after || bySeq[sq] != nil {
+				continue
+			}
+			if es := h.entriesNaming(sq, names); len(es) > 0 {
+				it := &LogItem{Key: key, Kind: EvChangelog, Changes: []FieldChange{}, Entries: es}
+				setSeq(it, sq)
+				items = append(items, it)
+			}
+		}
+	}
+	var out []LogItem
+	for _, it := range items {
+		ref, err := h.Ref(it.seq)
+		if err != nil {
+			return nil, err
+		}
+		it.CommitRef = *ref
+		if (!o.Since.IsZero() && it.Date.Before(o.Since)) || (!o.Until.IsZero() && it.Date.After(o.Until)) {
+			continue
+		}
+		out = append(out, *it)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if o.OldestFirst {
+			return out[i].seq < out[j].seq
+		}
+		return out[i].seq > out[j].seq
+	})
+	return out, nil
+}
+
+func setSeq(it *LogItem, sq int) { it.seq = sq }
+
+// everNamed reports whether any changelog entry ever named key.
+func (h *History) everNamed(key string) bool {
+	for _, l := range h.Lineages {
+		for _, e := range l.Events {
+			if KeysIn(e.Keys, key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// entrySeqs lists the seqs at which changelog entries were added or
+// edited, ascending.
+func (h *History) entrySeqs() []int {
+	h.entryIdxOnce.Do(h.indexEntries)
+	return h.entrySeqList
+}
+
+func (h *History) indexEntries() {
+	h.entryAt = map[int][]Event{}
+	for _, l := range h.Lineages {
+		for _, e := range l.Events {
+			switch e.Kind {
+			case EvIntroduced, EvEdited, EvReadded:
+				if _, ok := h.entryAt[e.Seq]; !ok {
+					h.entrySeqList = append(h.entrySeqList, e.Seq)
+				}
+				h.entryAt[e.Seq] = append(h.entryAt[e.Seq], e)
+			}
+		}
+	}
+	sort.Ints(h.entrySeqList)
+}
+
+// entriesNaming returns the entries added or edited at seq that name one
+// of the keys.
+func (h *History) entriesNaming(seq int, keys map[string]bool) []LogEntry {
+	h.entryIdxOnce.Do(h.indexEntries)
+	out := []LogEntry{}
+	for _, e := range h.entryAt[seq] {
+		for k := range keys {
+			if KeysIn(e.Keys, k) {
+				out = append(out, LogEntry{Event: e.Kind, ConfigKeys: e.Keys, Description: e.Description, PRLink: e.PRLink})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// DiffReport is the outcome of KeyDiff.
+type DiffReport struct {
+	Key   string    `json:"key"`
+	From  string    `json:"from"`
+	To    string    `json:"to"`
+	Items []LogItem `json:"items"`
+	// Net is the difference between the recipe at From and at To.
+	Net []FieldChange `json:"net"`
+}
+
+// KeyDiff lists, oldest first, every field change and changelog entry
+// touching a key in from..to (from excluded), and the net difference: the
+// short list to read before re-running a benchmark to bisect a regression.
+func (h *History) KeyDiff(key string, from, to plumbing.Hash) (*DiffReport, error) {
+	fs, err := h.seqOf(from)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := h.seqOf(to)
+	if err != nil {
+		return nil, err
+	}
+	items, err := h.Log(key, LogOptions{Rev: to, After: from, OldestFirst: true})
+	if err != nil {
+		return nil, err
+	}
+	rep := &DiffReport{Key: key, From: h.Chain[fs].String(), To: h.Chain[ts].String(), Items: items, Net: []FieldChange{}}
+	// the key may have had another name at from
+	oldKey := key
+	for _, e := range h.keyTimeline(key, ts) {
+		if e.Seq > fs && e.Kind == EvRenamed && e.From != "" {
+			oldKey = e.From
+		}
+	}
+	a, _, _, _ := h.RecipeAt(oldKey, fs)
+	b, _, _, _ := h.RecipeAt(key, ts)
+	for _, c := range config.Diff(a, b).Changes {
+		fc := FieldChange{Kind: c.Kind, Path: c.Path, Old: c.Old, New: c.New}
+		if c.OldPath != c.Path {
+			fc.OldPath = c.OldPath
+		}
+		rep.Net = append(rep.Net, fc)
+	}
+	return rep, nil
+}
