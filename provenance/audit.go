@@ -213,7 +213,6 @@ func eventNote(ev Event) string {
 	return ""
 }
 
-
 func linkTo(ev Event) string {
 	if ev.Kind == EvPRLink {
 		return ev.PRLink

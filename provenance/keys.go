@@ -62,7 +62,7 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 		recipes map[string]placedIn
 		order   []string
 	}
-	var vers []*ver // newest first
+	var vers []*ver           // newest first
 	tracked := map[int]bool{} // index into a layout of the files followed
 	interest := map[string]bool{}
 	for _, k := range o.Keys {
