@@ -2,6 +2,7 @@ package provenance
 
 import (
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -99,14 +100,7 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 		it := &LogItem{Key: e.Key, Kind: e.Kind, From: e.From, Changes: []FieldChange{}, Entries: []LogEntry{}}
 		if e.Diff != nil {
 			for _, c := range e.Diff.Changes {
-				if !PathMatch(o.Path, c.Path) {
-					continue
-				}
-				fc := FieldChange{Kind: c.Kind, Path: c.Path, Old: c.Old, New: c.New}
-				if c.OldPath != c.Path {
-					fc.OldPath = c.OldPath
-				}
-				it.Changes = append(it.Changes, fc)
+				it.Changes = append(it.Changes, filterChange(c, o.Path)...)
 			}
 		}
 		if o.Path != "" && len(it.Changes) == 0 {
@@ -152,6 +146,40 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 }
 
 func setSeq(it *LogItem, sq int) { it.seq = sq }
+
+// filterChange returns c when it matches the path filter; an added or
+// removed subtree holding matching fields gives those fields instead.
+func filterChange(c config.Change, filter string) []FieldChange {
+	fc := FieldChange{Kind: c.Kind, Path: c.Path, Old: c.Old, New: c.New}
+	if c.OldPath != c.Path {
+		fc.OldPath = c.OldPath
+	}
+	if filter == "" || (PathMatch(filter, c.Path) && (strings.Contains(filter, "*") || config.HasPathPrefix(c.Path, filter))) {
+		return []FieldChange{fc}
+	}
+	v := c.NewV
+	if c.Kind == config.Removed {
+		v = c.OldV
+	}
+	if c.Kind == config.Changed || v == nil {
+		return nil
+	}
+	var out []FieldChange
+	for _, f := range config.Flatten(v) {
+		p := joinPath(c.Path, f.Path)
+		if !PathMatch(filter, p) {
+			continue
+		}
+		sub := FieldChange{Kind: c.Kind, Path: p}
+		if c.Kind == config.Removed {
+			sub.Old = f.Value
+		} else {
+			sub.New = f.Value
+		}
+		out = append(out, sub)
+	}
+	return out
+}
 
 // everNamed reports whether any changelog entry ever named key.
 func (h *History) everNamed(key string) bool {

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,11 @@ func TestMain(m *testing.M) {
 //	git-branch NAME [REV]        create a branch at REV (default HEAD)
 //	git-checkout REV             switch the work tree to a branch (or detach at a rev)
 //	git-remote-branch NAME REV   create refs/remotes/NAME at REV (e.g. origin/main)
+//
+// Commits are deterministic (fixed author and dates), so goldens may hold
+// commit ids; a script keeps its goldens under want/ with a .gitignore
+// listing want/, so that `-update` rewriting them does not change the
+// commits they describe.
 func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
@@ -77,6 +83,9 @@ func cmdGitInit(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 }
 
+// commitClock is the date of a script's first commit; each commit of a
+// script is one hour after the previous one, so hashes are the same on
+// every run (scripts run in parallel: the count lives in the script's env).
 var commitClock = time.Date(2026, 7, 1, 12, 0, 0, 0, time.UTC)
 
 func cmdGitCommit(ts *testscript.TestScript, neg bool, args []string) {
@@ -94,8 +103,10 @@ func cmdGitCommit(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Check(err)
 		}
 	}
-	commitClock = commitClock.Add(time.Hour)
-	sig := &object.Signature{Name: "Dev", Email: "dev@example.com", When: commitClock}
+	n, _ := strconv.Atoi(ts.Getenv("PERFLOG_TEST_COMMITS"))
+	n++
+	ts.Setenv("PERFLOG_TEST_COMMITS", strconv.Itoa(n))
+	sig := &object.Signature{Name: "Dev", Email: "dev@example.com", When: commitClock.Add(time.Duration(n) * time.Hour)}
 	_, err = w.Commit(args[0], &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true})
 	ts.Check(err)
 }

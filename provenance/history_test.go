@@ -1,0 +1,443 @@
+package provenance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/util"
+	git "github.com/go-git/go-git/v5"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
+
+	"github.com/perflog/perflog/gitscan"
+)
+
+// scripted builds an in-memory repository commit by commit.
+type scripted struct {
+	t    *testing.T
+	r    *git.Repository
+	w    *git.Worktree
+	when time.Time
+	// by subject, for assertions
+	commits map[string]plumbing.Hash
+}
+
+func newScripted(t *testing.T) *scripted {
+	t.Helper()
+	r, err := git.InitWithOptions(memory.NewStorage(), memfs.New(), git.InitOptions{DefaultBranch: plumbing.Main})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := r.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &scripted{t: t, r: r, w: w, when: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), commits: map[string]plumbing.Hash{}}
+}
+
+// commit writes files ("" deletes one) and commits them; extra parents
+// make a merge commit.
+func (s *scripted) commit(msg string, files map[string]string, parents ...plumbing.Hash) plumbing.Hash {
+	s.t.Helper()
+	for p, c := range files {
+		if c == "" {
+			if _, err := s.w.Remove(p); err != nil {
+				s.t.Fatal(err)
+			}
+			continue
+		}
+		if err := util.WriteFile(s.w.Filesystem, p, []byte(c), 0o644); err != nil {
+			s.t.Fatal(err)
+		}
+		if _, err := s.w.Add(p); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	s.when = s.when.Add(time.Hour)
+	sig := &object.Signature{Name: "dev", Email: "dev@example.com", When: s.when}
+	opts := &git.CommitOptions{Author: sig, Committer: sig, AllowEmptyCommits: true}
+	if len(parents) > 0 {
+		head, err := s.r.Head()
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		opts.Parents = append([]plumbing.Hash{head.Hash()}, parents...)
+	}
+	h, err := s.w.Commit(msg, opts)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	s.commits[msg] = h
+	return h
+}
+
+func (s *scripted) head() plumbing.Hash {
+	h, err := s.r.Head()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return h.Hash()
+}
+
+func (s *scripted) build(o Options) *History {
+	s.t.Helper()
+	if o.Head.IsZero() {
+		o.Head = s.head()
+	}
+	h, err := Build(context.Background(), gitscan.FromRepository(s.r), o)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return h
+}
+
+func entry(keys, desc, link string) string {
+	var b strings.Builder
+	b.WriteString("- config-keys:\n")
+	for _, k := range strings.Split(keys, ",") {
+		b.WriteString("    - " + k + "\n")
+	}
+	b.WriteString("  description:\n")
+	for _, d := range strings.Split(desc, "|") {
+		b.WriteString("    - \"" + d + "\"\n")
+	}
+	if link != "" {
+		b.WriteString("  pr-link: " + link + "\n")
+	}
+	return b.String()
+}
+
+func pull(n int) string {
+	return fmt.Sprintf("https://github.com/SemiAnalysisAI/InferenceX/pull/%d", n)
+}
+
+func file(entries ...string) string { return strings.Join(entries, "\n") }
+
+type want struct {
+	verdict Verdict
+	intro   string // subject of the introducing commit
+	events  string // event kinds, space separated
+}
+
+func checkAudit(t *testing.T, rep *AuditReport, wants ...want) {
+	t.Helper()
+	if len(rep.Entries) != len(wants) {
+		t.Fatalf("audit has %d entries, want %d", len(rep.Entries), len(wants))
+	}
+	for i, w := range wants {
+		e := rep.Entries[i]
+		var kinds []string
+		for _, ev := range e.Events {
+			kinds = append(kinds, string(ev.Type))
+		}
+		intro := ""
+		if e.Introduced != nil {
+			intro = e.Introduced.Subject
+		}
+		if e.Verdict != w.verdict || intro != w.intro || strings.Join(kinds, " ") != w.events {
+			t.Errorf("entry %d: verdict %s, introduced by %q, events %v (%s); want %s, %q, %q",
+				e.Index, e.Verdict, intro, kinds, e.Reason, w.verdict, w.intro, w.events)
+		}
+	}
+}
+
+const recipeA = `dsr1-fp8-mi355x-sglang:
+  image: lmsysorg/sglang:v0.5.9-rocm700-mi35x
+  model: deepseek-ai/DeepSeek-R1-0528
+  model-prefix: dsr1
+  runner: mi355x
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 4, conc-list: [4, 8, 16] }
+      - { tp: 8, conc-start: 4, conc-end: 64 }
+`
+
+func TestAuditLifecycle(t *testing.T) {
+	s := newScripted(t)
+	e1 := entry("dsr1-fp8-mi355x-sglang", "Add the recipe", pull(1))
+	e2 := entry("dsr1-fp8-mi355x-sglang", "Bump image to v0.5.9", "XXX")
+	e3 := entry("dsr1-fp8-mi355x-sglang", "Try TP8", pull(3))
+	s.commit("Add recipe (#1)", map[string]string{"configs/amd-master.yaml": recipeA, "perf-changelog.yaml": file(e1)})
+	s.commit("Bump image (#2)", map[string]string{"perf-changelog.yaml": file(e1, e2)})
+	// a reformat (quotes, indentation) and a pr-link correction of e2
+	e1r := strings.ReplaceAll(strings.ReplaceAll(e1, `"`, `'`), "    - ", "  - ")
+	e2fixed := strings.Replace(e2, "XXX", pull(2), 1)
+	s.commit("Fix link of #2 (#4)", map[string]string{"perf-changelog.yaml": file(e1r, e2fixed)})
+	s.commit("Try TP8 (#3)", map[string]string{"perf-changelog.yaml": file(e1r, e2fixed, e3)})
+	s.commit(`Revert "Try TP8 (#3)" (#5)`, map[string]string{"perf-changelog.yaml": file(e1r, e2fixed)})
+	// re-land: the identical entry, moved to the top (a reorder)
+	s.commit("Re-land TP8 (#6)", map[string]string{"perf-changelog.yaml": file(e3, e1r, e2fixed)})
+	// an entry copied from the one before, link and all
+	e7 := entry("dsr1-fp8-mi355x-sglang", "Retrigger the sweep", pull(3))
+	s.commit("Retrigger (#7)", map[string]string{"perf-changelog.yaml": file(e3, e1r, e2fixed, e7)})
+	// a direct push without a PR number
+	e8 := entry("dsr1-fp8-mi355x-sglang", "Direct push", pull(8))
+	s.commit("Update image directly", map[string]string{"perf-changelog.yaml": file(e3, e1r, e2fixed, e7, e8)})
+
+	h := s.build(Options{Changelog: true})
+	rep, err := h.Audit(AuditOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAudit(t, rep,
+		want{VerdictRelanded, "Re-land TP8 (#6)", "introduced reverted re-added"},
+		want{VerdictOK, "Add recipe (#1)", "introduced"},
+		want{VerdictCorrected, "Bump image (#2)", "introduced pr-link-changed"},
+		want{VerdictMismatch, "Retrigger (#7)", "introduced"},
+		want{VerdictNoPR, "Update image directly", "introduced"},
+	)
+	if got := rep.Entries[3].Reason; !strings.Contains(got, "#3") || !strings.Contains(got, "#7") {
+		t.Errorf("mismatch reason %q should name both PRs", got)
+	}
+	if ev := rep.Entries[2].Events[1]; ev.From != "XXX" || ev.To != pull(2) {
+		t.Errorf("pr-link change %q -> %q", ev.From, ev.To)
+	}
+	// the audit at an older revision sees that revision's file
+	old, err := h.Audit(AuditOptions{Rev: s.commits["Try TP8 (#3)"]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAudit(t, old,
+		want{VerdictOK, "Add recipe (#1)", "introduced"},
+		want{VerdictCorrected, "Bump image (#2)", "introduced pr-link-changed"},
+		want{VerdictOK, "Try TP8 (#3)", "introduced"},
+	)
+	// --key filters by config-key glob
+	if f, _ := h.Audit(AuditOptions{Key: "dsr1-*-sglang"}); len(f.Entries) != 5 {
+		t.Errorf("key filter: %d entries", len(f.Entries))
+	}
+	if f, _ := h.Audit(AuditOptions{Key: "gptoss*"}); len(f.Entries) != 0 {
+		t.Errorf("key filter gptoss*: %d entries", len(f.Entries))
+	}
+}
+
+func TestAuditEditsAndIgnoreRevs(t *testing.T) {
+	s := newScripted(t)
+	e1 := entry("k1", "first", pull(1))
+	e2 := entry("k2", "second", pull(2))
+	s.commit("One (#1)", map[string]string{"perf-changelog.yaml": file(e1)})
+	s.commit("Two (#2)", map[string]string{"perf-changelog.yaml": file(e1, e2)})
+	// a cleanup PR rewrites the description of the first entry
+	e1e := entry("k1", "first, reworded", pull(1))
+	cleanup := s.commit("cleanup changelog (#9)", map[string]string{"perf-changelog.yaml": file(e1e, e2)})
+
+	h := s.build(Options{Changelog: true})
+	rep, _ := h.Audit(AuditOptions{})
+	checkAudit(t, rep,
+		want{VerdictEdited, "cleanup changelog (#9)", "introduced edited"},
+		want{VerdictOK, "Two (#2)", "introduced"},
+	)
+	// looking through the cleanup: the entry is #1's
+	h = s.build(Options{Changelog: true, IgnoreRevs: []plumbing.Hash{cleanup}})
+	rep, _ = h.Audit(AuditOptions{})
+	checkAudit(t, rep,
+		want{VerdictOK, "One (#1)", "introduced edited"},
+		want{VerdictOK, "Two (#2)", "introduced"},
+	)
+	if !rep.Entries[0].Events[1].Ignored {
+		t.Error("the ignored commit's event should say so")
+	}
+}
+
+func TestAuditUnloadableVersionsAndMerges(t *testing.T) {
+	s := newScripted(t)
+	e1 := entry("k1", "first", pull(1))
+	s.commit("One (#1)", map[string]string{"perf-changelog.yaml": file(e1)})
+	// #2 writes its entry indented: the file does not load
+	e2 := entry("k2", "second", pull(2))
+	bad := file(e1, "  "+strings.ReplaceAll(e2, "\n", "\n  "))
+	s.commit("Two (#2)", map[string]string{"perf-changelog.yaml": bad})
+	s.commit("Fix indentation (#3)", map[string]string{"perf-changelog.yaml": file(e1, e2)})
+	// a side branch merged with a merge commit: first-parent history
+	// attributes its entry to the merge
+	base := s.head()
+	e4 := entry("k4", "from a branch", pull(4))
+	s.commit("side work", map[string]string{"perf-changelog.yaml": file(e1, e2, e4)})
+	side := s.head()
+	if err := s.w.Checkout(&git.CheckoutOptions{Hash: base, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.r.Storer.SetReference(plumbing.NewHashReference(plumbing.Main, base)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.w.Checkout(&git.CheckoutOptions{Branch: plumbing.Main, Force: true}); err != nil {
+		t.Fatal(err)
+	}
+	s.commit("Merge pull request #4 from dev/side", map[string]string{"perf-changelog.yaml": file(e1, e2, e4)}, side)
+
+	h := s.build(Options{Changelog: true})
+	if len(h.Notes) != 1 || h.Notes[0].Commit != s.commits["Two (#2)"] {
+		t.Fatalf("notes = %+v, want one for the unloadable version", h.Notes)
+	}
+	if _, ok := h.SeqOf(s.commits["side work"]); ok {
+		t.Fatal("a side-branch commit is on the first-parent chain")
+	}
+	rep, _ := h.Audit(AuditOptions{})
+	checkAudit(t, rep,
+		want{VerdictOK, "One (#1)", "introduced"},
+		want{VerdictOK, "Two (#2)", "introduced"},
+		want{VerdictOK, "Merge pull request #4 from dev/side", "introduced"},
+	)
+	if n := rep.Entries[1].Events[0].Note; !strings.Contains(n, "did not load") {
+		t.Errorf("note %q", n)
+	}
+}
+
+func field(rep *BlameReport, path string) BlameField {
+	for _, f := range rep.Fields {
+		if f.Path == path {
+			return f
+		}
+	}
+	return BlameField{}
+}
+
+func TestBlameFollowsReorderMoveRenameRestructure(t *testing.T) {
+	s := newScripted(t)
+	old := strings.Replace(recipeA, "  scenarios:\n    fixed-seq-len:\n", "  seq-len-configs:\n", 1)
+	old = strings.ReplaceAll(old, "\n    - isl", "\n  - isl")
+	old = strings.ReplaceAll(old, "\n      osl", "\n    osl")
+	old = strings.ReplaceAll(old, "\n      search-space", "\n    search-space")
+	old = strings.ReplaceAll(old, "\n      - {", "\n    - {")
+	s.commit("Add recipe (#1)", map[string]string{".github/configs/amd-master.yaml": old, ".github/configs/nvidia-master.yaml": "{}\n"})
+	img := strings.Replace(old, "v0.5.9", "v0.5.10", 1)
+	s.commit("Bump image (#2)", map[string]string{".github/configs/amd-master.yaml": img})
+	// block style instead of flow style: no change
+	reformatted := strings.Replace(img, "    - { tp: 4, conc-list: [4, 8, 16] }\n", "    - tp: 4\n      conc-list:\n      - 4\n      - 8\n      - 16\n", 1)
+	s.commit("Reformat (#3)", map[string]string{".github/configs/amd-master.yaml": reformatted})
+	// the configs move to configs/
+	s.commit("Move configs (#4)", map[string]string{".github/configs/amd-master.yaml": "", ".github/configs/nvidia-master.yaml": "",
+		"configs/amd-master.yaml": reformatted, "configs/nvidia-master.yaml": "{}\n"})
+	// seq-len-configs becomes scenarios.fixed-seq-len (a restructure)
+	cur := strings.Replace(recipeA, "v0.5.9", "v0.5.10", 1)
+	s.commit("Scenarios (#5)", map[string]string{"configs/amd-master.yaml": cur})
+	// a new first search-space item shifts the others
+	cur2 := strings.Replace(cur, "      search-space:\n", "      search-space:\n      - { tp: 2, conc-list: [1] }\n", 1)
+	s.commit("Add TP2 (#6)", map[string]string{"configs/amd-master.yaml": cur2})
+	// the key is renamed, its recipe near-identical
+	renamed := strings.Replace(cur2, "dsr1-fp8-mi355x-sglang:", "dsr1-fp8-mi355x-sglang-hicache:", 1)
+	renamed = strings.Replace(renamed, "conc-end: 64", "conc-end: 128", 1)
+	s.commit("Rename (#7)", map[string]string{"configs/amd-master.yaml": renamed})
+
+	for _, keys := range [][]string{nil, {"dsr1-fp8-mi355x-sglang-hicache"}} {
+		h := s.build(Options{Recipes: true, Keys: keys})
+		rep, err := h.Blame("dsr1-fp8-mi355x-sglang-hicache", plumbing.ZeroHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases := map[string]string{
+			"model":                          "Add recipe (#1)",
+			"image":                          "Bump image (#2)",
+			"scenarios.fixed-seq-len[0].isl": "Add recipe (#1)",
+			"scenarios.fixed-seq-len[0].search-space[0].tp":        "Add TP2 (#6)",
+			"scenarios.fixed-seq-len[0].search-space[1].conc-list": "Add recipe (#1)",
+			"scenarios.fixed-seq-len[0].search-space[2].conc-end":  "Rename (#7)",
+			"scenarios.fixed-seq-len[0].search-space[2].tp":        "Add recipe (#1)",
+		}
+		for p, subj := range cases {
+			if f := field(rep, p); f.Subject != subj {
+				t.Errorf("keys %v: %s since %q (%s), want %q", keys, p, f.Subject, f.Event, subj)
+			}
+		}
+		if len(rep.Renames) != 1 || rep.Renames[0].From != "dsr1-fp8-mi355x-sglang" {
+			t.Errorf("renames = %+v", rep.Renames)
+		}
+		if f := field(rep, "model"); f.Key != "dsr1-fp8-mi355x-sglang" || f.Event != EvCreated {
+			t.Errorf("model: key %q event %s, want the old key, created", f.Key, f.Event)
+		}
+		if f := field(rep, "scenarios.fixed-seq-len[0].search-space[1].conc-list"); f.Value != "[4, 8, 16]" || f.Line != 15 {
+			t.Errorf("conc-list value %q line %d", f.Value, f.Line)
+		}
+	}
+	h := s.build(Options{Recipes: true})
+	var uk *UnknownKeyError
+	if _, err := h.Blame("dsr1-fp8-mi355x-sglang-hicach", plumbing.ZeroHash); !errors.As(err, &uk) || !errors.Is(err, ErrUnknownKey) ||
+		len(uk.Closest) == 0 || uk.Closest[0] != "dsr1-fp8-mi355x-sglang-hicache" {
+		t.Errorf("unknown key: %v", err)
+	}
+	// at the revision before the rename the old key exists
+	rep, err := h.Blame("dsr1-fp8-mi355x-sglang", s.commits["Add TP2 (#6)"])
+	if err != nil || field(rep, "image").Subject != "Bump image (#2)" || rep.File != "configs/amd-master.yaml" {
+		t.Errorf("blame at #6: %+v, %v", field(rep, "image"), err)
+	}
+}
+
+func TestBlameIgnoreRevs(t *testing.T) {
+	s := newScripted(t)
+	s.commit("Add (#1)", map[string]string{"configs/amd-master.yaml": recipeA})
+	mech := s.commit("Rewrite registry (#2)", map[string]string{"configs/amd-master.yaml": strings.Replace(recipeA, "lmsysorg/", "docker.io/lmsysorg/", 1)})
+	h := s.build(Options{Recipes: true})
+	rep, _ := h.Blame("dsr1-fp8-mi355x-sglang", plumbing.ZeroHash)
+	if f := field(rep, "image"); f.Subject != "Rewrite registry (#2)" {
+		t.Errorf("image since %q", f.Subject)
+	}
+	h = s.build(Options{Recipes: true, IgnoreRevs: []plumbing.Hash{mech}})
+	rep, _ = h.Blame("dsr1-fp8-mi355x-sglang", plumbing.ZeroHash)
+	if f := field(rep, "image"); f.Subject != "Add (#1)" {
+		t.Errorf("image since %q with #2 ignored", f.Subject)
+	}
+}
+
+func TestLogAndDiff(t *testing.T) {
+	s := newScripted(t)
+	e1 := entry("dsr1-fp8-mi355x-sglang", "Add", pull(1))
+	s.commit("Add (#1)", map[string]string{"configs/amd-master.yaml": recipeA, "perf-changelog.yaml": file(e1)})
+	a := s.commit("Bump image, no entry (#2)", map[string]string{"configs/amd-master.yaml": strings.Replace(recipeA, "v0.5.9", "v0.5.10", 1)})
+	e3 := entry("dsr1-*-sglang", "Rerun", pull(3))
+	s.commit("Rerun (#3)", map[string]string{"perf-changelog.yaml": file(e1, e3)})
+	e4 := entry("dsr1-fp8-mi355x-sglang", "conc 4-128", pull(4))
+	cur := strings.Replace(strings.Replace(recipeA, "v0.5.9", "v0.5.10", 1), "conc-end: 64", "conc-end: 128", 1)
+	s.commit("More conc (#4)", map[string]string{"configs/amd-master.yaml": cur, "perf-changelog.yaml": file(e1, e3, e4)})
+
+	h := s.build(Options{Changelog: true, Recipes: true})
+	items, err := h.Log("dsr1-fp8-mi355x-sglang", LogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		got = append(got, fmt.Sprintf("%s %s %d %d %v", it.Subject, it.Kind, len(it.Changes), len(it.Entries), it.MissingEntry))
+	}
+	wantLog := []string{
+		"More conc (#4) changed 1 1 false",
+		"Rerun (#3) changelog 0 1 false",
+		"Bump image, no entry (#2) changed 1 0 true",
+		"Add (#1) created 1 1 false",
+	}
+	if strings.Join(got, "\n") != strings.Join(wantLog, "\n") {
+		t.Errorf("log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantLog, "\n"))
+	}
+	if c := items[0].Changes[0]; c.Path != "scenarios.fixed-seq-len[0].search-space[1].conc-end" || c.Old != "64" || c.New != "128" {
+		t.Errorf("change %+v", c)
+	}
+	items, _ = h.Log("dsr1-fp8-mi355x-sglang", LogOptions{Path: "image"})
+	if len(items) != 2 || items[0].Subject != "Bump image, no entry (#2)" || items[1].Kind != EvCreated ||
+		len(items[1].Changes) != 1 || items[1].Changes[0].Path != "image" || items[1].Changes[0].New != "lmsysorg/sglang:v0.5.9-rocm700-mi35x" {
+		t.Errorf("--path image: %+v", items)
+	}
+	if items, _ := h.Log("dsr1-fp8-mi355x-sglang", LogOptions{Path: "scenarios.*.conc-end"}); len(items) != 2 || items[0].Changes[0].Old != "64" {
+		t.Errorf("--path glob: %+v", items)
+	}
+	d, err := h.KeyDiff("dsr1-fp8-mi355x-sglang", a, plumbing.ZeroHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Items) != 2 || d.Items[0].Subject != "Rerun (#3)" || len(d.Net) != 1 || d.Net[0].New != "128" {
+		t.Errorf("diff: %+v", d)
+	}
+	if _, err := h.Log("nope", LogOptions{}); !errors.Is(err, ErrUnknownKey) {
+		t.Errorf("log of an unknown key: %v", err)
+	}
+}
