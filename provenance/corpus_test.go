@@ -427,4 +427,3 @@ func splitPath(p string) []string {
 	}
 	return out
 }
-
