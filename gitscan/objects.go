@@ -61,21 +61,43 @@ type pack struct {
 	end  int64  // offset of the trailing checksum
 }
 
-// cacheBudget bounds the bytes of decoded objects kept for delta bases.
-const cacheBudget = 4 << 20
+// Cache budgets bound the bytes of decoded objects kept for delta bases:
+// a walk's reader keeps commits and trees, a blob scan's reader the last
+// versions read (newest first, a version's base is one of the few read
+// just before it). Small budgets keep the heap, and the fresh pages a
+// short process faults in, small; evicted buffers are reused.
+const (
+	walkCacheBudget = 4 << 20
+	blobCacheBudget = 2 << 20
+)
 
-func newObjects(dir string, fallback storer.EncodedObjectStorer, mu *sync.Mutex) *objects {
+func newObjects(dir string, fallback storer.EncodedObjectStorer, mu *sync.Mutex, budget int) *objects {
 	o := &objects{dir: dir, fallback: fallback, fbMu: mu}
-	o.cache = newLRU(cacheBudget, o.recycle)
+	o.cache = newLRU(budget, o.recycle)
 	return o
 }
 
 // maxFree bounds the recycled buffers kept.
-const maxFree = 4
+const maxFree = 8
 
+// recycle keeps an evicted buffer for reuse: the largest ones, since a
+// buffer serves any object up to its capacity.
 func (o *objects) recycle(b []byte) {
+	if cap(b) < 4<<10 {
+		return // small objects are cheap to allocate
+	}
 	if len(o.free) < maxFree {
 		o.free = append(o.free, b[:0])
+		return
+	}
+	small := 0
+	for i, f := range o.free {
+		if cap(f) < cap(o.free[small]) {
+			small = i
+		}
+	}
+	if cap(b) > cap(o.free[small]) {
+		o.free[small] = b[:0]
 	}
 }
 
@@ -88,7 +110,14 @@ func (o *objects) buffer(n int64) []byte {
 		}
 	}
 	if best < 0 {
-		return make([]byte, n)
+		// a power-of-two capacity lets the buffer serve the versions of
+		// a file, whose sizes drift, once recycled
+		c := n
+		if n >= 4<<10 {
+			for c = 4 << 10; c < n; c <<= 1 {
+			}
+		}
+		return make([]byte, n, c)
 	}
 	b := o.free[best][:n]
 	o.free[best] = o.free[len(o.free)-1]

@@ -117,8 +117,8 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 	}
 	out := &Repo{repo: r, worktree: wt, gitDir: gitDir, closer: st}
 	objDir := filepath.Join(commonDir(gitDir), "objects")
-	out.obj = newObjects(objDir, st, &out.fbMu)
-	out.blobs = newObjects(objDir, st, &out.fbMu)
+	out.obj = newObjects(objDir, st, &out.fbMu, walkCacheBudget)
+	out.blobs = newObjects(objDir, st, &out.fbMu, blobCacheBudget)
 	out.idx = commitgraph.NewObjectCommitNodeIndex(st)
 	if !opts.NoCommitGraph {
 		if g, err := cgfmt.OpenChainOrFileIndex(repoFS); err == nil {
@@ -133,8 +133,8 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 // in-memory one in tests).
 func FromRepository(r *git.Repository) *Repo {
 	out := &Repo{repo: r, idx: commitgraph.NewObjectCommitNodeIndex(r.Storer)}
-	out.obj = newObjects("", r.Storer, &out.fbMu)
-	out.blobs = newObjects("", r.Storer, &out.fbMu)
+	out.obj = newObjects("", r.Storer, &out.fbMu, walkCacheBudget)
+	out.blobs = newObjects("", r.Storer, &out.fbMu, blobCacheBudget)
 	return out
 }
 

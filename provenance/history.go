@@ -38,11 +38,11 @@ type Options struct {
 	// none (for example from the GitHub API); it is asked only about
 	// commits that carry an event.
 	PRs PRResolver
-	// Keys, with Recipes and without Changelog, builds the history of
-	// these recipe keys only: the walk follows the master config files
-	// holding them at Head and stops once every key (and the keys it was
-	// renamed from) has been traced to its creation. Renames across master
-	// files are not followed in this mode.
+	// Keys restricts the recipe history to the master config files holding
+	// these keys at Head (renames across files are then not followed).
+	// With Recipes and without Changelog the walk also stops once every
+	// key (and the keys it was renamed from) has been traced to its
+	// creation.
 	Keys []string
 }
 
@@ -225,6 +225,8 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	}
 	reads := make(chan want, 1<<16)
 	walkErr := make(chan error, 1)
+	sp := newSplitter()
+	var tracked map[int]bool // with Options.Keys: the master files followed
 	go func() {
 		defer close(reads)
 		seen := map[want]bool{}
@@ -242,8 +244,17 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 				need(st.Blobs[0], listFile)
 			}
 			if o.Recipes {
-				for _, f := range selectLayout(layouts, st.Blobs[1:]) {
-					need(f.Blob, mapFile)
+				files := selectLayout(layouts, st.Blobs[1:])
+				if len(o.Keys) > 0 && tracked == nil {
+					var err error
+					if tracked, h.headKeys, err = keyFiles(r, sp.clone(), files, o.Keys); err != nil {
+						return err
+					}
+				}
+				for i, f := range files {
+					if tracked == nil || tracked[i] {
+						need(f.Blob, mapFile)
+					}
 				}
 			}
 			return nil
@@ -252,7 +263,6 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 
 	// 2. read each distinct blob once and split it; new changelog entries
 	// are parsed on the other cores meanwhile
-	sp := newSplitter()
 	parse := make(chan *block, 1024)
 	var parsers sync.WaitGroup
 	for w := 1; w < runtime.GOMAXPROCS(0); w++ {
@@ -333,7 +343,12 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 			}
 		}
 		if o.Recipes {
-			files := selectLayout(layouts, st.blobs[1:])
+			var files []cfgFile
+			for i, f := range selectLayout(layouts, st.blobs[1:]) {
+				if tracked == nil || tracked[i] {
+					files = append(files, f)
+				}
+			}
 			if len(h.cfgVersions) == 0 || !sameFiles(h.cfgVersions[len(h.cfgVersions)-1].Files, files) {
 				h.cfgVersions = append(h.cfgVersions, cfgVersion{Seq: sq, Files: files})
 			}

@@ -75,17 +75,9 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 		files := selectLayout(layouts, st.Blobs)
 		if cur == nil {
 			// at Head: find the files holding the keys
-			rec, order, err := read(files)
-			if err != nil {
+			var err error
+			if tracked, h.headKeys, err = keyFiles(r, sp, files, o.Keys); err != nil {
 				return err
-			}
-			h.headKeys = order
-			for i, f := range files {
-				for k := range interest {
-					if p, ok := rec[k]; ok && p.file == f.Path {
-						tracked[i] = true
-					}
-				}
 			}
 			if len(tracked) == 0 {
 				chain = append(chain, st.Hash) // unknown keys: Head alone
@@ -166,6 +158,42 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 	}
 	h.buildRecipes()
 	return nil
+}
+
+// keyFiles reads the master config files of a commit and returns the
+// indexes of those holding one of keys, and every key in load order.
+func keyFiles(r *gitscan.Repo, sp *splitter, files []cfgFile, keys []string) (map[int]bool, []string, error) {
+	tracked := map[int]bool{}
+	var order []string
+	seen := map[string]bool{}
+	for i, f := range files {
+		if f.Blob.IsZero() {
+			continue
+		}
+		data, err := r.ReadBlob(f.Blob)
+		if err != nil {
+			return nil, nil, err
+		}
+		items, err := sp.split(data, mapFile)
+		if errors.Is(err, errNoSplit) {
+			items, err = wholeFile(data, mapFile)
+		}
+		if err != nil {
+			continue // judged where the version is read
+		}
+		for _, it := range items {
+			if !seen[it.b.key] {
+				seen[it.b.key] = true
+				order = append(order, it.b.key)
+			}
+			for _, k := range keys {
+				if it.b.key == k {
+					tracked[i] = true
+				}
+			}
+		}
+	}
+	return tracked, order, nil
 }
 
 func filesText(fs []cfgFile) string {

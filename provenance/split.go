@@ -76,6 +76,10 @@ type splitter struct {
 
 func newSplitter() *splitter { return &splitter{memo: map[string]*block{}} }
 
+// clone returns a splitter with its own memo, for use on another
+// goroutine.
+func (s *splitter) clone() *splitter { return newSplitter() }
+
 // errNoSplit means a version has top-level content the column-0 split does
 // not understand (a document marker, a flow collection, a stray scalar); it
 // is then loaded whole.

@@ -179,7 +179,7 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 	if err != nil {
 		return err
 	}
-	hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, true, true)
+	hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, true, true, opts.Key)
 	if err != nil {
 		return err
 	}
@@ -291,7 +291,7 @@ first-parent ancestor of rev-b their merge-base is used.`,
 
 func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 	hf := &HistoryFlags{Repo: opts.Repo, Rev: opts.B, Config: opts.Config, IgnoreRevs: opts.IgnoreRevs}
-	hs, err := loadHistory(ctx, opts.Factory, hf, true, true)
+	hs, err := loadHistory(ctx, opts.Factory, hf, true, true, opts.Key)
 	if err != nil {
 		return err
 	}
