@@ -87,29 +87,34 @@ func (c *Change) pairGap(gb, gh []*Entry) {
 // pr-link, then the same description; a gap of exactly one entry on each
 // side is one edited entry. It returns (old index, new index) pairs.
 func PairEdits(olds, news []*pyyaml.Value) [][2]int {
-	used := make([]bool, len(news))
-	matched := make([]bool, len(olds))
-	same := func(field string) func(a, b *pyyaml.Value) bool {
-		return func(a, b *pyyaml.Value) bool {
-			x, ok1 := a.Get(field)
-			y, ok2 := b.Get(field)
+	same := func(field string) func(i, j int) bool {
+		return func(i, j int) bool {
+			x, ok1 := olds[i].Get(field)
+			y, ok2 := news[j].Get(field)
 			return ok1 && ok2 && pyyaml.Equal(x, y)
 		}
 	}
-	rules := []func(a, b *pyyaml.Value) bool{
-		same(FieldConfigKeys),
-		func(a, b *pyyaml.Value) bool { return PRLinkOf(a) != "" && PRLinkOf(a) == PRLinkOf(b) },
-		same(FieldDescription),
-		func(a, b *pyyaml.Value) bool { return len(olds) == 1 && len(news) == 1 },
-	}
+	return PairEditsFunc(len(olds), len(news), same(FieldConfigKeys),
+		func(i, j int) bool { return PRLinkOf(olds[i]) != "" && PRLinkOf(olds[i]) == PRLinkOf(news[j]) },
+		same(FieldDescription))
+}
+
+// PairEditsFunc is PairEdits over n old and m new entries compared by the
+// given predicates (same config-keys, same non-empty pr-link, same
+// description).
+func PairEditsFunc(n, m int, sameKeys, sameLink, sameDesc func(i, j int) bool) [][2]int {
+	used := make([]bool, m)
+	matched := make([]bool, n)
+	rules := []func(i, j int) bool{sameKeys, sameLink, sameDesc,
+		func(int, int) bool { return n == 1 && m == 1 }}
 	var out [][2]int
 	for _, rule := range rules {
-		for i, b := range olds {
+		for i := 0; i < n; i++ {
 			if matched[i] {
 				continue
 			}
-			for k, h := range news {
-				if !used[k] && rule(b, h) {
+			for k := 0; k < m; k++ {
+				if !used[k] && rule(i, k) {
 					used[k], matched[i] = true, true
 					out = append(out, [2]int{i, k})
 					break

@@ -312,8 +312,11 @@ func (h *History) landedSeq(pr int) (int, bool) {
 // changelogCreated returns the seq of the first version of the changelog
 // (-1 when there is none).
 func (h *History) changelogCreated() int {
-	for _, v := range h.clVersions {
-		if !v.Blob.IsZero() && !v.Invalid {
+	if h.cl == nil {
+		return -1
+	}
+	for _, v := range h.cl.vers {
+		if !v.Blob.IsZero() && v.Err == "" {
 			return v.Seq
 		}
 	}

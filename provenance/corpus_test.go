@@ -69,17 +69,17 @@ func TestCorpusAuditAgreesWithNaiveScan(t *testing.T) {
 	}
 
 	// the naive scan: versions oldest first, decoded on all cores
-	type version struct {
+	type nversion struct {
 		seq     int
 		entries []map[string]any
 		ok      bool
 	}
-	vs := make([]version, 0, len(h.clVersions))
-	for _, v := range h.clVersions {
-		vs = append(vs, version{seq: v.Seq})
+	vs := make([]nversion, 0, len(h.cl.vers))
+	for _, v := range h.cl.vers {
+		vs = append(vs, nversion{seq: v.Seq})
 	}
 	blobs := map[int]plumbing.Hash{}
-	for i, v := range h.clVersions {
+	for i, v := range h.cl.vers {
 		blobs[i] = v.Blob
 	}
 	var wg sync.WaitGroup
@@ -257,14 +257,9 @@ func TestCorpusBlameAgreesWithNaiveScan(t *testing.T) {
 		m    map[string]any
 	}
 	var vers []ver
-	for i := len(h.cfgVersions) - 1; i >= 0; i-- {
-		v := h.cfgVersions[i]
-		var amd plumbing.Hash
-		for _, f := range v.Files {
-			if f.Path == "configs/amd-master.yaml" || f.Path == ".github/configs/amd-master.yaml" {
-				amd = f.Blob
-			}
-		}
+	for i := len(h.cfg[0].vers) - 1; i >= 0; i-- {
+		v := h.cfg[0].vers[i] // the amd-master.yaml slot
+		amd := v.Blob
 		if amd.IsZero() {
 			break
 		}

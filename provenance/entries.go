@@ -1,6 +1,7 @@
 package provenance
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -105,7 +106,7 @@ func (h *History) event(kind EventKind, seq int, b *block) Event {
 // writtenIn finds the oldest unloadable version whose text holds every
 // config-key and description line of an entry: where the entry was
 // written, though the file did not load then.
-func writtenIn(vs []clVersion, in *entryInfo) (clVersion, bool) {
+func writtenIn(vs []*version, in *entryInfo) (*version, bool) {
 	for _, v := range vs {
 		all := len(in.description) > 0
 		for _, s := range append(append([]string(nil), in.keys...), in.description...) {
@@ -118,7 +119,7 @@ func writtenIn(vs []clVersion, in *entryInfo) (clVersion, bool) {
 			return v, true
 		}
 	}
-	return clVersion{}, false
+	return nil, false
 }
 
 // isRevert reports whether a commit subject is git's revert subject.
@@ -134,22 +135,42 @@ func isRevert(subject string) bool { return strings.HasPrefix(subject, `Revert "
 func (h *History) buildLineages() error {
 	var live []inst
 	dead := map[string][]*Lineage{} // identity → removed lineages, oldest first
-	var pending []clVersion         // invalid versions since the last valid one
-	for _, v := range h.clVersions {
-		if v.Invalid {
+	var pending []*version          // versions that do not load since the last one that does
+	var cur []*block                // the blocks of the current version
+	bad := 0                        // blocks of cur that do not load
+	for i := range h.cl.vers {
+		v := &h.cl.vers[i]
+		if v.Err == "" {
+			for _, b := range cur[v.P : len(cur)-int(v.S)] {
+				if b.err != nil {
+					bad--
+				}
+			}
+			for _, b := range v.Mid {
+				if b.load(); b.err != nil {
+					bad++
+				}
+			}
+			cur = v.apply(cur)
+		}
+		if msg := h.versionError(v, cur, bad); msg != "" {
+			h.Notes = append(h.Notes, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: h.ChangelogPath, Message: msg})
+			if raw, err := h.readBlob(v.Blob); err == nil {
+				v.raw = string(raw)
+			}
 			pending = append(pending, v)
 			continue
 		}
 		invalid := pending
 		pending = nil
-		items := v.items
+		items := cur
 		// common prefix and suffix of identical blocks
 		p := 0
-		for p < len(live) && p < len(items) && live[p].b == items[p].b {
+		for p < len(live) && p < len(items) && live[p].b == items[p] {
 			p++
 		}
 		q := 0
-		for q < len(live)-p && q < len(items)-p && live[len(live)-1-q].b == items[len(items)-1-q].b {
+		for q < len(live)-p && q < len(items)-p && live[len(live)-1-q].b == items[len(items)-1-q] {
 			q++
 		}
 		if p == len(live) && p == len(items) {
@@ -164,8 +185,8 @@ func (h *History) buildLineages() error {
 			oldIDs[i] = in.b.info().identity
 		}
 		newIDs := make([]string, len(news))
-		for j, it := range news {
-			newIDs[j] = it.b.info().identity
+		for j, b := range news {
+			newIDs[j] = b.info().identity
 		}
 		// 1. an LCS of identities; 2. equal identities left over anywhere
 		// (the file was reordered); 3. edits inside each gap
@@ -212,22 +233,18 @@ func (h *History) buildLineages() error {
 				if len(restO) == 0 || len(restN) == 0 {
 					continue
 				}
-				ov := make([]*pyyaml.Value, len(restO))
-				for k, i := range restO {
-					ov[k] = mid[i].b.val
-				}
-				nv := make([]*pyyaml.Value, len(restN))
-				for k, j := range restN {
-					nv[k] = news[j].b.val
-				}
-				for _, pr := range changelog.PairEdits(ov, nv) {
+				oi := func(k int) *entryInfo { return mid[restO[k]].b.info() }
+				ni := func(k int) *entryInfo { return news[restN[k]].info() }
+				for _, pr := range changelog.PairEditsFunc(len(restO), len(restN),
+					func(a, b int) bool { return slices.Equal(oi(a).keys, ni(b).keys) },
+					func(a, b int) bool { return oi(a).prLink != "" && oi(a).prLink == ni(b).prLink },
+					func(a, b int) bool { return slices.Equal(oi(a).description, ni(b).description) }) {
 					i, j := restO[pr[0]], restN[pr[1]]
 					from[j], usedOld[i], edited[j] = i, true, true
 				}
 			}
 		}
-		for j, it := range news {
-			b := it.b
+		for j, b := range news {
 			switch i := from[j]; {
 			case i != unset && edited[j]:
 				in := mid[i]
@@ -310,28 +327,48 @@ func (e *EntryAt) Value() *pyyaml.Value { return e.val }
 // that loads, at or before seq) and attaches each to its lineage: live
 // lineages with the entry's identity, oldest first, in file order.
 func (h *History) EntriesAt(seq int) []*EntryAt {
-	var v *clVersion
-	for i := range h.clVersions {
-		if h.clVersions[i].Seq > seq {
-			break
-		}
-		if !h.clVersions[i].Invalid {
-			v = &h.clVersions[i]
-		}
-	}
-	if v == nil || v.Blob.IsZero() {
+	if h.cl == nil {
 		return nil
 	}
+	var cur, good []*block
+	var at *version
+	bad := 0
+	for i := range h.cl.vers {
+		v := &h.cl.vers[i]
+		if v.Seq > seq {
+			break
+		}
+		if v.Err == "" {
+			for _, b := range cur[v.P : len(cur)-int(v.S)] {
+				if b.err != nil {
+					bad--
+				}
+			}
+			for _, b := range v.Mid {
+				if b.err != nil {
+					bad++
+				}
+			}
+			cur = v.apply(cur)
+			if bad == 0 {
+				good, at = cur, v
+			}
+		}
+	}
+	if at == nil || at.Blob.IsZero() {
+		return nil
+	}
+	lines := h.linesOf(at, listFile, len(good))
 	byID := map[string][]*Lineage{}
 	for _, l := range h.Lineages {
 		if e, ok := l.Last(seq); ok && e.Kind != EvRemoved && e.Kind != EvReverted {
 			byID[e.Identity] = append(byID[e.Identity], l)
 		}
 	}
-	out := make([]*EntryAt, len(v.items))
-	for i, it := range v.items {
-		in := it.b.info()
-		e := &EntryAt{Index: i + 1, Line: int(it.line), val: it.b.val, info: in}
+	out := make([]*EntryAt, len(good))
+	for i, b := range good {
+		in := b.info()
+		e := &EntryAt{Index: i + 1, Line: lines[i], val: b.val, info: in}
 		if ls := byID[in.identity]; len(ls) > 0 {
 			e.Lin = ls[0]
 			byID[in.identity] = ls[1:]
@@ -339,6 +376,42 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 		out[i] = e
 	}
 	return out
+}
+
+// linesOf returns the first line of each of the n blocks of a version
+// (zeros when the version cannot be read again).
+func (h *History) linesOf(v *version, kind fileKind, n int) []int {
+	out := make([]int, n)
+	data, err := h.readBlob(v.Blob)
+	if err != nil {
+		return out
+	}
+	ps, err := newSplitter().split(data, kind)
+	if err != nil || len(ps) != n {
+		return out
+	}
+	for i, p := range ps {
+		out[i] = int(p.line)
+	}
+	return out
+}
+
+// versionError explains why a changelog version cannot be taken ("" when
+// it can): it does not cut or load, or one of its entries does not load.
+func (h *History) versionError(v *version, cur []*block, bad int) string {
+	if v.Err != "" {
+		return "does not load: " + v.Err
+	}
+	if bad == 0 {
+		return ""
+	}
+	lines := h.linesOf(v, listFile, len(cur))
+	for i, b := range cur {
+		if b.err != nil {
+			return fmt.Sprintf("does not load: the entry at line %d: %s", lines[i], shiftLines(b.err.Error(), lines[i]-1))
+		}
+	}
+	return ""
 }
 
 // Introduction returns the event that brought the entry's current content

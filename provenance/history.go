@@ -93,7 +93,8 @@ type Note struct {
 }
 
 // History is the structured first-parent history of a repository's
-// changelog and recipe configs, from its root (or Options.Until) to Head.
+// changelog and recipe configs, from its root (or where a key-restricted
+// build stopped) to Head.
 type History struct {
 	Head plumbing.Hash
 	// Chain is the first-parent chain, oldest first; an event's Seq
@@ -105,15 +106,21 @@ type History struct {
 
 	// changelog
 	ChangelogPath string
-	clVersions    []clVersion // oldest first
+	cl            *slot // nil when the changelog was not built
 	Lineages      []*Lineage
 
-	// recipes
-	cfgVersions []cfgVersion // oldest first
-	Keys        map[string]*KeyHistory
-	headKeys    []string // all recipe keys at Head (Options.Keys builds)
+	// recipes: one slot per master config file position (amd, nvidia)
+	cfg      []*slot
+	Keys     map[string]*KeyHistory
+	headKeys []string // all recipe keys at Head (key-restricted builds)
 
 	ignore map[int]bool // seqs of ignored commits
+
+	mu   sync.Mutex
+	meta map[plumbing.Hash]*CommitInfo
+	load func(plumbing.Hash) (*CommitInfo, error)
+	// readBlob reads a file version (to locate lines at a revision).
+	readBlob func(plumbing.Hash) ([]byte, error)
 
 	prOnce sync.Once
 	prSeq  map[int]int // PR → seq of the commit that landed it
@@ -122,40 +129,13 @@ type History struct {
 	entryAt      map[int][]Event // seq → entry events (introduced, edited, re-added)
 	entrySeqList []int
 
-	mu   sync.Mutex
-	meta map[plumbing.Hash]*CommitInfo
-	load func(plumbing.Hash) (*CommitInfo, error)
-
 	settings *config.Settings
 }
 
-// clVersion is a version of the changelog: from commit Seq on, the file
-// had blob Blob (zero: absent) and these entries.
-type clVersion struct {
-	Seq     int
-	Blob    plumbing.Hash
-	Invalid bool // did not load: the previous valid version stands
-	items   []placed
-	raw     string // the text of an invalid version
-}
-
-// cfgVersion is a version of the master configs.
-type cfgVersion struct {
-	Seq     int
-	Files   []cfgFile
-	Invalid bool
-	recipes map[string]placedIn
-	order   []string // keys in load order
-}
-
+// cfgFile is a master config file at a commit.
 type cfgFile struct {
 	Path string
 	Blob plumbing.Hash
-}
-
-type placedIn struct {
-	placed
-	file string
 }
 
 // SeqOf returns the position of a commit in the chain.
@@ -185,84 +165,133 @@ func (h *History) Commit(c plumbing.Hash) (*CommitInfo, error) {
 // CommitAt is Commit of the commit at seq.
 func (h *History) CommitAt(seq int) (*CommitInfo, error) { return h.Commit(h.Chain[seq]) }
 
+func newHistory(ctx context.Context, r *gitscan.Repo, o Options) *History {
+	s := o.Settings
+	h := &History{Head: o.Head, seq: map[plumbing.Hash]int{}, Keys: map[string]*KeyHistory{},
+		ChangelogPath: s.ChangelogPath(), meta: map[plumbing.Hash]*CommitInfo{}, settings: s}
+	h.load = func(c plumbing.Hash) (*CommitInfo, error) { return commitInfo(ctx, r, c, o.PRs) }
+	h.readBlob = func(b plumbing.Hash) ([]byte, error) {
+		h.mu.Lock() // the walk reader; Build is over when this is used
+		defer h.mu.Unlock()
+		return r.ReadBlob(b)
+	}
+	return h
+}
+
+// setChain records the first-parent chain (given newest first) and the
+// ignored commits on it.
+func (h *History) setChain(newestFirst []plumbing.Hash, ignore []plumbing.Hash) {
+	n := len(newestFirst)
+	h.Chain = make([]plumbing.Hash, n)
+	for i, c := range newestFirst {
+		h.Chain[n-1-i] = c
+		h.seq[c] = n - 1 - i
+	}
+	h.ignore = map[int]bool{}
+	for _, c := range ignore {
+		if sq, ok := h.seq[c]; ok {
+			h.ignore[sq] = true
+		}
+	}
+}
+
+// request asks the reader for a version of a slot: the file at path has
+// blob from walk index idx (newest first) back to the next request.
+type request struct {
+	slot int
+	path string
+	blob plumbing.Hash
+	idx  int
+}
+
+// slotState is what the walk last saw of a slot.
+type slotState struct {
+	path string
+	blob plumbing.Hash
+	seen bool
+}
+
 // Build reads the history of the changelog and/or the master configs from
 // the repository.
 func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	s := o.Settings
-	h := &History{Head: o.Head, seq: map[plumbing.Hash]int{}, Keys: map[string]*KeyHistory{},
-		ChangelogPath: s.ChangelogPath(), meta: map[plumbing.Hash]*CommitInfo{}, settings: s}
-	h.load = func(c plumbing.Hash) (*CommitInfo, error) { return commitInfo(ctx, r, c, o.PRs) }
+	h := newHistory(ctx, r, o)
 	if len(o.Keys) > 0 && o.Recipes && !o.Changelog {
 		return h, h.buildKeys(ctx, r, o)
 	}
-
-	// 1. one first-parent walk, newest first: the blob of every tracked
-	// path per commit. Each blob not seen before is handed at once to
-	// step 2, which reads and splits it on another goroutine (versions of
-	// a file are deltas of the next newer one, so newest first is also
-	// the cheap order to read them in).
+	layouts := h.settings.MasterCandidates()
 	paths := []string{h.ChangelogPath}
-	layouts := s.MasterCandidates()
+	nfiles := 0
 	for _, l := range layouts {
 		paths = append(paths, l...)
+		nfiles = max(nfiles, len(l))
 	}
-	type step struct {
-		hash  plumbing.Hash
-		blobs []plumbing.Hash
-	}
-	type want struct {
-		blob plumbing.Hash
-		kind fileKind
-	}
-	var steps []step // newest first
 	prog := func(stage string, done, total int) {
 		if o.Progress != nil {
 			o.Progress(Progress{Stage: stage, Done: done, Total: total})
 		}
 	}
-	reads := make(chan want, 1<<16)
-	walkErr := make(chan error, 1)
+
+	// 1. one first-parent walk, newest first: the blob of every tracked
+	// path per commit. Every change of a file is handed at once to step 2,
+	// which reads and cuts that version on another goroutine (a version is
+	// stored in the pack as a delta of the next newer one, so newest first
+	// is also the cheap order to read them in).
 	sp := newSplitter()
+	var chain []plumbing.Hash // newest first
+	reqs := make(chan request, 1<<12)
+	walkErr := make(chan error, 1)
 	var tracked map[int]bool // with Options.Keys: the master files followed
 	go func() {
-		defer close(reads)
-		seen := map[want]bool{}
-		need := func(b plumbing.Hash, k fileKind) {
-			if !b.IsZero() && !seen[want{b, k}] {
-				seen[want{b, k}] = true
-				reads <- want{b, k}
+		defer close(reqs)
+		state := make([]slotState, 1+nfiles)
+		note := func(sl int, path string, b plumbing.Hash) {
+			st := &state[sl]
+			if !st.seen || st.path != path || st.blob != b {
+				*st = slotState{path, b, true}
+				reqs <- request{sl, path, b, len(chain) - 1}
 			}
 		}
 		walk := gitscan.TrackOptions{WalkOptions: gitscan.WalkOptions{From: o.Head,
 			Progress: func(n int) { prog("walk", n, 0) }}, Paths: paths}
 		walkErr <- r.Track(ctx, walk, func(st gitscan.Step) error {
-			steps = append(steps, step{st.Hash, append([]plumbing.Hash(nil), st.Blobs...)})
+			chain = append(chain, st.Hash)
 			if o.Changelog {
-				need(st.Blobs[0], listFile)
+				p := h.ChangelogPath
+				if st.Blobs[0].IsZero() {
+					p = ""
+				}
+				note(0, p, st.Blobs[0])
 			}
-			if o.Recipes {
-				files := selectLayout(layouts, st.Blobs[1:])
-				if len(o.Keys) > 0 && tracked == nil {
-					var err error
-					if tracked, h.headKeys, err = keyFiles(r, sp.clone(), files, o.Keys); err != nil {
-						return err
-					}
+			if !o.Recipes {
+				return nil
+			}
+			files := selectLayout(layouts, st.Blobs[1:])
+			if len(o.Keys) > 0 && tracked == nil {
+				var err error
+				if tracked, h.headKeys, err = keyFiles(r, newSplitter(), files, o.Keys); err != nil {
+					return err
 				}
-				for i, f := range files {
-					if tracked == nil || tracked[i] {
-						need(f.Blob, mapFile)
-					}
+			}
+			for i := 0; i < nfiles; i++ {
+				if tracked != nil && !tracked[i] {
+					continue
 				}
+				var f cfgFile
+				if i < len(files) && !files[i].Blob.IsZero() {
+					f = files[i]
+				}
+				note(1+i, f.Path, f.Blob)
 			}
 			return nil
 		})
 	}()
 
-	// 2. read each distinct blob once and split it; new changelog entries
-	// are parsed on the other cores meanwhile
+	// 2. read each version once, cut it into blocks and turn the version
+	// read before it (newer) into a delta; new changelog entries are
+	// parsed on the other cores meanwhile
 	parse := make(chan *block, 1024)
 	var parsers sync.WaitGroup
 	for w := 1; w < runtime.GOMAXPROCS(0); w++ {
@@ -282,32 +311,43 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 			}
 		}
 	}
-	type result struct {
-		items []placed
-		err   error
+	readings := make([]*reading, 1+nfiles)
+	readings[0] = newReading(listFile)
+	for i := 1; i <= nfiles; i++ {
+		readings[i] = newReading(mapFile)
 	}
-	res := map[want]result{}
-	var kinds []fileKind // of the blob being read
+	var cur request
 	done := 0
-	err := r.ScanBlobsFrom(ctx, func() (plumbing.Hash, bool) {
-		w, ok := <-reads
-		kinds = append(kinds[:0], w.kind)
-		return w.blob, ok
-	}, func(b plumbing.Hash, data []byte) error {
-		for _, k := range kinds {
-			items, err := sp.split(data, k)
-			if errors.Is(err, errNoSplit) {
-				items, err = wholeFile(data, k)
+	take := func(q request, data []byte) {
+		v := version{Seq: q.idx, Path: q.path, Blob: q.blob}
+		var list []*block
+		if !q.blob.IsZero() {
+			var err error
+			if list, err = sp.blocks(data, readings[q.slot].s.kind); err != nil {
+				v.Err = err.Error()
 			}
-			res[want{b, k}] = result{items, err}
 		}
+		readings[q.slot].add(v, list)
+	}
+	err := r.ScanBlobsFrom(ctx, func() (plumbing.Hash, bool) {
+		for q := range reqs {
+			if q.blob.IsZero() {
+				take(q, nil) // the file is absent: no read
+				continue
+			}
+			cur = q
+			return q.blob, true
+		}
+		return plumbing.ZeroHash, false
+	}, func(_ plumbing.Hash, data []byte) error {
+		take(cur, data)
 		done++
 		if done&31 == 0 {
 			prog("read", done, 0)
 		}
 		return nil
 	})
-	for range reads { // unblock the walk when reading stopped early
+	for range reqs { // unblock the walk when reading stopped early
 	}
 	close(parse)
 	parsers.Wait()
@@ -319,105 +359,22 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	}
 	sp.loadAll(runtime.GOMAXPROCS(0), listFile) // recipes load on demand
 
-	// 3. the chain and the versions: where the tracked blobs change
-	n := len(steps)
-	h.Chain = make([]plumbing.Hash, n)
-	for i, st := range steps {
-		sq := n - 1 - i
-		h.Chain[sq] = st.hash
-		h.seq[st.hash] = sq
-	}
-	h.ignore = map[int]bool{}
-	for _, c := range o.IgnoreRevs {
-		if sq, ok := h.seq[c]; ok {
-			h.ignore[sq] = true
-		}
-	}
-	for i := n - 1; i >= 0; i-- { // oldest first
-		st := steps[i]
-		sq := n - 1 - i
-		if o.Changelog {
-			b := st.blobs[0]
-			if len(h.clVersions) == 0 || h.clVersions[len(h.clVersions)-1].Blob != b {
-				h.clVersions = append(h.clVersions, clVersion{Seq: sq, Blob: b})
-			}
-		}
-		if o.Recipes {
-			var files []cfgFile
-			for i, f := range selectLayout(layouts, st.blobs[1:]) {
-				if tracked == nil || tracked[i] {
-					files = append(files, f)
-				}
-			}
-			if len(h.cfgVersions) == 0 || !sameFiles(h.cfgVersions[len(h.cfgVersions)-1].Files, files) {
-				h.cfgVersions = append(h.cfgVersions, cfgVersion{Seq: sq, Files: files})
-			}
-		}
-	}
-
-	// 4. versions → events
+	// 3. the chain, the versions oldest first, then the events
+	h.setChain(chain, o.IgnoreRevs)
+	n := len(chain)
 	if o.Changelog {
-		for i := range h.clVersions {
-			v := &h.clVersions[i]
-			if v.Blob.IsZero() {
-				continue
-			}
-			rr := res[want{v.Blob, listFile}]
-			v.items = rr.items
-			if msg := versionError(rr.err, rr.items); msg != "" {
-				v.Invalid = true
-				h.Notes = append(h.Notes, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: h.ChangelogPath, Message: msg})
-				raw, err := r.ReadBlob(v.Blob)
-				if err != nil {
-					return nil, err
-				}
-				v.raw = string(raw)
-			}
-		}
+		h.cl = readings[0].finish(n)
 		if err := h.buildLineages(); err != nil {
 			return nil, err
 		}
 	}
 	if o.Recipes {
-		for i := range h.cfgVersions {
-			v := &h.cfgVersions[i]
-			v.recipes = map[string]placedIn{}
-			for _, f := range v.Files {
-				if f.Blob.IsZero() {
-					continue
-				}
-				rr := res[want{f.Blob, mapFile}]
-				// a recipe that does not load is judged per key (see
-				// KeyHistory.Events); a file that does not split is judged here
-				if msg := versionError(rr.err, nil); msg != "" {
-					v.Invalid = true
-					h.Notes = append(h.Notes, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: f.Path, Message: msg})
-					continue
-				}
-				for _, it := range rr.items {
-					if _, dup := v.recipes[it.b.key]; !dup {
-						v.order = append(v.order, it.b.key)
-					}
-					v.recipes[it.b.key] = placedIn{it, f.Path}
-				}
-			}
+		for i := 1; i <= nfiles; i++ {
+			h.cfg = append(h.cfg, readings[i].finish(n))
 		}
 		h.buildRecipes()
 	}
 	return h, nil
-}
-
-// versionError explains why a version cannot be taken ("" when it can).
-func versionError(err error, items []placed) string {
-	if err != nil {
-		return "does not load: " + err.Error()
-	}
-	for _, it := range items {
-		if it.b.err != nil {
-			return fmt.Sprintf("does not load: the item at line %d: %s", it.line, shiftLines(it.b.err.Error(), int(it.off)))
-		}
-	}
-	return ""
 }
 
 // shiftLines rewrites "line N" in a block's parse error to file lines.

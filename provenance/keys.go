@@ -2,8 +2,6 @@ package provenance
 
 import (
 	"context"
-	"errors"
-	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -11,69 +9,36 @@ import (
 )
 
 // buildKeys builds the history of a few recipe keys (Options.Keys),
-// newest first and lazily: it reads a master config version only when the
-// walk crosses a change of a file holding one of the keys, and stops at
-// the commit where the last key (or the key it was renamed from) appears.
-// Keys created recently cost a short walk; the answers are those of the
+// newest first: it reads a version of a master config file holding one of
+// the keys only when the walk crosses a change of it, and stops at the
+// commit where the last key (or the key it was renamed from) appears. A
+// key created recently costs a short walk; the events are those of the
 // full build, restricted to the files holding the keys at Head.
 func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) error {
 	layouts := h.settings.MasterCandidates()
 	var all []string // every layout's paths, for the walk
+	nfiles := 0
 	for _, l := range layouts {
 		all = append(all, l...)
+		nfiles = max(nfiles, len(l))
 	}
 	sp := newSplitter()
-	read := func(files []cfgFile) (map[string]placedIn, []string, error) {
-		recipes := map[string]placedIn{}
-		var order []string
-		for _, f := range files {
-			if f.Blob.IsZero() {
-				continue
-			}
-			var items []placed
-			var serr error
-			err := r.ScanBlobs(ctx, []plumbing.Hash{f.Blob}, func(_ plumbing.Hash, data []byte) error {
-				items, serr = sp.split(data, mapFile)
-				if errors.Is(serr, errNoSplit) {
-					items, serr = wholeFile(data, mapFile)
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, nil, err
-			}
-			if serr != nil {
-				return nil, nil, serr
-			}
-			for _, it := range items {
-				if _, dup := recipes[it.b.key]; !dup {
-					order = append(order, it.b.key)
-				}
-				recipes[it.b.key] = placedIn{it, f.Path}
-			}
-		}
-		return recipes, order, nil
+	readings := make([]*reading, nfiles)
+	for i := range readings {
+		readings[i] = newReading(mapFile)
 	}
-
-	type ver struct {
-		start   plumbing.Hash // the version holds from this commit on
-		files   []cfgFile
-		invalid string
-		recipes map[string]placedIn
-		order   []string
-	}
-	var vers []*ver           // newest first
-	tracked := map[int]bool{} // index into a layout of the files followed
+	state := make([]slotState, nfiles)
+	lists := make([][]*block, nfiles) // the newest list read per slot
 	interest := map[string]bool{}
 	for _, k := range o.Keys {
 		interest[k] = true
 	}
+	var tracked map[int]bool
 	var chain []plumbing.Hash // newest first
-	var cur *ver
 	walk := gitscan.TrackOptions{WalkOptions: gitscan.WalkOptions{From: o.Head}, Paths: all}
 	err := r.Track(ctx, walk, func(st gitscan.Step) error {
 		files := selectLayout(layouts, st.Blobs)
-		if cur == nil {
+		if tracked == nil {
 			// at Head: find the files holding the keys
 			var err error
 			if tracked, h.headKeys, err = keyFiles(r, sp, files, o.Keys); err != nil {
@@ -84,84 +49,110 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 				return gitscan.ErrStop
 			}
 		}
-		var sel []cfgFile
-		for i, f := range files {
-			if tracked[i] {
-				sel = append(sel, f)
+		// read the tracked files this commit changed
+		type change struct {
+			slot int
+			v    version
+			list []*block
+		}
+		var changes []change
+		for i := 0; i < nfiles; i++ {
+			if !tracked[i] {
+				continue
 			}
-		}
-		if cur != nil && sameFiles(cur.files, sel) {
-			chain = append(chain, st.Hash)
-			cur.start = st.Hash
-			return nil
-		}
-		v := &ver{start: st.Hash, files: sel}
-		rec, order, err := read(sel)
-		if err != nil {
-			v.invalid = err.Error()
-			if cur != nil { // carried forward: the newer version stands
-				rec, order = cur.recipes, cur.order
+			var f cfgFile
+			if i < len(files) && !files[i].Blob.IsZero() {
+				f = files[i]
 			}
+			if s := state[i]; s.seen && s.path == f.Path && s.blob == f.Blob {
+				continue
+			}
+			state[i] = slotState{f.Path, f.Blob, true}
+			c := change{slot: i, v: version{Seq: len(chain), Path: f.Path, Blob: f.Blob}}
+			if !f.Blob.IsZero() {
+				err := r.ScanBlobs(ctx, []plumbing.Hash{f.Blob}, func(_ plumbing.Hash, data []byte) error {
+					var err error
+					if c.list, err = sp.blocks(data, mapFile); err != nil {
+						c.v.Err = err.Error()
+					}
+					return nil
+				})
+				if err != nil {
+					return err
+				}
+			}
+			changes = append(changes, c)
 		}
-		v.recipes, v.order = rec, order
-		if cur != nil {
-			// keys of the newer version that this older one lacks were
-			// created (or renamed) at cur.start
+		if len(changes) > 0 && len(chain) > 0 {
+			// the keys of the newer commit that this one lacks were
+			// created (or renamed) by the newer commit
+			newer := keysOf(lists)
+			olderLists := append([][]*block(nil), lists...)
+			for _, c := range changes {
+				if c.v.Err == "" {
+					olderLists[c.slot] = c.list
+				}
+			}
+			older := keysOf(olderLists)
 			var gone []string
-			for _, k := range v.order {
-				if _, ok := cur.recipes[k]; !ok {
+			for k := range older {
+				if _, ok := newer[k]; !ok {
 					gone = append(gone, k)
 				}
 			}
 			for k := range interest {
-				if _, ok := v.recipes[k]; ok {
+				if _, ok := older[k]; ok {
 					continue
 				}
 				delete(interest, k)
-				if old, ok := pairRenames(gone, []string{k}, func(g string) *block { return v.recipes[g].b },
-					func(c string) *block { return cur.recipes[c].b })[k]; ok {
+				if old, ok := pairRenames(gone, []string{k}, func(g string) *block { return older[g] },
+					func(c string) *block { return newer[c] })[k]; ok {
 					interest[old] = true
 				}
 			}
 			if len(interest) == 0 {
-				return gitscan.ErrStop // cur is where the last key began
+				return gitscan.ErrStop // every key began at the newer commit
+			}
+		}
+		for _, c := range changes {
+			readings[c.slot].add(c.v, c.list)
+			if c.v.Err == "" {
+				lists[c.slot] = c.list
 			}
 		}
 		chain = append(chain, st.Hash)
-		vers = append(vers, v)
-		cur = v
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	n := len(chain)
-	h.Chain = make([]plumbing.Hash, n)
-	for i, c := range chain {
-		h.Chain[n-1-i] = c
-		h.seq[c] = n - 1 - i
-	}
-	h.ignore = map[int]bool{}
-	for _, c := range o.IgnoreRevs {
-		if sq, ok := h.seq[c]; ok {
-			h.ignore[sq] = true
-		}
-	}
-	for i := len(vers) - 1; i >= 0; i-- {
-		v := vers[i]
-		cv := cfgVersion{Seq: h.seq[v.start], Files: v.files, recipes: v.recipes, order: v.order}
-		if v.invalid != "" {
-			cv.Invalid = true
-			h.Notes = append(h.Notes, Note{Seq: cv.Seq, Commit: v.start, Path: filesText(v.files), Message: "does not load: " + v.invalid})
-		}
-		h.cfgVersions = append(h.cfgVersions, cv)
+	h.setChain(chain, o.IgnoreRevs)
+	for _, rd := range readings {
+		h.cfg = append(h.cfg, rd.finish(len(chain)))
 	}
 	h.buildRecipes()
 	return nil
 }
 
+// keysOf maps the keys of the slots' lists to their blocks: the first
+// slot holding a key wins, and inside a file its last occurrence.
+func keysOf(lists [][]*block) map[string]*block {
+	m := map[string]*block{}
+	for s := len(lists) - 1; s >= 0; s-- {
+		seen := map[string]bool{}
+		for i := len(lists[s]) - 1; i >= 0; i-- {
+			b := lists[s][i]
+			if !seen[b.key] {
+				seen[b.key] = true
+				m[b.key] = b
+			}
+		}
+	}
+	return m
+}
+
 // keyFiles reads the master config files of a commit and returns the
-// indexes of those holding one of keys, and every key in load order.
+// positions of those holding one of keys, and every key in load order.
 func keyFiles(r *gitscan.Repo, sp *splitter, files []cfgFile, keys []string) (map[int]bool, []string, error) {
 	tracked := map[int]bool{}
 	var order []string
@@ -174,32 +165,21 @@ func keyFiles(r *gitscan.Repo, sp *splitter, files []cfgFile, keys []string) (ma
 		if err != nil {
 			return nil, nil, err
 		}
-		items, err := sp.split(data, mapFile)
-		if errors.Is(err, errNoSplit) {
-			items, err = wholeFile(data, mapFile)
-		}
+		bs, err := sp.blocks(data, mapFile)
 		if err != nil {
 			continue // judged where the version is read
 		}
-		for _, it := range items {
-			if !seen[it.b.key] {
-				seen[it.b.key] = true
-				order = append(order, it.b.key)
+		for _, b := range bs {
+			if !seen[b.key] {
+				seen[b.key] = true
+				order = append(order, b.key)
 			}
 			for _, k := range keys {
-				if it.b.key == k {
+				if b.key == k {
 					tracked[i] = true
 				}
 			}
 		}
 	}
 	return tracked, order, nil
-}
-
-func filesText(fs []cfgFile) string {
-	var ps []string
-	for _, f := range fs {
-		ps = append(ps, f.Path)
-	}
-	return strings.Join(ps, ", ")
 }

@@ -123,6 +123,97 @@ func (h *History) keyHistory(k string) *KeyHistory {
 	return kh
 }
 
+// recipeState follows the recipes of the master config slots through
+// their versions: each slot's blocks, and per key its block and file (the
+// first slot holding a key wins, as the gate's merge rejects duplicates
+// across files; inside a file the last occurrence wins, as in PyYAML).
+type recipeState struct {
+	h     *History
+	cur   [][]*block
+	paths []string
+	byKey []map[string]*block
+	next  []int // per slot: index of its next version
+}
+
+func (h *History) newRecipeState() *recipeState {
+	n := len(h.cfg)
+	st := &recipeState{h: h, cur: make([][]*block, n), paths: make([]string, n), byKey: make([]map[string]*block, n), next: make([]int, n)}
+	for i := range st.byKey {
+		st.byKey[i] = map[string]*block{}
+	}
+	return st
+}
+
+// lookup returns key's block and file in the current state.
+func (st *recipeState) lookup(k string) (*block, string, int) {
+	for s := range st.byKey {
+		if b, ok := st.byKey[s][k]; ok {
+			return b, st.paths[s], s
+		}
+	}
+	return nil, "", -1
+}
+
+// advance applies the versions that begin at seq and returns the keys
+// they touch; a version that does not load is noted and skipped.
+func (st *recipeState) advance(seq int, notes *[]Note) []string {
+	var touched []string
+	for s, sl := range st.h.cfg {
+		if st.next[s] >= len(sl.vers) || sl.vers[st.next[s]].Seq != seq {
+			continue
+		}
+		v := &sl.vers[st.next[s]]
+		st.next[s]++
+		if v.Err != "" {
+			if notes != nil {
+				*notes = append(*notes, Note{Seq: v.Seq, Commit: st.h.Chain[v.Seq], Path: v.Path, Message: "does not load: " + v.Err})
+			}
+			continue
+		}
+		old := st.cur[s][v.P : len(st.cur[s])-int(v.S)]
+		for _, b := range old {
+			touched = append(touched, b.key)
+		}
+		for _, b := range v.Mid {
+			touched = append(touched, b.key)
+		}
+		st.cur[s] = v.apply(st.cur[s])
+		if v.Path != "" {
+			st.paths[s] = v.Path
+		}
+		// rebuild the touched keys of this slot (a key may occur twice)
+		for _, k := range touched {
+			delete(st.byKey[s], k)
+		}
+		want := map[string]bool{}
+		for _, k := range touched {
+			want[k] = true
+		}
+		for _, b := range st.cur[s] {
+			if want[b.key] {
+				st.byKey[s][b.key] = b
+			}
+		}
+	}
+	return touched
+}
+
+// seqs lists the seqs at which some slot has a version, ascending.
+func (h *History) cfgSeqs() []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, sl := range h.cfg {
+		for _, v := range sl.vers {
+			if !seen[v.Seq] {
+				seen[v.Seq] = true
+				out = append(out, v.Seq)
+			}
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
 // buildRecipes walks the master config versions oldest first and records,
 // per key, the commits whose text of the recipe changed; what changed is
 // computed per key on demand (KeyHistory.Events). A key that disappears
@@ -130,39 +221,69 @@ func (h *History) keyHistory(k string) *KeyHistory {
 // renamed: the new key's history continues the old one's. Only the
 // recipes involved in such a commit are parsed here.
 func (h *History) buildRecipes() {
-	var prev map[string]placedIn
-	for _, v := range h.cfgVersions {
-		if v.Invalid {
-			continue
+	st := h.newRecipeState()
+	for _, seq := range h.cfgSeqs() {
+		type before struct {
+			b    *block
+			file string
 		}
-		cur := v.recipes
+		touched := map[string]before{}
+		var keys []string
+		// what the touched keys were before this commit
+		probe := func(ks []string) {
+			for _, k := range ks {
+				if _, ok := touched[k]; !ok {
+					b, f, _ := st.lookup(k)
+					touched[k] = before{b, f}
+					keys = append(keys, k)
+				}
+			}
+		}
+		// the keys a version touches are known before applying it
+		for s, sl := range h.cfg {
+			if st.next[s] < len(sl.vers) && sl.vers[st.next[s]].Seq == seq {
+				v := &sl.vers[st.next[s]]
+				if v.Err != "" {
+					continue
+				}
+				var ks []string
+				for _, b := range st.cur[s][v.P : len(st.cur[s])-int(v.S)] {
+					ks = append(ks, b.key)
+				}
+				for _, b := range v.Mid {
+					ks = append(ks, b.key)
+				}
+				probe(ks)
+			}
+		}
+		st.advance(seq, &h.Notes)
 		var gone, came []string
-		for k, p := range prev {
-			c, ok := cur[k]
-			if !ok {
-				gone = append(gone, k)
-				continue
-			}
-			if c.b != p.b {
-				kh := h.keyHistory(k)
-				kh.raw = append(kh.raw, rawEvent{kind: EvChanged, seq: v.Seq, file: c.file, b: c.b})
-			}
-		}
-		for _, k := range v.order {
-			if _, ok := prev[k]; !ok {
+		after := map[string]before{}
+		for _, k := range keys {
+			b, f, _ := st.lookup(k)
+			after[k] = before{b, f}
+			old := touched[k]
+			switch {
+			case old.b == nil && b == nil:
+			case old.b == nil:
 				came = append(came, k)
+			case b == nil:
+				gone = append(gone, k)
+			case old.b != b:
+				kh := h.keyHistory(k)
+				kh.raw = append(kh.raw, rawEvent{kind: EvChanged, seq: seq, file: f, b: b})
 			}
 		}
 		sort.Strings(gone)
-		renamed := pairRenames(gone, came, func(k string) *block { return prev[k].b }, func(k string) *block { return cur[k].b })
+		renamed := pairRenames(gone, came, func(k string) *block { return touched[k].b }, func(k string) *block { return after[k].b })
 		for _, k := range came {
-			c := cur[k]
+			a := after[k]
 			kh := h.keyHistory(k)
 			if old, ok := renamed[k]; ok {
-				kh.raw = append(kh.raw, rawEvent{kind: EvRenamed, seq: v.Seq, from: old, file: c.file, old: prev[old].b, b: c.b})
+				kh.raw = append(kh.raw, rawEvent{kind: EvRenamed, seq: seq, from: old, file: a.file, old: touched[old].b, b: a.b})
 				continue
 			}
-			kh.raw = append(kh.raw, rawEvent{kind: EvCreated, seq: v.Seq, file: c.file, b: c.b})
+			kh.raw = append(kh.raw, rawEvent{kind: EvCreated, seq: seq, file: a.file, b: a.b})
 		}
 		to := map[string]string{}
 		for n, old := range renamed {
@@ -170,13 +291,12 @@ func (h *History) buildRecipes() {
 		}
 		for _, k := range gone {
 			kh := h.keyHistory(k)
-			ev := rawEvent{kind: EvDeleted, seq: v.Seq, file: prev[k].file}
+			ev := rawEvent{kind: EvDeleted, seq: seq, file: touched[k].file}
 			if n, ok := to[k]; ok {
 				ev.kind, ev.to = EvRenamed, n
 			}
 			kh.raw = append(kh.raw, ev)
 		}
-		prev = cur
 	}
 }
 
@@ -224,40 +344,79 @@ func pairRenames(gone, came []string, old, new func(string) *block) map[string]s
 	return out
 }
 
-// RecipeAt returns the recipe of key at seq (the newest loadable version
-// at or before seq), with the master config file holding it.
+// RecipeAt returns the recipe of key at seq, with the master config file
+// holding it and the line of its key; a version of the recipe that does
+// not load gives way to the newest older one that does.
 func (h *History) RecipeAt(key string, seq int) (v *pyyaml.Value, file string, line int, ok bool) {
-	p, ok := h.placedAt(key, seq)
+	p, file, ok := h.placedAt(key, seq)
 	if !ok {
 		return nil, "", 0, false
 	}
-	return p.b.val, p.file, int(p.line), true
+	return p.b.val, file, int(p.line), true
 }
 
-// placedAt finds key's recipe at seq; a version of it that does not load
-// gives way to the newest older one that does.
-func (h *History) placedAt(key string, seq int) (placedIn, bool) {
-	ver := h.cfgVersionAt(seq)
-	if ver == nil {
-		return placedIn{}, false
-	}
-	if _, ok := ver.recipes[key]; !ok {
-		return placedIn{}, false
-	}
-	for i := len(h.cfgVersions) - 1; i >= 0; i-- {
-		v := &h.cfgVersions[i]
-		if v.Seq > seq || v.Invalid {
-			continue
+// stateAt replays the master config versions up to seq.
+func (h *History) stateAt(seq int) *recipeState {
+	st := h.newRecipeState()
+	for _, sq := range h.cfgSeqs() {
+		if sq > seq {
+			break
 		}
-		p, ok := v.recipes[key]
-		if !ok {
-			return placedIn{}, false
+		st.advance(sq, nil)
+	}
+	return st
+}
+
+// placedAt finds key's recipe at seq and its position in its file.
+func (h *History) placedAt(key string, seq int) (placed, string, bool) {
+	st := h.stateAt(seq)
+	b, file, s := st.lookup(key)
+	if b == nil {
+		return placed{}, "", false
+	}
+	if b.load(); b.err != nil {
+		// the newest older version of the recipe that loads
+		b = nil
+		if kh := h.Keys[key]; kh != nil {
+			for i := len(kh.raw) - 1; i >= 0; i-- {
+				r := kh.raw[i]
+				if r.seq <= seq && r.b != nil {
+					if r.b.load(); r.b.err == nil {
+						b = r.b
+						break
+					}
+				}
+			}
 		}
-		if p.b.load(); p.b.err == nil {
-			return p, true
+		if b == nil {
+			return placed{}, "", false
+		}
+		return placed{b: b}, file, true
+	}
+	// the block's line in the version of its file at seq
+	var at *version
+	for i := range h.cfg[s].vers {
+		v := &h.cfg[s].vers[i]
+		if v.Seq > seq {
+			break
+		}
+		if v.Err == "" {
+			at = v
 		}
 	}
-	return placedIn{}, false
+	p := placed{b: b}
+	if at != nil {
+		if data, err := h.readBlob(at.Blob); err == nil {
+			if ps, err := newSplitter().split(data, mapFile); err == nil {
+				for _, q := range ps {
+					if q.b.key == key {
+						p.line, p.off = q.line, q.off // the last occurrence wins
+					}
+				}
+			}
+		}
+	}
+	return p, file, true
 }
 
 // RecipeKeysAt returns the recipe keys at seq in load order.
@@ -265,30 +424,25 @@ func (h *History) RecipeKeysAt(seq int) []string {
 	if h.headKeys != nil && seq == len(h.Chain)-1 {
 		return h.headKeys
 	}
-	if ver := h.cfgVersionAt(seq); ver != nil {
-		return ver.order
+	st := h.stateAt(seq)
+	var out []string
+	seen := map[string]bool{}
+	for s := range st.cur {
+		for _, b := range st.cur[s] {
+			if !seen[b.key] {
+				seen[b.key] = true
+				out = append(out, b.key)
+			}
+		}
 	}
-	return nil
+	return out
 }
 
 // lineOffset returns what to add to the lines of key's recipe nodes at
 // seq to get file lines.
 func (h *History) lineOffset(key string, seq int) int {
-	p, _ := h.placedAt(key, seq)
+	p, _, _ := h.placedAt(key, seq)
 	return int(p.off)
-}
-
-func (h *History) cfgVersionAt(seq int) *cfgVersion {
-	var out *cfgVersion
-	for i := range h.cfgVersions {
-		if h.cfgVersions[i].Seq > seq {
-			break
-		}
-		if !h.cfgVersions[i].Invalid {
-			out = &h.cfgVersions[i]
-		}
-	}
-	return out
 }
 
 var globs sync.Map // pattern → *regexp.Regexp

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/pyyaml"
 )
 
@@ -76,30 +77,30 @@ type splitter struct {
 
 func newSplitter() *splitter { return &splitter{memo: map[string]*block{}} }
 
-// clone returns a splitter with its own memo, for use on another
-// goroutine.
-func (s *splitter) clone() *splitter { return newSplitter() }
-
 // errNoSplit means a version has top-level content the column-0 split does
 // not understand (a document marker, a flow collection, a stray scalar); it
 // is then loaded whole.
 var errNoSplit = errors.New("not splittable at column 0")
 
-// split cuts data into its top-level blocks: a list item starts at a
+// span is a block's text in a version: bytes [start, end), first line.
+type span struct {
+	start, end, line int
+}
+
+// cut finds the top-level blocks of data: a list item starts at a
 // column-0 "- " (or a lone "-"), a recipe at a column-0 key. Comment lines
 // belong to the block they follow; blank lines between blocks belong to
 // none, so appending an entry does not change its predecessor's text.
 // Content before the first block may only be comments and blank lines.
-func (s *splitter) split(data []byte, kind fileKind) ([]placed, error) {
-	var out []placed
-	start, startLine := -1, 0 // current block
-	end := -1                 // end of its last non-blank line
-	lineNo := 0
+func cut(data []byte, kind fileKind) ([]span, error) {
+	var out []span
+	cur := span{start: -1}
 	closeBlock := func() {
-		if start >= 0 {
-			out = append(out, placed{s.intern(data[start:end], kind), int32(startLine), int32(startLine - 1)})
+		if cur.start >= 0 {
+			out = append(out, cur)
 		}
 	}
+	lineNo := 0
 	for off := 0; off < len(data); {
 		lineNo++
 		nl := bytes.IndexByte(data[off:], '\n')
@@ -112,26 +113,54 @@ func (s *splitter) split(data []byte, kind fileKind) ([]placed, error) {
 		case len(bytes.TrimSpace(line)) == 0:
 			// blank: attached only if the block continues after it
 		case c == ' ':
-			if start < 0 {
+			if cur.start < 0 {
 				return nil, fmt.Errorf("line %d: indented content before the first item: %w", lineNo, errNoSplit)
 			}
-			end = next
+			cur.end = next
 		case c == '#':
-			if start >= 0 {
-				end = next
+			if cur.start >= 0 {
+				cur.end = next
 			}
 		case kind == listFile && c == '-' && (len(line) == 1 || line[1] == ' ' || line[1] == '\n' || line[1] == '\r'):
 			closeBlock()
-			start, end, startLine = off, next, lineNo
+			cur = span{off, next, lineNo}
 		case kind == mapFile && !bytes.ContainsAny(line[:1], "-?:,[]{}&*!|>'\"%@`\t"):
 			closeBlock()
-			start, end, startLine = off, next, lineNo
+			cur = span{off, next, lineNo}
 		default:
 			return nil, fmt.Errorf("line %d: %w", lineNo, errNoSplit)
 		}
 		off = next
 	}
 	closeBlock()
+	return out, nil
+}
+
+// blocks cuts a version into its blocks (see cut); a version that does
+// not cut is loaded whole and its items rendered back to YAML flow text,
+// so equal items still share a block.
+func (s *splitter) blocks(data []byte, kind fileKind) ([]*block, error) {
+	spans, err := cut(data, kind)
+	if errors.Is(err, errNoSplit) {
+		return s.whole(data, kind)
+	}
+	out := make([]*block, len(spans))
+	for i, sp := range spans {
+		out[i] = s.intern(data[sp.start:sp.end], kind)
+	}
+	return out, nil
+}
+
+// split is blocks with each block's position in the version.
+func (s *splitter) split(data []byte, kind fileKind) ([]placed, error) {
+	spans, err := cut(data, kind)
+	if errors.Is(err, errNoSplit) {
+		return s.wholePlaced(data, kind)
+	}
+	out := make([]placed, len(spans))
+	for i, sp := range spans {
+		out[i] = placed{s.intern(data[sp.start:sp.end], kind), int32(sp.line), int32(sp.line - 1)}
+	}
 	return out, nil
 }
 
@@ -177,9 +206,20 @@ func (s *splitter) loadAll(workers int, kind fileKind) {
 	wg.Wait()
 }
 
-// wholeFile loads a version that does not split at column 0 in one parse
-// and returns its items as blocks (not memoised: such versions are rare).
-func wholeFile(data []byte, kind fileKind) ([]placed, error) {
+// whole loads a version that does not cut at column 0 in one parse.
+func (s *splitter) whole(data []byte, kind fileKind) ([]*block, error) {
+	ps, err := s.wholePlaced(data, kind)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*block, len(ps))
+	for i, p := range ps {
+		out[i] = p.b
+	}
+	return out, nil
+}
+
+func (s *splitter) wholePlaced(data []byte, kind fileKind) ([]placed, error) {
 	opt := pyyaml.Options{UniqueKeys: kind == listFile}
 	v, err := pyyaml.Load(data, opt)
 	if err != nil {
@@ -190,18 +230,16 @@ func wholeFile(data []byte, kind fileKind) ([]placed, error) {
 	case v.Kind == pyyaml.Null:
 	case kind == listFile && v.Kind == pyyaml.Seq:
 		for _, it := range v.Items {
-			b := &block{kind: kind, val: it}
-			b.once.Do(func() {})
-			out = append(out, placed{b, int32(it.Line), 0})
+			b := s.intern([]byte("- "+config.Render(it)+"\n"), kind)
+			out = append(out, placed{b, int32(it.Line), int32(it.Line - 1)})
 		}
 	case kind == mapFile && v.Kind == pyyaml.Map:
 		for _, p := range v.Pairs {
 			if p.Key.Kind != pyyaml.Str {
 				return nil, fmt.Errorf("line %d: recipe key %s is not a string", p.Key.Line, p.Key.Repr())
 			}
-			b := &block{kind: kind, key: p.Key.Str, val: p.Value}
-			b.once.Do(func() {})
-			out = append(out, placed{b, int32(p.Key.Line), 0})
+			b := s.intern([]byte(config.Render(p.Key)+": "+config.Render(p.Value)+"\n"), kind)
+			out = append(out, placed{b, int32(p.Key.Line), int32(p.Key.Line - 1)})
 		}
 	default:
 		return nil, fmt.Errorf("the root is a %s, not a %s", v.Kind, map[fileKind]string{listFile: "list", mapFile: "mapping"}[kind])
