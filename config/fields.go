@@ -1,9 +1,11 @@
 package config
 
 import (
+	"crypto/sha256"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perflog/perflog/pyyaml"
 	"github.com/perflog/perflog/xdiff"
@@ -225,8 +227,12 @@ func HasPathPrefix(p, prefix string) bool {
 const MoveThreshold = 0.5
 
 // Diff compares two versions of a recipe (either may be nil: absent).
-func Diff(old, new *pyyaml.Value) *RecipeDiff {
-	d := newDiffer()
+func Diff(old, new *pyyaml.Value) *RecipeDiff { return DiffMemo(old, new, nil) }
+
+// DiffMemo is Diff with a memo of per-value results shared by many diffs
+// (values shared between versions are then measured once); nil for none.
+func DiffMemo(old, new *pyyaml.Value, m *Memo) *RecipeDiff {
+	d := newDiffer(m)
 	d.node(old, new, "", "")
 	d.pairMoves()
 	return &RecipeDiff{Changes: d.changes, Moves: d.moves}
@@ -234,12 +240,29 @@ func Diff(old, new *pyyaml.Value) *RecipeDiff {
 
 // Similarity is the share of leaves two values have in common once aligned
 // (unchanged leaves over the leaves of the larger one); 1 for equal values.
-func Similarity(a, b *pyyaml.Value) float64 {
-	return newDiffer().similarity(a, b)
+func Similarity(a, b *pyyaml.Value) float64 { return SimilarityMemo(a, b, nil) }
+
+// SimilarityMemo is Similarity with a shared memo (see DiffMemo).
+func SimilarityMemo(a, b *pyyaml.Value, m *Memo) float64 { return newDiffer(m).similarity(a, b) }
+
+// Memo caches the content digest and the leaf count of values; safe for
+// concurrent use. Values must not change while memoised.
+type Memo struct {
+	mu     sync.Mutex
+	canon  map[*pyyaml.Value]string
+	leaves map[*pyyaml.Value]int
 }
 
-func newDiffer() *differ {
-	return &differ{moves: map[string]string{}, canon: map[*pyyaml.Value]string{}, leaves: map[*pyyaml.Value]int{}}
+// NewMemo returns an empty memo.
+func NewMemo() *Memo {
+	return &Memo{canon: map[*pyyaml.Value]string{}, leaves: map[*pyyaml.Value]int{}}
+}
+
+func newDiffer(m *Memo) *differ {
+	if m == nil {
+		m = NewMemo()
+	}
+	return &differ{moves: map[string]string{}, memo: m}
 }
 
 // similarity is Similarity with d's memos.
@@ -252,26 +275,64 @@ func (d *differ) similarity(a, b *pyyaml.Value) float64 {
 	if n == 0 {
 		return 1
 	}
-	sub := &differ{moves: map[string]string{}, noMoves: true, canon: d.canon, leaves: d.leaves}
+	sub := &differ{moves: map[string]string{}, noMoves: true, memo: d.memo}
 	sub.node(a, b, "", "")
 	return float64(sub.same) / float64(n)
 }
 
-func (d *differ) canonical(v *pyyaml.Value) string {
-	if c, ok := d.canon[v]; ok {
+// digest identifies a value's content: equal digests mean values equal
+// the way Canonical compares them. It is a hash tree (a mapping hashes its
+// sorted keys and its values' digests), memoised per value, so values
+// shared between versions are hashed once and the memo stays small.
+func (d *differ) digest(v *pyyaml.Value) string {
+	m := d.memo
+	m.mu.Lock()
+	c, ok := m.canon[v]
+	m.mu.Unlock()
+	if ok {
 		return c
 	}
-	c := Canonical(v)
-	d.canon[v] = c
+	h := sha256.New()
+	switch {
+	case v != nil && v.Kind == pyyaml.Map:
+		parts := make([]string, len(v.Pairs))
+		for i, p := range v.Pairs {
+			parts[i] = Canonical(p.Key) + "\x00" + d.digest(p.Value)
+		}
+		sort.Strings(parts)
+		h.Write([]byte("{"))
+		for _, p := range parts {
+			h.Write([]byte(p))
+			h.Write([]byte{1})
+		}
+	case v != nil && v.Kind == pyyaml.Seq:
+		h.Write([]byte("["))
+		for _, it := range v.Items {
+			h.Write([]byte(d.digest(it)))
+		}
+	default:
+		h.Write([]byte("="))
+		h.Write([]byte(Canonical(v)))
+	}
+	c = string(h.Sum(nil)[:16])
+	m.mu.Lock()
+	m.canon[v] = c
+	m.mu.Unlock()
 	return c
 }
 
 func (d *differ) countLeaves(v *pyyaml.Value) int {
-	if n, ok := d.leaves[v]; ok {
+	m := d.memo
+	m.mu.Lock()
+	n, ok := m.leaves[v]
+	m.mu.Unlock()
+	if ok {
 		return n
 	}
-	n := countLeaves(v)
-	d.leaves[v] = n
+	n = countLeaves(v)
+	m.mu.Lock()
+	m.leaves[v] = n
+	m.mu.Unlock()
 	return n
 }
 
@@ -298,8 +359,7 @@ type differ struct {
 	moves   map[string]string
 	same    int  // unchanged leaves
 	noMoves bool // only count: no changes recorded, no moves paired
-	canon   map[*pyyaml.Value]string
-	leaves  map[*pyyaml.Value]int
+	memo    *Memo
 }
 
 func (d *differ) add(c Change) {
@@ -330,6 +390,8 @@ func line(v *pyyaml.Value) int {
 func (d *differ) node(old, new *pyyaml.Value, path, oldPath string) {
 	switch {
 	case old == nil && new == nil:
+	case old == new: // one parsed piece shared by both versions
+		d.same += d.countLeaves(new)
 	case old == nil:
 		d.add(Change{Kind: Added, Path: path, Line: line(new), NewV: new})
 	case new == nil:
@@ -347,7 +409,7 @@ func (d *differ) node(old, new *pyyaml.Value, path, oldPath string) {
 	case isList(old) && isList(new):
 		d.list(old, new, path, oldPath)
 	default:
-		if d.canonical(old) == d.canonical(new) {
+		if d.digest(old) == d.digest(new) {
 			d.same += d.countLeaves(new)
 			return
 		}
@@ -372,11 +434,11 @@ func lookupKey(m *pyyaml.Value, k *pyyaml.Value) *pyyaml.Value {
 func (d *differ) list(old, new *pyyaml.Value, path, oldPath string) {
 	a := make([]string, len(old.Items))
 	for i, it := range old.Items {
-		a[i] = d.canonical(it)
+		a[i] = d.digest(it)
 	}
 	b := make([]string, len(new.Items))
 	for i, it := range new.Items {
-		b[i] = d.canonical(it)
+		b[i] = d.digest(it)
 	}
 	item := func(p string, i int) string { return p + "[" + strconv.Itoa(i) + "]" }
 	xdiff.Match(a, b, func(i, j int) {

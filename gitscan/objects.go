@@ -68,7 +68,7 @@ type pack struct {
 // short process faults in, small; evicted buffers are reused.
 const (
 	walkCacheBudget = 4 << 20
-	blobCacheBudget = 2 << 20
+	blobCacheBudget = 8 << 20
 )
 
 func newObjects(dir string, fallback storer.EncodedObjectStorer, mu *sync.Mutex, budget int) *objects {

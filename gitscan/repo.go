@@ -167,6 +167,15 @@ func (r *Repo) Worktree() string { return r.worktree }
 // GitDir returns the repository's git directory ("" when in memory).
 func (r *Repo) GitDir() string { return r.gitDir }
 
+// CommonDir returns the directory shared by all worktrees of the
+// repository (the main git directory; "" when in memory).
+func (r *Repo) CommonDir() string {
+	if r.gitDir == "" {
+		return ""
+	}
+	return commonDir(r.gitDir)
+}
+
 // HasCommitGraph reports whether commits are read through a commit-graph.
 func (r *Repo) HasCommitGraph() bool { return r.graph }
 

@@ -139,10 +139,7 @@ func (h *History) Audit(o AuditOptions) (*AuditReport, error) {
 	}
 	var re func(string) bool
 	if o.Key != "" {
-		g := config.GlobRegexp(o.Key)
-		re = func(k string) bool {
-			return g.MatchString(k) || (strings.Contains(k, "*") && globMatch(k, o.Key))
-		}
+		re = keyFilter(o.Key)
 	}
 	for _, e := range h.EntriesAt(seq) {
 		if re != nil && !anyOf(e.Keys(), re) {
@@ -156,6 +153,32 @@ func (h *History) Audit(o AuditOptions) (*AuditReport, error) {
 		rep.Entries = append(rep.Entries, *ae)
 	}
 	return rep, nil
+}
+
+// FilterAudit keeps the entries whose config-keys match a glob (see
+// AuditOptions.Key), with the summary recounted.
+func FilterAudit(rep *AuditReport, glob string) *AuditReport {
+	if glob == "" {
+		return rep
+	}
+	match := keyFilter(glob)
+	out := &AuditReport{Rev: rep.Rev, Path: rep.Path, Notes: rep.Notes, Summary: map[Verdict]int{}}
+	for _, e := range rep.Entries {
+		if anyOf(e.ConfigKeys, match) {
+			out.Entries = append(out.Entries, e)
+			out.Summary[e.Verdict]++
+		}
+	}
+	return out
+}
+
+// keyFilter matches a config-key against an audit --key glob: the glob
+// matches the key, or the key (itself a glob) matches the glob's text.
+func keyFilter(glob string) func(string) bool {
+	g := config.GlobRegexp(glob)
+	return func(k string) bool {
+		return g.MatchString(k) || (strings.Contains(k, "*") && globMatch(k, glob))
+	}
 }
 
 func anyOf(ss []string, f func(string) bool) bool {

@@ -75,8 +75,6 @@ func BenchmarkFullHistory(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, kh := range h.Keys {
-			kh.Events()
-		}
+		h.Materialize()
 	}
 }

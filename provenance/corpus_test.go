@@ -422,3 +422,44 @@ func splitPath(p string) []string {
 	}
 	return out
 }
+
+// TestCorpusChunkedParseMatchesWhole parses every distinct recipe of the
+// real history piecewise (chunk.go) and whole: the values must be equal,
+// and most recipes must take the piecewise path.
+func TestCorpusChunkedParseMatchesWhole(t *testing.T) {
+	r, head := openCorpus(t)
+	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := newChunks()
+	seen := map[*block]bool{}
+	pieces, whole := 0, 0
+	for _, sl := range h.cfg {
+		for _, v := range sl.vers {
+			for _, b := range v.Mid {
+				if seen[b] {
+					continue
+				}
+				seen[b] = true
+				full, err := pyyaml.Load([]byte(b.text), pyyaml.Options{})
+				k, pv, ok := ch.parseRecipe(b.text)
+				if !ok {
+					whole++
+					continue
+				}
+				pieces++
+				if err != nil || full.Kind != pyyaml.Map || len(full.Pairs) != 1 {
+					t.Fatalf("piecewise parse accepted a recipe a whole parse refuses (%v):\n%s", err, b.text)
+				}
+				if k != full.Pairs[0].Key.Str || config.Canonical(pv) != config.Canonical(full.Pairs[0].Value) {
+					t.Fatalf("piecewise parse differs:\n%s\npiecewise: %s\nwhole:     %s", b.text, config.Render(pv), config.Render(full.Pairs[0].Value))
+				}
+			}
+		}
+	}
+	if pieces < 1500 || whole > pieces/20 {
+		t.Errorf("%d recipes parsed piecewise, %d whole", pieces, whole)
+	}
+	t.Logf("%d distinct recipes: %d piecewise, %d whole", pieces+whole, pieces, whole)
+}

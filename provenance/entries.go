@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/pyyaml"
 	"github.com/perflog/perflog/xdiff"
@@ -142,12 +144,12 @@ func (h *History) buildLineages() error {
 		v := &h.cl.vers[i]
 		if v.Err == "" {
 			for _, b := range cur[v.P : len(cur)-int(v.S)] {
-				if b.err != nil {
+				if b.failed() != nil {
 					bad--
 				}
 			}
 			for _, b := range v.Mid {
-				if b.load(); b.err != nil {
+				if b.failed() != nil {
 					bad++
 				}
 			}
@@ -307,7 +309,7 @@ type EntryAt struct {
 	Index int // 1-based position in the file
 	Line  int
 	Lin   *Lineage
-	val   *pyyaml.Value
+	b     *block
 	info  *entryInfo
 }
 
@@ -321,7 +323,10 @@ func (e *EntryAt) PRLink() string { return e.info.prLink }
 func (e *EntryAt) Description() []string { return e.info.description }
 
 // Value returns the entry as loaded.
-func (e *EntryAt) Value() *pyyaml.Value { return e.val }
+func (e *EntryAt) Value() *pyyaml.Value {
+	e.b.load()
+	return e.b.val
+}
 
 // EntriesAt lists the entries of the changelog at seq (the newest version
 // that loads, at or before seq) and attaches each to its lineage: live
@@ -340,12 +345,12 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 		}
 		if v.Err == "" {
 			for _, b := range cur[v.P : len(cur)-int(v.S)] {
-				if b.err != nil {
+				if b.failed() != nil {
 					bad--
 				}
 			}
 			for _, b := range v.Mid {
-				if b.err != nil {
+				if b.failed() != nil {
 					bad++
 				}
 			}
@@ -368,7 +373,7 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 	out := make([]*EntryAt, len(good))
 	for i, b := range good {
 		in := b.info()
-		e := &EntryAt{Index: i + 1, Line: lines[i], val: b.val, info: in}
+		e := &EntryAt{Index: i + 1, Line: lines[i], b: b, info: in}
 		if ls := byID[in.identity]; len(ls) > 0 {
 			e.Lin = ls[0]
 			byID[in.identity] = ls[1:]
@@ -382,11 +387,7 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 // (zeros when the version cannot be read again).
 func (h *History) linesOf(v *version, kind fileKind, n int) []int {
 	out := make([]int, n)
-	data, err := h.readBlob(v.Blob)
-	if err != nil {
-		return out
-	}
-	ps, err := newSplitter().split(data, kind)
+	ps, err := h.placedOf(v.Blob, kind)
 	if err != nil || len(ps) != n {
 		return out
 	}
@@ -394,6 +395,32 @@ func (h *History) linesOf(v *version, kind fileKind, n int) []int {
 		out[i] = int(p.line)
 	}
 	return out
+}
+
+// placedOf cuts a version read again from git into positioned blocks
+// (the last few are kept: blame asks for the same file per key).
+func (h *History) placedOf(blob plumbing.Hash, kind fileKind) ([]placed, error) {
+	h.mu.Lock()
+	if ps, ok := h.placedMemo[blob]; ok {
+		h.mu.Unlock()
+		return ps, nil
+	}
+	h.mu.Unlock()
+	data, err := h.readBlob(blob)
+	if err != nil {
+		return nil, err
+	}
+	ps, err := newSplitter().split(data, kind)
+	if err != nil {
+		return nil, err
+	}
+	h.mu.Lock()
+	if h.placedMemo == nil || len(h.placedMemo) > 4 {
+		h.placedMemo = map[plumbing.Hash][]placed{}
+	}
+	h.placedMemo[blob] = ps
+	h.mu.Unlock()
+	return ps, nil
 }
 
 // versionError explains why a changelog version cannot be taken ("" when
@@ -407,8 +434,8 @@ func (h *History) versionError(v *version, cur []*block, bad int) string {
 	}
 	lines := h.linesOf(v, listFile, len(cur))
 	for i, b := range cur {
-		if b.err != nil {
-			return fmt.Sprintf("does not load: the entry at line %d: %s", lines[i], shiftLines(b.err.Error(), lines[i]-1))
+		if err := b.failed(); err != nil {
+			return fmt.Sprintf("does not load: the entry at line %d: %s", lines[i], shiftLines(err.Error(), lines[i]-1))
 		}
 	}
 	return ""

@@ -44,6 +44,12 @@ type Options struct {
 	// key (and the keys it was renamed from) has been traced to its
 	// creation.
 	Keys []string
+	// Base is a History of an older head (restored from an index, say):
+	// the walk stops at the first commit of Base's chain and only the
+	// commits above it are read; the result is Base's history up to that
+	// commit extended with them. When the walk meets no commit of Base
+	// (unrelated history), Base is not used.
+	Base *History
 }
 
 // PRResolver finds the pull request of a commit whose subject has no
@@ -113,6 +119,10 @@ type History struct {
 	cfg      []*slot
 	Keys     map[string]*KeyHistory
 	headKeys []string // all recipe keys at Head (key-restricted builds)
+	// renames holds, per seq, the renames decided there (new key → old
+	// key); a restored History reuses them instead of comparing recipes
+	renames map[int]map[string]string
+	memo    *config.Memo // shared by the recipe diffs
 
 	ignore map[int]bool // seqs of ignored commits
 
@@ -124,6 +134,10 @@ type History struct {
 
 	prOnce sync.Once
 	prSeq  map[int]int // PR → seq of the commit that landed it
+
+	placedMemo map[plumbing.Hash][]placed // see placedOf
+	state      *recipeState               // see stateAt
+	stateSeq   int
 
 	entryIdxOnce sync.Once
 	entryAt      map[int][]Event // seq → entry events (introduced, edited, re-added)
@@ -168,7 +182,8 @@ func (h *History) CommitAt(seq int) (*CommitInfo, error) { return h.Commit(h.Cha
 func newHistory(ctx context.Context, r *gitscan.Repo, o Options) *History {
 	s := o.Settings
 	h := &History{Head: o.Head, seq: map[plumbing.Hash]int{}, Keys: map[string]*KeyHistory{},
-		ChangelogPath: s.ChangelogPath(), meta: map[plumbing.Hash]*CommitInfo{}, settings: s}
+		ChangelogPath: s.ChangelogPath(), meta: map[plumbing.Hash]*CommitInfo{}, settings: s,
+		renames: map[int]map[string]string{}, memo: config.NewMemo()}
 	h.load = func(c plumbing.Hash) (*CommitInfo, error) { return commitInfo(ctx, r, c, o.PRs) }
 	h.readBlob = func(b plumbing.Hash) ([]byte, error) {
 		h.mu.Lock() // the walk reader; Build is over when this is used
@@ -176,6 +191,17 @@ func newHistory(ctx context.Context, r *gitscan.Repo, o Options) *History {
 		return r.ReadBlob(b)
 	}
 	return h
+}
+
+// SetIgnoreRevs replaces the ignored revisions (events do not depend on
+// them; introductions and blame do).
+func (h *History) SetIgnoreRevs(revs []plumbing.Hash) {
+	h.ignore = map[int]bool{}
+	for _, c := range revs {
+		if sq, ok := h.seq[c]; ok {
+			h.ignore[sq] = true
+		}
+	}
 }
 
 // setChain records the first-parent chain (given newest first) and the
@@ -187,12 +213,7 @@ func (h *History) setChain(newestFirst []plumbing.Hash, ignore []plumbing.Hash) 
 		h.Chain[n-1-i] = c
 		h.seq[c] = n - 1 - i
 	}
-	h.ignore = map[int]bool{}
-	for _, c := range ignore {
-		if sq, ok := h.seq[c]; ok {
-			h.ignore[sq] = true
-		}
-	}
+	h.SetIgnoreRevs(ignore)
 }
 
 // request asks the reader for a version of a slot: the file at path has
@@ -244,6 +265,10 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	reqs := make(chan request, 1<<12)
 	walkErr := make(chan error, 1)
 	var tracked map[int]bool // with Options.Keys: the master files followed
+	fork := -1               // the seq in Base where the walk stopped
+	if o.Base != nil {
+		sp.seed(o.Base)
+	}
 	go func() {
 		defer close(reqs)
 		state := make([]slotState, 1+nfiles)
@@ -257,6 +282,12 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		walk := gitscan.TrackOptions{WalkOptions: gitscan.WalkOptions{From: o.Head,
 			Progress: func(n int) { prog("walk", n, 0) }}, Paths: paths}
 		walkErr <- r.Track(ctx, walk, func(st gitscan.Step) error {
+			if o.Base != nil {
+				if sq, ok := o.Base.seq[st.Hash]; ok {
+					fork = sq
+					return gitscan.ErrStop
+				}
+			}
 			chain = append(chain, st.Hash)
 			if o.Changelog {
 				p := h.ChangelogPath
@@ -360,21 +391,75 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	sp.loadAll(runtime.GOMAXPROCS(0), listFile) // recipes load on demand
 
 	// 3. the chain, the versions oldest first, then the events
-	h.setChain(chain, o.IgnoreRevs)
 	n := len(chain)
+	var base *History
+	if fork >= 0 {
+		base = o.Base
+		h.adopt(base, fork)
+	}
+	h.setChain(append(chain, reversed(h.Chain)...), o.IgnoreRevs)
+	finish := func(i int, kind fileKind, old *slot) *slot {
+		var baseList []*block
+		var kept []version
+		if old != nil {
+			baseList, _ = old.listAt(fork)
+			for _, v := range old.vers {
+				if v.Seq <= fork {
+					kept = append(kept, v)
+				}
+			}
+		}
+		sl := readings[i].finish(n, fork+1, baseList)
+		sl.vers = append(kept, sl.vers...)
+		return sl
+	}
 	if o.Changelog {
-		h.cl = readings[0].finish(n)
+		var old *slot
+		if base != nil {
+			old = base.cl
+		}
+		h.cl = finish(0, listFile, old)
 		if err := h.buildLineages(); err != nil {
 			return nil, err
 		}
 	}
 	if o.Recipes {
 		for i := 1; i <= nfiles; i++ {
-			h.cfg = append(h.cfg, readings[i].finish(n))
+			var old *slot
+			if base != nil && i-1 < len(base.cfg) {
+				old = base.cfg[i-1]
+			}
+			h.cfg = append(h.cfg, finish(i, mapFile, old))
 		}
 		h.buildRecipes()
 	}
 	return h, nil
+}
+
+func reversed(s []plumbing.Hash) []plumbing.Hash {
+	out := make([]plumbing.Hash, len(s))
+	for i, c := range s {
+		out[len(s)-1-i] = c
+	}
+	return out
+}
+
+// adopt takes over what base knows up to seq fork: its chain, commit
+// metadata and rename decisions (the versions are taken in Build).
+func (h *History) adopt(base *History, fork int) {
+	h.Chain = append([]plumbing.Hash(nil), base.Chain[:fork+1]...)
+	base.mu.Lock()
+	for c, ci := range base.meta {
+		if sq, ok := base.seq[c]; ok && sq <= fork {
+			h.meta[c] = ci
+		}
+	}
+	base.mu.Unlock()
+	for sq, r := range base.renames {
+		if sq <= fork {
+			h.renames[sq] = r
+		}
+	}
 }
 
 // shiftLines rewrites "line N" in a block's parse error to file lines.

@@ -106,7 +106,7 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 				}
 				delete(interest, k)
 				if old, ok := pairRenames(gone, []string{k}, func(g string) *block { return older[g] },
-					func(c string) *block { return newer[c] })[k]; ok {
+					func(c string) *block { return newer[c] }, h.memo)[k]; ok {
 					interest[old] = true
 				}
 			}
@@ -128,7 +128,7 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 	}
 	h.setChain(chain, o.IgnoreRevs)
 	for _, rd := range readings {
-		h.cfg = append(h.cfg, rd.finish(len(chain)))
+		h.cfg = append(h.cfg, rd.finish(len(chain), 0, nil))
 	}
 	h.buildRecipes()
 	return nil

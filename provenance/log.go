@@ -216,6 +216,18 @@ func (h *History) indexEntries() {
 	sort.Ints(h.entrySeqList)
 }
 
+// NamedBy returns the changelog entries added or edited at seq that name
+// one of the keys ("" keys are ignored).
+func (h *History) NamedBy(seq int, keys ...string) []LogEntry {
+	names := map[string]bool{}
+	for _, k := range keys {
+		if k != "" {
+			names[k] = true
+		}
+	}
+	return h.entriesNaming(seq, names)
+}
+
 // entriesNaming returns the entries added or edited at seq that name one
 // of the keys.
 func (h *History) entriesNaming(seq int, keys map[string]bool) []LogEntry {

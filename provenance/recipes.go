@@ -3,6 +3,7 @@ package provenance
 import (
 	"fmt"
 	"regexp"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +39,7 @@ type RecipeEvent struct {
 // KeyHistory is the life of one recipe key.
 type KeyHistory struct {
 	Key  string
+	memo *config.Memo
 	raw  []rawEvent
 	once sync.Once
 	evs  []*RecipeEvent
@@ -79,14 +81,14 @@ func (kh *KeyHistory) materialize() {
 			if last == nil {
 				continue
 			}
-			e.Diff = config.Diff(last.val, nil)
+			e.Diff = config.DiffMemo(last.val, nil, kh.memo)
 		case r.kind == EvRenamed:
 			r.old.load()
-			e.Diff = config.Diff(r.old.val, r.b.val)
+			e.Diff = config.DiffMemo(r.old.val, r.b.val, kh.memo)
 		case last == nil:
-			e.Kind, e.Diff = EvCreated, config.Diff(nil, r.b.val)
+			e.Kind, e.Diff = EvCreated, config.DiffMemo(nil, r.b.val, kh.memo)
 		default:
-			e.Diff = config.Diff(last.val, r.b.val)
+			e.Diff = config.DiffMemo(last.val, r.b.val, kh.memo)
 			if len(e.Diff.Changes) == 0 && len(e.Diff.Moves) == 0 {
 				last = r.b // formatting or comments only
 				continue
@@ -117,7 +119,10 @@ func namesClose(a, b string) bool {
 func (h *History) keyHistory(k string) *KeyHistory {
 	kh := h.Keys[k]
 	if kh == nil {
-		kh = &KeyHistory{Key: k}
+		if h.memo == nil {
+			h.memo = config.NewMemo()
+		}
+		kh = &KeyHistory{Key: k, memo: h.memo}
 		h.Keys[k] = kh
 	}
 	return kh
@@ -275,7 +280,13 @@ func (h *History) buildRecipes() {
 			}
 		}
 		sort.Strings(gone)
-		renamed := pairRenames(gone, came, func(k string) *block { return touched[k].b }, func(k string) *block { return after[k].b })
+		renamed, known := h.renames[seq]
+		if !known {
+			renamed = pairRenames(gone, came, func(k string) *block { return touched[k].b }, func(k string) *block { return after[k].b }, h.memo)
+			if len(renamed) > 0 {
+				h.renames[seq] = renamed
+			}
+		}
 		for _, k := range came {
 			a := after[k]
 			kh := h.keyHistory(k)
@@ -302,7 +313,7 @@ func (h *History) buildRecipes() {
 
 // pairRenames pairs disappearing keys with appearing ones whose recipes
 // are near-identical, most similar first (ties: the closer name).
-func pairRenames(gone, came []string, old, new func(string) *block) map[string]string {
+func pairRenames(gone, came []string, old, new func(string) *block, memo *config.Memo) map[string]string {
 	out := map[string]string{}
 	if len(gone) == 0 || len(came) == 0 {
 		return out
@@ -321,7 +332,7 @@ func pairRenames(gone, came []string, old, new func(string) *block) map[string]s
 			if a.err != nil || b.err != nil {
 				continue
 			}
-			s := config.Similarity(a.val, b.val)
+			s := config.SimilarityMemo(a.val, b.val, memo)
 			if s >= RenameThreshold || (s >= RenameNamedThreshold && namesClose(g, c)) {
 				cs = append(cs, cand{g, c, s, config.Distance(g, c)})
 			}
@@ -352,11 +363,20 @@ func (h *History) RecipeAt(key string, seq int) (v *pyyaml.Value, file string, l
 	if !ok {
 		return nil, "", 0, false
 	}
-	return p.b.val, file, int(p.line), true
+	return p.b.full(), file, int(p.line), true
 }
 
-// stateAt replays the master config versions up to seq.
+// stateAt replays the master config versions up to seq (the last one
+// asked for is kept: blame and the index ask for the head again and
+// again). The state must not be modified.
 func (h *History) stateAt(seq int) *recipeState {
+	h.mu.Lock()
+	if h.stateSeq == seq && h.state != nil {
+		st := h.state
+		h.mu.Unlock()
+		return st
+	}
+	h.mu.Unlock()
 	st := h.newRecipeState()
 	for _, sq := range h.cfgSeqs() {
 		if sq > seq {
@@ -364,6 +384,9 @@ func (h *History) stateAt(seq int) *recipeState {
 		}
 		st.advance(sq, nil)
 	}
+	h.mu.Lock()
+	h.state, h.stateSeq = st, seq
+	h.mu.Unlock()
 	return st
 }
 
@@ -406,17 +429,50 @@ func (h *History) placedAt(key string, seq int) (placed, string, bool) {
 	}
 	p := placed{b: b}
 	if at != nil {
-		if data, err := h.readBlob(at.Blob); err == nil {
-			if ps, err := newSplitter().split(data, mapFile); err == nil {
-				for _, q := range ps {
-					if q.b.key == key {
-						p.line, p.off = q.line, q.off // the last occurrence wins
-					}
+		if ps, err := h.placedOf(at.Blob, mapFile); err == nil {
+			for _, q := range ps {
+				if q.b.key == key {
+					p.line, p.off = q.line, q.off // the last occurrence wins
 				}
 			}
 		}
 	}
 	return p, file, true
+}
+
+// KeyPlace is where a recipe key is written at a revision.
+type KeyPlace struct {
+	File string
+	Line int
+}
+
+// KeyPlaces returns the file and line of every recipe key at seq (reading
+// the master config files at seq; nothing is parsed).
+func (h *History) KeyPlaces(seq int) map[string]KeyPlace {
+	out := map[string]KeyPlace{}
+	for s := len(h.cfg) - 1; s >= 0; s-- { // the first file holding a key wins
+		var at *version
+		for i := range h.cfg[s].vers {
+			v := &h.cfg[s].vers[i]
+			if v.Seq > seq {
+				break
+			}
+			if v.Err == "" {
+				at = v
+			}
+		}
+		if at == nil || at.Blob.IsZero() {
+			continue
+		}
+		ps, err := h.placedOf(at.Blob, mapFile)
+		if err != nil {
+			continue
+		}
+		for _, p := range ps { // the last occurrence wins
+			out[p.b.key] = KeyPlace{File: at.Path, Line: int(p.line)}
+		}
+	}
+	return out
 }
 
 // RecipeKeysAt returns the recipe keys at seq in load order.
@@ -453,4 +509,48 @@ func globMatch(pattern, key string) bool {
 		re, _ = globs.LoadOrStore(pattern, config.GlobRegexp(pattern))
 	}
 	return re.(*regexp.Regexp).MatchString(key)
+}
+
+// Materialize computes the events (KeyHistory.Events) of the given keys,
+// or of every key, on all cores: what an index of the history needs.
+func (h *History) Materialize(keys ...string) {
+	ch := make(chan *KeyHistory)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for kh := range ch {
+				kh.Events()
+			}
+		}()
+	}
+	if len(keys) == 0 {
+		for _, kh := range h.Keys {
+			ch <- kh
+		}
+	}
+	for _, k := range keys {
+		if kh := h.Keys[k]; kh != nil {
+			ch <- kh
+		}
+	}
+	close(ch)
+	wg.Wait()
+}
+
+// KeysChangedAfter lists, sorted, the keys with a recipe change at a seq
+// above after (every key when after < 0).
+func (h *History) KeysChangedAfter(after int) []string {
+	var out []string
+	for k, kh := range h.Keys {
+		for _, r := range kh.raw {
+			if r.seq > after {
+				out = append(out, k)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -2,6 +2,7 @@ package provenance
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -23,23 +24,84 @@ const (
 // whose text occurred in some version. Equal texts share one block, so a
 // history of hundreds of versions parses each distinct item once.
 type block struct {
+	id   int // stable within a History and its index
 	text string
 	kind fileKind
-	// line is the block's first line in the version it was split from;
-	// it differs between versions and is kept per version (see version).
+	// src fetches the text of a block restored from an index (text is
+	// then "" until the block is loaded)
+	src  func(id int) (string, error)
+	hash [16]byte // of the text, set on blocks restored from an index
+
 	once sync.Once
 	key  string        // the recipe key (map files)
 	val  *pyyaml.Value // the entry (list files) or the recipe (map files)
 	err  error         // why the block alone does not load
+	// known is set on restored changelog blocks: whether the block loads
+	// is recorded, so building lineages parses nothing
+	known   bool
+	knowErr error
+
+	// chunks parses recipes piecewise (see chunk.go); fullOnce/fullVal
+	// hold a whole parse, for exact lines
+	chunks   *chunks
+	fullOnce sync.Once
+	fullVal  *pyyaml.Value
 
 	// derived on first use
 	entryOnce sync.Once
 	entry     *entryInfo
 }
 
+// full returns the value from a whole parse of the block: its nodes carry
+// their lines in the block (a piecewise parse's do not).
+func (b *block) full() *pyyaml.Value {
+	b.load()
+	if b.chunks == nil || b.err != nil {
+		return b.val
+	}
+	b.fullOnce.Do(func() {
+		b.fullVal = b.val
+		if v, err := pyyaml.Load([]byte(b.text), pyyaml.Options{}); err == nil && v.Kind == pyyaml.Map && len(v.Pairs) == 1 {
+			b.fullVal = v.Pairs[0].Value
+		}
+	})
+	return b.fullVal
+}
+
+// failed reports why the block does not load (nil when it does).
+func (b *block) failed() error {
+	if b.known {
+		return b.knowErr
+	}
+	b.load()
+	return b.err
+}
+
+// textHash is the key of a block text in an index.
+func textHash(text []byte) [16]byte {
+	sum := sha256.Sum256(text)
+	var h [16]byte
+	copy(h[:], sum[:16])
+	return h
+}
+
 // load parses the block (once; safe for concurrent use).
 func (b *block) load() {
 	b.once.Do(func() {
+		if b.text == "" && b.src != nil {
+			t, err := b.src(b.id)
+			if err != nil {
+				b.err = err
+				return
+			}
+			b.text = t
+		}
+		if b.kind == mapFile && b.chunks != nil {
+			if k, v, ok := b.chunks.parseRecipe(b.text); ok && (b.key == "" || b.key == k) {
+				b.key, b.val = k, v
+				return
+			}
+		}
 		opt := pyyaml.Options{UniqueKeys: b.kind == listFile}
 		v, err := pyyaml.Load([]byte(b.text), opt)
 		switch {
@@ -69,13 +131,44 @@ type placed struct {
 // splitter cuts file versions into blocks at column 0 and memoises blocks
 // by text.
 type splitter struct {
-	memo map[string]*block
+	memo   map[string]*block
+	chunks *chunks // shared by the recipe blocks
+	// byHash holds blocks restored from an index, whose text is not in
+	// memory, by the hash of their text
+	byHash map[[16]byte]*block
+	nextID int
 	// onNew, when set, is told about every new block (to parse it on
 	// another core while reading goes on).
 	onNew func(*block)
 }
 
-func newSplitter() *splitter { return &splitter{memo: map[string]*block{}} }
+func newSplitter() *splitter { return &splitter{memo: map[string]*block{}, chunks: newChunks()} }
+
+// seed makes the blocks of an older History known, so that versions read
+// now share them (a delta against the older versions stays small).
+func (s *splitter) seed(h *History) {
+	s.byHash = map[[16]byte]*block{}
+	add := func(b *block) {
+		if b.text != "" {
+			s.memo[b.text] = b
+		} else {
+			s.byHash[b.hash] = b
+		}
+		s.nextID = max(s.nextID, b.id+1)
+	}
+	var slots []*slot
+	if h.cl != nil {
+		slots = append(slots, h.cl)
+	}
+	slots = append(slots, h.cfg...)
+	for _, sl := range slots {
+		for _, v := range sl.vers {
+			for _, b := range v.Mid {
+				add(b)
+			}
+		}
+	}
+}
 
 // errNoSplit means a version has top-level content the column-0 split does
 // not understand (a document marker, a flow collection, a stray scalar); it
@@ -171,7 +264,16 @@ func (s *splitter) intern(text []byte, kind fileKind) *block {
 	if b, ok := s.memo[string(text)]; ok && b.kind == kind {
 		return b
 	}
-	b := &block{text: string(text), kind: kind}
+	if len(s.byHash) > 0 {
+		if b, ok := s.byHash[textHash(text)]; ok && b.kind == kind {
+			return b
+		}
+	}
+	b := &block{id: s.nextID, text: string(text), kind: kind}
+	if kind == mapFile {
+		b.chunks = s.chunks
+	}
+	s.nextID++
 	if kind == mapFile {
 		first, _, _ := strings.Cut(b.text, "\n")
 		k, _, _ := strings.Cut(first, ":")

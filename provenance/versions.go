@@ -99,14 +99,16 @@ func (rd *reading) add(v version, list []*block) {
 	rd.pending, rd.newer = len(rd.s.vers)-1, list
 }
 
-// finish makes the oldest valid version a delta against nothing, orders
-// the versions oldest first and turns walk indexes into the seq where each
-// version begins (its oldest commit) on a chain of n commits.
-func (rd *reading) finish(n int) *slot {
+// finish makes the oldest valid version a delta against base (the list
+// before the commits walked; nil from the root), orders the versions
+// oldest first and turns walk indexes into the seq where each version
+// begins (its oldest commit): the n commits walked follow `offset` older
+// ones.
+func (rd *reading) finish(n, offset int, base []*block) *slot {
 	vs := rd.s.vers
 	if rd.pending >= 0 {
 		pv := &vs[rd.pending]
-		pv.P, pv.S, pv.Mid = deltaOf(nil, rd.newer)
+		pv.P, pv.S, pv.Mid = deltaOf(base, rd.newer)
 	}
 	// vs[k] spans walk indexes vs[k].Seq .. vs[k+1].Seq-1
 	for k := range vs {
@@ -114,7 +116,7 @@ func (rd *reading) finish(n int) *slot {
 		if k+1 < len(vs) {
 			oldest = vs[k+1].Seq - 1
 		}
-		vs[k].Seq = n - 1 - oldest
+		vs[k].Seq = offset + n - 1 - oldest
 	}
 	for i, j := 0, len(vs)-1; i < j; i, j = i+1, j-1 {
 		vs[i], vs[j] = vs[j], vs[i]

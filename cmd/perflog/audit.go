@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/provenance"
+	"github.com/perflog/perflog/provenance/index"
 )
 
 // AuditOptions are the parsed flags of `perflog changelog audit`.
@@ -62,6 +63,21 @@ A table on a terminal, tab-separated values otherwise, or --format json.`,
 	return cmd
 }
 
+// cachedAudit answers from the audit stored in the index at --rev.
+func cachedAudit(ctx context.Context, opts *AuditOptions) (*provenance.AuditReport, error) {
+	ws, ix, rev, io := cachedAnswer(ctx, opts.Factory, &opts.HistoryFlags)
+	if ix == nil {
+		return nil, index.ErrNotCached
+	}
+	defer ws.repo.Close()
+	defer ix.Close()
+	rep, err := ix.CachedAudit(ctx, rev, io)
+	if err != nil {
+		return nil, err
+	}
+	return provenance.FilterAudit(rep, opts.Key), nil
+}
+
 // auditResult is the JSON document of --format json. Field names are a
 // public contract: add, never rename.
 type auditResult struct {
@@ -87,14 +103,16 @@ func notesJSON(ns []provenance.Note) []noteJSON {
 }
 
 func auditRun(ctx context.Context, opts *AuditOptions) error {
-	hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, true, false)
+	rep, err := cachedAudit(ctx, opts)
 	if err != nil {
-		return err
-	}
-	defer hs.close()
-	rep, err := hs.h.Audit(provenance.AuditOptions{Rev: hs.rev, Key: opts.Key})
-	if err != nil {
-		return err
+		hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, true, false)
+		if err != nil {
+			return err
+		}
+		defer hs.close()
+		if rep, err = hs.h.Audit(provenance.AuditOptions{Rev: hs.rev, Key: opts.Key}); err != nil {
+			return err
+		}
 	}
 	out := opts.Factory.IO.Out
 	if opts.Format == "json" {

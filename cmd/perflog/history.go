@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/perflog/perflog/provenance"
+	"github.com/perflog/perflog/provenance/index"
 )
 
 // HistoryFlags are the flags every history command shares.
@@ -23,6 +25,7 @@ type HistoryFlags struct {
 	Config     string
 	IgnoreRevs []string
 	Format     string
+	NoIndex    bool
 }
 
 func (o *HistoryFlags) addFlags(fl *pflag.FlagSet, formats string) {
@@ -31,6 +34,7 @@ func (o *HistoryFlags) addFlags(fl *pflag.FlagSet, formats string) {
 	fl.StringVar(&o.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
 	fl.StringArrayVar(&o.IgnoreRevs, "ignore-rev", nil, "look through this mechanical `commit` (repeatable; adds to ignore-revs in the settings)")
 	fl.StringVar(&o.Format, "format", "", "output `format`: "+formats)
+	fl.BoolVar(&o.NoIndex, "no-index", false, "read history from git even when an index exists (see perflog index)")
 }
 
 // history is an opened workspace with the history built up to a revision.
@@ -38,6 +42,7 @@ type history struct {
 	ws  *workspace
 	h   *provenance.History
 	rev plumbing.Hash
+	ix  *index.Index // open while h is used (it reads block texts lazily)
 }
 
 // loadHistory opens the repository and builds the history up to --rev.
@@ -51,10 +56,33 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 		ws.repo.Close()
 		return nil, fmt.Errorf("--rev: %w", err)
 	}
+	settingsRevs, err := ignoreRevs(ws, rev, nil)
+	if err != nil {
+		ws.repo.Close()
+		return nil, err
+	}
 	ignore, err := ignoreRevs(ws, rev, o.IgnoreRevs)
 	if err != nil {
 		ws.repo.Close()
 		return nil, err
+	}
+	if !o.NoIndex {
+		if ix, err := index.Open(index.Path(ws.repo), false); err == nil {
+			stop := progress(f, "updating the index")
+			h, _, err := ix.History(ctx, ws.repo, rev, changelog, recipes,
+				index.Options{Settings: ws.settings, IgnoreRevs: settingsRevs, Progress: stop.update})
+			stop.done()
+			if err == nil {
+				h.SetIgnoreRevs(ignore)
+				return &history{ws: ws, h: h, rev: rev, ix: ix}, nil
+			}
+			ix.Close()
+			if errors.Is(err, context.Canceled) {
+				ws.repo.Close()
+				return nil, err
+			}
+			fmt.Fprintf(f.IO.ErrOut, "perflog: the index cannot be used (%v); reading history from git\n", err)
+		}
 	}
 	stop := progress(f, "reading history")
 	h, err := provenance.Build(ctx, ws.repo, provenance.Options{Head: rev, Settings: ws.settings,
@@ -67,7 +95,41 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 	return &history{ws: ws, h: h, rev: rev}, nil
 }
 
-func (hs *history) close() { hs.ws.repo.Close() }
+func (hs *history) close() {
+	if hs.ix != nil {
+		hs.ix.Close()
+	}
+	hs.ws.repo.Close()
+}
+
+// cachedAnswer opens the index, when there is one, for an answer stored at
+// --rev (see index.CachedAudit): only when no --ignore-rev flag changes
+// the question. It returns nil when there is none to use.
+func cachedAnswer(ctx context.Context, f *Factory, o *HistoryFlags) (*workspace, *index.Index, plumbing.Hash, index.Options) {
+	if o.NoIndex || len(o.IgnoreRevs) > 0 {
+		return nil, nil, plumbing.ZeroHash, index.Options{}
+	}
+	ws, err := openWorkspace(f, o.Repo, o.Config)
+	if err != nil {
+		return nil, nil, plumbing.ZeroHash, index.Options{}
+	}
+	rev, err := ws.repo.Resolve(o.Rev)
+	if err != nil {
+		ws.repo.Close()
+		return nil, nil, plumbing.ZeroHash, index.Options{}
+	}
+	revs, err := ignoreRevs(ws, rev, nil)
+	if err != nil {
+		ws.repo.Close()
+		return nil, nil, plumbing.ZeroHash, index.Options{}
+	}
+	ix, err := index.Open(index.Path(ws.repo), false)
+	if err != nil {
+		ws.repo.Close()
+		return nil, nil, plumbing.ZeroHash, index.Options{}
+	}
+	return ws, ix, rev, index.Options{Settings: ws.settings, IgnoreRevs: revs}
+}
 
 // ignoreRevs resolves the ignore-revs of the settings, of the settings'
 // ignore-revs-file (read at rev) and of --ignore-rev.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/provenance"
+	"github.com/perflog/perflog/provenance/index"
 )
 
 func newProvenanceCmd(f *Factory) *cobra.Command {
@@ -65,13 +67,18 @@ are listed. A table on a terminal, tab-separated values otherwise, or
 }
 
 func blameRun(ctx context.Context, opts *BlameOptions) error {
-	hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, false, true, opts.Key)
-	if err != nil {
-		return err
-	}
-	defer hs.close()
-	rep, err := hs.h.Blame(opts.Key, hs.rev)
-	if err != nil {
+	rep, err := cachedBlame(ctx, opts)
+	if errors.Is(err, index.ErrNotCached) {
+		hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, false, true, opts.Key)
+		if err != nil {
+			return err
+		}
+		defer hs.close()
+		rep, err = hs.h.Blame(opts.Key, hs.rev)
+		if err != nil {
+			return err
+		}
+	} else if err != nil {
 		return err
 	}
 	if opts.Format == "json" {
@@ -96,6 +103,17 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 		fmt.Fprintf(errOut, "renamed from %s to %s by %s %s\n", r.From, r.To, shortSHA(r.Commit), prText(r.PR))
 	}
 	return nil
+}
+
+// cachedBlame answers from the blame stored in the index at --rev.
+func cachedBlame(ctx context.Context, opts *BlameOptions) (*provenance.BlameReport, error) {
+	ws, ix, rev, io := cachedAnswer(ctx, opts.Factory, &opts.HistoryFlags)
+	if ix == nil {
+		return nil, index.ErrNotCached
+	}
+	defer ws.repo.Close()
+	defer ix.Close()
+	return ix.CachedBlame(ctx, rev, opts.Key, io)
 }
 
 // clip shortens a cell for a terminal table (never TSV).

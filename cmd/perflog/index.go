@@ -1,0 +1,313 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+
+	"github.com/perflog/perflog/provenance/index"
+)
+
+// IndexOptions are the parsed flags of `perflog index`.
+type IndexOptions struct {
+	Factory *Factory
+	Repo    string
+	Rev     string
+	Config  string
+	Rebuild bool
+	Format  string
+}
+
+func newIndexCmd(f *Factory, runF func(context.Context, *IndexOptions) error) *cobra.Command {
+	opts := &IndexOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "index",
+		Short: "Build or update the history index (warm answers in milliseconds)",
+		Long: `Index builds, or brings up to date, perflog's index of the repository's
+structured history: <git common dir>/perflog/index-v1.db, one SQLite file.
+
+Once it exists, changelog audit, provenance blame/log/diff and query read the
+history from it and update it incrementally (only commits not yet indexed are
+read), so their answers come in milliseconds; --no-index bypasses it, and the
+answers are the same either way. A history rewritten under the index (a
+force-push, a rebase) is detected and its new suffix indexed; an index of
+another perflog schema, of other settings, or damaged, is rebuilt.
+
+Deleting the file (or the perflog directory) is always safe: the next run of
+perflog index builds it again.`,
+		Example: `  $ perflog index
+  $ perflog index --rebuild`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !contains([]string{"", "text", "json"}, opts.Format) {
+				return flagErrorf("invalid --format %q (want text or json)", opts.Format)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return indexRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	fl.StringVar(&opts.Rev, "rev", "HEAD", "index the first-parent history of this `revision`")
+	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	fl.BoolVar(&opts.Rebuild, "rebuild", false, "discard the index and build it from scratch")
+	fl.StringVar(&opts.Format, "format", "", "output `format`: text or json")
+	return cmd
+}
+
+// openIndex opens (creating it) the index of a workspace and syncs it to rev.
+func openIndex(ctx context.Context, f *Factory, ws *workspace, revName string, rebuild bool) (*index.Index, *index.Stats, error) {
+	rev, err := ws.repo.Resolve(revName)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--rev: %w", err)
+	}
+	path := index.Path(ws.repo)
+	if path == "" {
+		return nil, nil, fmt.Errorf("%w: the repository has no git directory", index.ErrNoIndex)
+	}
+	ix, err := index.Open(path, true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("index: %w", err)
+	}
+	revs, err := ignoreRevs(ws, rev, nil)
+	if err != nil {
+		ix.Close()
+		return nil, nil, err
+	}
+	io := index.Options{Settings: ws.settings, IgnoreRevs: revs, Rebuild: rebuild}
+	if !rebuild && ix.Current(ctx, rev, io) {
+		return ix, &index.Stats{Head: rev, Commits: ix.Commits(ctx)}, nil
+	}
+	p := progress(f, "indexing history")
+	io.Progress = p.update
+	_, st, err := ix.Sync(ctx, ws.repo, rev, io)
+	p.done()
+	if err != nil {
+		ix.Close()
+		return nil, nil, err
+	}
+	return ix, st, nil
+}
+
+func indexRun(ctx context.Context, opts *IndexOptions) error {
+	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
+	if err != nil {
+		return err
+	}
+	defer ws.repo.Close()
+	ix, st, err := openIndex(ctx, opts.Factory, ws, opts.Rev, opts.Rebuild)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	path := index.Path(ws.repo)
+	out := opts.Factory.IO.Out
+	if opts.Format == "json" {
+		return writeJSON(out, map[string]any{"path": path, "head": st.Head.String(), "commits": st.Commits,
+			"new": st.New, "dropped": st.Dropped, "rebuilt": st.Rebuilt || opts.Rebuild,
+			"seconds": st.Duration.Seconds(), "bytes": ix.Size()})
+	}
+	what := "up to date"
+	switch {
+	case opts.Rebuild || st.Rebuilt:
+		what = fmt.Sprintf("rebuilt: %d commits", st.Commits)
+	case st.Dropped > 0:
+		what = fmt.Sprintf("history rewritten: dropped %d commits, indexed %d", st.Dropped, st.New)
+	case st.New > 0:
+		what = fmt.Sprintf("indexed %d new commit%s", st.New, plural(st.New))
+	}
+	fmt.Fprintf(out, "%s at %s: %s (%d commits, %s, %.0f ms)\n", relTo(path), shortHash(st.Head), what, st.Commits,
+		humanBytes(ix.Size()), st.Duration.Seconds()*1000)
+	return nil
+}
+
+func relTo(p string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+	}
+	return p
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.0f KB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// QueryOptions are the parsed flags of `perflog query`.
+type QueryOptions struct {
+	Factory *Factory
+	Repo    string
+	Rev     string
+	Config  string
+	Format  string
+	Schema  bool
+	SQL     string
+}
+
+func newQueryCmd(f *Factory, runF func(context.Context, *QueryOptions) error) *cobra.Command {
+	opts := &QueryOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "query <sql>",
+		Short: "Run SQL over the structured history",
+		Long: `Query runs one read-only SQL statement (SQLite's dialect) over the tables of
+perflog's history index, building or updating the index first (see perflog
+index). --schema lists the tables and their columns.
+
+A table on a terminal, tab-separated values otherwise, or --format json (an
+array of objects) or csv. Bad SQL, or a statement that would write, exits 2
+with the engine's message.`,
+		Example: `  $ perflog query --schema
+  $ perflog query "SELECT key, image FROM recipes_at_head WHERE image LIKE '%:latest' OR image LIKE '%nightly%'"
+  $ perflog query "SELECT c.pr, c.date, f.key, f.old, f.new FROM field_changes f JOIN commits c USING (seq)
+      WHERE f.path = 'image' AND f.key LIKE '%-mi355x-%' AND c.date >= '2026-07-01' ORDER BY f.seq"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if opts.Schema {
+				return cobra.NoArgs(cmd, args)
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !contains([]string{"", "table", "tsv", "json", "csv"}, opts.Format) {
+				return flagErrorf("invalid --format %q (want table, tsv, json or csv)", opts.Format)
+			}
+			if len(args) == 1 {
+				opts.SQL = args[0]
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return queryRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	fl.StringVar(&opts.Rev, "rev", "HEAD", "index (and query) the first-parent history of this `revision`")
+	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	fl.StringVar(&opts.Format, "format", "", "output `format`: table, tsv, json or csv (default: table on a terminal, else tsv)")
+	fl.BoolVar(&opts.Schema, "schema", false, "list the tables and their columns")
+	return cmd
+}
+
+func queryRun(ctx context.Context, opts *QueryOptions) error {
+	if opts.Schema {
+		return writeSchema(opts.Factory, opts.Format)
+	}
+	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
+	if err != nil {
+		return err
+	}
+	defer ws.repo.Close()
+	ix, _, err := openIndex(ctx, opts.Factory, ws, opts.Rev, false)
+	if err != nil {
+		return err
+	}
+	defer ix.Close()
+	res, err := ix.Query(ctx, opts.SQL)
+	if err != nil {
+		if index.IsQueryError(err) {
+			return &flagError{err}
+		}
+		return err
+	}
+	return writeResult(opts.Factory, opts.Format, res)
+}
+
+func cell(v any) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case bool:
+		if x {
+			return "1"
+		}
+		return "0"
+	case string:
+		return x
+	}
+	return fmt.Sprint(v)
+}
+
+func writeResult(f *Factory, format string, res *index.Result) error {
+	out := f.IO.Out
+	switch format {
+	case "json":
+		rows := make([]map[string]any, 0, len(res.Rows))
+		for _, r := range res.Rows {
+			m := map[string]any{}
+			for i, c := range res.Columns {
+				m[c] = r[i]
+			}
+			rows = append(rows, m)
+		}
+		return writeJSON(out, rows)
+	case "csv":
+		w := csv.NewWriter(out)
+		w.Write(res.Columns)
+		for _, r := range res.Rows {
+			rec := make([]string, len(r))
+			for i, v := range r {
+				rec[i] = cell(v)
+			}
+			w.Write(rec)
+		}
+		w.Flush()
+		return w.Error()
+	}
+	rows := make([][]string, len(res.Rows))
+	for i, r := range res.Rows {
+		rows[i] = make([]string, len(r))
+		for j, v := range r {
+			rows[i][j] = cell(v)
+		}
+	}
+	return printTable(f, format, res.Columns, rows)
+}
+
+func writeSchema(f *Factory, format string) error {
+	if format == "json" {
+		return writeJSON(f.IO.Out, map[string]any{"tables": index.Schema})
+	}
+	var rows [][]string
+	for _, t := range index.Schema {
+		for _, c := range t.Columns {
+			rows = append(rows, []string{t.Name, c.Name, c.Type, c.Doc})
+		}
+	}
+	if format == "tsv" || format == "csv" || (format == "" && !f.IO.IsStdoutTTY()) {
+		return printTable(f, "tsv", []string{"TABLE", "COLUMN", "TYPE", "DOC"}, rows)
+	}
+	for _, t := range index.Schema {
+		fmt.Fprintf(f.IO.Out, "%s: %s\n", t.Name, t.Doc)
+		tb := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off))
+		tb.Header("COLUMN", "TYPE", "DOC")
+		for _, c := range t.Columns {
+			tb.Append([]string{c.Name, c.Type, c.Doc})
+		}
+		if err := tb.Render(); err != nil {
+			return err
+		}
+		fmt.Fprintln(f.IO.Out)
+	}
+	return nil
+}

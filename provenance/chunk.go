@@ -1,0 +1,283 @@
+package provenance
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/perflog/perflog/pyyaml"
+)
+
+// A recipe changes a few lines at a time, but a parser reads all of it:
+// over the InferenceX history 1761 distinct recipe texts hold 3.6 MB. So
+// recipes are parsed piecewise, the way blocks are cut from a file: a
+// block-style mapping is cut at its keys, a block sequence at its "- "
+// items, and each piece is parsed once per distinct text (chunks). Equal
+// pieces then share one *pyyaml.Value, which also lets a structural diff
+// skip them by identity. Anything the cutting does not understand (tabs,
+// anchors, quoted or complex keys, flow collections over several lines,
+// duplicate keys, a document marker) is parsed whole, and a test checks
+// the assembled value against a whole parse for every recipe of the real
+// history.
+//
+// Lines of values parsed piecewise count from their piece, not the file:
+// history diffs do not show lines; blame reads its lines from a whole
+// parse of the recipe at the revision (block.full).
+
+// chunks memoises parsed pieces by text; safe for concurrent use.
+type chunks struct {
+	mu sync.Mutex
+	m  map[string]*pyyaml.Value
+}
+
+func newChunks() *chunks { return &chunks{m: map[string]*pyyaml.Value{}} }
+
+// parse loads one piece: a "key: value" document or a one-item list.
+func (c *chunks) parse(text string) (*pyyaml.Value, bool) {
+	c.mu.Lock()
+	v, ok := c.m[text]
+	c.mu.Unlock()
+	if ok {
+		return v, v != nil
+	}
+	v, err := pyyaml.Load([]byte(text), pyyaml.Options{})
+	if err != nil {
+		v = nil
+	}
+	c.mu.Lock()
+	c.m[text] = v
+	c.mu.Unlock()
+	return v, v != nil
+}
+
+// parseRecipe loads a recipe block "key:\n  ..." piecewise; ok is false
+// when it must be parsed whole.
+func (c *chunks) parseRecipe(text string) (key string, v *pyyaml.Value, ok bool) {
+	if strings.ContainsAny(text, "\t&*!%\r") || strings.Contains(text, "\n---") {
+		return "", nil, false
+	}
+	first, body, _ := strings.Cut(text, "\n")
+	k, rest, found := strings.Cut(first, ":")
+	if !found || strings.TrimSpace(rest) != "" || !plainKey(k) {
+		return "", nil, false
+	}
+	lines := strings.SplitAfter(body, "\n")
+	if n := len(lines); n > 0 && lines[n-1] == "" {
+		lines = lines[:n-1]
+	}
+	ind, okInd := firstIndent(lines)
+	if !okInd || ind == 0 {
+		return "", nil, false
+	}
+	v, ok = c.node(lines, ind)
+	return k, v, ok
+}
+
+func plainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return pyyaml.Resolve(k) == "!!str"
+}
+
+// indentOf counts leading spaces; blank and comment lines return -1.
+func indentOf(l string) int {
+	n := 0
+	for n < len(l) && l[n] == ' ' {
+		n++
+	}
+	if n == len(l) || l[n] == '\n' || l[n] == '#' {
+		return -1
+	}
+	return n
+}
+
+func firstIndent(lines []string) (int, bool) {
+	for _, l := range lines {
+		if i := indentOf(l); i >= 0 {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// node assembles the value of lines all indented at least ind, whose
+// children begin at exactly ind.
+func (c *chunks) node(lines []string, ind int) (*pyyaml.Value, bool) {
+	// cut into children
+	var kids [][]string
+	for _, l := range lines {
+		i := indentOf(l)
+		switch {
+		case i < 0:
+			if len(kids) > 0 {
+				kids[len(kids)-1] = append(kids[len(kids)-1], l)
+			}
+		case i < ind:
+			return nil, false
+		case i == ind && (len(kids) == 0 || !isItemContinuation(l, ind, kids)):
+			kids = append(kids, []string{l})
+		default:
+			if len(kids) == 0 {
+				return nil, false
+			}
+			kids[len(kids)-1] = append(kids[len(kids)-1], l)
+		}
+	}
+	if len(kids) == 0 {
+		return nil, false
+	}
+	if strings.HasPrefix(kids[0][0][ind:], "- ") || strings.TrimSpace(kids[0][0][ind:]) == "-" {
+		return c.sequence(kids, ind)
+	}
+	return c.mapping(kids, ind)
+}
+
+// isItemContinuation: inside "key:" followed by "- item" lines at the same
+// indent (YAML's compact sequence), the items belong to the key.
+func isItemContinuation(l string, ind int, kids [][]string) bool {
+	if !strings.HasPrefix(l[ind:], "- ") && strings.TrimSpace(l[ind:]) != "-" {
+		return false
+	}
+	head := kids[len(kids)-1][0][ind:]
+	return !strings.HasPrefix(head, "- ") && strings.HasSuffix(strings.TrimSpace(stripComment(head)), ":")
+}
+
+func stripComment(s string) string {
+	if i := strings.Index(s, " #"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func dedent(lines []string, n int) string {
+	var b strings.Builder
+	for _, l := range lines {
+		if len(l) >= n && strings.TrimSpace(l[:n]) == "" {
+			b.WriteString(l[n:])
+		} else {
+			b.WriteString(strings.TrimLeft(l, " "))
+		}
+	}
+	return b.String()
+}
+
+// single reports whether a piece is one line (plus blank or comment lines).
+func single(k []string) bool {
+	for _, l := range k[1:] {
+		if indentOf(l) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *chunks) sequence(kids [][]string, ind int) (*pyyaml.Value, bool) {
+	out := &pyyaml.Value{Kind: pyyaml.Seq, Items: make([]*pyyaml.Value, len(kids))}
+	// one-line items ("- { tp: 4, ... }") are parsed together: one parser
+	// run per list rather than per item
+	var batch strings.Builder
+	var at []int
+	for i, k := range kids {
+		if !strings.HasPrefix(k[0][ind:], "- ") && strings.TrimSpace(k[0][ind:]) != "-" {
+			return nil, false
+		}
+		if single(k) {
+			batch.WriteString(dedent(k[:1], ind))
+			at = append(at, i)
+			continue
+		}
+		// a block mapping item ("- key: v" then "  key2: ...") is cut
+		// further, as a mapping two columns in
+		if item := k[0][ind+2:]; !strings.HasPrefix(item, " ") {
+			if key, _, ok := strings.Cut(item, ":"); ok && plainKey(key) {
+				lines := append([]string{k[0][:ind] + "  " + item}, k[1:]...)
+				if v, ok := c.node(lines, ind+2); ok && v.Kind == pyyaml.Map {
+					out.Items[i] = v
+					continue
+				}
+			}
+		}
+		v, ok := c.parse(dedent(k, ind))
+		if !ok || v.Kind != pyyaml.Seq || len(v.Items) != 1 {
+			return nil, false
+		}
+		out.Items[i] = v.Items[0]
+	}
+	if len(at) > 0 {
+		v, ok := c.parse(batch.String())
+		if !ok || v.Kind != pyyaml.Seq || len(v.Items) != len(at) {
+			return nil, false
+		}
+		for j, i := range at {
+			out.Items[i] = v.Items[j]
+		}
+	}
+	return out, true
+}
+
+func (c *chunks) mapping(kids [][]string, ind int) (*pyyaml.Value, bool) {
+	out := &pyyaml.Value{Kind: pyyaml.Map, Pairs: make([]pyyaml.Pair, len(kids))}
+	seen := map[string]bool{}
+	// one-line "key: value" children are parsed together
+	var batch strings.Builder
+	var at []int
+	for i, k := range kids {
+		head := k[0][ind:]
+		key, rest, found := strings.Cut(head, ":")
+		if !found || !plainKey(key) || seen[key] {
+			return nil, false
+		}
+		seen[key] = true
+		out.Pairs[i].Key = &pyyaml.Value{Kind: pyyaml.Str, Str: key}
+		nested := strings.TrimSpace(stripComment(rest)) == "" && !single(k)
+		switch {
+		case nested:
+			// a nested block: its children at their own indent (a
+			// compact sequence may sit at this one)
+			sub := k[1:]
+			si, ok := firstIndent(sub)
+			if !ok || si < ind || (si == ind && !strings.HasPrefix(strings.TrimLeft(firstContent(sub), " "), "-")) {
+				return nil, false
+			}
+			if out.Pairs[i].Value, ok = c.node(sub, si); !ok {
+				return nil, false
+			}
+		case single(k):
+			batch.WriteString(dedent(k[:1], ind))
+			at = append(at, i)
+		default: // a value over several lines
+			v, ok := c.parse(dedent(k, ind))
+			if !ok || v.Kind != pyyaml.Map || len(v.Pairs) != 1 {
+				return nil, false
+			}
+			out.Pairs[i].Value = v.Pairs[0].Value
+		}
+	}
+	if len(at) > 0 {
+		v, ok := c.parse(batch.String())
+		if !ok || v.Kind != pyyaml.Map || len(v.Pairs) != len(at) {
+			return nil, false
+		}
+		for j, i := range at {
+			if v.Pairs[j].Key.Kind != pyyaml.Str || v.Pairs[j].Key.Str != out.Pairs[i].Key.Str {
+				return nil, false
+			}
+			out.Pairs[i].Value = v.Pairs[j].Value
+		}
+	}
+	return out, true
+}
+
+func firstContent(lines []string) string {
+	for _, l := range lines {
+		if indentOf(l) >= 0 {
+			return l
+		}
+	}
+	return ""
+}

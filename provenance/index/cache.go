@@ -1,0 +1,140 @@
+package index
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"errors"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/provenance"
+)
+
+// ErrNotCached means the index holds no stored answer for the question
+// (another revision, other ignore-revs): compute it from the history.
+var ErrNotCached = errors.New("not cached")
+
+// The audit and the blame of every recipe at the indexed head are stored
+// as the commands print them (computed by provenance.History.Audit and
+// Blame when the index is updated, with the settings' ignore-revs): the
+// warm answer to the most common questions is one query.
+
+// current checks that the index is at rev with these settings.
+func (ix *Index) current(ctx context.Context, rev plumbing.Hash, o Options) error {
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if ok, err := ix.valid(ctx, conn, Fingerprint(o.Settings)); err != nil || !ok {
+		return ErrNotCached
+	}
+	head, err := getMeta(ctx, conn, "head")
+	if err != nil {
+		return err
+	}
+	ig, err := getMeta(ctx, conn, "ignore")
+	if err != nil {
+		return err
+	}
+	if head != rev.String() || ig != ignoreKey(o.IgnoreRevs) {
+		return ErrNotCached
+	}
+	return nil
+}
+
+// Current reports whether the index is at rev with these settings (then
+// Query needs no Sync).
+func (ix *Index) Current(ctx context.Context, rev plumbing.Hash, o Options) bool {
+	return ix.current(ctx, rev, o) == nil
+}
+
+// Commits returns the number of commits indexed (0 when unknown).
+func (ix *Index) Commits(ctx context.Context) int {
+	var n int
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM commits`).Scan(&n); err != nil {
+		return 0
+	}
+	return n
+}
+
+// CachedAudit returns the stored audit when the index is at rev.
+func (ix *Index) CachedAudit(ctx context.Context, rev plumbing.Hash, o Options) (*provenance.AuditReport, error) {
+	if err := ix.current(ctx, rev, o); err != nil {
+		return nil, err
+	}
+	var data []byte
+	if err := ix.db.QueryRowContext(ctx, `SELECT data FROM answers WHERE name = 'audit'`).Scan(&data); err != nil {
+		return nil, ErrNotCached
+	}
+	rep := &provenance.AuditReport{}
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(rep); err != nil {
+		return nil, ErrNotCached
+	}
+	// gob does not tell an empty list from none; the JSON output does
+	for i := range rep.Entries {
+		e := &rep.Entries[i]
+		if e.ConfigKeys == nil {
+			e.ConfigKeys = []string{}
+		}
+		if e.Events == nil {
+			e.Events = []provenance.AuditEvent{}
+		}
+	}
+	if rep.Summary == nil {
+		rep.Summary = map[provenance.Verdict]int{}
+	}
+	return rep, nil
+}
+
+// CachedBlame returns the stored blame of key when the index is at rev;
+// an unknown key gives *provenance.UnknownKeyError, as Blame does.
+func (ix *Index) CachedBlame(ctx context.Context, rev plumbing.Hash, key string, o Options) (*provenance.BlameReport, error) {
+	if err := ix.current(ctx, rev, o); err != nil {
+		return nil, err
+	}
+	var data []byte
+	err := ix.db.QueryRowContext(ctx, `SELECT data FROM blame_cache WHERE key = ?`, key).Scan(&data)
+	if err == nil {
+		rep := &provenance.BlameReport{}
+		if err := gob.NewDecoder(bytes.NewReader(data)).Decode(rep); err != nil {
+			return nil, ErrNotCached
+		}
+		if rep.Fields == nil {
+			rep.Fields = []provenance.BlameField{}
+		}
+		if rep.Renames == nil {
+			rep.Renames = []provenance.Rename{}
+		}
+		// stored when the key last changed: the fields still hold at rev,
+		// where the key now sits
+		rep.Rev = rev.String()
+		var line int
+		if err := ix.db.QueryRowContext(ctx, `SELECT file, line FROM recipes_at_head WHERE key = ?`, key).Scan(&rep.File, &line); err != nil {
+			return nil, ErrNotCached
+		}
+		for i := range rep.Fields {
+			rep.Fields[i].Line += line
+		}
+		return rep, nil
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT key FROM recipes_at_head`)
+	if err != nil {
+		return nil, ErrNotCached
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return nil, ErrNotCached
+	}
+	return nil, &provenance.UnknownKeyError{Key: key, Closest: config.Closest(key, keys, 3)}
+}

@@ -1,0 +1,636 @@
+// Package index keeps perflog's persistent, incremental index of a
+// repository's structured history, and answers SQL over it.
+//
+// The index is one SQLite file, <git common dir>/perflog/index-v1.db
+// (modernc.org/sqlite, pure Go). It holds two things:
+//
+//   - the inputs of a provenance.History (a provenance.Snapshot): the
+//     first-parent chain with commit metadata, every distinct changelog
+//     entry and recipe seen in history, and each tracked file's versions
+//     as deltas. Audit, blame, log and diff restore a History from these
+//     and run the very code they run without an index, so their answers
+//     are the same with and without it;
+//   - documented tables derived from that history for `perflog query`
+//     (Schema): commits, entries, entry_keys, entry_events,
+//     recipe_events, field_changes, recipes_at_head, fields_at_head,
+//     notes.
+//
+// Sync brings the index to a revision: it walks from the revision down
+// to the first commit the index knows, reads only the commits above it
+// and stores what they add. A revision that is not a descendant of the
+// indexed head (a force-push, a rebase, another branch) is detected the
+// same way: the index is truncated to the last common commit and the new
+// suffix indexed. An index with another schema, other settings or
+// contents that do not hold together is rebuilt, never trusted. Updates
+// run in one write transaction (BEGIN IMMEDIATE), so concurrent perflog
+// processes are safe: a second updater waits, then finds the work done.
+// Deleting the file is always safe.
+//
+// Dependencies: provenance, gitscan, config, modernc.org/sqlite. The
+// command line lives in cmd/perflog.
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/provenance"
+)
+
+// SchemaVersion changes whenever the stored format does; an index of
+// another version is rebuilt.
+const SchemaVersion = "1"
+
+// FileName is the index file inside <git common dir>/perflog/.
+const FileName = "index-v1.db"
+
+// Sentinel errors.
+var (
+	ErrNoIndex  = errors.New("no index")
+	ErrReadOnly = errors.New("query must be read-only")
+)
+
+// Path returns where the index of a repository lives ("" for a
+// repository without a git directory, e.g. in memory).
+func Path(r *gitscan.Repo) string {
+	if d := r.CommonDir(); d != "" {
+		return filepath.Join(d, "perflog", FileName)
+	}
+	return ""
+}
+
+// Index is an open index.
+type Index struct {
+	db   *sql.DB
+	path string
+}
+
+// Open opens the index at path, creating it when create is set.
+func Open(path string, create bool) (*Index, error) {
+	if path == "" {
+		return nil, fmt.Errorf("%w: the repository has no git directory", ErrNoIndex)
+	}
+	if _, err := os.Stat(path); err != nil {
+		if !create {
+			return nil, fmt.Errorf("%w at %s", ErrNoIndex, path)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	if err != nil {
+		return nil, err
+	}
+	return &Index{db: db, path: path}, nil
+}
+
+// Close closes the index.
+func (ix *Index) Close() error { return ix.db.Close() }
+
+// remove deletes the index files (the database and its WAL).
+func (ix *Index) remove() error {
+	ix.db.Close()
+	for _, p := range []string{ix.path, ix.path + "-wal", ix.path + "-shm"} {
+		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			return err
+		}
+	}
+	db, err := sql.Open("sqlite", "file:"+ix.path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	if err != nil {
+		return err
+	}
+	ix.db = db
+	return nil
+}
+
+const schema = `
+CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE commits(seq INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, author TEXT, email TEXT, date TEXT, subject TEXT, pr INTEGER, pr_source TEXT);
+CREATE TABLE blocks(id INTEGER PRIMARY KEY, recipe INTEGER NOT NULL, key TEXT, hash BLOB NOT NULL, text TEXT NOT NULL,
+  identity TEXT, pr_link TEXT, config_keys TEXT, description TEXT, err TEXT);
+CREATE TABLE versions(slot INTEGER NOT NULL, seq INTEGER NOT NULL, path TEXT, blob TEXT, err TEXT, p INTEGER, s INTEGER, mid TEXT, PRIMARY KEY(slot, seq));
+CREATE TABLE renames(seq INTEGER NOT NULL, from_key TEXT NOT NULL, to_key TEXT NOT NULL);
+CREATE TABLE entries(id INTEGER PRIMARY KEY, alive INTEGER NOT NULL, position INTEGER, line INTEGER, config_keys TEXT, description TEXT,
+  pr_link TEXT, pr_link_pr INTEGER, introduced_sha TEXT, introduced_pr INTEGER, introduced_date TEXT, verdict TEXT, reason TEXT);
+CREATE TABLE entry_keys(entry INTEGER NOT NULL, config_key TEXT NOT NULL);
+CREATE TABLE entry_events(entry INTEGER NOT NULL, seq INTEGER NOT NULL, sha TEXT NOT NULL, kind TEXT NOT NULL, pr_link TEXT, from_link TEXT, note TEXT);
+CREATE TABLE recipe_events(key TEXT NOT NULL, seq INTEGER NOT NULL, sha TEXT NOT NULL, kind TEXT NOT NULL, from_key TEXT, to_key TEXT, file TEXT, missing_entry INTEGER);
+CREATE TABLE field_changes(key TEXT NOT NULL, seq INTEGER NOT NULL, sha TEXT NOT NULL, kind TEXT NOT NULL, path TEXT, old_path TEXT, old TEXT, new TEXT);
+CREATE TABLE recipes_at_head(key TEXT PRIMARY KEY, file TEXT, line INTEGER, image TEXT, model TEXT, model_prefix TEXT, runner TEXT,
+  precision TEXT, framework TEXT, multinode INTEGER);
+CREATE TABLE fields_at_head(key TEXT NOT NULL, path TEXT NOT NULL, value TEXT);
+CREATE TABLE notes(seq INTEGER, sha TEXT, file TEXT, message TEXT);
+CREATE TABLE answers(name TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE blame_cache(key TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE INDEX recipe_events_key ON recipe_events(key, seq);
+CREATE INDEX field_changes_key ON field_changes(key, seq);
+CREATE INDEX entry_events_entry ON entry_events(entry, seq);
+CREATE INDEX entry_keys_key ON entry_keys(config_key);
+CREATE INDEX fields_at_head_key ON fields_at_head(key);
+CREATE VIEW entry_prs AS
+  SELECT e.id AS entry, e.position, e.verdict, e.pr_link_pr, e.introduced_pr, c.sha, c.date, c.subject
+  FROM entries e LEFT JOIN commits c ON c.sha = e.introduced_sha;
+`
+
+// Fingerprint is what the stored history depends on besides git: the
+// settings that locate the files and name the repository.
+func Fingerprint(s *config.Settings) string {
+	var b strings.Builder
+	b.WriteString(s.ChangelogPath())
+	for _, l := range s.MasterCandidates() {
+		b.WriteString("|" + strings.Join(l, ","))
+	}
+	b.WriteString("|" + strings.Join(s.RepositoryNames(), ","))
+	return b.String()
+}
+
+// Options configures Sync.
+type Options struct {
+	Settings *config.Settings
+	// IgnoreRevs are the settings' ignore-revs: the query tables (verdicts)
+	// are computed with them, and rewritten when they change.
+	IgnoreRevs []plumbing.Hash
+	// Rebuild discards the index and indexes from scratch.
+	Rebuild bool
+	// Progress reports a build from git.
+	Progress func(provenance.Progress)
+	PRs      provenance.PRResolver
+}
+
+// Stats describes what a Sync did.
+type Stats struct {
+	Head     plumbing.Hash
+	Commits  int // commits on the indexed chain
+	New      int // commits read from git by this sync
+	Dropped  int // commits dropped (history rewritten)
+	Rebuilt  bool
+	Duration time.Duration
+}
+
+// Sync brings the index to rev (see the package documentation) and
+// returns the history restored from it, with rev on its chain.
+func (ix *Index) Sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o Options) (*provenance.History, *Stats, error) {
+	start := time.Now()
+	st := &Stats{Head: rev}
+	fp := Fingerprint(o.Settings)
+	if o.Rebuild {
+		if err := ix.remove(); err != nil {
+			return nil, nil, err
+		}
+	}
+	var h *provenance.History
+	err := retry(func() error {
+		var err error
+		h, err = ix.sync(ctx, r, rev, fp, o, st)
+		return err
+	}, func() error { st.Rebuilt = true; return ix.remove() })
+	if err != nil {
+		return nil, nil, err
+	}
+	st.Commits = len(h.Chain)
+	st.Duration = time.Since(start)
+	return h, st, nil
+}
+
+// errStale means the stored index cannot be used (schema, settings,
+// corruption); the caller removes it and syncs again.
+var errStale = errors.New("stale index")
+
+// retry runs f; when f finds the index stale it rebuilds once.
+func retry(f, reset func() error) error {
+	err := f()
+	if errors.Is(err, errStale) {
+		if rerr := reset(); rerr != nil {
+			return rerr
+		}
+		err = f()
+	}
+	return err
+}
+
+func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, fp string, o Options, st *Stats) (*provenance.History, error) {
+	// the write lock first: a concurrent updater is waited for, and its
+	// work is then found done
+	tx, err := ix.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", errStale, err)
+	}
+	defer tx.Rollback()
+	ok, err := ix.valid(ctx, tx, fp)
+	if err != nil {
+		return nil, err
+	}
+	var base *provenance.History
+	if ok {
+		snap, err := load(ctx, tx, true, true)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %v", errStale, err)
+		}
+		if base, err = ix.restore(ctx, r, snap, o); err != nil {
+			return nil, fmt.Errorf("%w: %v", errStale, err)
+		}
+		if _, on := base.SeqOf(rev); on {
+			// rev is indexed; refresh the query tables if the ignore-revs
+			// they were computed with changed
+			if ig, err := getMeta(ctx, tx, "ignore"); err != nil {
+				return nil, err
+			} else if ig != ignoreKey(o.IgnoreRevs) {
+				if err := writeOutputs(ctx, tx, base, -1, o); err != nil {
+					return nil, err
+				}
+				if err := setMeta(ctx, tx, "ignore", ignoreKey(o.IgnoreRevs)); err != nil {
+					return nil, err
+				}
+			}
+			return base, tx.Commit()
+		}
+	} else if err := create(ctx, tx, fp); err != nil {
+		return nil, err
+	}
+	h, err := provenance.Build(ctx, r, provenance.Options{Head: rev, Settings: o.Settings, Changelog: true, Recipes: true,
+		IgnoreRevs: o.IgnoreRevs, Progress: o.Progress, PRs: o.PRs, Base: base})
+	if err != nil {
+		return nil, err
+	}
+	snap, err := h.Snapshot()
+	if err != nil {
+		return nil, err
+	}
+	fork := -1 // the last seq both chains share
+	if base != nil {
+		for sq := 0; sq < len(base.Chain) && sq < len(h.Chain) && base.Chain[sq] == h.Chain[sq]; sq++ {
+			fork = sq
+		}
+		st.Dropped = len(base.Chain) - 1 - fork
+	}
+	st.New = len(h.Chain) - 1 - fork
+	if err := store(ctx, tx, snap, fork); err != nil {
+		return nil, err
+	}
+	if ig, _ := getMeta(ctx, tx, "ignore"); ig != ignoreKey(o.IgnoreRevs) {
+		fork = -1 // the query tables were computed with other ignore-revs
+	}
+	if err := writeOutputs(ctx, tx, h, fork, o); err != nil {
+		return nil, err
+	}
+	for k, v := range map[string]string{"head": rev.String(), "ignore": ignoreKey(o.IgnoreRevs)} {
+		if err := setMeta(ctx, tx, k, v); err != nil {
+			return nil, err
+		}
+	}
+	return h, tx.Commit()
+}
+
+func ignoreKey(revs []plumbing.Hash) string {
+	var ss []string
+	for _, r := range revs {
+		ss = append(ss, r.String())
+	}
+	sort.Strings(ss)
+	return strings.Join(ss, ",")
+}
+
+func getMeta(ctx context.Context, tx queryer, k string) (string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT value FROM meta WHERE name = ?`, k)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	v := ""
+	if rows.Next() {
+		err = rows.Scan(&v)
+	}
+	return v, err
+}
+
+// valid reports whether the stored index can be used; a missing schema is
+// not an error (the index is new).
+func (ix *Index) valid(ctx context.Context, tx queryer, fp string) (bool, error) {
+	rows0, err := tx.QueryContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'`)
+	if err != nil {
+		return false, fmt.Errorf("%w: %v", errStale, err)
+	}
+	n := 0
+	if rows0.Next() {
+		err = rows0.Scan(&n)
+	}
+	rows0.Close()
+	if err != nil {
+		return false, fmt.Errorf("%w: %v", errStale, err)
+	}
+	if n == 0 {
+		return false, nil
+	}
+	meta := map[string]string{}
+	rows, err := tx.QueryContext(ctx, `SELECT name, value FROM meta`)
+	if err != nil {
+		return false, fmt.Errorf("%w: %v", errStale, err)
+	}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return false, fmt.Errorf("%w: %v", errStale, err)
+		}
+		meta[k] = v
+	}
+	rows.Close()
+	if meta["schema"] != SchemaVersion || meta["settings"] != fp || meta["head"] == "" {
+		return false, fmt.Errorf("%w: schema %q, settings %q", errStale, meta["schema"], meta["settings"])
+	}
+	return true, nil
+}
+
+func create(ctx context.Context, tx *sql.Tx, fp string) error {
+	if _, err := tx.ExecContext(ctx, schema); err != nil {
+		return fmt.Errorf("%w: %v", errStale, err)
+	}
+	for k, v := range map[string]string{"schema": SchemaVersion, "settings": fp, "created": time.Now().UTC().Format(time.RFC3339)} {
+		if err := setMeta(ctx, tx, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func setMeta(ctx context.Context, tx *sql.Tx, k, v string) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO meta(name, value) VALUES(?, ?) ON CONFLICT(name) DO UPDATE SET value=excluded.value`, k, v)
+	return err
+}
+
+// restore rebuilds the history from a snapshot loaded from the index;
+// block texts are read on demand.
+func (ix *Index) restore(ctx context.Context, r *gitscan.Repo, snap *provenance.Snapshot, o Options) (*provenance.History, error) {
+	stmt, err := ix.db.PrepareContext(ctx, `SELECT text FROM blocks WHERE id = ?`)
+	if err != nil {
+		return nil, err
+	}
+	text := func(id int) (string, error) {
+		var t string
+		err := stmt.QueryRowContext(context.Background(), id).Scan(&t)
+		return t, err
+	}
+	return provenance.Restore(ctx, snap, provenance.RestoreOptions{Settings: o.Settings, IgnoreRevs: o.IgnoreRevs,
+		Text: text, ReadBlob: r.ReadBlob, PRs: o.PRs})
+}
+
+// History returns the history of rev from the index: restored as stored
+// when rev is on the indexed chain (only the parts asked for: faster),
+// else after a Sync to rev.
+func (ix *Index) History(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, changelog, recipes bool, o Options) (*provenance.History, *Stats, error) {
+	if !o.Rebuild {
+		h, ig, err := ix.load(ctx, r, changelog, recipes, o)
+		if err == nil && ig == ignoreKey(o.IgnoreRevs) {
+			if _, on := h.SeqOf(rev); on {
+				return h, &Stats{Head: h.Head, Commits: len(h.Chain)}, nil
+			}
+		}
+	}
+	return ix.Sync(ctx, r, rev, o)
+}
+
+// load restores the stored history in one read transaction, and tells
+// the ignore-revs the query tables were computed with.
+func (ix *Index) load(ctx context.Context, r *gitscan.Repo, changelog, recipes bool, o Options) (*provenance.History, string, error) {
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `BEGIN DEFERRED`); err != nil {
+		return nil, "", err
+	}
+	defer conn.ExecContext(context.Background(), `ROLLBACK`)
+	if ok, err := ix.valid(ctx, conn, Fingerprint(o.Settings)); err != nil || !ok {
+		return nil, "", fmt.Errorf("%w: %v", errStale, err)
+	}
+	ig, err := getMeta(ctx, conn, "ignore")
+	if err != nil {
+		return nil, "", err
+	}
+	snap, err := load(ctx, conn, changelog, recipes)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", errStale, err)
+	}
+	h, err := ix.restore(ctx, r, snap, o)
+	return h, ig, err
+}
+
+// queryer is what load and the writers need of a transaction.
+type queryer interface {
+	QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
+}
+
+// load reads the snapshot (without block texts).
+func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance.Snapshot, error) {
+	s := &provenance.Snapshot{Changelog: changelog, Recipes: recipes}
+	rows, err := tx.QueryContext(ctx, `SELECT seq, sha, author, email, date, subject, pr, pr_source FROM commits ORDER BY seq`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var c provenance.SnapCommit
+		var seq int
+		var sha, date string
+		var pr sql.NullInt64
+		if err := rows.Scan(&seq, &sha, &c.Author, &c.Email, &date, &c.Subject, &pr, &c.PRSource); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if seq != len(s.Commits) {
+			rows.Close()
+			return nil, fmt.Errorf("commit seq %d out of order", seq)
+		}
+		c.Hash = plumbing.NewHash(sha)
+		c.PR = int(pr.Int64)
+		if c.Date, err = time.Parse(time.RFC3339Nano, date); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		s.Commits = append(s.Commits, c)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(s.Commits) == 0 {
+		return nil, errors.New("no commits")
+	}
+	s.Head = s.Commits[len(s.Commits)-1].Hash
+
+	where := "1=1"
+	switch {
+	case changelog && !recipes:
+		where = "recipe = 0"
+	case recipes && !changelog:
+		where = "recipe = 1"
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT id, recipe, key, hash, identity, pr_link, config_keys, description, err FROM blocks WHERE `+where)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var b provenance.SnapBlock
+		var hash []byte
+		var ident, link, keys, desc, berr sql.NullString
+		var key sql.NullString
+		if err := rows.Scan(&b.ID, &b.Recipe, &key, &hash, &ident, &link, &keys, &desc, &berr); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		copy(b.Hash[:], hash)
+		b.Key, b.Identity, b.PRLink, b.Err = key.String, ident.String, link.String, berr.String
+		if keys.Valid {
+			if err := json.Unmarshal([]byte(keys.String), &b.ConfigKeys); err != nil {
+				rows.Close()
+				return nil, err
+			}
+		}
+		if desc.Valid {
+			if err := json.Unmarshal([]byte(desc.String), &b.Description); err != nil {
+				rows.Close()
+				return nil, err
+			}
+		}
+		s.Blocks = append(s.Blocks, b)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+
+	rows, err = tx.QueryContext(ctx, `SELECT slot, seq, path, blob, err, p, s, mid FROM versions ORDER BY slot, seq`)
+	if err != nil {
+		return nil, err
+	}
+	slots := map[int]*provenance.SnapSlot{}
+	maxSlot := -1
+	for rows.Next() {
+		var slot int
+		var v provenance.SnapVersion
+		var blob, mid string
+		if err := rows.Scan(&slot, &v.Seq, &v.Path, &blob, &v.Err, &v.P, &v.S, &mid); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if (slot == 0 && !changelog) || (slot > 0 && !recipes) {
+			continue
+		}
+		v.Blob = plumbing.NewHash(blob)
+		if mid != "" {
+			for _, f := range strings.Split(mid, ",") {
+				id, err := strconv.Atoi(f)
+				if err != nil {
+					rows.Close()
+					return nil, err
+				}
+				v.Mid = append(v.Mid, id)
+			}
+		}
+		if slots[slot] == nil {
+			slots[slot] = &provenance.SnapSlot{Recipe: slot > 0}
+		}
+		slots[slot].Versions = append(slots[slot].Versions, v)
+		maxSlot = max(maxSlot, slot)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i := 0; i <= maxSlot; i++ {
+		if slots[i] != nil {
+			s.Slots = append(s.Slots, *slots[i])
+		} else if i > 0 && recipes {
+			s.Slots = append(s.Slots, provenance.SnapSlot{Recipe: true})
+		}
+	}
+	if recipes {
+		rows, err = tx.QueryContext(ctx, `SELECT seq, from_key, to_key FROM renames ORDER BY seq`)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var rn provenance.SnapRename
+			if err := rows.Scan(&rn.Seq, &rn.From, &rn.To); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			s.Renames = append(s.Renames, rn)
+		}
+		rows.Close()
+	}
+	return s, rows.Err()
+}
+
+// store writes what snap adds above seq fork (everything when fork < 0)
+// and drops what the index held above it.
+func store(ctx context.Context, tx queryer, snap *provenance.Snapshot, fork int) error {
+	for _, q := range []string{`DELETE FROM commits WHERE seq > ?`, `DELETE FROM versions WHERE seq > ?`, `DELETE FROM renames WHERE seq > ?`} {
+		if _, err := tx.ExecContext(ctx, q, fork); err != nil {
+			return err
+		}
+	}
+	for sq := fork + 1; sq < len(snap.Commits); sq++ {
+		c := snap.Commits[sq]
+		var pr any
+		if c.PR > 0 {
+			pr = c.PR
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO commits(seq, sha, author, email, date, subject, pr, pr_source) VALUES(?,?,?,?,?,?,?,?)`,
+			sq, c.Hash.String(), c.Author, c.Email, c.Date.Format(time.RFC3339Nano), c.Subject, pr, c.PRSource); err != nil {
+			return err
+		}
+	}
+	// blocks are immutable and shared: insert the ones not stored yet
+	for _, b := range snap.Blocks {
+		var keys, desc any
+		if !b.Recipe {
+			kj, _ := json.Marshal(b.ConfigKeys)
+			dj, _ := json.Marshal(b.Description)
+			keys, desc = string(kj), string(dj)
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO blocks(id, recipe, key, hash, text, identity, pr_link, config_keys, description, err)
+			VALUES(?,?,?,?,?,?,?,?,?,?)`, b.ID, b.Recipe, b.Key, b.Hash[:], b.Text, b.Identity, b.PRLink, keys, desc, b.Err); err != nil {
+			return err
+		}
+	}
+	for slot, ss := range snap.Slots {
+		for _, v := range ss.Versions {
+			if v.Seq <= fork {
+				continue
+			}
+			mid := make([]string, len(v.Mid))
+			for i, id := range v.Mid {
+				mid[i] = strconv.Itoa(id)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO versions(slot, seq, path, blob, err, p, s, mid) VALUES(?,?,?,?,?,?,?,?)`,
+				slot, v.Seq, v.Path, v.Blob.String(), v.Err, v.P, v.S, strings.Join(mid, ",")); err != nil {
+				return err
+			}
+		}
+	}
+	for _, rn := range snap.Renames {
+		if rn.Seq > fork {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO renames(seq, from_key, to_key) VALUES(?,?,?)`, rn.Seq, rn.From, rn.To); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

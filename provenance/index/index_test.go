@@ -1,0 +1,288 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/provenance"
+)
+
+// The shipped sample: the real InferenceX history (testdata/corpus/NOTICE).
+const corpus = "../../testdata/corpus/inferencex.git"
+
+func openCorpus(t testing.TB) (*gitscan.Repo, plumbing.Hash) {
+	t.Helper()
+	r, err := gitscan.Open(corpus, &gitscan.OpenOptions{NoDetect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	head, err := r.Resolve("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, head
+}
+
+func newIndex(t testing.TB) *Index {
+	t.Helper()
+	ix, err := Open(filepath.Join(t.TempDir(), "perflog", FileName), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// answers renders what audit, blame and log answer.
+func answers(t *testing.T, h *provenance.History, keys []string) string {
+	t.Helper()
+	rep, err := h.Audit(provenance.AuditOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []any{rep.Entries, rep.Summary}
+	for i, k := range keys {
+		b, err := h.Blame(k, plumbing.ZeroHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+		if i%25 == 0 {
+			l, err := h.Log(k, provenance.LogOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, l)
+		}
+	}
+	j, _ := json.Marshal(out)
+	return string(j)
+}
+
+// TestIndexAnswersLikeGit: an index built in two steps (an older commit,
+// then the head), an index restored as stored, and the stored answers all
+// answer as a history read from git.
+func TestIndexAnswersLikeGit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the corpus history several times")
+	}
+	r, head := openCorpus(t)
+	ctx := context.Background()
+	cold, err := provenance.Build(ctx, r, provenance.Options{Head: head, Changelog: true, Recipes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := cold.RecipeKeysAt(len(cold.Chain) - 1)
+	want := answers(t, cold, keys)
+
+	ix := newIndex(t)
+	old, _ := r.Resolve("main~40")
+	if _, st, err := ix.Sync(ctx, r, old, Options{}); err != nil || st.New != len(cold.Chain)-40 {
+		t.Fatalf("first sync: %+v, %v", st, err)
+	}
+	h, st, err := ix.Sync(ctx, r, head, Options{})
+	if err != nil || st.New != 40 || st.Dropped != 0 {
+		t.Fatalf("incremental sync: %+v, %v", st, err)
+	}
+	if got := answers(t, h, keys); got != want {
+		t.Fatal("the incrementally indexed history answers differently from git")
+	}
+	h, st, err = ix.History(ctx, r, head, true, true, Options{})
+	if err != nil || st.New != 0 {
+		t.Fatalf("restore: %+v, %v", st, err)
+	}
+	if got := answers(t, h, keys); got != want {
+		t.Fatal("the restored history answers differently from git")
+	}
+	// the stored answers
+	rep, err := ix.CachedAudit(ctx, head, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	coldRep, _ := cold.Audit(provenance.AuditOptions{})
+	a, _ := json.Marshal(rep)
+	b, _ := json.Marshal(coldRep)
+	if string(a) != string(b) {
+		t.Fatal("the stored audit differs")
+	}
+	for _, k := range keys {
+		got, err := ix.CachedBlame(ctx, head, k, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantB, _ := cold.Blame(k, head)
+		a, _ := json.Marshal(got)
+		b, _ := json.Marshal(wantB)
+		if string(a) != string(b) {
+			t.Fatalf("the stored blame of %s differs:\n%s\n%s", k, a, b)
+		}
+	}
+	var uk *provenance.UnknownKeyError
+	if _, err := ix.CachedBlame(ctx, head, keys[0]+"x", Options{}); !errors.As(err, &uk) {
+		t.Errorf("stored blame of an unknown key: %v", err)
+	}
+	if _, err := ix.CachedAudit(ctx, old, Options{}); !errors.Is(err, ErrNotCached) {
+		t.Errorf("stored audit at another revision: %v", err)
+	}
+}
+
+// TestIndexRewrittenHistory: an index at a commit that is not on the new
+// head's chain keeps the common part and indexes the new suffix.
+func TestIndexRewrittenHistory(t *testing.T) {
+	r, head := openCorpus(t)
+	ctx := context.Background()
+	// a "branch" that is not an ancestor of head: head~10's chain
+	// rewritten is simulated by indexing head, then syncing to head~10
+	// (an older commit is on the chain: nothing to do) and to a commit
+	// outside the chain: the second parent of no commit exists in the
+	// corpus, so rewrite the stored chain's tail instead
+	ix := newIndex(t)
+	if _, _, err := ix.Sync(ctx, r, head, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// forge a rewritten tail: rename the stored head's last 5 commits so
+	// that the index no longer knows head's chain above head~5
+	if _, err := ix.db.Exec(`UPDATE commits SET sha = substr('0000000000' || seq, -10) || substr(sha, 11) WHERE seq > (SELECT max(seq) - 5 FROM commits)`); err != nil {
+		t.Fatal(err)
+	}
+	h, st, err := ix.Sync(ctx, r, head, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Dropped != 5 || st.New != 5 || len(h.Chain) != 1970 {
+		t.Fatalf("rewritten history: %+v (chain %d)", st, len(h.Chain))
+	}
+	res, err := ix.Query(ctx, `SELECT count(*) FROM commits WHERE sha LIKE '0000%'`)
+	if err != nil || res.Rows[0][0].(int64) != 0 {
+		t.Fatalf("forged commits left: %v %v", res, err)
+	}
+}
+
+// TestIndexRebuildsWhatItCannotTrust: a damaged file, another schema or
+// other settings are rebuilt, never used.
+func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
+	r, head := openCorpus(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	ix, err := Open(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ix.Sync(ctx, r, head, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// another schema version
+	ix.db.Exec(`UPDATE meta SET value = '0' WHERE name = 'schema'`)
+	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+		t.Fatalf("old schema: %+v %v", st, err)
+	}
+	// a delta that does not apply
+	ix.db.Exec(`UPDATE versions SET p = 100000 WHERE slot = 0 AND seq = (SELECT max(seq) FROM versions WHERE slot = 0)`)
+	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+		t.Fatalf("damaged deltas: %+v %v", st, err)
+	}
+	ix.Close()
+	// garbage instead of a database
+	if err := os.WriteFile(path, []byte(strings.Repeat("not sqlite ", 1000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path + "-wal")
+	os.Remove(path + "-shm")
+	ix, err = Open(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	h, st, err := ix.Sync(ctx, r, head, Options{})
+	if err != nil || !st.Rebuilt || len(h.Chain) != 1970 {
+		t.Fatalf("garbage file: %+v %v", st, err)
+	}
+}
+
+// TestIndexConcurrentSyncs: two processes updating one index wait for
+// each other and agree.
+func TestIndexConcurrentSyncs(t *testing.T) {
+	r1, head := openCorpus(t)
+	r2, _ := openCorpus(t)
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	chains := make([]int, 2)
+	for i, r := range []*gitscan.Repo{r1, r2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix, err := Open(path, true)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer ix.Close()
+			h, _, err := ix.Sync(ctx, r, head, Options{})
+			if err == nil {
+				chains[i] = len(h.Chain)
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || chains[0] != 1970 || chains[1] != 1970 {
+		t.Fatalf("concurrent syncs: %v %v, chains %v", errs[0], errs[1], chains)
+	}
+}
+
+// TestQuery: read-only SQL over the documented tables; bad SQL and writes
+// are the engine's errors.
+func TestQuery(t *testing.T) {
+	r, head := openCorpus(t)
+	ctx := context.Background()
+	ix := newIndex(t)
+	if _, _, err := ix.Sync(ctx, r, head, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tb := range Schema {
+		res, err := ix.Query(ctx, "SELECT * FROM "+tb.Name+" LIMIT 1")
+		if err != nil {
+			t.Fatalf("%s: %v", tb.Name, err)
+		}
+		if len(res.Columns) != len(tb.Columns) {
+			t.Errorf("%s: %d columns, documented %d", tb.Name, len(res.Columns), len(tb.Columns))
+		}
+		for i, c := range tb.Columns {
+			if i < len(res.Columns) && res.Columns[i] != c.Name {
+				t.Errorf("%s column %d: %s, documented %s", tb.Name, i, res.Columns[i], c.Name)
+			}
+		}
+	}
+	res, err := ix.Query(ctx, `SELECT verdict, count(*) FROM entries WHERE alive GROUP BY verdict ORDER BY 2 DESC`)
+	if err != nil || len(res.Rows) != 8 || res.Rows[0][0] != "ok" || res.Rows[0][1].(int64) != 693 {
+		t.Fatalf("verdicts: %v %v", res, err)
+	}
+	// the image of the recipe blamed earlier, through its field changes
+	res, err = ix.Query(ctx, `SELECT c.pr FROM field_changes f JOIN commits c USING (seq)
+		WHERE f.key = 'dsr1-fp4-mi355x-sglang' AND f.path = 'image' ORDER BY f.seq DESC LIMIT 1`)
+	if err != nil || len(res.Rows) != 1 || res.Rows[0][0].(int64) != 1431 {
+		t.Fatalf("last image change: %v %v", res, err)
+	}
+	for _, bad := range []string{`SELEC 1`, `SELECT * FROM no_such_table`, `DELETE FROM commits`, `DROP TABLE entries`,
+		`INSERT INTO notes VALUES (1, 'x', 'y', 'z')`} {
+		if _, err := ix.Query(ctx, bad); !IsQueryError(err) {
+			t.Errorf("%q: %v, want a query error", bad, err)
+		}
+	}
+	if res, _ := ix.Query(ctx, `SELECT count(*) FROM commits`); res.Rows[0][0].(int64) != 1970 {
+		t.Error("a refused write changed the index")
+	}
+}

@@ -1,0 +1,181 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+)
+
+// Table documents one table or view of the query schema. The names are a
+// public contract: add, never rename.
+type Table struct {
+	Name    string   `json:"name"`
+	Doc     string   `json:"doc"`
+	Columns []Column `json:"columns"`
+}
+
+// Column documents one column.
+type Column struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+	Doc  string `json:"doc"`
+}
+
+// Schema lists the tables and views `perflog query` offers. (The index
+// also holds meta, blocks, versions and renames: perflog's own storage,
+// not a contract.)
+var Schema = []Table{
+	{"commits", "every first-parent commit of the indexed history, oldest first", []Column{
+		{"seq", "INTEGER", "position on the first-parent chain (0 = root)"},
+		{"sha", "TEXT", "commit id"},
+		{"author", "TEXT", "author name"}, {"email", "TEXT", "author email"},
+		{"date", "TEXT", "author date, RFC 3339"},
+		{"subject", "TEXT", "first line of the message"},
+		{"pr", "INTEGER", "pull request number (NULL when the subject names none)"},
+		{"pr_source", "TEXT", "where pr came from: subject"},
+	}},
+	{"entries", "every changelog entry that ever existed (one row per entry's life; see changelog audit)", []Column{
+		{"id", "INTEGER", "entry id (stable while history is not rewritten)"},
+		{"alive", "INTEGER", "1 when the entry is in the changelog at the indexed head"},
+		{"position", "INTEGER", "1-based index in the file at head (NULL when gone)"},
+		{"line", "INTEGER", "first line in the file at head"},
+		{"config_keys", "TEXT", "JSON list of its config-keys (last version)"},
+		{"description", "TEXT", "JSON list of its description bullets (last version)"},
+		{"pr_link", "TEXT", "its pr-link (last version)"},
+		{"pr_link_pr", "INTEGER", "the PR number the link names (alive entries)"},
+		{"introduced_sha", "TEXT", "commit that introduced its current content (alive entries)"},
+		{"introduced_pr", "INTEGER", "that commit's PR"},
+		{"introduced_date", "TEXT", "that commit's date"},
+		{"verdict", "TEXT", "ok, corrected, relanded, edited, backfilled, placeholder, no-pr, mismatch (alive entries)"},
+		{"reason", "TEXT", "why, for verdicts other than ok"},
+	}},
+	{"entry_keys", "config-keys of each entry (last version), one row each; globs as written", []Column{
+		{"entry", "INTEGER", "entries.id"}, {"config_key", "TEXT", "a config-key or glob"},
+	}},
+	{"entry_events", "the lifecycle of every entry", []Column{
+		{"entry", "INTEGER", "entries.id"}, {"seq", "INTEGER", "commits.seq"}, {"sha", "TEXT", "commit id"},
+		{"kind", "TEXT", "introduced, pr-link-changed, edited, removed, reverted, re-added"},
+		{"pr_link", "TEXT", "the pr-link after the event (before, for a removal)"},
+		{"from_link", "TEXT", "the pr-link before a pr-link change"},
+		{"note", "TEXT", "set when the changelog did not load at that commit"},
+	}},
+	{"recipe_events", "every commit that created, changed, renamed or deleted a recipe", []Column{
+		{"key", "TEXT", "recipe key"}, {"seq", "INTEGER", "commits.seq"}, {"sha", "TEXT", "commit id"},
+		{"kind", "TEXT", "created, changed, renamed, deleted"},
+		{"from_key", "TEXT", "previous key (renamed, on the new key)"}, {"to_key", "TEXT", "new key (renamed, on the old key)"},
+		{"file", "TEXT", "master config holding the key"},
+		{"missing_entry", "INTEGER", "1 when no changelog entry of that commit names the key"},
+	}},
+	{"field_changes", "field-level changes of recipes (an added or removed subtree is one row)", []Column{
+		{"key", "TEXT", "recipe key"}, {"seq", "INTEGER", "commits.seq"}, {"sha", "TEXT", "commit id"},
+		{"kind", "TEXT", "added, removed, changed"},
+		{"path", "TEXT", "field path, e.g. image or scenarios.fixed-seq-len[0].search-space[1].conc-list (\"\" = the whole recipe)"},
+		{"old_path", "TEXT", "path before, when a list item or subtree moved"},
+		{"old", "TEXT", "value before (YAML flow style)"}, {"new", "TEXT", "value after"},
+	}},
+	{"recipes_at_head", "every recipe at the indexed head", []Column{
+		{"key", "TEXT", "recipe key"}, {"file", "TEXT", "master config"}, {"line", "INTEGER", "line of the key"},
+		{"image", "TEXT", ""}, {"model", "TEXT", ""}, {"model_prefix", "TEXT", ""}, {"runner", "TEXT", ""},
+		{"precision", "TEXT", ""}, {"framework", "TEXT", ""}, {"multinode", "INTEGER", ""},
+	}},
+	{"fields_at_head", "every leaf field of every recipe at the indexed head", []Column{
+		{"key", "TEXT", "recipe key"}, {"path", "TEXT", "field path"}, {"value", "TEXT", "value (YAML flow style)"},
+	}},
+	{"notes", "versions that did not load (the previous one stands for them)", []Column{
+		{"seq", "INTEGER", "commits.seq"}, {"sha", "TEXT", "commit id"}, {"file", "TEXT", "file"}, {"message", "TEXT", "why"},
+	}},
+	{"entry_prs", "view: alive entries with the commit that introduced them", []Column{
+		{"entry", "INTEGER", "entries.id"}, {"position", "INTEGER", ""}, {"verdict", "TEXT", ""},
+		{"pr_link_pr", "INTEGER", ""}, {"introduced_pr", "INTEGER", ""}, {"sha", "TEXT", ""}, {"date", "TEXT", ""}, {"subject", "TEXT", ""},
+	}},
+}
+
+// Result is the outcome of a query.
+type Result struct {
+	Columns []string
+	Rows    [][]any // nil, int64, float64, string
+}
+
+// Query runs one read-only SQL statement. The connection is put in
+// query_only mode, so any write (INSERT, UPDATE, DROP, ATTACH ...) fails
+// with the engine's message.
+func (ix *Index) Query(ctx context.Context, q string) (*Result, error) {
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `PRAGMA query_only = ON`); err != nil {
+		return nil, err
+	}
+	defer conn.ExecContext(context.Background(), `PRAGMA query_only = OFF`)
+	rows, err := conn.QueryContext(ctx, q)
+	if err != nil {
+		return nil, &QueryError{err}
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, &QueryError{err}
+	}
+	res := &Result{Columns: cols, Rows: [][]any{}}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return nil, &QueryError{err}
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				vals[i] = string(b)
+			}
+		}
+		res.Rows = append(res.Rows, vals)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, &QueryError{err}
+	}
+	return res, nil
+}
+
+// QueryError is an error of the SQL engine (bad SQL, a write attempt).
+type QueryError struct{ Err error }
+
+func (e *QueryError) Error() string {
+	msg := e.Err.Error()
+	if strings.Contains(msg, "attempt to write a readonly database") {
+		msg += " (queries are read-only)"
+	}
+	return "query: " + msg
+}
+
+func (e *QueryError) Unwrap() error { return e.Err }
+
+// IsQueryError reports whether err is the engine rejecting a query.
+func IsQueryError(err error) bool {
+	var qe *QueryError
+	return errors.As(err, &qe)
+}
+
+// Size returns the bytes the index occupies on disk.
+func (ix *Index) Size() int64 {
+	var n int64
+	for _, p := range []string{ix.path, ix.path + "-wal"} {
+		if fi, err := statFile(p); err == nil {
+			n += fi
+		}
+	}
+	return n
+}
+
+func statFile(p string) (int64, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), nil
+}

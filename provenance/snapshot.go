@@ -1,0 +1,256 @@
+package provenance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/config"
+)
+
+// Snapshot is the persistent form of a History: what Build reads from git
+// (the chain with its commits, the distinct blocks, every tracked file's
+// versions as deltas, the rename decisions). Everything else (lineages,
+// events, verdicts) is recomputed from it by Restore, with the same code
+// as a build from git, so answers from an index equal answers without one.
+type Snapshot struct {
+	Head               plumbing.Hash
+	Changelog, Recipes bool
+	Commits            []SnapCommit // the chain, oldest first (Seq = index)
+	Blocks             []SnapBlock
+	Slots              []SnapSlot // the changelog first (when built), then the master config files
+	Renames            []SnapRename
+}
+
+// SnapCommit is a commit of the chain with its metadata.
+type SnapCommit struct {
+	Hash     plumbing.Hash
+	Author   string
+	Email    string
+	Date     time.Time
+	Subject  string
+	PR       int
+	PRSource string
+}
+
+// SnapBlock is a distinct top-level item of a tracked file. Text may be
+// left empty when restoring (RestoreOptions.Text fetches it on demand);
+// Hash identifies it. A changelog block carries what lineages need, so
+// restoring parses nothing.
+type SnapBlock struct {
+	ID          int
+	Recipe      bool // a recipe of a master config (else a changelog entry)
+	Key         string
+	Hash        [16]byte
+	Text        string
+	Identity    string
+	PRLink      string
+	ConfigKeys  []string
+	Description []string
+	Err         string // why a changelog entry does not load
+}
+
+// SnapSlot is one tracked file's versions, oldest first.
+type SnapSlot struct {
+	Recipe   bool
+	Versions []SnapVersion
+}
+
+// SnapVersion is a version as a delta (see version).
+type SnapVersion struct {
+	Seq  int
+	Path string
+	Blob plumbing.Hash
+	Err  string
+	P, S int
+	Mid  []int // block IDs
+}
+
+// SnapRename is a rename decided at a commit.
+type SnapRename struct {
+	Seq      int
+	From, To string
+}
+
+// Snapshot returns the persistent form of the history. It reads the
+// metadata of every commit of the chain.
+func (h *History) Snapshot() (*Snapshot, error) {
+	s := &Snapshot{Head: h.Head, Changelog: h.cl != nil, Recipes: len(h.cfg) > 0}
+	for sq := range h.Chain {
+		ci, err := h.CommitAt(sq)
+		if err != nil {
+			return nil, err
+		}
+		s.Commits = append(s.Commits, SnapCommit{Hash: ci.Hash, Author: ci.Author, Email: ci.Email, Date: ci.Date,
+			Subject: ci.Subject, PR: ci.PR, PRSource: ci.PRSource})
+	}
+	seen := map[*block]bool{}
+	addSlot := func(sl *slot) {
+		ss := SnapSlot{Recipe: sl.kind == mapFile}
+		for _, v := range sl.vers {
+			sv := SnapVersion{Seq: v.Seq, Path: v.Path, Blob: v.Blob, Err: v.Err, P: int(v.P), S: int(v.S)}
+			for _, b := range v.Mid {
+				sv.Mid = append(sv.Mid, b.id)
+				if !seen[b] {
+					seen[b] = true
+					s.Blocks = append(s.Blocks, snapBlock(b))
+				}
+			}
+			ss.Versions = append(ss.Versions, sv)
+		}
+		s.Slots = append(s.Slots, ss)
+	}
+	if h.cl != nil {
+		addSlot(h.cl)
+	}
+	for _, sl := range h.cfg {
+		addSlot(sl)
+	}
+	sort.Slice(s.Blocks, func(i, j int) bool { return s.Blocks[i].ID < s.Blocks[j].ID })
+	for sq, r := range h.renames {
+		for to, from := range r {
+			s.Renames = append(s.Renames, SnapRename{Seq: sq, From: from, To: to})
+		}
+	}
+	sort.Slice(s.Renames, func(i, j int) bool {
+		a, b := s.Renames[i], s.Renames[j]
+		return a.Seq < b.Seq || a.Seq == b.Seq && a.To < b.To
+	})
+	return s, nil
+}
+
+func snapBlock(b *block) SnapBlock {
+	sb := SnapBlock{ID: b.id, Recipe: b.kind == mapFile, Key: b.key, Text: b.text, Hash: b.hash}
+	if b.text != "" {
+		sb.Hash = textHash([]byte(b.text))
+	}
+	if b.kind == listFile {
+		in := b.info()
+		sb.Identity, sb.PRLink, sb.ConfigKeys, sb.Description = in.identity, in.prLink, in.keys, in.description
+		if err := b.failed(); err != nil {
+			sb.Err = err.Error()
+		}
+	}
+	return sb
+}
+
+// RestoreOptions configures Restore.
+type RestoreOptions struct {
+	Settings   *config.Settings
+	IgnoreRevs []plumbing.Hash
+	// Text fetches the text of a block restored without it.
+	Text func(id int) (string, error)
+	// ReadBlob reads a file version (lines at a revision, texts of
+	// versions that do not load).
+	ReadBlob func(plumbing.Hash) ([]byte, error)
+	// PRs resolves the PR of commits whose subject names none, for
+	// commits the snapshot does not know (a later Build with this Base).
+	PRs PRResolver
+}
+
+// ErrSnapshot marks a snapshot that does not hold together.
+var ErrSnapshot = errors.New("inconsistent snapshot")
+
+// Restore rebuilds a History from a snapshot (see Snapshot).
+func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, error) {
+	h := &History{Head: s.Head, seq: map[plumbing.Hash]int{}, Keys: map[string]*KeyHistory{},
+		ChangelogPath: o.Settings.ChangelogPath(), meta: map[plumbing.Hash]*CommitInfo{}, settings: o.Settings,
+		renames: map[int]map[string]string{}, readBlob: o.ReadBlob, memo: config.NewMemo()}
+	h.load = func(c plumbing.Hash) (*CommitInfo, error) {
+		return nil, fmt.Errorf("%w: commit %s has no metadata", ErrSnapshot, c)
+	}
+	chain := make([]plumbing.Hash, len(s.Commits))
+	for i, c := range s.Commits {
+		chain[len(chain)-1-i] = c.Hash
+		h.meta[c.Hash] = &CommitInfo{Hash: c.Hash, Author: c.Author, Email: c.Email, Date: c.Date,
+			Subject: c.Subject, PR: c.PR, PRSource: c.PRSource}
+	}
+	h.setChain(chain, o.IgnoreRevs)
+	if len(h.Chain) > 0 && h.Chain[len(h.Chain)-1] != s.Head {
+		return nil, fmt.Errorf("%w: head %s is not the last commit", ErrSnapshot, s.Head)
+	}
+	blocks := make(map[int]*block, len(s.Blocks))
+	ch := newChunks()
+	for _, sb := range s.Blocks {
+		b := &block{id: sb.ID, text: sb.Text, key: sb.Key, hash: sb.Hash, src: o.Text, kind: listFile}
+		if sb.Recipe {
+			b.kind, b.chunks = mapFile, ch
+		} else {
+			b.known = true
+			if sb.Err != "" {
+				b.knowErr = errors.New(sb.Err)
+			}
+			in := &entryInfo{identity: sb.Identity, prLink: sb.PRLink, keys: sb.ConfigKeys, description: sb.Description}
+			b.entryOnce.Do(func() { b.entry = in })
+		}
+		blocks[sb.ID] = b
+	}
+	for si, ss := range s.Slots {
+		sl := &slot{kind: listFile}
+		if ss.Recipe {
+			sl.kind = mapFile
+		}
+		for _, sv := range ss.Versions {
+			if sv.Seq < 0 || sv.Seq >= len(h.Chain) {
+				return nil, fmt.Errorf("%w: version at seq %d of a %d-commit chain", ErrSnapshot, sv.Seq, len(h.Chain))
+			}
+			v := version{Seq: sv.Seq, Path: sv.Path, Blob: sv.Blob, Err: sv.Err, P: int32(sv.P), S: int32(sv.S)}
+			for _, id := range sv.Mid {
+				b, ok := blocks[id]
+				if !ok {
+					return nil, fmt.Errorf("%w: slot %d version %d names block %d", ErrSnapshot, si, sv.Seq, id)
+				}
+				v.Mid = append(v.Mid, b)
+			}
+			sl.vers = append(sl.vers, v)
+		}
+		if err := checkSlot(sl); err != nil {
+			return nil, err
+		}
+		if ss.Recipe {
+			h.cfg = append(h.cfg, sl)
+		} else {
+			h.cl = sl
+		}
+	}
+	for _, r := range s.Renames {
+		if h.renames[r.Seq] == nil {
+			h.renames[r.Seq] = map[string]string{}
+		}
+		h.renames[r.Seq][r.To] = r.From
+	}
+	if h.cl != nil {
+		if err := h.buildLineages(); err != nil {
+			return nil, err
+		}
+	}
+	if len(h.cfg) > 0 {
+		h.buildRecipes()
+	}
+	return h, ctx.Err()
+}
+
+// checkSlot verifies that a slot's deltas apply: a corrupt index must not
+// crash perflog or give wrong answers.
+func checkSlot(sl *slot) error {
+	n := 0
+	prev := -1
+	for _, v := range sl.vers {
+		if v.Seq <= prev {
+			return fmt.Errorf("%w: versions out of order at seq %d", ErrSnapshot, v.Seq)
+		}
+		prev = v.Seq
+		if v.Err != "" {
+			continue
+		}
+		if v.P < 0 || v.S < 0 || int(v.P)+int(v.S) > n {
+			return fmt.Errorf("%w: the delta at seq %d keeps %d+%d of %d blocks", ErrSnapshot, v.Seq, v.P, v.S, n)
+		}
+		n = int(v.P) + len(v.Mid) + int(v.S)
+	}
+	return nil
+}

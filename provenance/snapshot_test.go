@@ -1,0 +1,125 @@
+package provenance
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/gitscan"
+)
+
+// answers renders everything the commands answer from a history: the
+// audit, every recipe's blame and a few logs.
+func answers(t *testing.T, h *History, keys []string) string {
+	t.Helper()
+	var out []any
+	rep, err := h.Audit(AuditOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = append(out, rep.Entries, rep.Summary, h.Notes)
+	for i, k := range keys {
+		b, err := h.Blame(k, plumbing.ZeroHash)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+		if i%10 == 0 {
+			l, err := h.Log(k, LogOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, l)
+		}
+	}
+	j, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(j)
+}
+
+func firstDiff(a, b string) string {
+	for i := 0; i < len(a) && i < len(b); i++ {
+		if a[i] != b[i] {
+			lo := max(0, i-200)
+			return fmt.Sprintf("at byte %d:\n%s\n---\n%s", i, a[lo:min(len(a), i+200)], b[lo:min(len(b), i+200)])
+		}
+	}
+	return fmt.Sprintf("lengths %d and %d", len(a), len(b))
+}
+
+// TestSnapshotRestoreAndExtend: a history restored from its snapshot, and
+// one extended from an older snapshot, answer exactly as one built from
+// git — the promise of the index.
+func TestSnapshotRestoreAndExtend(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the corpus history three times")
+	}
+	r, head := openCorpus(t)
+	ctx := context.Background()
+	full, err := Build(ctx, r, Options{Head: head, Changelog: true, Recipes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := full.RecipeKeysAt(len(full.Chain) - 1)
+	want := answers(t, full, keys)
+
+	snap, err := full.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[int]string{}
+	for i := range snap.Blocks {
+		texts[snap.Blocks[i].ID] = snap.Blocks[i].Text
+		snap.Blocks[i].Text = "" // fetched on demand, as from an index
+	}
+	opts := RestoreOptions{ReadBlob: r.ReadBlob, Text: func(id int) (string, error) { return texts[id], nil }}
+	rest, err := Restore(ctx, snap, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := answers(t, rest, keys); got != want {
+		t.Fatalf("restored history answers differently: %s", firstDiff(got, want))
+	}
+
+	// an index at an older commit, extended to head
+	old, err := r.Resolve("main~150")
+	if err != nil {
+		t.Fatal(err)
+	}
+	oh, err := Build(ctx, r, Options{Head: old, Changelog: true, Recipes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	osnap, err := oh.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base, err := Restore(ctx, osnap, RestoreOptions{ReadBlob: r.ReadBlob})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext, err := Build(ctx, r, Options{Head: head, Changelog: true, Recipes: true, Base: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ext.Chain) != len(full.Chain) {
+		t.Fatalf("extended chain %d commits, full %d", len(ext.Chain), len(full.Chain))
+	}
+	if got := answers(t, ext, keys); got != want {
+		t.Fatalf("extended history answers differently: %s", firstDiff(got, want))
+	}
+	// the extension's snapshot holds the base's blocks, not copies
+	esnap, err := ext.Snapshot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(esnap.Blocks) > len(snap.Blocks)+len(snap.Blocks)/20 {
+		t.Errorf("extended snapshot has %d blocks, a full one %d", len(esnap.Blocks), len(snap.Blocks))
+	}
+	_ = gitscan.ErrStop
+}
