@@ -81,12 +81,17 @@ func newObjects(dir string, fallback storer.EncodedObjectStorer, mu *sync.Mutex,
 const maxFree = 8
 
 // recycle keeps an evicted buffer for reuse: the largest ones, since a
-// buffer serves any object up to its capacity.
+// buffer serves any object up to its capacity, within half the cache
+// budget in all.
 func (o *objects) recycle(b []byte) {
-	if cap(b) < 4<<10 {
-		return // small objects are cheap to allocate
+	if cap(b) < 4<<10 || cap(b) > o.cache.budget/2 {
+		return // small objects are cheap to allocate; huge ones not kept
 	}
-	if len(o.free) < maxFree {
+	held := 0
+	for _, f := range o.free {
+		held += cap(f)
+	}
+	if len(o.free) < maxFree && held+cap(b) <= o.cache.budget/2 {
 		o.free = append(o.free, b[:0])
 		return
 	}
@@ -480,17 +485,17 @@ func (c *lru) pin(k cacheKey) {
 }
 
 func (c *lru) put(k cacheKey, v cached) {
-	if len(v.data) > c.budget/2 {
+	if cap(v.data) > c.budget/2 {
 		return
 	}
 	c.m[k] = c.ll.PushFront(&lruItem{key: k, val: v})
-	c.used += len(v.data)
+	c.used += cap(v.data)
 	for c.used > c.budget {
 		e := c.ll.Back()
 		it := e.Value.(*lruItem)
 		c.ll.Remove(e)
 		delete(c.m, it.key)
-		c.used -= len(it.val.data)
+		c.used -= cap(it.val.data)
 		if !it.pinned && c.onEvict != nil {
 			c.onEvict(it.val.data)
 		}

@@ -90,6 +90,10 @@ func (b *block) info() *entryInfo {
 			keys:        changelog.StringsOf(v, changelog.FieldConfigKeys),
 			description: changelog.StringsOf(v, changelog.FieldDescription),
 		}
+		// the history needs only this; the parsed entry is dropped (the
+		// largest part of a long history's memory) and read again by
+		// EntryAt.Value if asked for
+		b.val = nil
 	})
 	return b.entry
 }
@@ -325,7 +329,21 @@ func (e *EntryAt) Description() []string { return e.info.description }
 // Value returns the entry as loaded.
 func (e *EntryAt) Value() *pyyaml.Value {
 	e.b.load()
-	return e.b.val
+	if e.b.val != nil || e.b.err != nil {
+		return e.b.val
+	}
+	if e.b.text == "" && e.b.src != nil {
+		t, err := e.b.src(e.b.id)
+		if err != nil {
+			return nil
+		}
+		e.b.text = t
+	}
+	v, err := pyyaml.Load([]byte(e.b.text), pyyaml.Options{UniqueKeys: true})
+	if err != nil || v.Kind != pyyaml.Seq || len(v.Items) != 1 {
+		return nil
+	}
+	return v.Items[0]
 }
 
 // EntriesAt lists the entries of the changelog at seq (the newest version

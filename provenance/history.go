@@ -330,7 +330,7 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		go func() {
 			defer parsers.Done()
 			for b := range parse {
-				b.load()
+				b.info()
 			}
 		}()
 	}

@@ -440,6 +440,17 @@ func (h *History) placedAt(key string, seq int) (placed, string, bool) {
 	return p, file, true
 }
 
+// ConfigChangedAfter reports whether a master config file has a version
+// beginning above seq after.
+func (h *History) ConfigChangedAfter(after int) bool {
+	for _, sl := range h.cfg {
+		if n := len(sl.vers); n > 0 && sl.vers[n-1].Seq > after {
+			return true
+		}
+	}
+	return false
+}
+
 // KeyPlace is where a recipe key is written at a revision.
 type KeyPlace struct {
 	File string

@@ -295,7 +295,11 @@ func (s *splitter) loadAll(workers int, kind fileKind) {
 		go func() {
 			defer wg.Done()
 			for b := range ch {
-				b.load()
+				if b.kind == listFile {
+					b.info()
+				} else {
+					b.load()
+				}
 			}
 		}()
 	}
@@ -304,6 +308,8 @@ func (s *splitter) loadAll(workers int, kind fileKind) {
 			ch <- b
 		}
 	}
+	// (for changelog entries, workers compute what the history needs and
+	// drop the parsed value; see block.info)
 	close(ch)
 	wg.Wait()
 }

@@ -31,15 +31,15 @@
 package index
 
 import (
+	"bytes"
 	"context"
+	"encoding/gob"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -121,10 +121,7 @@ func (ix *Index) remove() error {
 const schema = `
 CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE commits(seq INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, author TEXT, email TEXT, date TEXT, subject TEXT, pr INTEGER, pr_source TEXT);
-CREATE TABLE blocks(id INTEGER PRIMARY KEY, recipe INTEGER NOT NULL, key TEXT, hash BLOB NOT NULL, text TEXT NOT NULL,
-  identity TEXT, pr_link TEXT, config_keys TEXT, description TEXT, err TEXT);
-CREATE TABLE versions(slot INTEGER NOT NULL, seq INTEGER NOT NULL, path TEXT, blob TEXT, err TEXT, p INTEGER, s INTEGER, mid TEXT, PRIMARY KEY(slot, seq));
-CREATE TABLE renames(seq INTEGER NOT NULL, from_key TEXT NOT NULL, to_key TEXT NOT NULL);
+CREATE TABLE blocks(id INTEGER PRIMARY KEY, recipe INTEGER NOT NULL, key TEXT, text TEXT NOT NULL);
 CREATE TABLE entries(id INTEGER PRIMARY KEY, alive INTEGER NOT NULL, position INTEGER, line INTEGER, config_keys TEXT, description TEXT,
   pr_link TEXT, pr_link_pr INTEGER, introduced_sha TEXT, introduced_pr INTEGER, introduced_date TEXT, verdict TEXT, reason TEXT);
 CREATE TABLE entry_keys(entry INTEGER NOT NULL, config_key TEXT NOT NULL);
@@ -437,154 +434,57 @@ type queryer interface {
 	ExecContext(ctx context.Context, q string, args ...any) (sql.Result, error)
 }
 
-// load reads the snapshot (without block texts).
+// The snapshot (without block texts, which stay in the blocks table and
+// are read on demand) is stored as one gob: restoring reads one row.
+
+// load reads the stored snapshot, keeping the parts asked for.
 func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance.Snapshot, error) {
-	s := &provenance.Snapshot{Changelog: changelog, Recipes: recipes}
-	rows, err := tx.QueryContext(ctx, `SELECT seq, sha, author, email, date, subject, pr, pr_source FROM commits ORDER BY seq`)
+	rows, err := tx.QueryContext(ctx, `SELECT data FROM answers WHERE name = 'snapshot'`)
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		var c provenance.SnapCommit
-		var seq int
-		var sha, date string
-		var pr sql.NullInt64
-		if err := rows.Scan(&seq, &sha, &c.Author, &c.Email, &date, &c.Subject, &pr, &c.PRSource); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if seq != len(s.Commits) {
-			rows.Close()
-			return nil, fmt.Errorf("commit seq %d out of order", seq)
-		}
-		c.Hash = plumbing.NewHash(sha)
-		c.PR = int(pr.Int64)
-		if c.Date, err = time.Parse(time.RFC3339Nano, date); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		s.Commits = append(s.Commits, c)
+	var data []byte
+	if rows.Next() {
+		err = rows.Scan(&data)
 	}
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	if len(s.Commits) == 0 {
-		return nil, errors.New("no commits")
-	}
-	s.Head = s.Commits[len(s.Commits)-1].Hash
-
-	where := "1=1"
-	switch {
-	case changelog && !recipes:
-		where = "recipe = 0"
-	case recipes && !changelog:
-		where = "recipe = 1"
-	}
-	rows, err = tx.QueryContext(ctx, `SELECT id, recipe, key, hash, identity, pr_link, config_keys, description, err FROM blocks WHERE `+where)
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		var b provenance.SnapBlock
-		var hash []byte
-		var ident, link, keys, desc, berr sql.NullString
-		var key sql.NullString
-		if err := rows.Scan(&b.ID, &b.Recipe, &key, &hash, &ident, &link, &keys, &desc, &berr); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		copy(b.Hash[:], hash)
-		b.Key, b.Identity, b.PRLink, b.Err = key.String, ident.String, link.String, berr.String
-		if keys.Valid {
-			if err := json.Unmarshal([]byte(keys.String), &b.ConfigKeys); err != nil {
-				rows.Close()
-				return nil, err
-			}
-		}
-		if desc.Valid {
-			if err := json.Unmarshal([]byte(desc.String), &b.Description); err != nil {
-				rows.Close()
-				return nil, err
-			}
-		}
-		s.Blocks = append(s.Blocks, b)
+	if data == nil {
+		return nil, errors.New("no snapshot")
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	s := &provenance.Snapshot{}
+	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(s); err != nil {
 		return nil, err
 	}
-
-	rows, err = tx.QueryContext(ctx, `SELECT slot, seq, path, blob, err, p, s, mid FROM versions ORDER BY slot, seq`)
-	if err != nil {
-		return nil, err
-	}
-	slots := map[int]*provenance.SnapSlot{}
-	maxSlot := -1
-	for rows.Next() {
-		var slot int
-		var v provenance.SnapVersion
-		var blob, mid string
-		if err := rows.Scan(&slot, &v.Seq, &v.Path, &blob, &v.Err, &v.P, &v.S, &mid); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		if (slot == 0 && !changelog) || (slot > 0 && !recipes) {
-			continue
-		}
-		v.Blob = plumbing.NewHash(blob)
-		if mid != "" {
-			for _, f := range strings.Split(mid, ",") {
-				id, err := strconv.Atoi(f)
-				if err != nil {
-					rows.Close()
-					return nil, err
-				}
-				v.Mid = append(v.Mid, id)
+	if !changelog || !recipes {
+		var slots []provenance.SnapSlot
+		for _, sl := range s.Slots {
+			if sl.Recipe == recipes {
+				slots = append(slots, sl)
 			}
 		}
-		if slots[slot] == nil {
-			slots[slot] = &provenance.SnapSlot{Recipe: slot > 0}
-		}
-		slots[slot].Versions = append(slots[slot].Versions, v)
-		maxSlot = max(maxSlot, slot)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	for i := 0; i <= maxSlot; i++ {
-		if slots[i] != nil {
-			s.Slots = append(s.Slots, *slots[i])
-		} else if i > 0 && recipes {
-			s.Slots = append(s.Slots, provenance.SnapSlot{Recipe: true})
-		}
-	}
-	if recipes {
-		rows, err = tx.QueryContext(ctx, `SELECT seq, from_key, to_key FROM renames ORDER BY seq`)
-		if err != nil {
-			return nil, err
-		}
-		for rows.Next() {
-			var rn provenance.SnapRename
-			if err := rows.Scan(&rn.Seq, &rn.From, &rn.To); err != nil {
-				rows.Close()
-				return nil, err
+		var blocks []provenance.SnapBlock
+		for _, b := range s.Blocks {
+			if b.Recipe == recipes {
+				blocks = append(blocks, b)
 			}
-			s.Renames = append(s.Renames, rn)
 		}
-		rows.Close()
+		s.Slots, s.Blocks = slots, blocks
+		s.Changelog, s.Recipes = changelog, recipes
+		if !recipes {
+			s.Renames = nil
+		}
 	}
-	return s, rows.Err()
+	return s, nil
 }
 
-// store writes what snap adds above seq fork (everything when fork < 0)
-// and drops what the index held above it.
+// store writes what snap adds above seq fork (everything when fork < 0):
+// commits above fork, blocks not stored yet, and the snapshot.
 func store(ctx context.Context, tx queryer, snap *provenance.Snapshot, fork int) error {
-	for _, q := range []string{`DELETE FROM commits WHERE seq > ?`, `DELETE FROM versions WHERE seq > ?`, `DELETE FROM renames WHERE seq > ?`} {
-		if _, err := tx.ExecContext(ctx, q, fork); err != nil {
-			return err
-		}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM commits WHERE seq > ?`, fork); err != nil {
+		return err
 	}
 	for sq := fork + 1; sq < len(snap.Commits); sq++ {
 		c := snap.Commits[sq]
@@ -598,39 +498,36 @@ func store(ctx context.Context, tx queryer, snap *provenance.Snapshot, fork int)
 		}
 	}
 	// blocks are immutable and shared: insert the ones not stored yet
-	for _, b := range snap.Blocks {
-		var keys, desc any
-		if !b.Recipe {
-			kj, _ := json.Marshal(b.ConfigKeys)
-			dj, _ := json.Marshal(b.Description)
-			keys, desc = string(kj), string(dj)
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO blocks(id, recipe, key, hash, text, identity, pr_link, config_keys, description, err)
-			VALUES(?,?,?,?,?,?,?,?,?,?)`, b.ID, b.Recipe, b.Key, b.Hash[:], b.Text, b.Identity, b.PRLink, keys, desc, b.Err); err != nil {
-			return err
-		}
+	maxID := -1
+	rows, err := tx.QueryContext(ctx, `SELECT coalesce(max(id), -1) FROM blocks`)
+	if err != nil {
+		return err
 	}
-	for slot, ss := range snap.Slots {
-		for _, v := range ss.Versions {
-			if v.Seq <= fork {
-				continue
+	if rows.Next() {
+		err = rows.Scan(&maxID)
+	}
+	rows.Close()
+	if err != nil {
+		return err
+	}
+	lite := *snap
+	lite.Blocks = make([]provenance.SnapBlock, len(snap.Blocks))
+	for i, b := range snap.Blocks {
+		if b.ID > maxID {
+			if b.Text == "" {
+				return fmt.Errorf("block %d has no text to store", b.ID)
 			}
-			mid := make([]string, len(v.Mid))
-			for i, id := range v.Mid {
-				mid[i] = strconv.Itoa(id)
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO versions(slot, seq, path, blob, err, p, s, mid) VALUES(?,?,?,?,?,?,?,?)`,
-				slot, v.Seq, v.Path, v.Blob.String(), v.Err, v.P, v.S, strings.Join(mid, ",")); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO blocks(id, recipe, key, text) VALUES(?,?,?,?)`, b.ID, b.Recipe, b.Key, b.Text); err != nil {
 				return err
 			}
 		}
+		b.Text = ""
+		lite.Blocks[i] = b
 	}
-	for _, rn := range snap.Renames {
-		if rn.Seq > fork {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO renames(seq, from_key, to_key) VALUES(?,?,?)`, rn.Seq, rn.From, rn.To); err != nil {
-				return err
-			}
-		}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(&lite); err != nil {
+		return err
 	}
-	return nil
+	_, err = tx.ExecContext(ctx, `INSERT INTO answers(name, data) VALUES('snapshot', ?) ON CONFLICT(name) DO UPDATE SET data=excluded.data`, buf.Bytes())
+	return err
 }

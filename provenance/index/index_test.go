@@ -4,13 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/go-git/go-billy/v5/memfs"
+	"github.com/go-git/go-billy/v5/util"
+	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
+	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance"
@@ -137,34 +144,39 @@ func TestIndexAnswersLikeGit(t *testing.T) {
 }
 
 // TestIndexRewrittenHistory: an index at a commit that is not on the new
-// head's chain keeps the common part and indexes the new suffix.
+// head's chain (a force-push) keeps the common part and indexes the new
+// suffix.
 func TestIndexRewrittenHistory(t *testing.T) {
-	r, head := openCorpus(t)
-	ctx := context.Background()
-	// a "branch" that is not an ancestor of head: head~10's chain
-	// rewritten is simulated by indexing head, then syncing to head~10
-	// (an older commit is on the chain: nothing to do) and to a commit
-	// outside the chain: the second parent of no commit exists in the
-	// corpus, so rewrite the stored chain's tail instead
+	s := newScript(t)
+	e := func(n int) string {
+		return fmt.Sprintf("- config-keys:\n    - k\n  description:\n    - \"change %d\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/%d\n", n, n)
+	}
+	a := s.commit("one (#1)", e(1))
+	b := s.commit("two (#2)", e(1)+"\n"+e(2))
+	s.commit("three (#3)", e(1)+"\n"+e(2)+"\n"+e(3))
 	ix := newIndex(t)
-	if _, _, err := ix.Sync(ctx, r, head, Options{}); err != nil {
-		t.Fatal(err)
+	ctx := context.Background()
+	if _, st, err := ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil || st.New != 3 {
+		t.Fatalf("first sync: %+v %v", st, err)
 	}
-	// forge a rewritten tail: rename the stored head's last 5 commits so
-	// that the index no longer knows head's chain above head~5
-	if _, err := ix.db.Exec(`UPDATE commits SET sha = substr('0000000000' || seq, -10) || substr(sha, 11) WHERE seq > (SELECT max(seq) - 5 FROM commits)`); err != nil {
-		t.Fatal(err)
+	// main is reset to "two" and gets another commit
+	s.reset(b)
+	s.commit("four (#4)", e(1)+"\n"+e(2)+"\n"+e(4))
+	h, st, err := ix.Sync(ctx, s.repo, s.head(), Options{})
+	if err != nil || st.Dropped != 1 || st.New != 1 || len(h.Chain) != 3 {
+		t.Fatalf("rewritten history: %+v %v", st, err)
 	}
-	h, st, err := ix.Sync(ctx, r, head, Options{})
-	if err != nil {
-		t.Fatal(err)
+	res, err := ix.Query(ctx, `SELECT group_concat(subject, '|') FROM (SELECT subject FROM commits ORDER BY seq)`)
+	if err != nil || res.Rows[0][0] != "one (#1)|two (#2)|four (#4)" {
+		t.Fatalf("commits: %v %v", res, err)
 	}
-	if st.Dropped != 5 || st.New != 5 || len(h.Chain) != 1970 {
-		t.Fatalf("rewritten history: %+v (chain %d)", st, len(h.Chain))
+	res, err = ix.Query(ctx, `SELECT count(*) FROM entries WHERE alive`)
+	if err != nil || res.Rows[0][0].(int64) != 3 {
+		t.Fatalf("entries: %v %v", res, err)
 	}
-	res, err := ix.Query(ctx, `SELECT count(*) FROM commits WHERE sha LIKE '0000%'`)
-	if err != nil || res.Rows[0][0].(int64) != 0 {
-		t.Fatalf("forged commits left: %v %v", res, err)
+	// an older commit on the chain needs no work
+	if _, st, err := ix.Sync(ctx, s.repo, a, Options{}); err != nil || st.New != 0 || st.Dropped != 0 {
+		t.Fatalf("older commit: %+v %v", st, err)
 	}
 }
 
@@ -187,10 +199,10 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
 		t.Fatalf("old schema: %+v %v", st, err)
 	}
-	// a delta that does not apply
-	ix.db.Exec(`UPDATE versions SET p = 100000 WHERE slot = 0 AND seq = (SELECT max(seq) FROM versions WHERE slot = 0)`)
+	// a snapshot that does not decode
+	ix.db.Exec(`UPDATE answers SET data = x'00ff00ff' WHERE name = 'snapshot'`)
 	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
-		t.Fatalf("damaged deltas: %+v %v", st, err)
+		t.Fatalf("damaged snapshot: %+v %v", st, err)
 	}
 	ix.Close()
 	// garbage instead of a database
@@ -284,5 +296,48 @@ func TestQuery(t *testing.T) {
 	}
 	if res, _ := ix.Query(ctx, `SELECT count(*) FROM commits`); res.Rows[0][0].(int64) != 1970 {
 		t.Error("a refused write changed the index")
+	}
+}
+
+// script builds a small repository in memory for index tests.
+type script struct {
+	t    *testing.T
+	repo *gitscan.Repo
+	r    *git.Repository
+	w    *git.Worktree
+	when time.Time
+}
+
+func newScript(t *testing.T) *script {
+	r, err := git.InitWithOptions(memory.NewStorage(), memfs.New(), git.InitOptions{DefaultBranch: plumbing.Main})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := r.Worktree()
+	return &script{t: t, repo: gitscan.FromRepository(r), r: r, w: w, when: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+}
+
+func (s *script) commit(msg, changelog string) plumbing.Hash {
+	if err := util.WriteFile(s.w.Filesystem, "perf-changelog.yaml", []byte(changelog), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	s.w.Add("perf-changelog.yaml")
+	s.when = s.when.Add(time.Hour)
+	sig := &object.Signature{Name: "dev", Email: "dev@example.com", When: s.when}
+	h, err := s.w.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return h
+}
+
+func (s *script) head() plumbing.Hash {
+	h, _ := s.r.Head()
+	return h.Hash()
+}
+
+func (s *script) reset(to plumbing.Hash) {
+	if err := s.w.Reset(&git.ResetOptions{Commit: to, Mode: git.HardReset}); err != nil {
+		s.t.Fatal(err)
 	}
 }

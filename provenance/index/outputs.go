@@ -33,10 +33,15 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 	}
 
 	// changelog: entries (every lineage), their keys and events
-	for _, q := range []string{`DELETE FROM entries`, `DELETE FROM entry_keys`, `DELETE FROM entry_events`} {
+	for _, q := range []string{`DELETE FROM entries`, `DELETE FROM entry_keys`} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return err
 		}
+	}
+	// events are only appended above fork (lineage ids are assigned in
+	// history order, so the ones below fork are as stored)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM entry_events WHERE seq > ?`, fork); err != nil {
+		return err
 	}
 	rep, err := h.Audit(provenance.AuditOptions{})
 	if err != nil {
@@ -89,6 +94,9 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 			}
 		}
 		for _, ev := range l.Events {
+			if ev.Seq <= fork {
+				continue
+			}
 			var note any
 			if ev.Unloadable {
 				note = "the changelog did not load at this commit"
@@ -224,7 +232,11 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 			return err
 		}
 	}
-	// every key's file and line at head (cheap: nothing is parsed)
+	// every key's file and line at head (cheap: nothing is parsed), when
+	// a master config changed
+	if !h.ConfigChangedAfter(fork) {
+		return nil
+	}
 	for k, pl := range h.KeyPlaces(head) {
 		if _, err := tx.ExecContext(ctx, `UPDATE recipes_at_head SET file = ?, line = ? WHERE key = ?`, pl.File, pl.Line, k); err != nil {
 			return err

@@ -1,0 +1,123 @@
+package index
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The index benchmarks run in-process on the shipped corpus; bench/index.sh
+// times cold processes and the scale curve on synthetic histories.
+
+func BenchmarkColdIndexBuild(b *testing.B) {
+	r, head := openCorpus(b)
+	for i := 0; i < b.N; i++ {
+		ix, err := Open(filepath.Join(b.TempDir(), FileName), true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, _, err := ix.Sync(context.Background(), r, head, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		ix.Close()
+	}
+}
+
+// indexAt prepares an index file synced to rev.
+func indexAt(b *testing.B, rev string) string {
+	r, _ := openCorpus(b)
+	h, err := r.Resolve(rev)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(b.TempDir(), FileName)
+	ix, err := Open(path, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, err := ix.Sync(context.Background(), r, h, Options{}); err != nil {
+		b.Fatal(err)
+	}
+	ix.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	ix.Close()
+	return path
+}
+
+func copyFile(b *testing.B, from, to string) {
+	in, err := os.Open(from)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		b.Fatal(err)
+	}
+	out.Close()
+}
+
+// BenchmarkIndexOneCommit: an index one commit behind the head is brought
+// up to date.
+func BenchmarkIndexOneCommit(b *testing.B) {
+	r, head := openCorpus(b)
+	prepared := indexAt(b, "main~1")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		path := filepath.Join(b.TempDir(), FileName)
+		copyFile(b, prepared, path)
+		b.StartTimer()
+		ix, err := Open(path, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, st, err := ix.Sync(context.Background(), r, head, Options{}); err != nil || st.New != 1 {
+			b.Fatalf("%+v %v", st, err)
+		}
+		ix.Close()
+	}
+}
+
+func benchWarm(b *testing.B, f func(ix *Index) error) {
+	prepared := indexAt(b, "main")
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		ix, err := Open(prepared, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := f(ix); err != nil {
+			b.Fatal(err)
+		}
+		ix.Close()
+	}
+}
+
+func BenchmarkWarmAudit(b *testing.B) {
+	_, head := openCorpus(b)
+	benchWarm(b, func(ix *Index) error {
+		_, err := ix.CachedAudit(context.Background(), head, Options{})
+		return err
+	})
+}
+
+func BenchmarkWarmBlame(b *testing.B) {
+	_, head := openCorpus(b)
+	benchWarm(b, func(ix *Index) error {
+		_, err := ix.CachedBlame(context.Background(), head, "dsr1-fp4-mi355x-sglang", Options{})
+		return err
+	})
+}
+
+func BenchmarkWarmQuery(b *testing.B) {
+	benchWarm(b, func(ix *Index) error {
+		_, err := ix.Query(context.Background(), `SELECT c.pr, f.key, f.new FROM field_changes f JOIN commits c USING (seq)
+			WHERE f.path = 'image' AND f.key GLOB '*-mi355x-*' ORDER BY f.seq`)
+		return err
+	})
+}
