@@ -33,8 +33,8 @@ package index
 import (
 	"bytes"
 	"context"
-	"encoding/gob"
 	"database/sql"
+	"encoding/gob"
 	"errors"
 	"fmt"
 	"os"
