@@ -34,6 +34,8 @@ type Settings struct {
 	// IgnoreRevs lists commits (full or abbreviated ids) that history
 	// attribution looks through, like .git-blame-ignore-revs.
 	IgnoreRevs []string `yaml:"ignore-revs"`
+	// Scripts configure key → script resolution (see ScriptSettings).
+	Scripts ScriptSettings `yaml:"scripts"`
 	// IgnoreRevsFile names a file in the repository (read at the revision
 	// examined) listing more such commits, one per line, '#' comments
 	// allowed: the format of .git-blame-ignore-revs.
@@ -123,6 +125,14 @@ func (s *Settings) RepositoryNames() []string {
 		out = append(out, "InferenceMAX/InferenceMAX")
 	}
 	return out
+}
+
+// RunnersCandidates returns the runner-label files to try, in order.
+func (s *Settings) RunnersCandidates() []string {
+	if s != nil && s.Scripts.Runners != "" {
+		return []string{s.Scripts.Runners}
+	}
+	return []string{"configs/runners.yaml", ".github/configs/runners.yaml"}
 }
 
 // MasterCandidates returns the master config layouts to try, in order.

@@ -1,0 +1,77 @@
+package gitscan
+
+import (
+	"errors"
+	"sync"
+
+	"github.com/go-git/go-git/v5/plumbing"
+)
+
+// Tree reads the files of one commit, caching what it read. Its methods
+// serialise their reads; like its Repo, it is not for use beside other
+// readers of that Repo on other goroutines.
+type Tree struct {
+	r      *Repo
+	Commit plumbing.Hash
+	mu     sync.Mutex
+	files  map[string][]byte // nil value: absent
+	dirs   map[string][]string
+}
+
+// Tree returns a view of the files at commit.
+func (r *Repo) Tree(commit plumbing.Hash) *Tree {
+	return &Tree{r: r, Commit: commit, files: map[string][]byte{}, dirs: map[string][]string{}}
+}
+
+// Read returns a file's content; ok is false when it does not exist.
+func (t *Tree) Read(path string) (data []byte, ok bool, err error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if d, seen := t.files[path]; seen {
+		return d, d != nil, nil
+	}
+	d, err := t.r.ReadFile(t.Commit, path)
+	if errors.Is(err, ErrNotFound) {
+		t.files[path] = nil
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if d == nil {
+		d = []byte{}
+	}
+	t.files[path] = d
+	return d, true, nil
+}
+
+// Exists reports whether a file exists (errors count as absent).
+func (t *Tree) Exists(path string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if d, seen := t.files[path]; seen {
+		return d != nil
+	}
+	_, ok, err := t.r.FileHash(t.Commit, path)
+	return err == nil && ok
+}
+
+// List returns the files directly in dir, sorted.
+func (t *Tree) List(dir string) ([]string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if l, ok := t.dirs[dir]; ok {
+		return l, nil
+	}
+	l, err := t.r.ListFiles(t.Commit, dir)
+	if err != nil {
+		return nil, err
+	}
+	t.dirs[dir] = l
+	return l, nil
+}
+
+// Walk lists every file below dir (recursively) with its blob hash.
+func (t *Tree) Walk(dir string, fn func(path string, blob plumbing.Hash) error) error {
+	return t.r.WalkFiles(t.Commit, dir, fn)
+}

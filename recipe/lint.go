@@ -1,0 +1,270 @@
+package recipe
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Rule ids of the recipe-script lint (a public contract: add, never
+// rename). Severities are defaults; .perflog.yaml rules: can change them.
+const (
+	RuleArrayClobber     = "recipe/array-clobber"
+	RuleContinuation     = "recipe/continuation-whitespace"
+	RuleKVBackend        = "recipe/kv-backend-mismatch"
+	RuleRouter           = "recipe/router-mismatch"
+	RuleEnginePatch      = "recipe/engine-patch"
+	RuleNonUpstreamImage = "recipe/non-upstream-image"
+	RuleParse            = "recipe/parse"
+)
+
+// Finding is one lint finding; changelog turns it into a verify finding.
+type Finding struct {
+	Rule     string
+	Severity string // error, warning, info
+	File     string
+	Line     int
+	Key      string // the recipe concerned, when one is
+	Message  string
+	Source   string // the offending line
+}
+
+func (s *Script) finding(rule, sev string, line int, format string, a ...any) Finding {
+	f := Finding{Rule: rule, Severity: sev, File: s.Path, Line: line, Message: fmt.Sprintf(format, a...)}
+	if line > 0 && line <= len(s.Lines) {
+		f.Source = s.Lines[line-1]
+	}
+	return f
+}
+
+// Lint checks a script on its own: array clobbering, a backslash followed
+// by whitespace, engine patching, a script that does not parse.
+func Lint(s *Script) []Finding {
+	if s.ParseErr != nil {
+		line := 0
+		if pe, ok := s.ParseErr.(syntax.ParseError); ok {
+			line = int(pe.Pos.Line())
+		}
+		return []Finding{s.finding(RuleParse, "info", line, "the script does not parse (%v); it was not linted", s.ParseErr)}
+	}
+	var out []Finding
+	out = append(out, s.continuation()...)
+	out = append(out, s.arrayClobber()...)
+	out = append(out, s.enginePatch()...)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Line < out[j].Line })
+	return out
+}
+
+// continuation finds "\" followed by spaces or tabs at the end of a line:
+// the line continuation ends there (the next line runs as a command of its
+// own) and "\ " becomes an argument of one space.
+func (s *Script) continuation() []Finding {
+	var out []Finding
+	syntax.Walk(s.File, func(n syntax.Node) bool {
+		w, ok := n.(*syntax.Word)
+		if !ok || len(w.Parts) != 1 {
+			return true
+		}
+		l, ok := w.Parts[0].(*syntax.Lit)
+		if !ok || (l.Value != `\ ` && l.Value != "\\\t") {
+			return true
+		}
+		line := int(w.Pos().Line())
+		if line > len(s.Lines) || strings.TrimSpace(s.Lines[line-1][min(int(w.End().Col())-1, len(s.Lines[line-1])):]) != "" {
+			return true // an escaped space in the middle of a line is intended
+		}
+		out = append(out, s.finding(RuleContinuation, "error", line,
+			"a backslash followed by trailing whitespace at line %d: the line continuation ends here, the next line runs as a separate command, and a stray %q argument is passed; delete the whitespace after the backslash", line, l.Value[1:]))
+		return true
+	})
+	return out
+}
+
+// arrayClobber finds NAME=(...) after NAME+=(...) on a path that reaches
+// a use of ${NAME[@]}: the elements added before are dropped.
+func (s *Script) arrayClobber() []Finding {
+	var out []Finding
+	for i, set := range s.Arrays {
+		if set.Append {
+			continue
+		}
+		var grew *ArrayOp
+		for j := 0; j < i; j++ {
+			a := s.Arrays[j]
+			if a.Name == set.Name && a.Append && a.scope == set.scope && !exclusive(a.path, set.path) {
+				grew = &s.Arrays[j]
+			}
+		}
+		if grew == nil {
+			continue
+		}
+		use := 0
+		for _, u := range s.Uses {
+			if u.Name == set.Name && u.Line > set.Line && (u.scope == set.scope || set.scope == "") {
+				use = u.Line
+				break
+			}
+		}
+		if use == 0 {
+			continue
+		}
+		out = append(out, s.finding(RuleArrayClobber, "error", set.Line,
+			"%s is grown with += at line %d, then reset with %s=(...) at line %d before its use at line %d: what was added before is silently dropped; append with += (or reset before growing)",
+			set.Name, grew.Line, set.Name, set.Line, use))
+	}
+	return out
+}
+
+var (
+	sitePackages = regexp.MustCompile(`(site|dist)-packages`)
+	patchFile    = regexp.MustCompile(`\.(patch|diff)\b`)
+)
+
+// enginePatch finds patching of the inference engine inside a script
+// (docs/PR_REVIEW_CHECKLIST.md: the pinned image must run as shipped).
+func (s *Script) enginePatch() []Finding {
+	var out []Finding
+	syntax.Walk(s.File, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) == 0 {
+			return true
+		}
+		var args []string
+		for _, a := range c.Args {
+			args = append(args, literal(a))
+		}
+		cmd := args[0]
+		line := int(c.Pos().Line())
+		text := strings.Join(args, " ")
+		why := ""
+		switch {
+		case cmd == "git" && len(args) > 1 && (args[1] == "apply" || args[1] == "am"):
+			why = "applies a patch with git " + args[1]
+		case cmd == "patch":
+			why = "applies a patch"
+		case cmd == "sed" && strings.Contains(text, "-i") && sitePackages.MatchString(text):
+			why = "edits installed packages in place with sed -i"
+		case (cmd == "pip" || cmd == "pip3" || (cmd == "python3" || cmd == "python") && strings.Contains(text, "-m pip")) &&
+			strings.Contains(text, "install") && (strings.Contains(text, "git+") || strings.Contains(text, ".whl")) &&
+			engineName.MatchString(text):
+			why = "installs an engine build over the pinned image"
+		case (cmd == "cp" || cmd == "mv") && sitePackages.MatchString(text):
+			why = "overwrites installed package files"
+		}
+		if why == "" && patchFile.MatchString(text) && (cmd == "git" || cmd == "patch" || cmd == "cat") {
+			why = "uses a patch file"
+		}
+		if why != "" {
+			out = append(out, s.finding(RuleEnginePatch, "warning", line,
+				"the script %s: the pinned image must run as shipped (PR review checklist) unless a waiver in docs/waiver/ covers it", why))
+		}
+		return true
+	})
+	return out
+}
+
+var engineName = regexp.MustCompile(`(?i)\b(vllm|sglang|tensorrt[-_]llm|trtllm|atom|aiter|flashinfer|deep_?ep|deep_?gemm)\b`)
+
+// Run is a search-space point of a recipe that a script runs.
+type Run struct {
+	Key          string
+	File         string // master config and line of the point, for evidence
+	Line         int
+	KVOffloading string // none, dram, "" (not agentic)
+	KVBackend    string // kv-offload-backend.name
+	DPAttn       bool
+}
+
+// CheckRuns checks a script against the recipe points that run it: the
+// KV-offload backend it requires and its DP-aware router options.
+func CheckRuns(s *Script, runs []Run) []Finding {
+	if s.ParseErr != nil {
+		return nil
+	}
+	var out []Finding
+	seen := map[string]bool{}
+	add := func(f Finding) {
+		k := f.Rule + f.Key + fmt.Sprint(f.Line)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	for _, r := range runs {
+		if r.KVOffloading == "dram" && r.KVBackend != "" {
+			if f, bad := s.kvMismatch(r); bad {
+				add(f)
+			}
+		}
+	}
+	// a DP-aware router in front of servers launched without data-parallel
+	// attention
+	for _, fl := range s.Flags {
+		if fl.Name != "--dp-aware" && fl.Name != "--dp-aware-routing" {
+			continue
+		}
+		if strings.Contains(strings.ToUpper(fl.Gated), "DP_ATTENTION") || strings.Contains(fl.Gated, "DP_ATTN") {
+			continue // only passed when data-parallel attention is on
+		}
+		for _, r := range runs {
+			if !r.DPAttn {
+				f := s.finding(RuleRouter, "error", fl.Line,
+					"%s starts the router with %s, but %s runs it without data-parallel attention (dp-attn is not true at %s:%d): a DP-aware router needs DP-attention servers",
+					s.Path, fl.Name, r.Key, r.File, r.Line)
+				f.Key = r.Key
+				add(f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// kvMismatch compares the backend a script requires with a point's.
+func (s *Script) kvMismatch(r Run) (Finding, bool) {
+	var required []KVRequire
+	for _, q := range s.KVRequires {
+		if q.Arg == "" || strings.HasPrefix(q.Arg, "$") {
+			return Finding{}, false // passed through: the script accepts any backend
+		}
+		required = append(required, q)
+	}
+	if len(required) == 0 {
+		return Finding{}, false
+	}
+	// an unconditional requirement decides; else the arms of the case on
+	// $KV_OFFLOAD_BACKEND (a catch-all arm accepts anything)
+	for _, q := range required {
+		if !q.Guarded {
+			if q.Arg == r.KVBackend {
+				return Finding{}, false
+			}
+			f := s.finding(RuleKVBackend, "error", q.Line,
+				"%s requires the KV-offload backend %q, but %s runs it with kv-offload-backend %q (%s:%d): benchmark_lib.sh exits 1 on the mismatch",
+				s.Path, q.Arg, r.Key, r.KVBackend, r.File, r.Line)
+			f.Key = r.Key
+			return f, true
+		}
+	}
+	var arms []string
+	for _, q := range required {
+		if q.Wild {
+			return Finding{}, false
+		}
+		if q.Arms == nil {
+			return Finding{}, false // guarded by something else: not decidable
+		}
+		arms = append(arms, q.Arms...)
+		if q.Arg == r.KVBackend {
+			return Finding{}, false
+		}
+	}
+	f := s.finding(RuleKVBackend, "error", required[0].Line,
+		"%s handles the KV-offload backends %s, but %s runs it with kv-offload-backend %q (%s:%d): benchmark_lib.sh exits 1",
+		s.Path, strings.Join(arms, ", "), r.Key, r.KVBackend, r.File, r.Line)
+	f.Key = r.Key
+	return f, true
+}
