@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -333,5 +336,72 @@ func TestTrackMatchesFileHash(t *testing.T) {
 	})
 	if err != nil || n != 1970 || changes < 1000 {
 		t.Fatalf("track: %d commits, %d changes, %v", n, changes, err)
+	}
+}
+
+// TestChangedFilesMatchesGoGit compares ChangedFiles with go-git's tree
+// diff on a sample of corpus commits (and a root commit: every file added).
+func TestChangedFilesMatchesGoGit(t *testing.T) {
+	r, err := Open("../testdata/corpus/inferencex.git", &OpenOptions{NoDetect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	head, _ := r.Resolve("main")
+	n, files := 0, 0
+	err = r.FirstParent(context.Background(), WalkOptions{From: head}, func(nd Node) error {
+		n++
+		if n%53 != 1 && len(nd.Parents) > 0 {
+			return nil
+		}
+		var parent plumbing.Hash
+		var pt *object.Tree
+		if len(nd.Parents) > 0 {
+			parent = nd.Parents[0]
+			pc, err := r.repo.CommitObject(parent)
+			if err != nil {
+				return err
+			}
+			if pt, err = pc.Tree(); err != nil {
+				return err
+			}
+		}
+		c, err := r.repo.CommitObject(nd.Hash)
+		if err != nil {
+			return err
+		}
+		ct, err := c.Tree()
+		if err != nil {
+			return err
+		}
+		want, err := object.DiffTree(pt, ct)
+		if err != nil {
+			return err
+		}
+		got, err := r.ChangedFiles(parent, nd.Hash)
+		if err != nil {
+			return err
+		}
+		var w []string
+		for _, ch := range want {
+			name := ch.To.Name
+			if name == "" {
+				name = ch.From.Name
+			}
+			w = append(w, fmt.Sprintf("%s %s %s", name, ch.From.TreeEntry.Hash, ch.To.TreeEntry.Hash))
+		}
+		sort.Strings(w)
+		var g []string
+		for _, ch := range got {
+			g = append(g, fmt.Sprintf("%s %s %s", ch.Path, ch.Old, ch.New))
+		}
+		if strings.Join(g, "\n") != strings.Join(w, "\n") {
+			t.Fatalf("%s: ChangedFiles\n%s\ngo-git\n%s", nd.Hash, strings.Join(g, "\n"), strings.Join(w, "\n"))
+		}
+		files += len(got)
+		return nil
+	})
+	if err != nil || files < 50 {
+		t.Fatalf("compared %d files: %v", files, err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"runtime"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/perflog/perflog/config"
@@ -99,22 +98,11 @@ func (kh *KeyHistory) materialize() {
 	}
 }
 
-// A key that disappears and a key that appears in the same commit are one
-// recipe renamed when their recipes share RenameThreshold of their leaves,
-// or RenameNamedThreshold when the names are close too (one extends the
-// other, as -agentic became -agentic-hicache, or they are within a
-// quarter of their length in edits).
+// Rename thresholds (see config.PairRenames).
 const (
-	RenameThreshold      = 0.8
-	RenameNamedThreshold = 0.5
+	RenameThreshold      = config.RenameThreshold
+	RenameNamedThreshold = config.RenameNamedThreshold
 )
-
-func namesClose(a, b string) bool {
-	if strings.HasPrefix(a, b) || strings.HasPrefix(b, a) {
-		return true
-	}
-	return config.Distance(a, b)*4 <= max(len(a), len(b))
-}
 
 func (h *History) keyHistory(k string) *KeyHistory {
 	kh := h.Keys[k]
@@ -314,45 +302,17 @@ func (h *History) buildRecipes() {
 // pairRenames pairs disappearing keys with appearing ones whose recipes
 // are near-identical, most similar first (ties: the closer name).
 func pairRenames(gone, came []string, old, new func(string) *block, memo *config.Memo) map[string]string {
-	out := map[string]string{}
-	if len(gone) == 0 || len(came) == 0 {
-		return out
-	}
-	type cand struct {
-		g, c string
-		s    float64
-		d    int
-	}
-	var cs []cand
-	for _, g := range gone {
-		for _, c := range came {
-			a, b := old(g), new(c)
-			a.load()
+	val := func(get func(string) *block) func(string) *pyyaml.Value {
+		return func(k string) *pyyaml.Value {
+			b := get(k)
 			b.load()
-			if a.err != nil || b.err != nil {
-				continue
+			if b.err != nil {
+				return nil
 			}
-			s := config.SimilarityMemo(a.val, b.val, memo)
-			if s >= RenameThreshold || (s >= RenameNamedThreshold && namesClose(g, c)) {
-				cs = append(cs, cand{g, c, s, config.Distance(g, c)})
-			}
+			return b.val
 		}
 	}
-	sort.SliceStable(cs, func(i, j int) bool {
-		if cs[i].s != cs[j].s {
-			return cs[i].s > cs[j].s
-		}
-		return cs[i].d < cs[j].d
-	})
-	usedG := map[string]bool{}
-	for _, c := range cs {
-		if usedG[c.g] || out[c.c] != "" {
-			continue
-		}
-		usedG[c.g] = true
-		out[c.c] = c.g
-	}
-	return out
+	return config.PairRenames(gone, came, val(old), val(new), memo)
 }
 
 // RecipeAt returns the recipe of key at seq, with the master config file
