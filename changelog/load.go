@@ -8,6 +8,7 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/recipe"
 )
 
 // readOptional reads a file at a commit; a missing file is (nil, nil) and
@@ -37,27 +38,7 @@ func LoadMaster(r *gitscan.Repo, s *config.Settings, commit plumbing.Hash) (*con
 // InferenceX configs lived before #1992). A layout is used when any of its
 // files exists; a missing file has nil Data (config.LoadMaster reports it).
 func MasterFiles(r *gitscan.Repo, s *config.Settings, commit plumbing.Hash) ([]config.File, error) {
-	cands := s.MasterCandidates()
-	for _, layout := range cands {
-		var files []config.File
-		found := false
-		for _, p := range layout {
-			data, err := readOptional(r, commit, p)
-			if err != nil {
-				return nil, err
-			}
-			found = found || data != nil
-			files = append(files, config.File{Path: p, Data: data})
-		}
-		if found {
-			return files, nil
-		}
-	}
-	files := make([]config.File, 0, len(cands[0]))
-	for _, p := range cands[0] {
-		files = append(files, config.File{Path: p})
-	}
-	return files, nil
+	return recipe.MasterFiles(r.Tree(commit), s)
 }
 
 // LoadInput reads what Verify needs from a repository: the changelog at
@@ -84,3 +65,29 @@ func LoadInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, ba
 	in.BaseMaster = sync.OnceValues(func() (*config.Master, error) { return LoadMaster(r, s, base) })
 	return in, nil
 }
+
+// ChangeAt describes the change base..head of a repository for the
+// diff-aware rules: both revisions read through recipe.Rev and the files
+// that differ. A zero base is the empty tree.
+func ChangeAt(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, baseName, headName string) (*recipe.Change, error) {
+	fcs, err := r.ChangedFiles(base, head)
+	if err != nil {
+		return nil, err
+	}
+	paths := make([]string, len(fcs))
+	for i, fc := range fcs {
+		paths[i] = fc.Path
+	}
+	var bf recipe.Files = emptyFiles{}
+	if !base.IsZero() {
+		bf = r.Tree(base)
+	}
+	return recipe.NewChange(recipe.NewRev(baseName, bf, s), recipe.NewRev(headName, r.Tree(head), s), paths), nil
+}
+
+// emptyFiles is the empty tree.
+type emptyFiles struct{}
+
+func (emptyFiles) Read(string) ([]byte, bool, error) { return nil, false, nil }
+func (emptyFiles) Exists(string) bool                { return false }
+func (emptyFiles) List(string) ([]string, error)     { return nil, nil }

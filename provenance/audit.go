@@ -76,6 +76,9 @@ type AuditEntry struct {
 	Verdict    Verdict      `json:"verdict"`
 	// Reason explains a verdict other than ok in a sentence.
 	Reason string `json:"reason,omitempty"`
+	// Claims are the entry's description claims checked against the
+	// commit that introduced it (audit --claims).
+	Claims []changelog.ClaimResult `json:"claims,omitempty"`
 }
 
 // AuditReport is the outcome of Audit.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/provenance/index"
 )
@@ -17,6 +18,8 @@ type AuditOptions struct {
 	Factory *Factory
 	HistoryFlags
 	Key string
+	// Claims is "" (no claim check), "contradicted" or "all".
+	Claims string
 }
 
 func newAuditCmd(f *Factory, runF func(context.Context, *AuditOptions) error) *cobra.Command {
@@ -47,10 +50,21 @@ A table on a terminal, tab-separated values otherwise, or --format json.`,
 		Example: `  $ perflog changelog audit
   $ perflog changelog audit --key 'dsv4-*' --format json
   $ perflog changelog audit --rev v1.2 --ignore-rev 3c301aac08`,
-		Args: cobra.NoArgs,
+		Args: func(cmd *cobra.Command, args []string) error {
+			// "--claims all" as well as "--claims=all": a bare --claims
+			// takes the next word when it is a verdict set
+			if len(args) == 1 && cmd.Flags().Changed("claims") && opts.Claims == "contradicted" && contains([]string{"all", "contradicted"}, args[0]) {
+				opts.Claims = args[0]
+				return nil
+			}
+			return cobra.NoArgs(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !contains([]string{"", "table", "tsv", "json"}, opts.Format) {
 				return flagErrorf("invalid --format %q (want table, tsv or json)", opts.Format)
+			}
+			if !contains([]string{"", "contradicted", "all"}, opts.Claims) {
+				return flagErrorf("invalid --claims %q (want contradicted or all)", opts.Claims)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -60,6 +74,8 @@ A table on a terminal, tab-separated values otherwise, or --format json.`,
 	}
 	opts.addFlags(cmd.Flags(), "table, tsv or json (default: table on a terminal, else tsv)")
 	cmd.Flags().StringVar(&opts.Key, "key", "", "only entries whose config-keys match this `glob` ('*' wildcards)")
+	cmd.Flags().StringVar(&opts.Claims, "claims", "", "check each entry's description claims against the commit that introduced it; list the `verdicts` contradicted (the default of a bare --claims) or all")
+	cmd.Flags().Lookup("claims").NoOptDefVal = "contradicted"
 	return cmd
 }
 
@@ -114,6 +130,11 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 			return err
 		}
 	}
+	if opts.Claims != "" {
+		if err := auditClaims(ctx, opts, rep); err != nil {
+			return err
+		}
+	}
 	out := opts.Factory.IO.Out
 	if opts.Format == "json" {
 		res := auditResult{Rev: rep.Rev.String(), File: rep.Path, Entries: rep.Entries, Summary: rep.Summary, Notes: notesJSON(rep.Notes)}
@@ -141,6 +162,11 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 	if err := printTable(opts.Factory, opts.Format, header, rows); err != nil {
 		return err
 	}
+	if opts.Claims != "" {
+		if err := printClaims(opts.Factory, opts.Format, rep); err != nil {
+			return err
+		}
+	}
 	errOut := opts.Factory.IO.ErrOut
 	var parts []string
 	for _, v := range provenance.Verdicts {
@@ -152,5 +178,58 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 	for _, n := range rep.Notes {
 		fmt.Fprintf(errOut, "note: %s at %s %s; the previous version stands for it\n", n.Path, shortHash(n.Commit), n.Message)
 	}
+	return nil
+}
+
+// auditClaims checks each entry's claims against its introducing commit,
+// keeping the verdicts --claims asks for.
+func auditClaims(ctx context.Context, opts *AuditOptions, rep *provenance.AuditReport) error {
+	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
+	if err != nil {
+		return err
+	}
+	defer ws.repo.Close()
+	raw, err := ws.repo.ReadFile(rep.Rev, rep.Path)
+	if err != nil {
+		return err
+	}
+	if err := provenance.CheckAuditClaims(ctx, ws.repo, ws.settings, rep, raw); err != nil {
+		return err
+	}
+	for i := range rep.Entries {
+		if opts.Claims == "all" {
+			continue
+		}
+		kept := rep.Entries[i].Claims[:0]
+		for _, c := range rep.Entries[i].Claims {
+			if c.Verdict == changelog.VerdictContradicted {
+				kept = append(kept, c)
+			}
+		}
+		rep.Entries[i].Claims = kept
+	}
+	return nil
+}
+
+// printClaims lists the checked claims of an audit after its table.
+func printClaims(f *Factory, format string, rep *provenance.AuditReport) error {
+	header := []string{"ENTRY", "LINE", "KIND", "CLAIM", "VERDICT", "WHY", "EVIDENCE"}
+	var rows [][]string
+	counts := map[string]int{}
+	for _, e := range rep.Entries {
+		for _, c := range e.Claims {
+			counts[c.Verdict]++
+			var ev []string
+			for _, x := range c.Evidence {
+				ev = append(ev, x.Rev+":"+x.String())
+			}
+			rows = append(rows, []string{fmt.Sprint(e.Index), fmt.Sprint(c.Line), c.Kind, c.Text, c.Verdict, c.Reason, strings.Join(ev, " ")})
+		}
+	}
+	fmt.Fprintln(f.IO.Out)
+	if err := printTable(f, format, header, rows); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "claims: %d contradicted, %d unverified, %d confirmed\n", counts[changelog.VerdictContradicted], counts[changelog.VerdictUnverified], counts[changelog.VerdictConfirmed])
 	return nil
 }

@@ -1,0 +1,1024 @@
+package changelog
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/recipe"
+)
+
+// Claim verdicts (JSON contract).
+const (
+	VerdictConfirmed    = "confirmed"
+	VerdictContradicted = "contradicted"
+	VerdictUnverified   = "unverified"
+)
+
+// Evidence is a line that decided a verdict.
+type Evidence struct {
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Text string `json:"text"`
+	// Rev is "head" or "base".
+	Rev string `json:"rev"`
+}
+
+func (e Evidence) String() string { return fmt.Sprintf("%s:%d", e.File, e.Line) }
+
+// ClaimResult is a claim with its verdict.
+type ClaimResult struct {
+	Claim
+	// Entry is the entry's 1-based index in the head file; Line the
+	// bullet's line.
+	Entry    int        `json:"entry"`
+	Line     int        `json:"line"`
+	Keys     []string   `json:"config_keys"`
+	Verdict  string     `json:"verdict"`
+	Reason   string     `json:"reason"`
+	Evidence []Evidence `json:"evidence,omitempty"`
+}
+
+// ClaimEntry is an entry whose claims are checked.
+type ClaimEntry struct {
+	Index int
+	Value *pyyaml.Value
+}
+
+// CheckClaims checks the claims of new entries against a change: the head
+// state of the recipes they list (and the files that run them) and, for
+// "from" values, the base state. A claim is contradicted only when the
+// evidence says otherwise; what cannot be checked is unverified.
+func CheckClaims(ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
+	var out []ClaimResult
+	for _, e := range entries {
+		desc, ok := e.Value.Get(FieldDescription)
+		if !ok {
+			continue
+		}
+		var bullets []string
+		var lines []int
+		for _, it := range desc.Items {
+			if s, ok := laxStr(it); ok {
+				bullets = append(bullets, s)
+				lines = append(lines, it.Line)
+			}
+		}
+		if s, ok := laxStr(desc); ok {
+			bullets, lines = []string{s}, []int{desc.Line}
+		}
+		claims := ExtractClaims(bullets)
+		fields, _ := Validate(e.Value)
+		if fields != nil && fields.AppendOnly {
+			claims = append(claims, Claim{Kind: ClaimAppendOnly, Text: "append-only: true", Strong: true, Bullet: -1})
+		}
+		if len(claims) == 0 {
+			continue
+		}
+		subj := newSubject(ch, StringsOf(e.Value, FieldConfigKeys))
+		for _, c := range claims {
+			r := ClaimResult{Claim: c, Entry: e.Index, Keys: subj.keys}
+			if c.Bullet >= 0 {
+				r.Line = lines[c.Bullet]
+			} else if l := e.Value; l != nil {
+				r.Line = l.Line
+			}
+			subj.check(&r)
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// subject is what an entry's claims are checked against: the recipes it
+// lists, at head and base, and the files that run them.
+type subject struct {
+	ch   *recipe.Change
+	keys []string
+	head side
+	base side
+	// changed are the head versions of the files the change touched
+	// outside the master configs (scripts, recipe files, launchers).
+	changed []source
+}
+
+type side struct {
+	rev     string
+	rows    []keyedRow
+	images  []recipe.Located
+	sources []source
+	exists  bool // some listed key exists at this side
+	// drivers counts the scripts and recipe files resolved for the keys:
+	// without one, an absence proves nothing.
+	drivers int
+}
+
+type keyedRow struct {
+	key  string
+	file string
+	config.Row
+}
+
+// source is a file (or a recipe's block of a master config) by line.
+type source struct {
+	file  string
+	first int // line number of lines[0]
+	lines []string
+}
+
+func newSubject(ch *recipe.Change, patterns []string) *subject {
+	s := &subject{ch: ch}
+	hk, _ := ch.Head.Keys()
+	bk, _ := ch.Base.Keys()
+	seen := map[string]bool{}
+	for _, p := range patterns {
+		re := config.GlobRegexp(p)
+		for _, list := range [][]string{hk, bk} {
+			for _, k := range list {
+				if !seen[k] && re.MatchString(k) {
+					seen[k] = true
+					s.keys = append(s.keys, k)
+				}
+			}
+		}
+	}
+	s.head = loadSide(ch.Head, "head", s.keys)
+	s.base = loadSide(ch.Base, "base", s.keys)
+	for _, p := range ch.Changed {
+		if strings.HasSuffix(p, "-master.yaml") || strings.HasSuffix(p, "perf-changelog.yaml") {
+			continue
+		}
+		if data, ok, err := ch.Head.Files.Read(p); err == nil && ok && len(data) < 1<<20 {
+			s.changed = append(s.changed, source{file: p, first: 1, lines: strings.Split(string(data), "\n")})
+		}
+	}
+	return s
+}
+
+func loadSide(r *recipe.Rev, name string, keys []string) side {
+	sd := side{rev: name}
+	seen := map[string]bool{}
+	for _, k := range keys {
+		rec, ok, err := r.Recipe(k)
+		if err != nil || !ok {
+			continue
+		}
+		sd.exists = true
+		for _, row := range config.Rows(rec.Value) {
+			sd.rows = append(sd.rows, keyedRow{k, rec.File, row})
+		}
+		sd.images = append(sd.images, r.Images(k)...)
+		if file, text, ok := r.Text(k); ok {
+			sd.sources = append(sd.sources, source{file: file, first: rec.Line, lines: strings.Split(string(text), "\n")})
+		} else if data, ok, _ := r.Files.Read(rec.File); ok {
+			// the block of the recipe: from its key line to the next top-level key
+			all := strings.Split(string(data), "\n")
+			end := rec.Line
+			for end < len(all) && (all[end] == "" || all[end][0] == ' ' || all[end][0] == '#') {
+				end++
+			}
+			sd.sources = append(sd.sources, source{file: rec.File, first: rec.Line, lines: all[rec.Line-1 : end]})
+		}
+		all, drivers, err := r.Related(k)
+		if err != nil {
+			continue
+		}
+		sd.drivers += len(drivers)
+		for _, p := range all {
+			if seen[p] || p == rec.File {
+				continue
+			}
+			seen[p] = true
+			if data, ok, err := r.Files.Read(p); err == nil && ok {
+				sd.sources = append(sd.sources, source{file: p, first: 1, lines: strings.Split(string(data), "\n")})
+			}
+		}
+	}
+	return sd
+}
+
+// grep returns the lines of sources matching re.
+func grep(srcs []source, re *regexp.Regexp, rev string) []Evidence {
+	var out []Evidence
+	for _, s := range srcs {
+		for i, l := range s.lines {
+			if re.MatchString(l) {
+				out = append(out, Evidence{File: s.file, Line: s.first + i, Text: strings.TrimSpace(l), Rev: rev})
+			}
+		}
+	}
+	return out
+}
+
+func (s *subject) check(r *ClaimResult) {
+	if len(s.keys) == 0 {
+		r.Verdict, r.Reason = VerdictUnverified, "the entry lists no recipe that exists"
+		return
+	}
+	if !s.head.exists && !s.base.exists {
+		r.Verdict, r.Reason = VerdictUnverified, "none of the listed recipes exists"
+		return
+	}
+	switch r.Kind {
+	case ClaimImage:
+		s.checkImage(r)
+	case ClaimEnv:
+		s.checkEnv(r)
+	case ClaimFlag:
+		s.checkFlag(r)
+	case ClaimConc:
+		s.checkConc(r)
+	case ClaimParallel:
+		s.checkParallel(r)
+	case ClaimSeqLen:
+		s.checkSeq(r)
+	case ClaimSpec:
+		s.checkSpec(r)
+	case ClaimKV:
+		s.checkKV(r)
+	case ClaimAppendOnly:
+		s.checkAppendOnly(r)
+	}
+	if r.Verdict == VerdictContradicted && !r.Strong && r.Kind != ClaimAppendOnly {
+		r.Verdict = VerdictUnverified // a bare mention is never called wrong
+	}
+	if len(r.Evidence) > 5 {
+		r.Evidence = r.Evidence[:5]
+	}
+}
+
+func (r *ClaimResult) set(verdict, reason string, ev ...Evidence) {
+	r.Verdict, r.Reason = verdict, reason
+	r.Evidence = append(r.Evidence, ev...)
+}
+
+// --- images
+
+// imageMatches reports whether an image reference matches a claimed one
+// (a full reference or a bare tag), normalising registries, "v"
+// prefixes, digests and abbreviated tags.
+func imageMatches(claim, actual string) bool {
+	cr, ct, cd := splitRef(claim)
+	ar, at, ad := splitRef(actual)
+	if cr != "" && ar != "" && cr != ar && !strings.HasSuffix(ar, "/"+cr) && !strings.HasSuffix(cr, "/"+ar) {
+		return false
+	}
+	if cd != "" {
+		return ad != "" && strings.HasPrefix(ad, cd)
+	}
+	if ct == "" {
+		return cr != "" && ct == "" && cd == ""
+	}
+	return tagMatches(ct, at)
+}
+
+func tagMatches(claim, actual string) bool {
+	c, a := strings.ToLower(claim), strings.ToLower(actual)
+	if c == a {
+		return true
+	}
+	c, a = strings.TrimPrefix(c, "v"), strings.TrimPrefix(a, "v")
+	if c == a || c == "" || a == "" {
+		return c == a && c != ""
+	}
+	if strings.HasPrefix(a, c) {
+		next := a[len(c)]
+		if next == '-' || next == '.' || next == '_' || next == '+' {
+			return true
+		}
+		// an abbreviated commit hash
+		if m := regexp.MustCompile(`[0-9a-f]{7,}$`).FindString(c); m != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// splitRef splits an image reference into repository, tag and digest; a
+// bare tag has no repository.
+func splitRef(ref string) (repo, tag, digest string) {
+	ref = strings.Trim(ref, "`'\"")
+	ref = strings.Replace(ref, "#", "/", 1) // enroot's registry#image
+	if i := strings.Index(ref, "@"); i >= 0 {
+		ref, digest = ref[:i], strings.TrimPrefix(ref[i+1:], "sha256:")
+	}
+	if !strings.Contains(ref, "/") {
+		return "", ref, digest
+	}
+	if i := strings.LastIndex(ref, ":"); i > strings.LastIndex(ref, "/") {
+		ref, tag = ref[:i], ref[i+1:]
+	}
+	return normRepo(ref), tag, digest
+}
+
+func (s *subject) checkImage(r *ClaimResult) {
+	want := r.Value
+	var hit []Evidence
+	for _, im := range s.head.images {
+		if imageMatches(want, im.Text) {
+			hit = append(hit, Evidence{File: im.File, Line: im.Line, Text: im.Text, Rev: "head"})
+		}
+	}
+	if len(hit) == 0 {
+		_, tag, _ := splitRef(want)
+		needle := want
+		if tag != "" && !strings.Contains(want, "/") {
+			needle = tag
+		}
+		re := regexp.MustCompile(`(^|[^A-Za-z0-9._-])` + regexp.QuoteMeta(needle) + `($|[^A-Za-z0-9])`)
+		hit = grep(s.head.sources, re, "head")
+		if len(hit) == 0 {
+			hit = grep(s.changed, re, "head")
+		}
+	}
+	if len(hit) > 0 {
+		r.set(VerdictConfirmed, "the image is "+hit[0].Text, hit[0])
+		s.checkFrom(r)
+		return
+	}
+	repo, _, _ := splitRef(want)
+	var same []recipe.Located
+	for _, im := range s.head.images {
+		ar, _, _ := splitRef(im.Text)
+		if repo == "" || ar == repo || strings.HasSuffix(ar, "/"+repo) || strings.HasSuffix(repo, "/"+ar) || lastSeg(ar) == lastSeg(repo) {
+			same = append(same, im)
+		}
+	}
+	if len(same) == 0 || !s.head.exists {
+		r.set(VerdictUnverified, "no image of the listed recipes is of that repository")
+		return
+	}
+	var ev []Evidence
+	var names []string
+	for _, im := range same {
+		ev = append(ev, Evidence{File: im.File, Line: im.Line, Text: im.Text, Rev: "head"})
+		names = append(names, im.Text)
+	}
+	r.set(VerdictContradicted, fmt.Sprintf("the listed recipes run %s, not %s", strings.Join(dedupe(names), ", "), want), ev...)
+	s.addBase(r, func(im string) bool { return true })
+}
+
+// checkFrom checks the old image of a "from A to B" claim against base.
+func (s *subject) checkFrom(r *ClaimResult) {
+	if r.From == "" || !s.base.exists || len(s.base.images) == 0 {
+		return
+	}
+	for _, im := range s.base.images {
+		if imageMatches(r.From, im.Text) {
+			return
+		}
+	}
+	re := regexp.MustCompile(`(^|[^A-Za-z0-9._-])` + regexp.QuoteMeta(r.From) + `($|[^A-Za-z0-9])`)
+	if len(grep(s.base.sources, re, "base")) > 0 {
+		return
+	}
+	repo, _, _ := splitRef(r.Value)
+	var ev []Evidence
+	var names []string
+	for _, im := range s.base.images {
+		ar, _, _ := splitRef(im.Text)
+		if repo == "" || lastSeg(ar) == lastSeg(repo) {
+			ev = append(ev, Evidence{File: im.File, Line: im.Line, Text: im.Text, Rev: "base"})
+			names = append(names, im.Text)
+		}
+	}
+	if len(ev) == 0 {
+		return
+	}
+	r.Evidence = r.Evidence[:0]
+	r.set(VerdictContradicted, fmt.Sprintf("the image before this change was %s, not %s", strings.Join(dedupe(names), ", "), r.From), ev...)
+}
+
+func (s *subject) addBase(r *ClaimResult, keep func(string) bool) {
+	for _, im := range s.base.images {
+		if keep(im.Text) {
+			r.Evidence = append(r.Evidence, Evidence{File: im.File, Line: im.Line, Text: im.Text, Rev: "base"})
+			return
+		}
+	}
+}
+
+func lastSeg(repo string) string { return repo[strings.LastIndex(repo, "/")+1:] }
+
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// --- environment variables
+
+type assignment struct {
+	Evidence
+	value   string
+	literal bool
+	// weak: a ${NAME:-default} or a comment, not a setting
+	weak bool
+}
+
+// assignments finds NAME=VALUE (shell, docker -e, additional-settings),
+// NAME: VALUE (YAML environment maps) and ${NAME:-VALUE} defaults. A
+// bullet may abbreviate a name (FAST_WARMUP for
+// SGLANG_JIT_DEEPGEMM_FAST_WARMUP): names ending in _NAME count.
+func assignments(srcs []source, name, rev string) []assignment {
+	q := `(?:[A-Z0-9]+_)*` + regexp.QuoteMeta(name)
+	re := regexp.MustCompile(`(?:^|[^A-Za-z0-9_])` + q + `(\s*=\s*|:\s+|:-)("[^"]*"|'[^']*'|[^\s"';,}#)]*)`)
+	var out []assignment
+	for _, s := range srcs {
+		for i, l := range s.lines {
+			code := l
+			if j := strings.Index(code, "#"); j >= 0 && (j == 0 || code[j-1] == ' ') {
+				code = code[:j]
+			}
+			for _, m := range re.FindAllStringSubmatch(code, -1) {
+				v := strings.Trim(m[2], `"'`)
+				out = append(out, assignment{Evidence{File: s.file, Line: s.first + i, Text: strings.TrimSpace(l), Rev: rev}, v, !strings.ContainsAny(v, "$`"), m[1] == ":-"})
+			}
+		}
+	}
+	return out
+}
+
+func truthy(v string) (bool, bool) {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true, true
+	case "0", "false", "no", "off", "":
+		return false, true
+	}
+	return false, false
+}
+
+func sameValue(a, b string) bool {
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	x, ok1 := truthy(a)
+	y, ok2 := truthy(b)
+	return ok1 && ok2 && a != "" && b != "" && x == y
+}
+
+func (s *subject) checkEnv(r *ClaimResult) {
+	name := r.Name
+	head := assignments(s.head.sources, name, "head")
+	if len(head) == 0 {
+		head = assignments(s.changed, name, "head")
+	}
+	mention := regexp.MustCompile(`(^|[^A-Za-z0-9_])(?:[A-Z0-9]+_)*` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_])`)
+	mentioned := grep(s.head.sources, mention, "head")
+	if len(mentioned) == 0 {
+		mentioned = grep(s.changed, mention, "head")
+	}
+	if r.Negated {
+		base := assignments(s.base.sources, name, "base")
+		set := 0
+		for _, a := range head {
+			if b, ok := truthy(a.value); !ok || b || r.Value != "" {
+				set++
+			}
+		}
+		switch {
+		case len(head) == 0:
+			r.set(VerdictConfirmed, name+" is no longer set by the files that run the recipes")
+		case set == 0:
+			r.set(VerdictConfirmed, name+" is set to a false value", head[0].Evidence)
+		case len(base) > 0 && len(head) >= len(base):
+			r.set(VerdictContradicted, fmt.Sprintf("%s is still set (%s=%s), as before this change", name, name, head[0].value), head[0].Evidence)
+		default:
+			r.set(VerdictUnverified, name+" is still set in some files", head[0].Evidence)
+		}
+		return
+	}
+	if r.Value == "" {
+		switch {
+		case len(head) > 0:
+			r.set(VerdictConfirmed, fmt.Sprintf("%s is set (%s=%s)", name, name, head[0].value), head[0].Evidence)
+		case len(mentioned) > 0:
+			r.set(VerdictConfirmed, name+" is used", mentioned[0])
+		case s.head.drivers == 0:
+			r.set(VerdictUnverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+		default:
+			r.set(VerdictContradicted, name+" appears in none of the files that run the listed recipes ("+s.filesText()+")")
+		}
+		return
+	}
+	var other []assignment
+	nonLiteral := false
+	for _, a := range head {
+		if sameValue(a.value, r.Value) {
+			r.set(VerdictConfirmed, fmt.Sprintf("%s=%s is set", name, a.value), a.Evidence)
+			return
+		}
+		if !a.literal || a.weak {
+			nonLiteral = true
+		} else {
+			other = append(other, a)
+		}
+	}
+	switch {
+	case nonLiteral:
+		r.set(VerdictUnverified, name+" is set from a variable or has a default only", head[0].Evidence)
+	case len(other) > 0:
+		var vals []string
+		var ev []Evidence
+		for _, a := range other {
+			vals = append(vals, name+"="+a.value)
+			ev = append(ev, a.Evidence)
+		}
+		r.set(VerdictContradicted, fmt.Sprintf("the files that run the recipes set %s, not %s=%s", strings.Join(dedupe(vals), ", "), name, r.Value), ev...)
+		for _, a := range assignments(s.base.sources, name, "base") {
+			r.Evidence = append(r.Evidence, a.Evidence)
+			break
+		}
+	case len(mentioned) > 0:
+		r.set(VerdictUnverified, name+" is read but its value is set elsewhere (the workflow, the environment)", mentioned[0])
+	case s.head.drivers == 0:
+		r.set(VerdictUnverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+	default:
+		r.set(VerdictContradicted, fmt.Sprintf("%s is set nowhere in the files that run the listed recipes (%s)", name, s.filesText()))
+	}
+}
+
+func (s *subject) filesText() string {
+	var fs []string
+	for _, src := range s.head.sources {
+		fs = append(fs, src.file)
+	}
+	fs = dedupe(fs)
+	if len(fs) > 4 {
+		fs = append(fs[:4], fmt.Sprintf("%d more", len(fs)-4))
+	}
+	return strings.Join(fs, ", ")
+}
+
+// --- engine flags
+
+// flagOccurrences finds a flag as --name (shell, argument lists) or as a
+// name: / name_with_underscores: key (srt-slurm and engine YAML configs).
+func flagOccurrences(srcs []source, flag, rev string, comments bool) []assignment {
+	name := strings.TrimPrefix(flag, "--")
+	us := strings.ReplaceAll(name, "-", "_")
+	re := regexp.MustCompile(`(?:(?:^|[^A-Za-z0-9_-]|:-)--` + regexp.QuoteMeta(name) + `(?:[= ]+("[^"]*"|'[^']*'|[^\s"'\\;)\]}]+))?(?:$|[^A-Za-z0-9_.-])|(?:^|[\s{,"'])(?:` + regexp.QuoteMeta(name) + `|` + regexp.QuoteMeta(us) + `)["']?\s*:\s*("[^"]*"|'[^']*'|[^\s,}#]*))`)
+	var out []assignment
+	for _, s := range srcs {
+		for i, l := range s.lines {
+			code := strings.TrimSpace(l)
+			if !comments && strings.HasPrefix(code, "#") {
+				continue
+			}
+			for _, m := range re.FindAllStringSubmatch(l, -1) {
+				v := m[1]
+				if v == "" {
+					v = m[2]
+				}
+				v = strings.Trim(v, `"'`)
+				if strings.HasPrefix(v, "-") {
+					v = ""
+				}
+				v = strings.TrimRight(v, ",.;")
+				out = append(out, assignment{Evidence{File: s.file, Line: s.first + i, Text: code, Rev: rev}, v, !strings.ContainsAny(v, "$`{["), strings.HasPrefix(code, "#")})
+			}
+		}
+	}
+	return out
+}
+
+func (s *subject) checkFlag(r *ClaimResult) {
+	head := flagOccurrences(s.head.sources, r.Name, "head", !r.Negated)
+	if len(head) == 0 {
+		head = flagOccurrences(s.changed, r.Name, "head", !r.Negated)
+	}
+	if r.Negated {
+		base := flagOccurrences(s.base.sources, r.Name, "base", false)
+		switch {
+		case len(head) == 0:
+			r.set(VerdictConfirmed, r.Name+" is passed by none of the files that run the recipes")
+		case len(base) > 0 && len(head) >= len(base):
+			r.set(VerdictContradicted, r.Name+" is still passed, as before this change", head[0].Evidence)
+		default:
+			r.set(VerdictUnverified, r.Name+" is still passed in some files", head[0].Evidence)
+		}
+		return
+	}
+	if len(head) == 0 && s.head.drivers == 0 {
+		r.set(VerdictUnverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+		return
+	}
+	if len(head) == 0 {
+		r.set(VerdictContradicted, fmt.Sprintf("%s is passed by none of the files that run the listed recipes (%s)", r.Name, s.filesText()))
+		if alt := s.similarEnv(r.Name); alt != nil {
+			r.Reason += "; they set " + alt.Text + " instead"
+			r.Evidence = append(r.Evidence, *alt)
+		}
+		return
+	}
+	if r.Value == "" || strings.ContainsAny(r.Value, "=:{[") {
+		r.set(VerdictConfirmed, r.Name+" is passed", head[0].Evidence)
+		return
+	}
+	var ev []Evidence
+	var vals []string
+	for _, a := range head {
+		if a.weak {
+			continue // a comment
+		}
+		if a.value == "" || !a.literal || sameValue(a.value, r.Value) || strings.EqualFold(strings.Trim(a.value, `"'`), r.Value) {
+			if a.value != "" && a.literal {
+				r.set(VerdictConfirmed, fmt.Sprintf("%s %s is passed", r.Name, a.value), a.Evidence)
+				return
+			}
+			r.set(VerdictConfirmed, r.Name+" is passed (its value is not literal)", a.Evidence)
+			return
+		}
+		ev = append(ev, a.Evidence)
+		vals = append(vals, a.value)
+	}
+	if len(ev) == 0 {
+		r.set(VerdictConfirmed, r.Name+" is mentioned", head[0].Evidence)
+		return
+	}
+	r.set(VerdictContradicted, fmt.Sprintf("%s is passed with %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), r.Value), ev...)
+}
+
+// similarEnv finds an environment variable set in the head files whose
+// name shares the flag's words (--disable-radix-cache vs
+// SGLANG_ENABLE_UNIFIED_RADIX_TREE=1): the usual reason a copied bullet
+// is wrong.
+func (s *subject) similarEnv(flag string) *Evidence {
+	words := strings.Split(strings.TrimPrefix(flag, "--"), "-")
+	var key []string
+	for _, w := range words {
+		if len(w) >= 4 && w != "enable" && w != "disable" {
+			key = append(key, strings.ToUpper(w))
+		}
+	}
+	if len(key) == 0 {
+		return nil
+	}
+	re := regexp.MustCompile(`\b[A-Z][A-Z0-9_]*` + regexp.QuoteMeta(key[0]) + `[A-Z0-9_]*=\S+`)
+	for _, e := range grep(s.head.sources, re, "head") {
+		e.Text = re.FindString(e.Text)
+		return &e
+	}
+	return nil
+}
+
+// --- search space
+
+func (q *RowQual) match(r config.Row) bool {
+	if q == nil {
+		return true
+	}
+	if len(q.TP) > 0 {
+		ok := false
+		for _, n := range q.TP {
+			ok = ok || r.HasTP(n)
+		}
+		if !ok {
+			return false
+		}
+	}
+	if len(q.EP) > 0 {
+		ok := false
+		for _, n := range q.EP {
+			ok = ok || r.HasEP(n) || (n == 1 && len(r.EP) == 0)
+		}
+		if !ok {
+			return false
+		}
+	}
+	if q.DPA != nil && !r.HasDPA(*q.DPA) {
+		return false
+	}
+	if len(q.Seq) > 0 && r.ISL != 0 {
+		ok := false
+		for _, sq := range q.Seq {
+			isl, osl, _ := strings.Cut(sq, "/")
+			ok = ok || (fmt.Sprint(r.ISL) == isl && (osl == "" || fmt.Sprint(r.OSL) == osl))
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func rowText(r keyedRow) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s", r.key)
+	if r.ISL != 0 {
+		fmt.Fprintf(&b, " %d/%d", r.ISL, r.OSL)
+	}
+	fmt.Fprintf(&b, " tp=%v", ints(r.TP))
+	if len(r.EP) > 0 {
+		fmt.Fprintf(&b, " ep=%v", ints(r.EP))
+	}
+	if len(r.DPA) > 0 {
+		fmt.Fprintf(&b, " dp-attn=%v", r.DPA)
+	}
+	fmt.Fprintf(&b, " conc=%v", ints(r.Conc))
+	return b.String()
+}
+
+func ints(v []int64) string {
+	var s []string
+	for _, x := range v {
+		s = append(s, fmt.Sprint(x))
+	}
+	if len(s) == 1 {
+		return s[0]
+	}
+	return "[" + strings.Join(s, ",") + "]"
+}
+
+func (s *subject) rowEvidence(rows []keyedRow, rev string) []Evidence {
+	var ev []Evidence
+	for _, r := range rows {
+		ev = append(ev, Evidence{File: r.file, Line: r.Line, Text: rowText(r), Rev: rev})
+	}
+	return ev
+}
+
+func (s *subject) checkConc(r *ClaimResult) {
+	rows := s.head.rows
+	if len(rows) == 0 {
+		r.set(VerdictUnverified, "the listed recipes have no search space at head")
+		return
+	}
+	var match []keyedRow
+	for _, row := range rows {
+		if matchAny(r.Rows, row.Row) {
+			match = append(match, row)
+		}
+	}
+	qual := ""
+	if len(r.Rows) > 0 {
+		qual = " in the rows it is paired with (" + altText(r.Rows) + ")"
+	}
+	if len(match) == 0 {
+		r.set(VerdictUnverified, "no search-space row matches "+altText(r.Rows))
+		return
+	}
+	union := map[int64]bool{}
+	lo, hi := int64(1<<62), int64(0)
+	for _, row := range match {
+		for _, c := range row.Conc {
+			union[c] = true
+			lo, hi = min(lo, c), max(hi, c)
+		}
+	}
+	if len(r.Range) == 2 {
+		a, b := r.Range[0], r.Range[1]
+		for _, row := range match {
+			if len(row.Conc) > 0 && slicesMin(row.Conc) == a && slicesMax(row.Conc) == b {
+				r.set(VerdictConfirmed, fmt.Sprintf("a row spans conc %d-%d", a, b), s.rowEvidence([]keyedRow{row}, "head")...)
+				return
+			}
+		}
+		if union[a] && union[b] {
+			r.set(VerdictConfirmed, fmt.Sprintf("the rows span conc %d-%d", a, b), s.rowEvidence(match[:1], "head")...)
+			return
+		}
+		missing := a
+		if union[a] {
+			missing = b
+		}
+		r.set(VerdictContradicted, fmt.Sprintf("no row%s reaches conc %d (they run %d-%d)", qual, missing, lo, hi), s.rowEvidence(match, "head")...)
+		return
+	}
+	var miss []string
+	for _, c := range r.Conc {
+		if !union[c] {
+			miss = append(miss, fmt.Sprint(c))
+		}
+	}
+	if len(miss) == 0 {
+		r.set(VerdictConfirmed, "the rows run conc "+ints(r.Conc), s.rowEvidence(match[:1], "head")...)
+		return
+	}
+	r.set(VerdictContradicted, fmt.Sprintf("no row%s runs conc %s", qual, strings.Join(miss, ", ")), s.rowEvidence(match, "head")...)
+}
+
+func matchAny(alts []RowQual, r config.Row) bool {
+	if len(alts) == 0 {
+		return true
+	}
+	for i := range alts {
+		if alts[i].match(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func altText(alts []RowQual) string {
+	if len(alts) == 0 {
+		return "any row"
+	}
+	var p []string
+	for i := range alts {
+		p = append(p, alts[i].text())
+	}
+	return strings.Join(p, " or ")
+}
+
+func (q *RowQual) text() string {
+	if q.empty() {
+		return "any row"
+	}
+	var p []string
+	if len(q.TP) > 0 {
+		p = append(p, "tp "+ints(q.TP))
+	}
+	if len(q.EP) > 0 {
+		p = append(p, "ep "+ints(q.EP))
+	}
+	if q.DPA != nil {
+		p = append(p, fmt.Sprintf("dp-attn %v", *q.DPA))
+	}
+	if len(q.Seq) > 0 {
+		p = append(p, strings.Join(q.Seq, " or "))
+	}
+	return strings.Join(p, ", ")
+}
+
+func slicesMin(v []int64) int64 {
+	m := v[0]
+	for _, x := range v {
+		m = min(m, x)
+	}
+	return m
+}
+
+func slicesMax(v []int64) int64 {
+	m := v[0]
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+func (s *subject) checkParallel(r *ClaimResult) {
+	rows := s.head.rows
+	if len(rows) == 0 {
+		r.set(VerdictUnverified, "the listed recipes have no search space at head")
+		return
+	}
+	for _, row := range rows {
+		if r.Row.match(row.Row) {
+			r.set(VerdictConfirmed, "a row runs "+r.Row.text(), s.rowEvidence([]keyedRow{row}, "head")...)
+			return
+		}
+	}
+	r.set(VerdictContradicted, "no search-space row of the listed recipes runs "+r.Row.text(), s.rowEvidence(rows[:min(3, len(rows))], "head")...)
+}
+
+func (s *subject) checkSeq(r *ClaimResult) {
+	var fixed []keyedRow
+	for _, row := range s.head.rows {
+		if row.ISL != 0 {
+			fixed = append(fixed, row)
+		}
+	}
+	if len(fixed) == 0 {
+		r.set(VerdictUnverified, "the listed recipes have no fixed sequence lengths")
+		return
+	}
+	q := &RowQual{Seq: []string{r.Value}}
+	var have []string
+	for _, row := range fixed {
+		if q.match(row.Row) {
+			r.set(VerdictConfirmed, fmt.Sprintf("a row runs isl %d / osl %d", row.ISL, row.OSL), s.rowEvidence([]keyedRow{row}, "head")...)
+			return
+		}
+		have = append(have, fmt.Sprintf("%d/%d", row.ISL, row.OSL))
+	}
+	r.set(VerdictContradicted, fmt.Sprintf("the listed recipes run %s, not %s", strings.Join(dedupe(have), ", "), r.Value), s.rowEvidence(fixed[:1], "head")...)
+}
+
+var reSpecText = regexp.MustCompile(`(?i)speculative|eagle|\bmtp\b|nextn|draft`)
+
+func (s *subject) checkSpec(r *ClaimResult) {
+	var specRows, plainRows []keyedRow
+	for _, row := range s.head.rows {
+		if row.Spec != "" && row.Spec != "none" {
+			specRows = append(specRows, row)
+		} else {
+			plainRows = append(plainRows, row)
+		}
+	}
+	keyed := false
+	for _, k := range s.keys {
+		keyed = keyed || strings.Contains(k, "mtp") || strings.Contains(k, "eagle")
+	}
+	if r.Negated {
+		if len(plainRows) > 0 || len(s.head.rows) == 0 {
+			r.set(VerdictConfirmed, "rows without speculative decoding exist")
+			return
+		}
+		r.set(VerdictContradicted, "every row of the listed recipes uses spec-decoding "+specRows[0].Spec, s.rowEvidence(specRows[:1], "head")...)
+		return
+	}
+	if len(specRows) > 0 {
+		r.set(VerdictConfirmed, "rows use spec-decoding "+specRows[0].Spec, s.rowEvidence(specRows[:1], "head")...)
+		return
+	}
+	if keyed {
+		r.set(VerdictConfirmed, "the recipe key names speculative decoding")
+		return
+	}
+	if ev := grep(s.head.sources, reSpecText, "head"); len(ev) > 0 {
+		r.set(VerdictConfirmed, "the files that run the recipes configure speculative decoding", ev[0])
+		return
+	}
+	r.set(VerdictContradicted, "no row uses spec-decoding and no file that runs the listed recipes configures speculative decoding")
+}
+
+func (s *subject) checkKV(r *ClaimResult) {
+	name := r.Name
+	if name == "radix cache" {
+		fl := flagOccurrences(s.head.sources, "--disable-radix-cache", "head", false)
+		if r.Negated { // disable the radix cache
+			if len(fl) > 0 {
+				r.set(VerdictConfirmed, "--disable-radix-cache is passed", fl[0].Evidence)
+				return
+			}
+			r.set(VerdictContradicted, "--disable-radix-cache is passed by none of the files that run the listed recipes")
+			if alt := s.similarEnv("--radix-tree"); alt != nil {
+				r.Reason += "; they set " + alt.Text + " instead"
+				r.Evidence = append(r.Evidence, *alt)
+			}
+			return
+		}
+		if len(fl) > 0 {
+			r.set(VerdictUnverified, "--disable-radix-cache is passed somewhere", fl[0].Evidence)
+			return
+		}
+		r.set(VerdictConfirmed, "the radix cache is not disabled")
+		return
+	}
+	pat := map[string]string{"hicache": `(?i)hicache|hierarchical[-_ ]cache`, "lmcache": `(?i)lmcache`, "mooncake": `(?i)mooncake`, "simplecpu": `(?i)simple_?cpu|simple-cpu`}[name]
+	if pat == "" {
+		r.set(VerdictUnverified, "not checked")
+		return
+	}
+	re := regexp.MustCompile(pat)
+	for _, row := range s.head.rows {
+		if re.MatchString(row.KVBackend) {
+			if r.Negated {
+				r.set(VerdictUnverified, "rows still use "+row.KVBackend, s.rowEvidence([]keyedRow{row}, "head")...)
+				return
+			}
+			r.set(VerdictConfirmed, "rows use kv-offload-backend "+row.KVBackend, s.rowEvidence([]keyedRow{row}, "head")...)
+			return
+		}
+	}
+	ev := grep(s.head.sources, re, "head")
+	if len(ev) == 0 {
+		ev = grep(s.changed, re, "head")
+	}
+	switch {
+	case r.Negated && len(ev) == 0:
+		r.set(VerdictConfirmed, name+" is not used")
+	case r.Negated:
+		r.set(VerdictUnverified, name+" is still mentioned", ev[0])
+	case len(ev) > 0:
+		r.set(VerdictConfirmed, name+" is configured", ev[0])
+	case s.head.drivers == 0:
+		r.set(VerdictUnverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+	default:
+		r.set(VerdictContradicted, name+" appears in no row and no file that runs the listed recipes ("+s.filesText()+")")
+	}
+}
+
+func (s *subject) checkAppendOnly(r *ClaimResult) {
+	head, herr := s.ch.Head.Master()
+	if herr != nil {
+		r.set(VerdictUnverified, "the head master configs do not load")
+		return
+	}
+	base, berr := s.ch.Base.Master()
+	sel := map[string]map[string]bool{}
+	for _, k := range s.keys {
+		sel[k] = map[string]bool{}
+		for _, t := range ScenarioTypes {
+			sel[k][t] = true
+		}
+	}
+	keys := append([]string(nil), s.keys...)
+	sort.Strings(keys)
+	if err := config.AppendOnlyCheck(base, berr, head, keys, sel); err != nil {
+		r.set(VerdictContradicted, err.Error())
+		return
+	}
+	r.set(VerdictConfirmed, "every base search-space point is still generated and points were added")
+}

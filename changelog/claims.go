@@ -1,0 +1,716 @@
+package changelog
+
+import (
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Claim kinds: what a description bullet says that the change can be
+// checked against. Part of the JSON contract: add, never rename.
+const (
+	ClaimImage      = "image"         // a container image (tag, from → to)
+	ClaimEnv        = "env"           // an environment variable set, enabled, disabled or removed
+	ClaimFlag       = "flag"          // an engine flag passed or removed
+	ClaimConc       = "conc"          // concurrencies (values, a range) of search-space rows
+	ClaimParallel   = "parallel"      // tp / ep / dp-attn of search-space rows
+	ClaimSeqLen     = "seq-len"       // an ISL/OSL pair (1k1k, 8k1k)
+	ClaimSpec       = "spec-decoding" // speculative decoding (MTP, EAGLE) or its absence
+	ClaimKV         = "kv-cache"      // KV offload / cache features (HiCache, LMCache, mooncake, radix cache)
+	ClaimAppendOnly = "append-only"   // append-only: true (only new search-space points)
+)
+
+// Claim is one checkable statement of a description bullet.
+type Claim struct {
+	Kind string `json:"kind"`
+	// Text is the part of the bullet the claim was read from.
+	Text string `json:"text"`
+	// Negated claims say something is removed, dropped or disabled.
+	Negated bool `json:"negated,omitempty"`
+	// Name is the variable, flag, image repository or feature named.
+	Name string `json:"name,omitempty"`
+	// Value is the value claimed (env value, flag value, image tag).
+	Value string `json:"value,omitempty"`
+	// From is the old value of a "from A to B" claim.
+	From string `json:"from,omitempty"`
+	// Conc lists claimed concurrencies; Range is a claimed [low, high].
+	Conc  []int64 `json:"conc,omitempty"`
+	Range []int64 `json:"range,omitempty"`
+	// Row qualifies parallel claims and Rows conc claims: the rows they
+	// are about (any of Rows).
+	Row  *RowQual  `json:"row,omitempty"`
+	Rows []RowQual `json:"rows,omitempty"`
+	// Strong claims assert (an assignment, a verb governing the name);
+	// a bare mention is weak and is never called contradicted.
+	Strong bool `json:"-"`
+	// Bullet is the 0-based index of the bullet in the description.
+	Bullet int `json:"bullet"`
+}
+
+// RowQual restricts a claim to search-space rows.
+type RowQual struct {
+	TP  []int64 `json:"tp,omitempty"`
+	EP  []int64 `json:"ep,omitempty"`
+	DPA *bool   `json:"dp_attn,omitempty"`
+	// Seq lists ISL/OSL pairs ("8192/1024").
+	Seq []string `json:"seq,omitempty"`
+}
+
+func (q *RowQual) empty() bool {
+	return q == nil || (len(q.TP) == 0 && len(q.EP) == 0 && q.DPA == nil && len(q.Seq) == 0)
+}
+
+var (
+	reURL = regexp.MustCompile(`https?://\S+`)
+	// an image reference: repository with a '/', a tag and/or a digest
+	reImage = regexp.MustCompile(`(?:[a-z0-9][a-z0-9.-]*(?::[0-9]+)?[/#])+[a-z0-9][a-z0-9._-]*(?::[A-Za-z0-9_][A-Za-z0-9._+-]*)?(?:@sha256:[0-9a-f]{7,64})?`)
+	// a tag after "to" or "from" in an image clause
+	reTag     = regexp.MustCompile(`(?i)\b(from|to)\s+` + "`?" + `(v?[0-9][A-Za-z0-9._+-]*|nightly[A-Za-z0-9._+-]*|latest\s*$|rc[0-9][A-Za-z0-9._+-]*)`)
+	reEnvSet  = regexp.MustCompile(`\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=("[^"]*"|'[^']*'|[^\s,;)\]` + "`" + `]+)`)
+	reEnvName = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
+	reFlag    = regexp.MustCompile(`(?:^|[\s(\[,'"` + "`" + `/])(--[a-z0-9][a-z0-9_.-]*[a-z0-9])(?:[= ]+("[^"]*"|'[^']*'|[A-Za-z0-9_.:/+-]+))?`)
+	reBare    = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:-[a-z0-9]+){1,6}\b`)
+	// concurrency: "conc 4-64", "conc=48", "concurrency 1, 2 and 4", "conc-list [1, 4]", "c1-c32", "C1/C5"
+	reConc      = regexp.MustCompile(`(?i)\b(?:conc(?:urrenc(?:y|ies))?(?:-list)?|concs)\s*(?:=|:|of|at|to)?\s*(?:\[\s*)?((?:\d[\d,]*)(?:\s*(?:-|–|—|\.\.\.?|to|/|,\s*(?:and\s+)?|\s+and\s+)\s*\d[\d,]*)*)\]?|\b[cC](\d+)((?:\s*(?:-|–|/)\s*[cC]?\d+)*)\b`)
+	rePar       = regexp.MustCompile(`(?i)\b(?:(tp|ep|dp|dep|tep)\s*(?:=|:)?\s*(\d+)|(dpa|dp-attn(?:\s*[=:]?\s*(?:true|false))?|dp-o(?:n|ff)|dp[- ]attention|data[- ]parallel attention|tp-only|non-dp-attention|non-dpa))\b`)
+	reSeq       = regexp.MustCompile(`(?i)\b(?:(1|8)k\s*/?\s*(1|8)k|(1024|8192)\s*/\s*(1024|8192)|isl\s*=?\s*(1024|8192|1k|8k))\b`)
+	reSpec      = regexp.MustCompile(`(?i)\b(non-mtp|no mtp|without mtp|stp|mtp|eagle3?|speculative[- ]decoding|draft tokens|nextn)\b`)
+	reKV        = regexp.MustCompile(`(?i)\b(hicache|hierarchical[- ]cache|lmcache|mooncake|simplecpu|radix[- ]cache)\b`)
+	imageClause = regexp.MustCompile(`(?i)\b(image|container|docker|tag)\b`)
+	rePath      = regexp.MustCompile(`\S*/\S*/\S*|\S+\.(?:sh|yaml|yml|py|json)\b`)
+	reWord      = regexp.MustCompile(`[A-Za-z0-9_][A-Za-z0-9_'-]*`)
+	reIsRange   = regexp.MustCompile(`\d\s*(?:-|–|—|\.\.\.?|\bto\b)\s*[cC]?\d`)
+	reNumber    = regexp.MustCompile(`\d[\d,]*\d|\d`)
+	reThousands = regexp.MustCompile(`^\d{1,3}(,\d{3})+$`)
+	// verbs that are nouns as often ("the TP8 sweep"): verbs only when
+	// they open the clause
+	reLeadVerb = regexp.MustCompile(`(?i)^(sweep(?:s)?|cover(?:s)?|run(?:s)?|turn(?:s)?)$`)
+	// measurement prose: numbers in it are results, not the search space
+	reNarrative = regexp.MustCompile(`(?i)(%|tok/s|tokens?/s|\btput\b|throughput|\bttft\b|\btpot\b|latency|gsm8k|accuracy|\boom\b|\bhang|regress|\brun \d{6,}|showed|\bms\b|\bx\b|speedup|faster|slower|improv|beats|outperform|dominated|overflows|thrash|\bpeak\b|fail|crash|\berror|silently|reported|because|\bbug\b|\bissue\b|assert|measured|uplift|verified|validated|completed|tested|cannot|can't|never|did not|didn't)`)
+	// counterfactual and old-state markers: what follows is not the head
+	reCounter = regexp.MustCompile(`(?i)\b(rather than|instead of|previously|formerly|was|were|used to|would|could|should|vs\.?|versus|compared (?:to|with)|than|replacing|in place of|originally|old|no longer|until|once|if|when|unless|pending|future|follow-?up|todo|later|unlike|ahead of|attempt\w*|re-attempt\w*|tried|trying|avoid\w*|deliberately|upstream|sibling|default(?:s|ed)? to)\b`)
+	reNeg     = regexp.MustCompile(`(?i)^(remove[sd]?|removing|drop(?:s|ped|ping)?|delete[sd]?|deleting|disable[sd]?|disabling|unset|strip(?:ped)?|without|no|not|never|omit(?:s|ted)?|exclude[sd]?|excluding|revert(?:s|ed)?|stop|prune[sd]?|skip(?:s|ped)?)$`)
+	rePos     = regexp.MustCompile(`(?i)^(add(?:s|ed|ing)?|set(?:s|ting)?|enable[sd]?|enabling|pass(?:es|ed)?|use[sd]?|using|export(?:s|ed)?|keep(?:s)?|bump(?:s|ed)?|update[sd]?|upgrade[sd]?|switch(?:es|ed)?|introduce[sd]?|apply|applie[sd]|include[sd]?|extend(?:s|ed)?|expand(?:s|ed)?|restore[sd]?|re-?enable[sd]?|with|via|pin(?:s|ned)?|move[sd]?)$`)
+)
+
+// stopWords are words after a flag that are not its value.
+var stopWords = map[string]bool{"from": true, "to": true, "and": true, "for": true, "on": true, "in": true, "at": true,
+	"is": true, "are": true, "the": true, "a": true, "an": true, "of": true, "as": true, "by": true, "so": true,
+	"plus": true, "or": true, "but": true, "now": true, "only": true, "flag": true, "flags": true, "instead": true,
+	"unconditionally": true, "too": true, "also": true, "which": true, "that": true, "when": true, "if": true}
+
+// falseName lists all-caps tokens that are not environment variables.
+var falseName = map[string]bool{"ISL_OSL": true}
+
+// ExtractClaims reads the checkable claims of a description. It prefers
+// missing a claim to inventing one: counterfactual wording ("rather than
+// 24", "previously"), old values ("from A"), measurement prose and paths
+// are skipped.
+func ExtractClaims(description []string) []Claim {
+	var out []Claim
+	for i, b := range description {
+		for _, c := range extractBullet(b) {
+			c.Bullet = i
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// span is a clause of a bullet with the polarity and the counterfactual
+// state in force at each byte.
+type clause struct {
+	text      string
+	narrative bool
+	// label is set for a list introduced by "flags:", "env:" and the
+	// like: its items are claimed as they stand.
+	label bool
+}
+
+var reLabel = regexp.MustCompile(`(?i)\b(flags?|args|arguments|options|settings|env|envs|environment|knobs|params|parameters|image|serve|server)$`)
+
+// splitClauses splits a bullet at sentence ends, semicolons and colons.
+// A parenthetical is a clause of its own, and is blanked out of the text
+// around it, so that "drop A (detail) and B" still reads as one clause.
+func splitClauses(b string) []clause {
+	var out []clause
+	outer := []byte(b)
+	depth, open := 0, -1
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '(':
+			if depth == 0 {
+				open = i
+			}
+			depth++
+		case ')':
+			if depth == 0 {
+				continue
+			}
+			depth--
+			if depth == 0 {
+				out = append(out, splitClauses(b[open+1:i])...)
+				for k := open; k <= i; k++ {
+					outer[k] = ' '
+				}
+			}
+		}
+	}
+	b = string(outer)
+	start := 0
+	depth = 0
+	label := false
+	flush := func(end int) {
+		if t := strings.TrimSpace(b[start:end]); t != "" {
+			out = append(out, clause{text: t, label: label})
+		}
+		label = end < len(b) && b[end] == ':' && reLabel.MatchString(strings.TrimSpace(b[start:end]))
+		start = end + 1
+	}
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
+		case '[', '{':
+			depth++
+		case ']', '}':
+			if depth > 0 {
+				depth--
+			}
+		case ';':
+			flush(i)
+		case '.':
+			if i+1 == len(b) || (b[i+1] == ' ' && depth == 0) {
+				flush(i)
+			}
+		}
+	}
+	flush(len(b))
+	for i := range out {
+		out[i].narrative = out[i].narrative || reNarrative.MatchString(out[i].text)
+	}
+	return out
+}
+
+// ctoken is a claim candidate found in a clause.
+type ctoken struct {
+	start, end int
+	claim      Claim
+}
+
+func extractBullet(b string) []Claim {
+	var out []Claim
+	b = reURL.ReplaceAllStringFunc(b, func(s string) string { return strings.Repeat(" ", len(s)) })
+	for _, cl := range splitClauses(b) {
+		t := cl.text
+		var toks []ctoken
+		// images first; their text is masked from the other matchers
+		masked := []byte(t)
+		mask := func(s, e int) {
+			for k := s; k < e; k++ {
+				masked[k] = ' '
+			}
+		}
+		for _, m := range reImage.FindAllStringIndex(t, -1) {
+			ref := t[m[0]:m[1]]
+			if !strings.ContainsAny(ref, ":@") || strings.Count(ref, "/") > 3 {
+				if strings.Count(ref, "/") >= 2 {
+					mask(m[0], m[1]) // a path, not an image
+				}
+				continue
+			}
+			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimImage, Text: ref, Name: imageRepo(ref), Value: ref, Strong: true}})
+			mask(m[0], m[1])
+		}
+		// remaining path-like words (a/b/c, file.sh) carry no claims
+		for _, m := range rePath.FindAllStringIndex(string(masked), -1) {
+			mask(m[0], m[1])
+		}
+		if imageClause.MatchString(t) {
+			for _, m := range reTag.FindAllStringSubmatchIndex(string(masked), -1) {
+				tag := strings.TrimRight(strings.TrimSpace(string(masked[m[4]:m[5]])), ".,`")
+				if tag == "latest" && strings.TrimSpace(t[m[4]+len("latest"):]) != "" {
+					continue // "to latest repo:tag": an adjective
+				}
+				m[5] = m[4] + len(tag)
+				toks = append(toks, ctoken{m[4], m[5], Claim{Kind: ClaimImage, Text: t[m[0]:m[5]], Value: tag, Strong: true}})
+				mask(m[4], m[5])
+			}
+		}
+		ms := string(masked)
+		for _, m := range reEnvSet.FindAllStringSubmatchIndex(ms, -1) {
+			name, val := ms[m[2]:m[3]], strings.TrimRight(strings.Trim(ms[m[4]:m[5]], `"'`+"`"), ".:,")
+			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimEnv, Text: ms[m[0]:m[1]], Name: name, Value: val, Strong: true}})
+			mask(m[0], m[1])
+		}
+		ms = string(masked)
+		for _, m := range reFlag.FindAllStringSubmatchIndex(ms, -1) {
+			c := Claim{Kind: ClaimFlag, Name: ms[m[2]:m[3]], Strong: true}
+			end := m[3]
+			if m[4] >= 0 {
+				v := strings.Trim(ms[m[4]:m[5]], `"'`)
+				if !rePos.MatchString(v) && !reNeg.MatchString(v) && !stopWords[strings.ToLower(v)] {
+					c.Value, end = v, m[5]
+				}
+			}
+			c.Text = ms[m[2]:end]
+			toks = append(toks, ctoken{m[2], end, c})
+			mask(m[2], end)
+		}
+		ms = string(masked)
+		for _, m := range reEnvName.FindAllStringIndex(ms, -1) {
+			name := ms[m[0]:m[1]]
+			if falseName[name] || len(name) < 6 {
+				continue
+			}
+			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimEnv, Text: name, Name: name}})
+			mask(m[0], m[1])
+		}
+		ms = string(masked)
+		for _, m := range reBare.FindAllStringIndex(ms, -1) {
+			w := ms[m[0]:m[1]]
+			if knownFlags[w] {
+				toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimFlag, Text: w, Name: "--" + w}})
+				mask(m[0], m[1])
+			}
+		}
+		ms = string(masked)
+		for _, m := range reKV.FindAllStringIndex(ms, -1) {
+			w := strings.ToLower(ms[m[0]:m[1]])
+			name := strings.NewReplacer("hierarchical cache", "hicache", "hierarchical-cache", "hicache", "radix-cache", "radix cache").Replace(w)
+			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimKV, Text: ms[m[0]:m[1]], Name: name}})
+		}
+		for _, m := range reSpec.FindAllStringIndex(ms, -1) {
+			w := strings.ToLower(ms[m[0]:m[1]])
+			c := Claim{Kind: ClaimSpec, Text: ms[m[0]:m[1]], Name: w}
+			if w == "non-mtp" || w == "no mtp" || w == "without mtp" || w == "stp" {
+				// "the non-MTP entry", "the STP recipe": a reference to a
+				// sibling far more often than a claim
+				mask(m[0], m[1])
+				continue
+			}
+			toks = append(toks, ctoken{m[0], m[1], c})
+		}
+		if !cl.narrative {
+			for _, m := range reConc.FindAllStringSubmatchIndex(ms, -1) {
+				c, ok := concClaim(ms, m)
+				if ok {
+					toks = append(toks, ctoken{m[0], m[1], c})
+				}
+			}
+			for _, m := range reSeq.FindAllStringSubmatchIndex(ms, -1) {
+				toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimSeqLen, Text: ms[m[0]:m[1]], Value: seqOf(ms, m)}})
+			}
+			for _, m := range rePar.FindAllStringSubmatchIndex(ms, -1) {
+				if c, ok := parClaim(ms, m); ok {
+					toks = append(toks, ctoken{m[0], m[1], c})
+				}
+			}
+		}
+		sort.SliceStable(toks, func(i, j int) bool { return toks[i].start < toks[j].start })
+		out = append(out, resolveClause(t, string(masked), toks, cl)...)
+	}
+	return out
+}
+
+// resolveClause applies polarity (the last verb before a claim), the
+// counterfactual markers, from/to roles and row qualifiers.
+func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
+	label := cl.label
+	var out []Claim
+	words := wordSpans(masked)
+	wordAt := func(pos int) int { // index of the last word ending at or before pos
+		k := -1
+		for i, w := range words {
+			if w[1] <= pos {
+				k = i
+			}
+		}
+		return k
+	}
+	// polarityAt reads the words before a claim: a counterfactual marker
+	// anywhere before it in the clause cancels it; else the nearest verb
+	// sets its polarity. list is true when only names, values and "and"
+	// stand between that verb and the claim ("add A, B and C=1").
+	polarityAt := func(pos int) (neg, verb, counter, gov, list bool) {
+		k := wordAt(pos)
+		fromOpen := true // no "to" yet between the claim and a "from"
+		for i := k; i >= 0; i-- {
+			w := strings.ToLower(t[words[i][0]:words[i][1]])
+			if reCounter.MatchString(w) || (i > 0 && reCounter.MatchString(strings.ToLower(t[words[i-1][0]:words[i][1]]))) {
+				return false, false, true, false, false
+			}
+			switch w {
+			case "to", "into":
+				fromOpen = false
+			case "from":
+				if fromOpen { // "from TP8/EP8 to TP8/EP1": the old value
+					return false, false, true, false, false
+				}
+			}
+		}
+		with := false
+		list = true
+		for i := k; i >= 0; i-- {
+			raw := t[words[i][0]:words[i][1]]
+			w := strings.ToLower(raw)
+			next := pos
+			if i < k {
+				next = words[i+1][0]
+			}
+			if strings.Contains(masked[words[i][1]:next], ": ") || strings.HasSuffix(masked[words[i][1]:next], ":") {
+				// "Serve flags: --a, --b": a label governs the list; any
+				// other colon ends the verb's reach
+				if reLabel.MatchString(w) {
+					return false, false, false, true, true
+				}
+				break
+			}
+			switch w {
+			case "with", "by":
+				with = true
+			case "replace", "replaces", "replaced", "swap", "swaps", "swapped":
+				if !with { // "replace A with B": A is the old value
+					return false, false, true, false, false
+				}
+				return false, true, false, true, list
+			}
+			if reNeg.MatchString(w) {
+				return true, true, false, true, list
+			}
+			if rePos.MatchString(w) || (i == 0 && reLeadVerb.MatchString(w)) {
+				return false, true, false, true, list
+			}
+			if !(reEnvName.MatchString(raw) && strings.ToUpper(raw) == raw) && w != "and" && w != "or" && !reNumber.MatchString(raw) {
+				list = false
+			}
+		}
+		if label {
+			return false, false, false, true, true
+		}
+		return false, false, false, false, false
+	}
+	// "from A to B" and "A -> B": A is the old value
+	isFrom := func(pos int) bool {
+		for i := wordAt(pos); i >= 0; i-- {
+			w := strings.ToLower(t[words[i][0]:words[i][1]])
+			if w == "to" || w == "into" {
+				break
+			}
+			if w == "from" {
+				return true
+			}
+		}
+		rest := strings.TrimLeft(t[pos:], " `\"'")
+		for _, tok := range toks {
+			if tok.start >= pos {
+				rest = t[tok.end:]
+				break
+			}
+		}
+		rest = strings.TrimLeft(rest, " `\"'")
+		return strings.HasPrefix(rest, "->") || strings.HasPrefix(rest, "→") || strings.HasPrefix(rest, "=>")
+	}
+	var lastImage *Claim
+	var groups []RowQual // parallel groups since the last conc claim
+	lastPar := -1        // end of the last parallel token
+	var seqs []string
+	for _, tok := range toks {
+		if tok.claim.Kind == ClaimSeqLen {
+			seqs = append(seqs, tok.claim.Value)
+		}
+	}
+	for ti, tok := range toks {
+		c := tok.claim
+		neg, _, counter, gov, list := polarityAt(tok.start)
+		if isFrom(tok.start) {
+			switch c.Kind {
+			case ClaimImage:
+				// keep as the From of the next image claim
+				from := c.Value
+				for tj := ti + 1; tj < len(toks); tj++ {
+					if toks[tj].claim.Kind == ClaimImage {
+						toks[tj].claim.From = from
+						break
+					}
+				}
+			}
+			continue
+		}
+		if counter {
+			continue
+		}
+		if after := strings.TrimLeft(t[tok.end:], " `\"'"); strings.HasPrefix(after, "->") || strings.HasPrefix(after, "→") || strings.HasPrefix(after, "=>") {
+			continue // "512->256": the old value
+		}
+		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(t[max(0, tok.start-4):tok.start])), "non") {
+			continue // "non-TP8", "non-MTP" handled by the matchers
+		}
+		c.Negated = c.Negated || neg
+		if cl.narrative && (c.Kind == ClaimEnv || c.Kind == ClaimFlag || c.Kind == ClaimImage) {
+			if c.Negated {
+				continue // "the launcher silently dropped --ep-size": history, not the change
+			}
+			gov = false
+			c.Strong = false
+		}
+		switch c.Kind {
+		case ClaimImage:
+			if lastImage != nil && lastImage.Value == c.Value {
+				continue
+			}
+			out = append(out, c)
+			lastImage = &out[len(out)-1]
+		case ClaimEnv:
+			if !c.Strong && gov && list {
+				c.Strong = true // "export NAME", "enable A, B and C"
+			}
+			out = append(out, c)
+		case ClaimFlag:
+			if !gov && !c.Negated {
+				if !c.Strong {
+					continue // a bare name nobody governs
+				}
+				c.Strong = false // "--flag" in prose: a mention
+			}
+			out = append(out, c)
+		case ClaimSpec:
+			if c.Negated {
+				continue // "drop MTP rows", "no MTP yet": not a statement about what runs
+			}
+			c.Strong = gov
+			out = append(out, c)
+		case ClaimKV:
+			if !gov && !c.Negated {
+				c.Strong = false
+			} else {
+				c.Strong = true
+			}
+			out = append(out, c)
+		case ClaimParallel:
+			if lastPar >= 0 && len(groups) > 0 && joined(t[lastPar:tok.start]) {
+				applyPar(&groups[len(groups)-1], c) // TP4/EP4, TP8+EP8
+			} else {
+				var g RowQual
+				applyPar(&g, c)
+				groups = append(groups, g)
+			}
+			lastPar = tok.end
+			if c.Negated {
+				continue
+			}
+			c.Strong = gov
+			out = append(out, c)
+		case ClaimConc:
+			if c.Negated {
+				continue
+			}
+			alts := groups
+			if len(alts) == 0 { // "conc 48 and 64 to the TP8/EP1 sweep": the qualifiers after it
+				end := tok.end
+				for tj := ti + 1; tj < len(toks) && toks[tj].claim.Kind != ClaimConc; tj++ {
+					nt := toks[tj]
+					if strings.ContainsAny(t[end:nt.start], ",;+") {
+						break
+					}
+					if nt.claim.Kind == ClaimParallel {
+						if len(alts) > 0 && joined(t[end:nt.start]) {
+							applyPar(&alts[len(alts)-1], nt.claim)
+						} else {
+							var g RowQual
+							applyPar(&g, nt.claim)
+							alts = append(alts, g)
+						}
+					}
+					end = nt.end
+				}
+			}
+			if len(alts) == 0 && len(seqs) > 0 {
+				alts = []RowQual{{}}
+			}
+			for _, a := range alts {
+				a.Seq = seqs
+				if !a.empty() {
+					c.Rows = append(c.Rows, a)
+				}
+			}
+			c.Strong = true
+			out = append(out, c)
+			groups, lastPar = nil, -1
+		case ClaimSeqLen:
+			if c.Negated {
+				continue
+			}
+			c.Strong = gov
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// joined reports whether the text between two parallel tokens joins them
+// into one group ("TP4/EP4", "TP8+EP8", "TP8 EP8").
+func joined(between string) bool {
+	return strings.Trim(between, " /+-") == ""
+}
+
+func applyPar(q *RowQual, c Claim) {
+	if c.Row == nil {
+		return
+	}
+	q.TP = append(q.TP, c.Row.TP...)
+	q.EP = append(q.EP, c.Row.EP...)
+	if c.Row.DPA != nil {
+		q.DPA = c.Row.DPA
+	}
+}
+
+func wordSpans(t string) [][2]int {
+	var out [][2]int
+	for _, m := range reWord.FindAllStringIndex(t, -1) {
+		out = append(out, [2]int{m[0], m[1]})
+	}
+	return out
+}
+
+// concClaim reads the numbers of a concurrency match.
+func concClaim(s string, m []int) (Claim, bool) {
+	var body string
+	switch {
+	case m[2] >= 0:
+		body = s[m[2]:m[3]]
+	case m[4] >= 0:
+		body = s[m[4]:m[5]]
+		if m[6] >= 0 {
+			body += s[m[6]:m[7]]
+		}
+	default:
+		return Claim{}, false
+	}
+	text := s[m[0]:m[1]]
+	isRange := reIsRange.MatchString(body)
+	var nums []int64
+	for _, n := range reNumber.FindAllString(body, -1) {
+		// "1,024" is one number; "1,2,4" are three
+		parts := []string{n}
+		if strings.Contains(n, ",") && !(reThousands.MatchString(n) && n[1] == ',') {
+			parts = strings.Split(n, ",")
+		}
+		for _, p := range parts {
+			v, err := strconv.ParseInt(strings.ReplaceAll(p, ",", ""), 10, 64)
+			if err == nil && v > 0 && v <= 1<<20 {
+				nums = append(nums, v)
+			}
+		}
+	}
+	if len(nums) == 0 {
+		return Claim{}, false
+	}
+	c := Claim{Kind: ClaimConc, Text: text}
+	if isRange && len(nums) == 2 {
+		if nums[0] > nums[1] {
+			return Claim{}, false // "512->256": a change narrative
+		}
+		c.Range = nums
+	} else if isRange {
+		return Claim{}, false
+	} else {
+		c.Conc = nums
+	}
+	return c, true
+}
+
+func seqOf(s string, m []int) string {
+	k := func(x string) string {
+		switch strings.ToLower(x) {
+		case "1", "1k", "1024":
+			return "1024"
+		case "8", "8k", "8192":
+			return "8192"
+		}
+		return x
+	}
+	switch {
+	case m[2] >= 0:
+		return k(s[m[2]:m[3]]) + "/" + k(s[m[4]:m[5]])
+	case m[6] >= 0:
+		return k(s[m[6]:m[7]]) + "/" + k(s[m[8]:m[9]])
+	default:
+		return k(s[m[10]:m[11]]) + "/"
+	}
+}
+
+// parClaim reads "TP8", "EP=4", "DEP8", "DPA", "TP-only".
+func parClaim(s string, m []int) (Claim, bool) {
+	c := Claim{Kind: ClaimParallel, Text: s[m[0]:m[1]], Row: &RowQual{}}
+	if m[0] > 0 && (s[m[0]-1] == '-' || s[m[0]-1] == '_') || m[1] < len(s) && (s[m[1]] == '-' || s[m[1]] == '_') && !strings.HasPrefix(s[m[1]:], "-only") {
+		return Claim{}, false // part of a name: "2p1d-dep2-dep4"
+	}
+	t, f := true, false
+	if m[2] >= 0 {
+		n, err := strconv.ParseInt(s[m[4]:m[5]], 10, 64)
+		if err != nil || n <= 0 || n > 1024 {
+			return Claim{}, false
+		}
+		switch strings.ToLower(s[m[2]:m[3]]) {
+		case "tp":
+			c.Row.TP = []int64{n}
+		case "ep":
+			c.Row.EP = []int64{n}
+		case "dp":
+			c.Row.DPA = &t
+		case "dep":
+			c.Row.TP, c.Row.EP, c.Row.DPA = []int64{n}, []int64{n}, &t
+		case "tep":
+			c.Row.TP, c.Row.EP, c.Row.DPA = []int64{n}, []int64{n}, &f
+		}
+		return c, true
+	}
+	w := strings.ToLower(s[m[6]:m[7]])
+	switch {
+	case strings.HasPrefix(w, "non") || w == "tp-only" || strings.HasSuffix(w, "false") || w == "dp-off":
+		c.Row.DPA = &f
+	default:
+		c.Row.DPA = &t
+	}
+	// "+/- DPA", "DPA on/off": both
+	pre := strings.TrimSpace(s[max(0, m[0]-4):m[0]])
+	post := strings.TrimSpace(s[m[1]:min(len(s), m[1]+8)])
+	if strings.HasSuffix(pre, "+/-") || strings.HasSuffix(pre, "±") || strings.HasPrefix(post, "on/off") || strings.HasPrefix(post, "off/on") {
+		c.Row.DPA = nil
+		c.Negated = true // no restriction, no claim
+	}
+	return c, true
+}
+
+// imageRepo is the repository of an image reference, normalised.
+func imageRepo(ref string) string {
+	r, _, _ := strings.Cut(ref, "@")
+	if i := strings.LastIndex(r, ":"); i > strings.LastIndex(r, "/") {
+		r = r[:i]
+	}
+	return normRepo(r)
+}
+
+func normRepo(r string) string {
+	r = strings.ToLower(r)
+	for _, p := range []string{"docker.io/", "index.docker.io/", "registry-1.docker.io/"} {
+		r = strings.TrimPrefix(r, p)
+	}
+	return strings.TrimPrefix(r, "library/")
+}
+
+// knownFlags are engine flags a bullet may name without dashes.
+var knownFlags = map[string]bool{
+	"disable-radix-cache": true, "enable-hierarchical-cache": true, "enable-dp-attention": true,
+	"enable-expert-parallel": true, "enable-two-batch-overlap": true, "enable-dp-lm-head": true,
+	"disable-cuda-graph": true, "enable-torch-compile": true, "async-scheduling": true,
+	"enable-symm-mem": true, "enable-prefix-caching": true, "no-enable-prefix-caching": true,
+	"disable-piecewise-cuda-graph": true, "enable-flashinfer-allreduce-fusion": true,
+	"disable-shared-experts-fusion": true, "enable-chunked-prefill": true, "disable-overlap-schedule": true,
+	"cuda-graph-max-bs": true, "max-num-seqs": true, "max-num-batched-tokens": true, "max-model-len": true,
+	"gpu-memory-utilization": true, "mem-fraction-static": true, "chunked-prefill-size": true,
+	"kv-cache-dtype": true, "attention-backend": true, "moe-runner-backend": true, "max-running-requests": true,
+	"stream-interval": true, "speculative-num-steps": true, "speculative-num-draft-tokens": true,
+	"speculative-eagle-topk": true, "compilation-config": true, "enable-ep-moe": true, "enable-deepep-moe": true,
+	"moe-a2a-backend": true, "disable-log-requests": true, "trust-remote-code": true,
+}
