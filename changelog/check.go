@@ -201,10 +201,15 @@ func loadSide(r *recipe.Rev, name string, keys []string) side {
 }
 
 // grep returns the lines of sources matching re.
-func grep(srcs []source, re *regexp.Regexp, rev string) []Evidence {
+// needle, when not "", is a string every match contains (a fast filter).
+func grep(srcs []source, re *regexp.Regexp, rev, needle string) []Evidence {
 	var out []Evidence
+	lit := needle
 	for _, s := range srcs {
 		for i, l := range s.lines {
+			if lit != "" && !strings.Contains(l, lit) {
+				continue
+			}
 			if re.MatchString(l) {
 				out = append(out, Evidence{File: s.file, Line: s.first + i, Text: strings.TrimSpace(l), Rev: rev})
 			}
@@ -329,9 +334,9 @@ func (s *subject) checkImage(r *ClaimResult) {
 			needle = tag
 		}
 		re := regexp.MustCompile(`(^|[^A-Za-z0-9._-])` + regexp.QuoteMeta(needle) + `($|[^A-Za-z0-9])`)
-		hit = grep(s.head.sources, re, "head")
+		hit = grep(s.head.sources, re, "head", needle)
 		if len(hit) == 0 {
-			hit = grep(s.changed, re, "head")
+			hit = grep(s.changed, re, "head", needle)
 		}
 	}
 	if len(hit) > 0 {
@@ -372,7 +377,7 @@ func (s *subject) checkFrom(r *ClaimResult) {
 		}
 	}
 	re := regexp.MustCompile(`(^|[^A-Za-z0-9._-])` + regexp.QuoteMeta(r.From) + `($|[^A-Za-z0-9])`)
-	if len(grep(s.base.sources, re, "base")) > 0 {
+	if len(grep(s.base.sources, re, "base", r.From)) > 0 {
 		return
 	}
 	repo, _, _ := splitRef(r.Value)
@@ -435,6 +440,9 @@ func assignments(srcs []source, name, rev string) []assignment {
 	var out []assignment
 	for _, s := range srcs {
 		for i, l := range s.lines {
+			if !strings.Contains(l, name) {
+				continue
+			}
 			code := l
 			if j := strings.Index(code, "#"); j >= 0 && (j == 0 || code[j-1] == ' ') {
 				code = code[:j]
@@ -474,9 +482,9 @@ func (s *subject) checkEnv(r *ClaimResult) {
 		head = assignments(s.changed, name, "head")
 	}
 	mention := regexp.MustCompile(`(^|[^A-Za-z0-9_])(?:[A-Z0-9]+_)*` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_])`)
-	mentioned := grep(s.head.sources, mention, "head")
+	mentioned := grep(s.head.sources, mention, "head", name)
 	if len(mentioned) == 0 {
-		mentioned = grep(s.changed, mention, "head")
+		mentioned = grep(s.changed, mention, "head", name)
 	}
 	if r.Negated {
 		base := assignments(s.base.sources, name, "base")
@@ -571,6 +579,9 @@ func flagOccurrences(srcs []source, flag, rev string, comments bool) []assignmen
 	var out []assignment
 	for _, s := range srcs {
 		for i, l := range s.lines {
+			if !strings.Contains(l, name) && !strings.Contains(l, us) {
+				continue
+			}
 			code := strings.TrimSpace(l)
 			if !comments && strings.HasPrefix(code, "#") {
 				continue
@@ -665,7 +676,7 @@ func (s *subject) similarEnv(flag string) *Evidence {
 		return nil
 	}
 	re := regexp.MustCompile(`\b[A-Z][A-Z0-9_]*` + regexp.QuoteMeta(key[0]) + `[A-Z0-9_]*=\S+`)
-	for _, e := range grep(s.head.sources, re, "head") {
+	for _, e := range grep(s.head.sources, re, "head", key[0]) {
 		e.Text = re.FindString(e.Text)
 		return &e
 	}
@@ -936,7 +947,7 @@ func (s *subject) checkSpec(r *ClaimResult) {
 		r.set(VerdictConfirmed, "the recipe key names speculative decoding")
 		return
 	}
-	if ev := grep(s.head.sources, reSpecText, "head"); len(ev) > 0 {
+	if ev := grep(s.head.sources, reSpecText, "head", ""); len(ev) > 0 {
 		r.set(VerdictConfirmed, "the files that run the recipes configure speculative decoding", ev[0])
 		return
 	}
@@ -982,9 +993,9 @@ func (s *subject) checkKV(r *ClaimResult) {
 			return
 		}
 	}
-	ev := grep(s.head.sources, re, "head")
+	ev := grep(s.head.sources, re, "head", "")
 	if len(ev) == 0 {
-		ev = grep(s.changed, re, "head")
+		ev = grep(s.changed, re, "head", "")
 	}
 	switch {
 	case r.Negated && len(ev) == 0:

@@ -38,7 +38,7 @@ func SplitBlocks(data []byte) (blocks []Block, ok bool) {
 		}
 		at := off
 		off = next
-		if code := stripComment(l); aliasLike.Match(code) {
+		if bytes.ContainsAny(l, "&*<") && aliasLike.Match(stripComment(l)) {
 			return nil, false
 		}
 		if len(l) == 0 || l[0] == ' ' || l[0] == '#' || l[0] == '\r' {

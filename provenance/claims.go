@@ -3,6 +3,7 @@ package provenance
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -37,6 +38,10 @@ func CheckAuditClaims(ctx context.Context, r *gitscan.Repo, s *config.Settings, 
 		}
 		byCommit[c] = append(byCommit[c], i)
 	}
+	// newest first: packs store older versions as deltas of newer ones
+	sort.SliceStable(order, func(i, j int) bool {
+		return rep.Entries[byCommit[order[i]][0]].Introduced.Date.After(rep.Entries[byCommit[order[j]][0]].Introduced.Date)
+	})
 	for _, c := range order {
 		if err := ctx.Err(); err != nil {
 			return err
