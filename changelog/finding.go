@@ -71,6 +71,26 @@ const (
 	// config keys.
 	RuleUnknownKey    = "config-keys/unknown" // key or glob matches no recipe
 	RuleMasterInvalid = "config/invalid"      // the master configs cannot be loaded
+
+	// coverage: which recipes the change changed vs the entries it adds.
+	RuleMissingEntry = "coverage/missing-entry" // a recipe changed and no new entry covers it
+	RuleUnchangedKey = "coverage/unchanged-key" // a new entry lists a recipe that did not change
+	RuleRenamedKey   = "coverage/renamed-key"   // a recipe was renamed
+
+	// claims: the description against the change.
+	RuleContradicted = "claim/contradicted" // a description claim the change contradicts
+	RuleUnverified   = "claim/unverified"   // a claim that could not be checked (--claims all)
+	RuleConfirmed    = "claim/confirmed"    // a claim the change confirms (--claims all)
+
+	// recipe: the scripts that run the recipes (the ids of package recipe).
+	RuleArrayClobber  = "recipe/array-clobber"           // an array grown with += then reset with =
+	RuleContinuation  = "recipe/continuation-whitespace" // a backslash followed by whitespace
+	RuleKVBackend     = "recipe/kv-backend-mismatch"     // the KV-offload backend a script requires vs the recipe's
+	RuleRouter        = "recipe/router-mismatch"         // a DP-aware router before servers without DP attention
+	RuleEnginePatch   = "recipe/engine-patch"            // the inference engine patched inside a script
+	RuleNonUpstream   = "recipe/non-upstream-image"      // a vLLM/SGLang recipe on a non-upstream image
+	RuleScriptParse   = "recipe/parse"                   // a changed script does not parse
+	RuleRecipeInvalid = "recipe/invalid"                 // the recipe diff could not be computed
 )
 
 // Finding is one problem (or note) about the changelog. JSON field names
@@ -87,6 +107,9 @@ type Finding struct {
 	Entry int `json:"entry,omitempty"`
 	// Source is the offending line's text, for display.
 	Source string `json:"source,omitempty"`
+	// Evidence lists the lines that support the finding (diff-aware rules:
+	// the recipe fields, script lines and base values it rests on).
+	Evidence []Evidence `json:"evidence,omitempty"`
 }
 
 // SortFindings orders findings by file, line, severity and rule.

@@ -147,6 +147,10 @@ func verifyFull(in *Input) *Report {
 	}
 	if bytes.Equal(baseRaw, in.Head) {
 		add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: fmt.Sprintf("%s is unchanged between %s and %s", in.Path, in.BaseRev, in.HeadRev)})
+		if f, _, err := Parse(in.Path, in.Head); err == nil {
+			rep.Head = f
+		}
+		verifyDiffAware(in, rep, nil, addAny(in, rep))
 		return rep
 	}
 	added := addedLineSet(baseRaw, in.Head)
@@ -312,6 +316,7 @@ func verifyFull(in *Input) *Report {
 	if len(ch.Added) == 0 && corrections == 0 && len(ch.Deleted) == 0 && len(ch.Modified) == 0 && !HasErrors(rep.Findings) {
 		add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: "the change adds no entry (whitespace only)"})
 	}
+	verifyDiffAware(in, rep, ch.Added, addAny(in, rep))
 	return rep
 }
 
@@ -520,4 +525,18 @@ func firstByteLine(raw []byte, b byte, added map[int]bool) (line int, inherited 
 		}
 	}
 	return first, first > 0
+}
+
+// addAny adds a finding that may concern a file other than the changelog
+// (a script, a master config); File defaults to the changelog.
+func addAny(in *Input, rep *Report) func(Finding) {
+	return func(f Finding) {
+		if f.File == "" {
+			f.File = in.Path
+		}
+		if f.Severity == "" {
+			f.Severity = Error
+		}
+		rep.Findings = append(rep.Findings, f)
+	}
 }

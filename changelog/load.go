@@ -63,6 +63,9 @@ func LoadInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, ba
 	}
 	in.HeadMaster = sync.OnceValues(func() (*config.Master, error) { return config.LoadMaster(files) })
 	in.BaseMaster = sync.OnceValues(func() (*config.Master, error) { return LoadMaster(r, s, base) })
+	if in.Change, err = ChangeAt(r, s, base, head, baseName, headName); err != nil {
+		return nil, err
+	}
 	return in, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/perflog/perflog/recipe"
 )
 
 // TestRulesListIsComplete: every Rule* constant of finding.go is documented
@@ -38,5 +40,19 @@ func TestRulesListIsComplete(t *testing.T) {
 	})
 	if n != len(Rules) {
 		t.Errorf("%d rule constants, %d documented", n, len(Rules))
+	}
+}
+
+// TestRecipeRuleIDs: the recipe lint's ids are the ones documented here.
+func TestRecipeRuleIDs(t *testing.T) {
+	for _, p := range [][2]string{
+		{recipe.RuleArrayClobber, RuleArrayClobber}, {recipe.RuleContinuation, RuleContinuation},
+		{recipe.RuleKVBackend, RuleKVBackend}, {recipe.RuleRouter, RuleRouter},
+		{recipe.RuleEnginePatch, RuleEnginePatch}, {recipe.RuleNonUpstreamImage, RuleNonUpstream},
+		{recipe.RuleParse, RuleScriptParse},
+	} {
+		if p[0] != p[1] {
+			t.Errorf("recipe rule %q is documented as %q", p[0], p[1])
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/recipe"
 )
 
 // Profile selects a rule set.
@@ -60,6 +61,11 @@ type Input struct {
 	Repository string
 	// Settings overrides rule severities (may be nil).
 	Settings *config.Settings
+	// Change is base..head beyond the changelog, for the full profile's
+	// diff-aware rules (coverage, claims, recipe lint); nil skips them.
+	Change *recipe.Change
+	// Claims selects the claim verdicts reported ("" = contradicted).
+	Claims ClaimsMode
 }
 
 // Report is the outcome of Verify.
@@ -70,6 +76,10 @@ type Report struct {
 	Head *File
 	// Added are the head entries this change adds (full and strict).
 	Added []*Entry
+	// Recipes are the recipes the change changed and Claims the checked
+	// claims of the new entries (full profile with a Change).
+	Recipes []recipe.RecipeChange
+	Claims  []ClaimResult
 }
 
 // OK reports whether the change passes (no error findings).

@@ -15,12 +15,14 @@ type Tree struct {
 	Commit plumbing.Hash
 	mu     sync.Mutex
 	files  map[string][]byte // nil value: absent
+	exists map[string]bool
 	dirs   map[string][]string
+	root   plumbing.Hash // the commit's tree, once resolved
 }
 
 // Tree returns a view of the files at commit.
 func (r *Repo) Tree(commit plumbing.Hash) *Tree {
-	return &Tree{r: r, Commit: commit, files: map[string][]byte{}, dirs: map[string][]string{}}
+	return &Tree{r: r, Commit: commit, files: map[string][]byte{}, exists: map[string]bool{}, dirs: map[string][]string{}}
 }
 
 // Read returns a file's content; ok is false when it does not exist.
@@ -52,8 +54,19 @@ func (t *Tree) Exists(path string) bool {
 	if d, seen := t.files[path]; seen {
 		return d != nil
 	}
-	_, ok, err := t.r.FileHash(t.Commit, path)
-	return err == nil && ok
+	if ok, seen := t.exists[path]; seen {
+		return ok
+	}
+	if t.root.IsZero() {
+		n, err := t.r.node(t.Commit)
+		if err != nil {
+			return false
+		}
+		t.root = n.Tree
+	}
+	_, ok, err := t.r.TreeFileHash(t.root, path)
+	t.exists[path] = err == nil && ok
+	return t.exists[path]
 }
 
 // List returns the files directly in dir, sorted.

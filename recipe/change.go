@@ -212,7 +212,7 @@ func (c *Change) scriptChanges(headKeys []string, add func(RecipeChange) *Recipe
 		if _, text, ok := c.Head.Text(k); ok && !mayRun(text, changed) {
 			continue
 		}
-		_, drivers, err := c.Head.Related(k)
+		drivers, err := c.Head.Drivers(k)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,9 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/pyyaml"
 )
 
 // Rule ids of the recipe-script lint (a public contract: add, never
@@ -206,7 +209,7 @@ func CheckRuns(s *Script, runs []Run) []Finding {
 		if fl.Name != "--dp-aware" && fl.Name != "--dp-aware-routing" {
 			continue
 		}
-		if strings.Contains(strings.ToUpper(fl.Gated), "DP_ATTENTION") || strings.Contains(fl.Gated, "DP_ATTN") {
+		if s.dpGated(fl.Gated, 0) {
 			continue // only passed when data-parallel attention is on
 		}
 		for _, r := range runs {
@@ -221,6 +224,44 @@ func CheckRuns(s *Script, runs []Run) []Finding {
 		}
 	}
 	return out
+}
+
+var (
+	reDPGate = regexp.MustCompile(`(?i)DP_ATTENTION|DP_ATTN|\bDPA\b|DP_ATTN_ENABLED`)
+	reVarRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+)
+
+// dpGated reports whether a branch condition holds only with
+// data-parallel attention: it tests DP_ATTENTION itself, or a variable
+// (USE_ROUTER) that is set to a true value only inside such branches.
+func (s *Script) dpGated(gate string, depth int) bool {
+	if gate == "" || depth > 2 {
+		return false
+	}
+	if reDPGate.MatchString(gate) {
+		return true
+	}
+	for _, m := range reVarRef.FindAllStringSubmatch(gate, -1) {
+		name := m[1]
+		truthy, gated := 0, 0
+		for _, e := range s.Env {
+			if e.Name != name {
+				continue
+			}
+			switch strings.ToLower(e.Value) {
+			case "", "0", "false", "no", "off":
+				continue
+			}
+			truthy++
+			if s.dpGated(e.Gated, depth+1) {
+				gated++
+			}
+		}
+		if truthy > 0 && truthy == gated {
+			return true
+		}
+	}
+	return false
 }
 
 // kvMismatch compares the backend a script requires with a point's.
@@ -267,4 +308,98 @@ func (s *Script) kvMismatch(r Run) (Finding, bool) {
 		s.Path, strings.Join(arms, ", "), r.Key, r.KVBackend, r.File, r.Line)
 	f.Key = r.Key
 	return f, true
+}
+
+// RunsOf lists the search-space points of a recipe with the scripts that
+// run them: per script, the rows it serves (by scenario and spec
+// decoding, as the launchers pick scripts).
+func RunsOf(r *Rev, key string) (map[string][]Run, error) {
+	rec, ok, err := r.Recipe(key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	res, err := r.Runs(key)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]Run{}
+	for _, row := range config.Rows(rec.Value) {
+		for _, rs := range res {
+			if rs.Script == "" || rs.Scenario != row.Scenario || rs.Spec != row.Spec {
+				continue
+			}
+			dpa := false
+			for _, d := range row.DPA {
+				dpa = dpa || d
+			}
+			out[rs.Script] = append(out[rs.Script], Run{Key: key, File: rec.File, Line: row.Line,
+				KVOffloading: row.KVOffloading, KVBackend: row.KVBackend, DPAttn: dpa})
+		}
+	}
+	return out, nil
+}
+
+// CheckRecipe checks a recipe against the scripts that run it (CheckRuns
+// for each script with the points it serves).
+func CheckRecipe(r *Rev, key string) []Finding {
+	runs, err := RunsOf(r, key)
+	if err != nil {
+		return nil
+	}
+	var out []Finding
+	for _, p := range sortedKeys(runs) {
+		s, err := r.Script(p)
+		if err != nil || s == nil {
+			continue
+		}
+		out = append(out, CheckRuns(s, runs[p])...)
+	}
+	return out
+}
+
+// upstreamRepos are the image repositories of the upstream engines
+// (PR review checklist: vLLM from hub.docker.com/u/vllm, SGLang from
+// hub.docker.com/u/lmsysorg).
+var upstreamRepos = map[string]string{"vllm": "vllm/", "sglang": "lmsysorg/"}
+
+// CheckImage warns when a vLLM or SGLang recipe runs an image that is
+// not from the engine's upstream repository.
+func CheckImage(r *Rev, key string) []Finding {
+	rec, ok, err := r.Recipe(key)
+	if err != nil || !ok {
+		return nil
+	}
+	fw, _ := rec.Value.Get("framework")
+	if fw == nil || fw.Kind != pyyaml.Str {
+		return nil
+	}
+	engine := ""
+	for e := range upstreamRepos {
+		if fw.Str == e || strings.HasSuffix(fw.Str, "-"+e) || strings.HasPrefix(fw.Str, e+"-") {
+			engine = e
+		}
+	}
+	if engine == "" {
+		return nil
+	}
+	var out []Finding
+	for _, im := range r.Images(key) {
+		ref := strings.ToLower(im.Text)
+		ref = strings.TrimPrefix(strings.TrimPrefix(ref, "docker.io/"), "index.docker.io/")
+		if strings.HasPrefix(ref, upstreamRepos[engine]) {
+			continue
+		}
+		out = append(out, Finding{Rule: RuleNonUpstreamImage, Severity: "warning", File: im.File, Line: im.Line, Key: key, Source: im.Text,
+			Message: fmt.Sprintf("%s (framework %s) runs %s, which is not from the upstream %s repository (%s*): the review checklist allows that only for new hardware or model architectures upstream does not support yet", key, fw.Str, im.Text, engine, upstreamRepos[engine])})
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

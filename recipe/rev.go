@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -122,6 +123,7 @@ type Rev struct {
 	resErr  error
 	resDone bool
 	scripts map[string]*Script
+	srcMemo map[string][]string
 }
 
 type blockAt struct {
@@ -285,6 +287,26 @@ func (r *Rev) Script(p string) (*Script, error) {
 	return s, nil
 }
 
+// Drivers lists the scripts and srt-slurm recipe files that run a
+// recipe: the files whose change is a change of the recipe.
+func (r *Rev) Drivers(key string) ([]string, error) {
+	runs, err := r.Runs(key)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, run := range runs {
+		for _, p := range []string{run.Script, run.Recipe} {
+			if p != "" && !seen[p] {
+				seen[p] = true
+				out = append(out, p)
+			}
+		}
+	}
+	return out, nil
+}
+
 // Related lists the files that run a recipe at the revision, in the order
 // a reader would look: the master config holding it, the scripts and
 // recipe files the launchers run (with the files they source), and the
@@ -333,17 +355,14 @@ func (r *Rev) Related(key string) (all, drivers []string, err error) {
 }
 
 // sources returns the files a script sources, transitively (depth ≤ 3).
+// It reads `source FILE` and `. FILE` lines as text: finding them must
+// not cost a parse of every library (benchmark_lib.sh is 2000 lines).
 func (r *Rev) sources(p string, depth int, seen map[string]bool) []string {
 	if depth > 3 {
 		return nil
 	}
-	s, err := r.Script(p)
-	if err != nil || s == nil {
-		return nil
-	}
 	var out []string
-	for _, src := range s.Sources {
-		q := r.resolveSource(p, src)
+	for _, q := range r.sourced(p) {
 		if q == "" || seen[q] {
 			continue
 		}
@@ -353,6 +372,28 @@ func (r *Rev) sources(p string, depth int, seen map[string]bool) []string {
 	}
 	return out
 }
+
+// sourced returns the files a script sources directly (memoised).
+func (r *Rev) sourced(p string) []string {
+	if l, ok := r.srcMemo[p]; ok {
+		return l
+	}
+	var out []string
+	if data, ok, err := r.Files.Read(p); err == nil && ok {
+		for _, m := range reSource.FindAllSubmatch(data, -1) {
+			if q := r.resolveSource(p, string(m[1])); q != "" {
+				out = append(out, q)
+			}
+		}
+	}
+	if r.srcMemo == nil {
+		r.srcMemo = map[string][]string{}
+	}
+	r.srcMemo[p] = out
+	return out
+}
+
+var reSource = regexp.MustCompile(`(?m)^[ \t]*(?:source|\.)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s;&|]+)`)
 
 // resolveSource finds the repository file a `source WORD` names: the
 // literal tail of WORD after its last expansion, relative to the script's

@@ -74,6 +74,12 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 			sev = paint(ansiCyan, sev)
 		}
 		fmt.Fprintf(w, "  %s %s: %s\n", sev, f.Rule, f.Message)
+		for _, e := range f.Evidence {
+			if e.File == f.File && e.Line == f.Line {
+				continue
+			}
+			fmt.Fprintf(w, "        %s %s:%d %s\n", paint(ansiCyan, e.Rev), e.File, e.Line, e.Text)
+		}
 	}
 	if len(rep.Findings) > 0 {
 		fmt.Fprintln(w)

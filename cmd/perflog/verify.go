@@ -18,6 +18,7 @@ import (
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/recipe"
 )
 
 // VerifyOptions are the parsed flags of `perflog changelog verify`.
@@ -31,6 +32,7 @@ type VerifyOptions struct {
 	Format  string // text | json | github
 	Profile changelog.Profile
 	Config  string // --config: settings file path
+	Claims  string // --claims: contradicted, all or off
 }
 
 var verifyFormats = []string{"text", "json", "github"}
@@ -54,7 +56,12 @@ Profiles:
   full    (default) strict made practical plus perflog's rules: compared against
           the merge-base, entries matched by content so an insertion is one
           append-only/not-at-end finding, pr-link must be this PR, unknown
-          config-keys get the closest existing key
+          config-keys get the closest existing key; and the diff-aware rules:
+          coverage (every changed recipe, by config or by the script that runs
+          it, is listed by a new entry), claims (the new entries' bullets
+          checked against the change: images, env vars, flags, concurrency,
+          tp/ep/dp-attn, seq-lens, spec decoding, KV cache, append-only) and
+          the recipe-script lint of the scripts the change touched
 
 The base defaults to the merge-base of head with origin/$GITHUB_BASE_REF, else
 origin/main, else main. The PR number comes from --pr, else GITHUB_REF
@@ -72,6 +79,9 @@ them the run is a non-PR run (as on main).`,
 			opts.Profile = p
 			if !contains(verifyFormats, opts.Format) {
 				return flagErrorf("invalid --format %q (want text, json or github)", opts.Format)
+			}
+			if !contains([]string{"contradicted", "all", "off"}, opts.Claims) {
+				return flagErrorf("invalid --claims %q (want contradicted, all or off)", opts.Claims)
 			}
 			opts.PRSet = cmd.Flags().Changed("pr")
 			if opts.PRSet && opts.PR <= 0 {
@@ -91,6 +101,7 @@ them the run is a non-PR run (as on main).`,
 	fl.StringVar(&opts.Format, "format", "text", "output `format`: text, json or github")
 	fl.StringVar(&profile, "profile", "full", "rule `profile`: gate, strict or full")
 	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	fl.StringVar(&opts.Claims, "claims", "contradicted", "description claims to report: `contradicted`, all (with unverified and confirmed ones) or off")
 	return cmd
 }
 
@@ -107,6 +118,10 @@ func contains(list []string, s string) bool {
 // public contract: add, never rename.
 type verifyResult struct {
 	Findings []changelog.Finding `json:"findings"`
+	// Claims are every checked claim with its verdict (--claims all).
+	Claims []changelog.ClaimResult `json:"claims,omitempty"`
+	// Recipes are the recipes the change changed (full profile).
+	Recipes []recipeChangeJSON `json:"recipes,omitempty"`
 	Profile  string              `json:"profile"`
 	Base     string              `json:"base"`
 	Head     string              `json:"head"`
@@ -177,6 +192,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		return err
 	}
 	in.PR = pr
+	in.Claims = changelog.ClaimsMode(opts.Claims)
 	rep := changelog.Verify(in, opts.Profile)
 
 	res := verifyResult{Findings: rep.Findings, Profile: string(rep.Profile),
@@ -186,6 +202,12 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	}
 	if pr != 0 {
 		res.PR = &pr
+	}
+	if opts.Claims == "all" {
+		res.Claims = rep.Claims
+	}
+	for _, rc := range rep.Recipes {
+		res.Recipes = append(res.Recipes, recipeChangeJSON{Key: rc.Key, Kind: rc.Kind, OldKey: rc.OldKey, File: rc.File, Line: rc.Line, Files: rc.Files, Fields: len(diffChanges(rc))})
 	}
 	out := opts.Factory.IO.Out
 	switch opts.Format {
@@ -333,4 +355,22 @@ func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 		}
 	}
 	return ws, nil
+}
+
+// recipeChangeJSON is one changed recipe in verify's JSON.
+type recipeChangeJSON struct {
+	Key    string   `json:"key"`
+	Kind   string   `json:"kind"`
+	OldKey string   `json:"old_key,omitempty"`
+	File   string   `json:"file,omitempty"`
+	Line   int      `json:"line,omitempty"`
+	Files  []string `json:"scripts,omitempty"`
+	Fields int      `json:"fields_changed"`
+}
+
+func diffChanges(rc recipe.RecipeChange) []config.Change {
+	if rc.Diff == nil {
+		return nil
+	}
+	return rc.Diff.Changes
 }

@@ -1,0 +1,279 @@
+package changelog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/recipe"
+)
+
+// ClaimsMode selects which claim verdicts verify reports.
+type ClaimsMode string
+
+// Claim modes.
+const (
+	ClaimsContradicted ClaimsMode = "contradicted" // the default: only contradicted claims
+	ClaimsAll          ClaimsMode = "all"          // every claim with its verdict
+	ClaimsOff          ClaimsMode = "off"          // no claim check
+)
+
+// verifyDiffAware runs the checks that read the change beyond the
+// changelog: recipe coverage, description claims and the recipe-script
+// lint. added are the new head entries.
+func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) {
+	ch := in.Change
+	if ch == nil {
+		return
+	}
+	if m, err := in.master(); m != nil || err != nil {
+		ch.Head.UseMaster(m, err)
+	}
+	changes, err := ch.Recipes()
+	if err != nil {
+		add(Finding{Rule: RuleRecipeInvalid, Severity: Warning, Message: "the recipe diff could not be computed: " + err.Error()})
+		return
+	}
+	rep.Recipes = changes
+	headKeys, _ := ch.Head.Keys()
+
+	// which recipes the new entries cover
+	covered := map[string][]*Entry{}
+	for _, e := range added {
+		for _, p := range StringsOf(e.Value, FieldConfigKeys) {
+			re := config.GlobRegexp(p)
+			for _, k := range headKeys {
+				if re.MatchString(k) {
+					covered[k] = append(covered[k], e)
+				}
+			}
+		}
+	}
+	changed := map[string]recipe.RecipeChange{}
+	for _, rc := range changes {
+		changed[rc.Key] = rc
+	}
+	coverage(in, ch, changes, covered, added, headKeys, changed, add)
+	if in.Claims != ClaimsOff {
+		claims(in, rep, ch, added, add)
+	}
+	lint(in, ch, changes, add)
+}
+
+func coverage(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, covered map[string][]*Entry, added []*Entry, headKeys []string, changed map[string]recipe.RecipeChange, add func(Finding)) {
+	for _, rc := range changes {
+		ev := recipeEvidence(ch, rc)
+		switch rc.Kind {
+		case recipe.RecipeRemoved:
+			continue // a removed recipe needs no benchmark run
+		case recipe.RecipeRenamed:
+			add(Finding{Rule: RuleRenamedKey, Severity: Info, File: rc.File, Line: rc.Line, ConfigKey: rc.Key, Evidence: ev,
+				Message: fmt.Sprintf("recipe %s was renamed to %s; a changelog entry should name %s", rc.OldKey, rc.Key, rc.Key)})
+		}
+		if len(covered[rc.Key]) > 0 {
+			continue
+		}
+		what := describeRecipeChange(rc)
+		f := Finding{Rule: RuleMissingEntry, Severity: Error, ConfigKey: rc.Key, Evidence: ev,
+			Message: fmt.Sprintf("recipe %s %s in this change, but no new changelog entry lists it; append an entry with config-keys: [%s]", rc.Key, what, rc.Key)}
+		if len(added) > 0 {
+			f.Line, f.Entry = added[len(added)-1].Line, added[len(added)-1].Index
+		}
+		add(f)
+	}
+	for _, e := range added {
+		if e.Fields != nil && (e.Fields.EvalsOnly || e.Fields.AllEvals) {
+			continue // an eval rerun lists recipes that did not change
+		}
+		for _, ka := range ConfigKeysOf(e.Value) {
+			re := config.GlobRegexp(ka.Key)
+			var matched []string
+			any := false
+			for _, k := range headKeys {
+				if re.MatchString(k) {
+					matched = append(matched, k)
+					if _, ok := changed[k]; ok {
+						any = true
+					}
+				}
+			}
+			if len(matched) == 0 || any {
+				continue // unknown keys are config-keys/unknown
+			}
+			what := "recipe " + matched[0]
+			if len(matched) > 1 {
+				what = fmt.Sprintf("none of the %d recipes %s matches", len(matched), ka.Key)
+			}
+			var ev []Evidence
+			if rec, ok, _ := ch.Head.Recipe(matched[0]); ok {
+				ev = append(ev, Evidence{File: rec.File, Line: rec.Line, Text: matched[0] + ":", Rev: "head"})
+			}
+			msg := fmt.Sprintf("entry %d lists %s, but this change did not change it or the scripts that run it", e.Index, ka.Key)
+			if len(matched) > 1 {
+				msg = fmt.Sprintf("entry %d lists %s, but %s changed, nor the scripts that run them", e.Index, ka.Key, what)
+			}
+			add(Finding{Rule: RuleUnchangedKey, Severity: Warning, Line: ka.Line, Entry: e.Index, ConfigKey: ka.Key, Evidence: ev, Message: msg})
+		}
+	}
+}
+
+// describeRecipeChange says in a few words what changed.
+func describeRecipeChange(rc recipe.RecipeChange) string {
+	switch rc.Kind {
+	case recipe.RecipeAdded:
+		return "was added"
+	case recipe.RecipeRenamed:
+		return "was renamed from " + rc.OldKey
+	}
+	var parts []string
+	if rc.Diff != nil && len(rc.Diff.Changes) > 0 {
+		var paths []string
+		for _, c := range rc.Diff.Changes {
+			paths = append(paths, c.Path)
+		}
+		paths = dedupe(paths)
+		if len(paths) > 3 {
+			paths = append(paths[:3], fmt.Sprintf("%d more", len(paths)-3))
+		}
+		parts = append(parts, "changed ("+strings.Join(paths, ", ")+")")
+	}
+	if len(rc.Files) > 0 {
+		parts = append(parts, "is run by "+strings.Join(rc.Files, ", ")+", which changed")
+	}
+	if len(parts) == 0 {
+		return "changed"
+	}
+	return strings.Join(parts, " and ")
+}
+
+func recipeEvidence(ch *recipe.Change, rc recipe.RecipeChange) []Evidence {
+	var ev []Evidence
+	rev := "head"
+	if rc.Kind == recipe.RecipeRemoved {
+		rev = "base"
+	}
+	if rc.Diff != nil {
+		for _, c := range rc.Diff.Changes {
+			text := c.Path + ": " + c.Old + " → " + c.New
+			switch {
+			case c.Kind == config.Added:
+				text = c.Path + ": " + c.New
+			case c.Kind == config.Removed:
+				text = c.Path + " removed (was " + c.Old + ")"
+			}
+			line := c.Line
+			if line == 0 || c.Kind == config.Removed {
+				line = rc.Line
+			}
+			if rc.File != "" {
+				ev = append(ev, Evidence{File: rc.File, Line: line, Text: text, Rev: rev})
+			}
+			if len(ev) >= 3 {
+				break
+			}
+		}
+	}
+	if len(ev) == 0 && rc.File != "" {
+		ev = append(ev, Evidence{File: rc.File, Line: rc.Line, Text: rc.Key + ":", Rev: rev})
+	}
+	for _, f := range rc.Files {
+		ev = append(ev, Evidence{File: f, Line: 1, Text: "changed", Rev: "head"})
+	}
+	return ev
+}
+
+// claims checks the new entries' claims.
+func claims(in *Input, rep *Report, ch *recipe.Change, added []*Entry, add func(Finding)) {
+	var entries []ClaimEntry
+	for _, e := range added {
+		if e.Value != nil {
+			entries = append(entries, ClaimEntry{Index: e.Index, Value: e.Value})
+		}
+	}
+	results := CheckClaims(ch, entries)
+	rep.Claims = results
+	appendOnlyReported := false
+	for _, f := range rep.Findings {
+		appendOnlyReported = appendOnlyReported || f.Rule == RuleAppendOnlyDelta
+	}
+	for _, r := range results {
+		f := Finding{Line: r.Line, Entry: r.Entry, Evidence: r.Evidence}
+		if len(r.Keys) == 1 {
+			f.ConfigKey = r.Keys[0]
+		}
+		switch r.Verdict {
+		case VerdictContradicted:
+			if r.Kind == ClaimAppendOnly && appendOnlyReported {
+				continue
+			}
+			f.Rule, f.Severity = RuleContradicted, Error
+			f.Message = fmt.Sprintf("entry %d says %q, but %s", r.Entry, r.Text, r.Reason)
+		case VerdictUnverified:
+			if in.Claims != ClaimsAll {
+				continue
+			}
+			f.Rule, f.Severity = RuleUnverified, Info
+			f.Message = fmt.Sprintf("entry %d says %q; not checked: %s", r.Entry, r.Text, r.Reason)
+		default:
+			if in.Claims != ClaimsAll {
+				continue
+			}
+			f.Rule, f.Severity = RuleConfirmed, Info
+			f.Message = fmt.Sprintf("entry %d says %q: %s", r.Entry, r.Text, r.Reason)
+		}
+		add(f)
+	}
+}
+
+// lint runs the recipe-script lint on the scripts the change touched and
+// checks every changed recipe against the scripts that run it.
+func lint(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, add func(Finding)) {
+	emit := func(lf recipe.Finding) {
+		f := Finding{Rule: lf.Rule, Severity: Severity(lf.Severity), File: lf.File, Line: lf.Line, ConfigKey: lf.Key, Message: lf.Message, Source: lf.Source,
+			Evidence: []Evidence{{File: lf.File, Line: lf.Line, Text: strings.TrimSpace(lf.Source), Rev: "head"}}}
+		if lf.Rule == recipe.RuleEnginePatch && in.PR > 0 && ch.Head.Files.Exists(fmt.Sprintf("docs/waiver/%d.md", in.PR)) {
+			f.Severity = Info
+			f.Message += fmt.Sprintf(" (docs/waiver/%d.md covers it)", in.PR)
+		}
+		add(f)
+	}
+	for _, p := range ch.Changed {
+		if !strings.HasSuffix(p, ".sh") || !(strings.HasPrefix(p, "benchmarks/") || strings.HasPrefix(p, "runners/")) {
+			continue
+		}
+		s, err := ch.Head.Script(p)
+		if err != nil || s == nil {
+			continue // deleted
+		}
+		for _, lf := range recipe.Lint(s) {
+			if lf.Rule == recipe.RuleParse {
+				lf.Severity = string(Warning)
+			}
+			emit(lf)
+		}
+	}
+	// recipes whose config or scripts changed: the runs each script serves
+	for _, rc := range changes {
+		if rc.Kind == recipe.RecipeRemoved {
+			continue
+		}
+		for _, lf := range recipe.CheckRecipe(ch.Head, rc.Key) {
+			emit(lf)
+		}
+		if rc.Diff != nil && (rc.Kind != recipe.RecipeChanged || touches(rc.Diff, "image")) {
+			for _, lf := range recipe.CheckImage(ch.Head, rc.Key) {
+				emit(lf)
+			}
+		}
+	}
+}
+
+func touches(d *config.RecipeDiff, field string) bool {
+	for _, c := range d.Changes {
+		if config.HasPathPrefix(c.Path, field) {
+			return true
+		}
+	}
+	return false
+}
+
