@@ -276,4 +276,3 @@ func touches(d *config.RecipeDiff, field string) bool {
 	}
 	return false
 }
-

@@ -122,12 +122,12 @@ type verifyResult struct {
 	Claims []changelog.ClaimResult `json:"claims,omitempty"`
 	// Recipes are the recipes the change changed (full profile).
 	Recipes []recipeChangeJSON `json:"recipes,omitempty"`
-	Profile  string              `json:"profile"`
-	Base     string              `json:"base"`
-	Head     string              `json:"head"`
-	PR       *int                `json:"pr"`
-	OK       bool                `json:"ok"`
-	Summary  summary             `json:"summary"`
+	Profile string             `json:"profile"`
+	Base    string             `json:"base"`
+	Head    string             `json:"head"`
+	PR      *int               `json:"pr"`
+	OK      bool               `json:"ok"`
+	Summary summary            `json:"summary"`
 }
 
 type summary struct {
