@@ -74,8 +74,8 @@ var (
 	// concurrency: "conc 4-64", "conc=48", "concurrency 1, 2 and 4", "conc-list [1, 4]", "c1-c32", "C1/C5"
 	reConc      = regexp.MustCompile(`(?i)\b(?:conc(?:urrenc(?:y|ies))?(?:-list)?|concs)\s*(?:=|:|of|at|to)?\s*(?:\[\s*)?((?:\d[\d,]*)(?:\s*(?:-|–|—|\.\.\.?|to|/|,\s*(?:and\s+)?|\s+and\s+)\s*\d[\d,]*)*)\]?|\b[cC](\d+)((?:\s*(?:-|–|/)\s*[cC]?\d+)*)\b`)
 	rePar       = regexp.MustCompile(`(?i)\b(?:(tp|ep|dp|dep|tep)\s*(?:=|:)?\s*(\d+)|(dpa|dp-attn(?:\s*[=:]?\s*(?:true|false))?|dp-o(?:n|ff)|dp[- ]attention|data[- ]parallel attention|tp-only|non-dp-attention|non-dpa))\b`)
-	reSeq       = regexp.MustCompile(`(?i)\b(?:(1|8)k\s*/?\s*(1|8)k|(1024|8192)\s*/\s*(1024|8192)|isl\s*=?\s*(1024|8192|1k|8k))\b`)
-	reSpec      = regexp.MustCompile(`(?i)\b(non-mtp|no mtp|without mtp|stp|mtp|eagle3?|speculative[- ]decoding|draft tokens|nextn)\b`)
+	reSeq       = regexp.MustCompile(`(?i)\b(?:isl\s*=?\s*(1k|8k|1024|8192)\s*/\s*osl\s*=?\s*(1k|8k|1024|8192)|(1|8)k\s*/?\s*(1|8)k|(1024|8192)\s*/\s*(1024|8192)|isl\s*=?\s*(1024|8192|1k|8k))\b`)
+	reSpec      = regexp.MustCompile(`(?i)\b(non-mtp|no-mtp|no mtp|without mtp|stp|mtp|eagle3?|speculative[- ]decoding|draft tokens|nextn)\b`)
 	reKV        = regexp.MustCompile(`(?i)\b(hicache|hierarchical[- ]cache|lmcache|mooncake|simplecpu|radix[- ]cache)\b`)
 	imageClause = regexp.MustCompile(`(?i)\b(image|container|docker|tag)\b`)
 	rePath      = regexp.MustCompile(`\S*/\S*/\S*|\S+\.(?:sh|yaml|yml|py|json)\b`)
@@ -91,7 +91,7 @@ var (
 	// counterfactual and old-state markers: what follows is not the head
 	reCounter = regexp.MustCompile(`(?i)\b(rather than|instead of|previously|formerly|was|were|used to|would|could|should|vs\.?|versus|compared (?:to|with)|than|replacing|in place of|originally|old|no longer|until|once|if|when|unless|pending|future|follow-?up|todo|later|unlike|ahead of|attempt\w*|re-attempt\w*|tried|trying|avoid\w*|deliberately|upstream|sibling|default(?:s|ed)? to)\b`)
 	reNeg     = regexp.MustCompile(`(?i)^(remove[sd]?|removing|drop(?:s|ped|ping)?|delete[sd]?|deleting|disable[sd]?|disabling|unset|strip(?:ped)?|without|no|not|never|omit(?:s|ted)?|exclude[sd]?|excluding|revert(?:s|ed)?|stop|prune[sd]?|skip(?:s|ped)?)$`)
-	rePos     = regexp.MustCompile(`(?i)^(add(?:s|ed|ing)?|set(?:s|ting)?|enable[sd]?|enabling|pass(?:es|ed)?|use[sd]?|using|export(?:s|ed)?|keep(?:s)?|bump(?:s|ed)?|update[sd]?|upgrade[sd]?|switch(?:es|ed)?|introduce[sd]?|apply|applie[sd]|include[sd]?|extend(?:s|ed)?|expand(?:s|ed)?|restore[sd]?|re-?enable[sd]?|with|via|pin(?:s|ned)?|move[sd]?)$`)
+	rePos     = regexp.MustCompile(`(?i)^(add(?:s|ed|ing)?|set(?:s|ting)?|enable[sd]?|enabling|pass(?:es|ed)?|use[sd]?|using|export(?:s|ed)?|keep(?:s)?|kept|bump(?:s|ed)?|update[sd]?|upgrade[sd]?|switch(?:es|ed)?|introduce[sd]?|apply|applie[sd]|include[sd]?|extend(?:s|ed)?|expand(?:s|ed)?|restore[sd]?|re-?enable[sd]?|with|via|pin(?:s|ned)?|move[sd]?|align(?:s|ed)?)$`)
 )
 
 // stopWords are words after a flag that are not its value.
@@ -126,9 +126,62 @@ type clause struct {
 	// label is set for a list introduced by "flags:", "env:" and the
 	// like: its items are claimed as they stand.
 	label bool
+	// ctx is the polarity a parenthetical inherits from the words before
+	// it ("drop the DEP8 sweep (conc 128/256)"): ctxNone, ctxPos, ctxNeg
+	// or ctxCounter.
+	ctx int
 }
 
-var reLabel = regexp.MustCompile(`(?i)\b(flags?|args|arguments|options|settings|env|envs|environment|knobs|params|parameters|image|serve|server)$`)
+const (
+	ctxNone = iota
+	ctxPos
+	ctxNeg
+	ctxCounter
+)
+
+// contextOf reads the polarity a parenthetical inherits from its
+// sentence: the sentence's first verb ("Remove env vars redundant with the
+// defaults (A, B)" removes A and B). "Disable X (FLAG)" names the
+// mechanism: FLAG is passed, so disable and enable give ctxPos.
+func contextOf(before string) int {
+	if i := strings.LastIndexAny(before, ";"); i >= 0 {
+		before = before[i+1:]
+	}
+	if i := strings.LastIndex(before, ". "); i >= 0 {
+		before = before[i+2:]
+	}
+	ws := reWord.FindAllString(before, -1)
+	for i, raw := range ws {
+		w := strings.ToLower(raw)
+		switch {
+		case reCounter.MatchString(w):
+			return ctxCounter
+		case w == "with" || w == "via" || w == "no" || w == "not" || w == "without":
+			continue
+		case strings.HasPrefix(w, "disabl") || strings.HasPrefix(w, "enabl"):
+			return ctxPos
+		case reNeg.MatchString(w):
+			return ctxNeg
+		case rePos.MatchString(w) || (i == 0 && reLeadVerb.MatchString(w)):
+			return ctxPos
+		}
+	}
+	if len(ws) > 0 && reLabel.MatchString(strings.ToLower(ws[len(ws)-1])) {
+		return ctxPos // "server args (a, b)"
+	}
+	return ctxNone
+}
+
+// hasVerb reports whether a clause has a verb of its own.
+func hasVerb(t string) bool {
+	for _, w := range reWord.FindAllString(t, -1) {
+		w = strings.ToLower(w)
+		if w != "with" && w != "via" && (rePos.MatchString(w) || reNeg.MatchString(w) || reCounter.MatchString(w)) {
+			return true
+		}
+	}
+	return false
+}
 
 // splitClauses splits a bullet at sentence ends, semicolons and colons.
 // A parenthetical is a clause of its own, and is blanked out of the text
@@ -140,6 +193,9 @@ func splitClauses(b string) []clause {
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '(':
+			if depth == 0 && i > 0 && b[i-1] != ' ' && b[i-1] != '\t' {
+				continue // dirname(MODEL_PATH): part of a word, not a remark
+			}
 			if depth == 0 {
 				open = i
 			}
@@ -150,7 +206,14 @@ func splitClauses(b string) []clause {
 			}
 			depth--
 			if depth == 0 {
-				out = append(out, splitClauses(b[open+1:i])...)
+				inner := splitClauses(b[open+1 : i])
+				ctx := contextOf(string(outer[:open]))
+				for k := range inner {
+					if inner[k].ctx == ctxNone && !hasVerb(inner[k].text) {
+						inner[k].ctx = ctx
+					}
+				}
+				out = append(out, inner...)
 				for k := open; k <= i; k++ {
 					outer[k] = ' '
 				}
@@ -282,7 +345,7 @@ func extractBullet(b string) []Claim {
 		for _, m := range reSpec.FindAllStringIndex(ms, -1) {
 			w := strings.ToLower(ms[m[0]:m[1]])
 			c := Claim{Kind: ClaimSpec, Text: ms[m[0]:m[1]], Name: w}
-			if w == "non-mtp" || w == "no mtp" || w == "without mtp" || w == "stp" {
+			if w == "non-mtp" || w == "no mtp" || w == "no-mtp" || w == "without mtp" || w == "stp" {
 				// "the non-MTP entry", "the STP recipe": a reference to a
 				// sibling far more often than a claim
 				mask(m[0], m[1])
@@ -331,7 +394,12 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 	// anywhere before it in the clause cancels it; else the nearest verb
 	// sets its polarity. list is true when only names, values and "and"
 	// stand between that verb and the claim ("add A, B and C=1").
+	// softNeg is set when the negating verb was "disable": it does not
+	// negate a claim that carries its own polarity ("disable X
+	// (X_ENABLED=0)", "disable it with --no-foo").
+	softNeg := false
 	polarityAt := func(pos int) (neg, verb, counter, gov, list bool) {
+		softNeg = false
 		k := wordAt(pos)
 		fromOpen := true // no "to" yet between the claim and a "from"
 		for i := k; i >= 0; i-- {
@@ -375,6 +443,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 				return false, true, false, true, list
 			}
 			if reNeg.MatchString(w) {
+				softNeg = strings.HasPrefix(w, "disabl")
 				return true, true, false, true, list
 			}
 			if rePos.MatchString(w) || (i == 0 && reLeadVerb.MatchString(w)) {
@@ -386,6 +455,16 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 		}
 		if label {
 			return false, false, false, true, true
+		}
+		// inherited from the sentence around a parenthetical: verb stays
+		// false (the clause itself asserts nothing)
+		switch cl.ctx {
+		case ctxPos:
+			return false, false, false, true, list
+		case ctxNeg:
+			return true, false, false, true, list
+		case ctxCounter:
+			return false, false, true, false, false
 		}
 		return false, false, false, false, false
 	}
@@ -421,7 +500,11 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 	}
 	for ti, tok := range toks {
 		c := tok.claim
-		neg, _, counter, gov, list := polarityAt(tok.start)
+		neg, verb, counter, gov, list := polarityAt(tok.start)
+		if neg && softNeg && ((c.Kind == ClaimEnv && c.Value != "") ||
+			(c.Kind == ClaimFlag && (strings.HasPrefix(c.Name, "--disable") || strings.HasPrefix(c.Name, "--no-")))) {
+			neg = false
+		}
 		if isFrom(tok.start) {
 			switch c.Kind {
 			case ClaimImage:
@@ -461,7 +544,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			out = append(out, c)
 			lastImage = &out[len(out)-1]
 		case ClaimEnv:
-			if !c.Strong && gov && list {
+			if !c.Strong && gov && list && (verb || c.Negated) {
 				c.Strong = true // "export NAME", "enable A, B and C"
 			}
 			out = append(out, c)
@@ -477,7 +560,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			if c.Negated {
 				continue // "drop MTP rows", "no MTP yet": not a statement about what runs
 			}
-			c.Strong = gov
+			c.Strong = gov && verb
 			out = append(out, c)
 		case ClaimKV:
 			if !gov && !c.Negated {
@@ -498,7 +581,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			if c.Negated {
 				continue
 			}
-			c.Strong = gov
+			c.Strong = gov && verb
 			out = append(out, c)
 		case ClaimConc:
 			if c.Negated {
@@ -540,7 +623,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			if c.Negated {
 				continue
 			}
-			c.Strong = gov
+			c.Strong = gov && verb
 			out = append(out, c)
 		}
 	}
@@ -634,8 +717,10 @@ func seqOf(s string, m []int) string {
 		return k(s[m[2]:m[3]]) + "/" + k(s[m[4]:m[5]])
 	case m[6] >= 0:
 		return k(s[m[6]:m[7]]) + "/" + k(s[m[8]:m[9]])
+	case m[10] >= 0:
+		return k(s[m[10]:m[11]]) + "/" + k(s[m[12]:m[13]])
 	default:
-		return k(s[m[10]:m[11]]) + "/"
+		return k(s[m[14]:m[15]]) + "/"
 	}
 }
 
@@ -692,7 +777,7 @@ func imageRepo(ref string) string {
 }
 
 func normRepo(r string) string {
-	r = strings.ToLower(r)
+	r = strings.Replace(strings.ToLower(r), "#", "/", 1) // enroot's registry#image
 	for _, p := range []string{"docker.io/", "index.docker.io/", "registry-1.docker.io/"} {
 		r = strings.TrimPrefix(r, p)
 	}
@@ -714,3 +799,5 @@ var knownFlags = map[string]bool{
 	"speculative-eagle-topk": true, "compilation-config": true, "enable-ep-moe": true, "enable-deepep-moe": true,
 	"moe-a2a-backend": true, "disable-log-requests": true, "trust-remote-code": true,
 }
+
+var reLabel = regexp.MustCompile(`(?i)\b(flags?|args|arguments|options|settings|env|envs|environment|knobs|params|parameters|image|serve|server)$`)

@@ -3,6 +3,7 @@ package recipe
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -88,10 +89,27 @@ func exclusive(a, b []branch) bool {
 	return false
 }
 
+var (
+	reAssocKey   = regexp.MustCompile(`(?m)^([ \t]*)\[([^\]"'$\n]*:[^\]"'$\n]*)\]=`)
+	reAssocIndex = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\[([^\]"'\n]*:[^\]"'\n]*)\]`)
+)
+
 // Parse parses a bash script and collects its facts.
 func Parse(path string, src []byte) *Script {
 	s := &Script{Path: path, Src: src, Lines: strings.Split(string(src), "\n")}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).Parse(bytes.NewReader(src), path)
+	if err != nil {
+		// mvdan.cc/sh reads an associative array key such as
+		// [1024:4:4:false:4]=4 as arithmetic; quote such keys (same
+		// lines, same columns but two) and try again
+		fixed := reAssocKey.ReplaceAll(src, []byte(`$1["$2"]=`))
+		fixed = reAssocIndex.ReplaceAll(fixed, []byte(`$${${1}["$2"]`))
+		if !bytes.Equal(fixed, src) {
+			if f2, err2 := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).Parse(bytes.NewReader(fixed), path); err2 == nil {
+				f, err = f2, nil
+			}
+		}
+	}
 	if err != nil {
 		s.ParseErr = err
 		return s
@@ -193,7 +211,10 @@ func (w *walker) stmt(st *syntax.Stmt) {
 		w.stmt(c.Y)
 	case *syntax.FuncDecl:
 		prev := w.scope
-		w.scope = c.Name.Value
+		w.scope = "()"
+		if c.Name != nil {
+			w.scope = c.Name.Value
+		}
 		w.stmt(c.Body)
 		w.scope = prev
 	}

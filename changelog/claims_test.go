@@ -1,0 +1,232 @@
+package changelog
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/recipe"
+)
+
+// claimText renders a claim compactly for comparison.
+func claimText(c Claim) string {
+	var b strings.Builder
+	b.WriteString(c.Kind)
+	if c.Negated {
+		b.WriteString("!")
+	}
+	if c.Name != "" {
+		b.WriteString(" " + c.Name)
+	}
+	if c.Value != "" {
+		b.WriteString("=" + c.Value)
+	}
+	if c.From != "" {
+		b.WriteString(" from " + c.From)
+	}
+	if len(c.Conc) > 0 {
+		b.WriteString(" " + fmt.Sprint(c.Conc))
+	}
+	if len(c.Range) > 0 {
+		b.WriteString(fmt.Sprintf(" %d-%d", c.Range[0], c.Range[1]))
+	}
+	for _, q := range c.Rows {
+		b.WriteString(" (" + q.text() + ")")
+	}
+	if c.Kind == ClaimParallel && c.Row != nil {
+		b.WriteString(" " + c.Row.text())
+	}
+	return b.String()
+}
+
+func TestExtractClaims(t *testing.T) {
+	for _, tc := range []struct {
+		bullet string
+		want   []string // in order; kinds not listed in only are ignored
+		only   string   // restrict to one kind ("" = all)
+	}{
+		{"Update vLLM image from v0.11.2 to v0.13.0", []string{"image=v0.13.0 from v0.11.2"}, ""},
+		{"Image: lmsysorg/sglang:v0.5.8-cu130", []string{"image lmsysorg/sglang=lmsysorg/sglang:v0.5.8-cu130"}, ""},
+		{"Update TRT image from nvcr.io#nvidia/tensorrt-llm/release:1.2.0rc0.post1 to nvcr.io#nvidia/tensorrt-llm/release:1.2.0rc2",
+			[]string{"image nvcr.io/nvidia/tensorrt-llm/release=nvcr.io#nvidia/tensorrt-llm/release:1.2.0rc2 from nvcr.io#nvidia/tensorrt-llm/release:1.2.0rc0.post1"}, "image"},
+		{"Bump image to latest rocm/sgl-dev:sglang-0.5.8-mori", []string{"image rocm/sgl-dev=rocm/sgl-dev:sglang-0.5.8-mori"}, "image"},
+		{"Add VLLM_FLOAT32_MATMUL_PRECISION=high, remove VLLM_FLASHINFER_ALLREDUCE_BACKEND=mnnvl",
+			[]string{"env VLLM_FLOAT32_MATMUL_PRECISION=high", "env! VLLM_FLASHINFER_ALLREDUCE_BACKEND=mnnvl"}, ""},
+		{"Enable ATOM_DISABLE_MMAP=true", []string{"env ATOM_DISABLE_MMAP=true"}, ""},
+		{"Set SGLANG_RADIX_FORCE_MISS=1, remove --disable-radix-cache, and explicitly pass --disable-piecewise-cuda-graph.",
+			[]string{"env SGLANG_RADIX_FORCE_MISS=1", "flag! --disable-radix-cache", "flag --disable-piecewise-cuda-graph"}, ""},
+		{"Replace --enable-ep-moe with --ep-size $EP_SIZE", []string{"flag --ep-size"}, "flag"},
+		{"MoE backend left at auto (unlike MI355X's --moe-backend aiter)", nil, "flag"},
+		{"Add --max-num-seqs 256 and --kv-cache-dtype fp8", []string{"flag --max-num-seqs=256", "flag --kv-cache-dtype=fp8"}, "flag"},
+		{"Lower --gpu-memory-utilization from 0.95 to 0.90", []string{"flag --gpu-memory-utilization"}, "flag"},
+		{"Use 1k/1k TP4/EP1 c1-c32 and TP4/EP4 c64-c256", []string{"conc 1-32 (tp 4, ep 1, 1024/1024)", "conc 64-256 (tp 4, ep 4, 1024/1024)"}, "conc"},
+		{"Sweep conc=48 across TP8 +/- DPA", []string{"conc [48] (tp 8)"}, "conc"},
+		{"Add concurrency 48 and 64 to the TP8/EP1 sweep, and 64 and 192 to the TP8/EP8 DP-attention sweep.",
+			[]string{"conc [48 64] (tp 8, ep 1)"}, "conc"},
+		{"stops at conc 16 rather than 24", []string{"conc [16]"}, "conc"},
+		{"Measured uplift (tok/s/gpu): conc256 782.7->905", nil, "conc"},
+		{"H200 TP8+EP8 upper bound moves 512->256", nil, "conc"},
+		{"8k/1k topologies: 1p8d-dep4-tp4 (conc 32,128)", []string{"conc [32 128]"}, "conc"},
+		{"ISL1K/OSL1K: conc 8–8192 across ctx1dep4", []string{"conc 8-8192 (1024/1024)"}, "conc"},
+		{"drop the 2P1D DEP8 sweep (conc 128/256) and the 1P1D DEP8 conc=1024 point", nil, "conc"},
+		{"Switch the search space from TP8/EP8 to TP8/EP1", []string{"parallel tp 8", "parallel ep 1"}, "parallel"},
+		{"Add DEP8 dp-attn=true probes", []string{"parallel tp 8, ep 8, dp-attn true", "parallel dp-attn true"}, "parallel"},
+		{"preserving the legacy 2p1d-dep2-dep4 point", nil, "parallel"},
+		{"Search space mirrors the non-MTP entry", nil, "spec-decoding"},
+		{"Add MTP variant", []string{"spec-decoding mtp"}, "spec-decoding"},
+		{"TP4 conc 1-512 sweep at 1k1k and 8k1k", []string{"seq-len=1024/1024", "seq-len=8192/1024"}, "seq-len"},
+		{"Add HiCache KV offloading support", []string{"kv-cache hicache"}, "kv-cache"},
+		{"Align server args (disable-radix-cache, cuda-graph-max-bs)", []string{"flag --disable-radix-cache", "flag --cuda-graph-max-bs"}, "flag"},
+		{"See https://github.com/x/y/pull/1?conc=4&tp=8 and recipes/a/b/1k1k/TP8.yaml", nil, ""},
+	} {
+		var got []string
+		for _, c := range ExtractClaims([]string{tc.bullet}) {
+			if tc.only == "" || c.Kind == tc.only {
+				got = append(got, claimText(c))
+			}
+		}
+		if strings.Join(got, " | ") != strings.Join(tc.want, " | ") {
+			t.Errorf("%q\n got  %q\n want %q", tc.bullet, got, tc.want)
+		}
+	}
+}
+
+// FuzzExtractClaims: any text extracts without panicking, and every claim
+// names its kind and a bullet of the input.
+func FuzzExtractClaims(f *testing.F) {
+	for _, s := range []string{
+		"Update vLLM image from v0.11.2 to v0.13.0",
+		"Use 1k/1k TP4/EP1 c1-c32 and TP4/EP4 c64-c256; use 8k/1k TP4/EP1 c1-c32",
+		"Set A_B=1, remove --x (previously y) and pass --z 3: conc [1, 2, 3]",
+		"replace X_Y=0 with Z_W=1 -> TP8 → TP4 from nvcr.io#a/b:c to d/e:f@sha256:0123456789",
+		"((())) :: ;; .. -- conc conc= c c- 1,2,3,,, k8k1 DEP TEP dp-attn false",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, c := range ExtractClaims([]string{s, s}) {
+			if c.Kind == "" || c.Bullet < 0 || c.Bullet > 1 {
+				t.Fatalf("claim %+v", c)
+			}
+			if c.Kind == ClaimConc && len(c.Conc) == 0 && len(c.Range) != 2 {
+				t.Fatalf("conc claim without numbers: %+v", c)
+			}
+		}
+	})
+}
+
+// memFiles is a revision held in memory.
+type memFiles map[string]string
+
+func (m memFiles) Read(p string) ([]byte, bool, error) {
+	s, ok := m[p]
+	if !ok {
+		return nil, false, nil
+	}
+	return []byte(s), true, nil
+}
+func (m memFiles) Exists(p string) bool { _, ok := m[p]; return ok }
+func (m memFiles) List(dir string) ([]string, error) {
+	var out []string
+	for p := range m {
+		if path.Dir(p) == dir {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func (m memFiles) with(p, s string) memFiles {
+	out := memFiles{}
+	for k, v := range m {
+		out[k] = v
+	}
+	out[p] = s
+	return out
+}
+
+const testRecipe = `k1-fp8-b200-vllm:
+  image: vllm/vllm-openai:%s
+  model: m
+  model-prefix: k1
+  runner: b200
+  precision: fp8
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-start: 4, conc-end: 64 }
+      - { tp: 4, ep: 4, dp-attn: true, conc-list: [64, 128] }
+`
+
+const testScript = `#!/bin/bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+export VLLM_USE_X=1
+vllm serve "$MODEL" --tensor-parallel-size "$TP" --max-num-seqs 256 \
+  --kv-cache-dtype fp8
+`
+
+func testRev(image, script string) memFiles {
+	return memFiles{
+		"configs/nvidia-master.yaml":                               fmt.Sprintf(testRecipe, image),
+		"configs/amd-master.yaml":                                  "{}\n",
+		"configs/runners.yaml":                                     "labels:\n  b200: [b200-nb_0]\n",
+		"runners/launch_b200-nb.sh":                                "#!/bin/bash\n",
+		"benchmarks/benchmark_lib.sh":                              "X=1\n",
+		"benchmarks/single_node/fixed_seq_len/k1_fp8_b200_vllm.sh": script,
+	}
+}
+
+func TestCheckClaims(t *testing.T) {
+	base := testRev("v0.11.0", testScript)
+	head := testRev("v0.13.0-cu130", strings.Replace(testScript, "--max-num-seqs 256", "--max-num-seqs 128", 1))
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
+		[]string{"configs/nvidia-master.yaml", "benchmarks/single_node/fixed_seq_len/k1_fp8_b200_vllm.sh"})
+	for _, tc := range []struct {
+		bullet string
+		want   string // kind:verdict of each claim
+	}{
+		{"Update vLLM image from v0.11.0 to v0.13.0", "image:confirmed"},
+		{"Update vLLM image from v0.10.0 to v0.13.0", "image:contradicted"},
+		{"Image: vllm/vllm-openai:v0.12.0", "image:contradicted"},
+		{"Image: lmsysorg/sglang:v0.5.9", "image:unverified"},
+		{"Export VLLM_USE_X=1", "env:confirmed"},
+		{"Export VLLM_USE_X=0", "env:contradicted"},
+		{"Set VLLM_OTHER_THING=1", "env:contradicted"},
+		{"Add --max-num-seqs 128", "flag:confirmed"},
+		{"Add --max-num-seqs 256", "flag:contradicted"},
+		{"Add --enable-prefix-caching", "flag:contradicted"},
+		{"Remove --enforce-eager", "flag:confirmed"},
+		{"Sweep TP8 conc 4-64", "parallel:confirmed conc:confirmed"},
+		{"Sweep TP8 conc 4-128", "parallel:confirmed conc:contradicted"},
+		{"Add TP4/EP4 DPA conc 64 and 128", "parallel:confirmed parallel:confirmed parallel:confirmed conc:confirmed"},
+		{"Add TP4/EP4 conc 4", "parallel:confirmed parallel:confirmed conc:contradicted"},
+		{"Add TP2 rows", "parallel:contradicted"},
+		{"Run 1k1k", "seq-len:confirmed"},
+		{"Run 8k1k", "seq-len:contradicted"},
+	} {
+		v, err := pyyaml.Load([]byte(fmt.Sprintf("config-keys: [k1-fp8-b200-vllm]\ndescription:\n  - %q\npr-link: x\n", tc.bullet)), pyyaml.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range CheckClaims(ch, []ClaimEntry{{Index: 1, Value: v}}) {
+			got = append(got, r.Kind+":"+r.Verdict)
+			if r.Verdict == VerdictContradicted && (r.Reason == "" || (len(r.Evidence) == 0 && r.Kind != ClaimEnv && r.Kind != ClaimFlag)) {
+				t.Errorf("%q: contradicted without reason or evidence: %+v", tc.bullet, r)
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%q: %s, want %s", tc.bullet, strings.Join(got, " "), tc.want)
+		}
+	}
+}

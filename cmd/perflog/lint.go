@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/spf13/cobra"
+
+	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/recipe"
+)
+
+// LintOptions are the parsed flags of `perflog lint`.
+type LintOptions struct {
+	Factory *Factory
+	Repo    string
+	Rev     string // "" = the work tree
+	Config  string
+	Format  string
+	Paths   []string
+}
+
+func newLintCmd(f *Factory, runF func(context.Context, *LintOptions) error) *cobra.Command {
+	opts := &LintOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "lint [path...]",
+		Short: "Lint benchmark scripts (bash parsed with mvdan.cc/sh)",
+		Long: `Lint checks benchmark scripts for the bugs that silently change what is
+benchmarked:
+
+  recipe/array-clobber           an array grown with += is reset with NAME=(...)
+                                 on a path that reaches its use: flags dropped
+  recipe/continuation-whitespace a backslash followed by trailing whitespace: the
+                                 continuation ends and a stray " " argument is passed
+  recipe/kv-backend-mismatch     require_agentic_kv_offload_backend names another
+                                 backend than a recipe point that runs the script
+  recipe/router-mismatch         a DP-aware router (--dp-aware) started for a point
+                                 without data-parallel attention
+  recipe/engine-patch            the script patches the inference engine (warning)
+  recipe/parse                   the script does not parse (not linted; info)
+
+Paths are scripts or directories (every .sh below them); without paths every
+script under benchmarks/ and runners/ is linted. The files are read from the work
+tree, or from --rev. Each script is checked against the recipe points that run it
+(the key -> script resolution of perflog config scripts).
+
+Exit status 1 when a finding is an error.`,
+		Example: `  $ perflog lint
+  $ perflog lint benchmarks/single_node/agentic/dsv4_fp4_b300_sglang_mtp.sh
+  $ perflog lint --rev origin/main --format json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Paths = args
+			if !contains([]string{"text", "json", "github"}, opts.Format) {
+				return flagErrorf("invalid --format %q (want text, json or github)", opts.Format)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return lintRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	fl.StringVar(&opts.Rev, "rev", "", "lint the scripts of this `revision` (default: the work tree)")
+	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	fl.StringVar(&opts.Format, "format", "text", "output `format`: text, json or github")
+	return cmd
+}
+
+// lintResult is the JSON document of perflog lint --format json (a
+// public contract: add fields, never rename).
+type lintResult struct {
+	Rev      string              `json:"rev"`
+	Scripts  int                 `json:"scripts"`
+	Unparsed int                 `json:"unparsed"`
+	Findings []changelog.Finding `json:"findings"`
+	OK       bool                `json:"ok"`
+	Summary  summary             `json:"summary"`
+}
+
+func lintRun(ctx context.Context, opts *LintOptions) error {
+	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
+	if err != nil {
+		return err
+	}
+	defer ws.repo.Close()
+	var files recipe.Files
+	var list func(string) ([]string, error)
+	revName := "work tree"
+	if opts.Rev != "" {
+		h, err := ws.repo.Resolve(opts.Rev)
+		if err != nil {
+			return fmt.Errorf("--rev: %w", err)
+		}
+		t := ws.repo.Tree(h)
+		files, revName = t, h.String()
+		list = func(dir string) ([]string, error) {
+			var out []string
+			err := t.Walk(dir, func(p string, _ plumbing.Hash) error {
+				out = append(out, p)
+				return nil
+			})
+			return out, err
+		}
+	} else {
+		root := ws.repo.Worktree()
+		if root == "" {
+			return fmt.Errorf("the repository has no work tree; pass --rev REV")
+		}
+		files = recipe.Dir(root)
+		list = func(dir string) ([]string, error) {
+			var out []string
+			base := filepath.Join(root, filepath.FromSlash(dir))
+			err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+				if err != nil {
+					if p == base {
+						return nil // a missing directory lints nothing
+					}
+					return err
+				}
+				if d.Type().IsRegular() {
+					rel, _ := filepath.Rel(root, p)
+					out = append(out, filepath.ToSlash(rel))
+				}
+				return nil
+			})
+			return out, err
+		}
+		// paths given relative to the working directory
+		if wd, err := opts.Factory.Getwd(); err == nil {
+			for i, p := range opts.Paths {
+				abs := p
+				if !filepath.IsAbs(abs) {
+					abs = filepath.Join(wd, p)
+				}
+				if rel, err := filepath.Rel(root, abs); err == nil && !strings.HasPrefix(rel, "..") {
+					opts.Paths[i] = filepath.ToSlash(rel)
+				}
+			}
+		}
+	}
+	for _, p := range opts.Paths {
+		if p == "" || strings.HasPrefix(p, "../") || filepath.IsAbs(p) {
+			return flagErrorf("path %q is outside the repository", p)
+		}
+	}
+	rev := recipe.NewRev(revName, files, ws.settings)
+	rep, err := recipe.LintRev(rev, opts.Paths, list)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(opts.Paths) > 0 && len(rep.Scripts) == 0 {
+		return fmt.Errorf("no script found at %s", strings.Join(opts.Paths, ", "))
+	}
+	var fs []changelog.Finding
+	for _, lf := range rep.Findings {
+		sev := lf.Severity
+		if o := ws.settings.Severity(lf.Rule); o == "off" {
+			continue
+		} else if o != "" {
+			sev = o
+		}
+		fs = append(fs, changelog.Finding{Rule: lf.Rule, Severity: changelog.Severity(sev), File: lf.File, Line: lf.Line,
+			ConfigKey: lf.Key, Message: lf.Message, Source: lf.Source})
+	}
+	ok := !changelog.HasErrors(fs)
+	out := opts.Factory.IO.Out
+	switch opts.Format {
+	case "json":
+		res := lintResult{Rev: revName, Scripts: len(rep.Scripts), Unparsed: rep.Unparsed, Findings: fs, OK: ok, Summary: countFindings(fs)}
+		if res.Findings == nil {
+			res.Findings = []changelog.Finding{}
+		}
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	case "github":
+		writeGitHub(out, fs)
+	default:
+		for _, f := range fs {
+			fmt.Fprintf(out, "%s:%d: %s %s: %s\n", f.File, f.Line, f.Severity, f.Rule, f.Message)
+			if f.Source != "" {
+				fmt.Fprintf(out, "  %5d | %s\n", f.Line, f.Source)
+			}
+		}
+		s := countFindings(fs)
+		fmt.Fprintf(opts.Factory.IO.ErrOut, "%d scripts (%d do not parse): %d errors, %d warnings, %d notes\n", len(rep.Scripts), rep.Unparsed, s.Errors, s.Warnings, s.Infos)
+	}
+	if !ok {
+		return errFindings
+	}
+	return nil
+}

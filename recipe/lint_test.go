@@ -1,0 +1,153 @@
+package recipe
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// found renders findings as "rule:line" for comparison.
+func found(fs []Finding) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s:%d", f.Rule, f.Line))
+	}
+	sort.Strings(out)
+	return strings.Join(out, " ")
+}
+
+func TestLint(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"clobber after growth", `ARGS=(--a)
+ARGS+=(--b)
+if [ "$X" = 1 ]; then
+  ARGS+=(--c)
+fi
+ARGS=(--d)
+serve "${ARGS[@]}"
+`, "recipe/array-clobber:6"},
+		{"reset before growth is fine", `ARGS=(--a)
+ARGS=(--b)
+ARGS+=(--c)
+serve "${ARGS[@]}"
+`, ""},
+		{"reset in the other arm of the same if", `if [ "$X" = 1 ]; then
+  ARGS+=(--c)
+else
+  ARGS=(--d)
+fi
+serve "${ARGS[@]}"
+`, ""},
+		{"reset never used afterwards", `ARGS+=(--c)
+serve "${ARGS[@]}"
+ARGS=()
+`, ""},
+		{"reset inside a function does not clobber the global", `ARGS+=(--c)
+f() {
+  ARGS=(--x)
+}
+serve "${ARGS[@]}"
+`, ""},
+		{"backslash then space in an array", "ARGS=(\n  --a \\ \n  --b\n)\nserve \"${ARGS[@]}\"\n", "recipe/continuation-whitespace:2"},
+		{"backslash then tab ends a command", "serve --a \\\t\n  --b\n", "recipe/continuation-whitespace:1"},
+		{"an escaped space mid-line is intended", "echo a\\ b c\n", ""},
+		{"git apply", "cd /sgl && git apply /w/fix.patch\n", "recipe/engine-patch:1"},
+		{"sed on site-packages", "sed -i 's/a/b/' /usr/lib/python3/dist-packages/vllm/x.py\n", "recipe/engine-patch:1"},
+		{"pip install of an engine wheel", "pip install /w/vllm-0.1.whl\n", "recipe/engine-patch:1"},
+		{"pip install of a tool is fine", "pip install pandas\n", ""},
+		{"does not parse", "if then fi (\n", "recipe/parse:1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Parse("x.sh", []byte(tc.src))
+			if got := found(Lint(s)); got != tc.want {
+				t.Errorf("Lint = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestParseAssociativeArrayKeys(t *testing.T) {
+	s := Parse("x.sh", []byte(`declare -A M=(
+  [1024:4:4:false:4]=4
+)
+N="${M[${ISL}:${TP}]:-3}"
+ARGS=(--n "$N")
+ARGS=(--m)
+serve "${ARGS[@]}"
+`))
+	if s.ParseErr != nil {
+		t.Fatalf("ParseErr = %v", s.ParseErr)
+	}
+	if len(s.Env) == 0 || s.Env[0].Name != "N" {
+		t.Fatalf("Env = %+v", s.Env)
+	}
+}
+
+func TestCheckRuns(t *testing.T) {
+	const kv = `case "$KV_OFFLOAD_BACKEND" in
+  hicache) require_agentic_kv_offload_backend hicache ;;
+  lmcache) require_agentic_kv_offload_backend lmcache ;;
+esac
+`
+	const fixed = "require_agentic_kv_offload_backend mooncake\n"
+	const router = `USE_ROUTER=false
+if [ "$DP_ATTENTION" = "true" ]; then
+  USE_ROUTER=true
+fi
+if [ "$USE_ROUTER" = "true" ]; then
+  python3 -m sglang_router.launch_router --dp-aware &
+fi
+`
+	const routerAlways = "python3 -m sglang_router.launch_router --dp-aware &\n"
+	dram := func(b string, dpa bool) Run {
+		return Run{Key: "k", File: "configs/m.yaml", Line: 9, KVOffloading: "dram", KVBackend: b, DPAttn: dpa}
+	}
+	for _, tc := range []struct {
+		name, src string
+		runs      []Run
+		want      string
+	}{
+		{"backend handled by a case arm", kv, []Run{dram("lmcache", true)}, ""},
+		{"backend no arm handles", kv, []Run{dram("mooncake", true)}, "recipe/kv-backend-mismatch:2"},
+		{"unconditional requirement matches", fixed, []Run{dram("mooncake", true)}, ""},
+		{"unconditional requirement differs", fixed, []Run{dram("hicache", true)}, "recipe/kv-backend-mismatch:1"},
+		{"no offload: nothing required", fixed, []Run{{Key: "k", KVOffloading: "none", KVBackend: "hicache"}}, ""},
+		{"pass-through argument", "require_agentic_kv_offload_backend \"$B\"\n", []Run{dram("x", true)}, ""},
+		{"router gated through a variable set under DP_ATTENTION", router, []Run{dram("", false)}, ""},
+		{"router always on, a point without DP attention", routerAlways, []Run{dram("", true), dram("", false)}, "recipe/router-mismatch:1"},
+		{"router always on, every point with DP attention", routerAlways, []Run{dram("", true)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := Parse("x.sh", []byte(tc.src))
+			if s.ParseErr != nil {
+				t.Fatal(s.ParseErr)
+			}
+			if got := found(CheckRuns(s, tc.runs)); got != tc.want {
+				t.Errorf("CheckRuns = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzLint: any input parses or fails cleanly, and the lint never panics.
+func FuzzLint(f *testing.F) {
+	for _, seed := range []string{
+		"ARGS=(--a)\nARGS+=(--b)\nARGS=(--c)\nserve \"${ARGS[@]}\"\n",
+		"serve --a \\ \n --b\n",
+		"case \"$KV_OFFLOAD_BACKEND\" in\n a) require_agentic_kv_offload_backend a;;\n *) ;;\nesac\n",
+		"declare -A M=(\n [1:2]=3\n)\necho ${M[1:2]}\n",
+		"f() { X=(1); X+=(2); }\nif a; then b; elif c; then d; else e; fi\n",
+		"source \"$(dirname \"$0\")/../lib.sh\"\ngit apply x.patch\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		s := Parse("f.sh", []byte(src))
+		Lint(s)
+		CheckRuns(s, []Run{{Key: "k", KVOffloading: "dram", KVBackend: "x"}, {Key: "k", DPAttn: false}})
+		s.FlagNames()
+	})
+}
