@@ -381,7 +381,7 @@ func (r *Rev) sourced(p string) []string {
 	var out []string
 	if data, ok, err := r.Files.Read(p); err == nil && ok {
 		for _, m := range reSource.FindAllSubmatch(data, -1) {
-			if q := r.resolveSource(p, string(m[1])); q != "" {
+			if q := r.resolveSource(p, strings.TrimSpace(string(m[1]))); q != "" {
 				out = append(out, q)
 			}
 		}
@@ -393,7 +393,7 @@ func (r *Rev) sourced(p string) []string {
 	return out
 }
 
-var reSource = regexp.MustCompile(`(?m)^[ \t]*(?:source|\.)[ \t]+("[^"\n]*"|'[^'\n]*'|[^\s;&|]+)`)
+var reSource = regexp.MustCompile(`(?m)^[ \t]*(?:source|\.)[ \t]+([^\n;&|#]+)`)
 
 // resolveSource finds the repository file a `source WORD` names: the
 // literal tail of WORD after its last expansion, relative to the script's
