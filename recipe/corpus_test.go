@@ -126,3 +126,46 @@ func TestChangedRecipesMatchWholeParse(t *testing.T) {
 		t.Fatalf("compared %d commits, %d changes: the corpus walk missed history", commits, keys)
 	}
 }
+
+// TestResolveCorpusHead: at the corpus head at least 95% of the
+// single-node recipes resolve to an existing script (issue target), every
+// resolved path exists, and the known misses are only the ones listed.
+func TestResolveCorpusHead(t *testing.T) {
+	r := openCorpus(t)
+	head, _ := r.Resolve("main")
+	rev := NewRev("main", r.Tree(head), &config.Settings{})
+	keys, err := rev.Keys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sn, hit := 0, 0
+	var misses []string
+	for _, k := range keys {
+		runs, err := rev.Runs(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(runs) == 0 || runs[0].Multinode {
+			continue
+		}
+		sn++
+		ok := true
+		for _, run := range runs {
+			if run.Script == "" {
+				ok = false
+			} else if !rev.Files.Exists(run.Script) {
+				t.Errorf("%s resolves to %s, which does not exist", k, run.Script)
+			}
+		}
+		if ok {
+			hit++
+		} else {
+			misses = append(misses, k)
+		}
+	}
+	rate := float64(hit) / float64(sn)
+	t.Logf("single-node keys resolved: %d/%d (%.1f%%), misses %v", hit, sn, 100*rate, misses)
+	if sn < 100 || rate < 0.95 {
+		t.Fatalf("resolved %d/%d single-node keys (%.1f%%), want >= 95%%; misses %v", hit, sn, 100*rate, misses)
+	}
+}
