@@ -553,7 +553,31 @@ func (s *subject) checkEnv(r *ClaimResult) {
 		r.set(VerdictUnverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
 	default:
 		r.set(VerdictContradicted, fmt.Sprintf("%s is set nowhere in the files that run the listed recipes (%s)", name, s.filesText()))
+		if alt := s.sameSetting(name); alt != nil {
+			r.Reason += "; they set " + alt.Text + " instead"
+			r.Evidence = append(r.Evidence, *alt)
+		}
 	}
+}
+
+// sameSetting finds the setting an environment variable names written
+// another way in the head files (VLLM_MINIMAX_M3_MSA_DECODE_BACKEND as an
+// engine option minimax_m3_msa_decode_backend): the usual reason a bullet
+// naming the variable is wrong.
+func (s *subject) sameSetting(name string) *Evidence {
+	key := strings.ToLower(name)
+	for _, p := range []string{"vllm_", "sglang_", "sgl_", "trtllm_", "atom_", "aiter_"} {
+		key = strings.TrimPrefix(key, p)
+	}
+	if len(key) < 8 || !strings.Contains(key, "_") {
+		return nil
+	}
+	re := regexp.MustCompile(`[A-Za-z0-9_.-]*` + regexp.QuoteMeta(key) + `[A-Za-z0-9_.-]*(?:["']?\s*[:= ]\s*["']?[A-Za-z0-9_.-]+)?`)
+	for _, e := range grep(s.head.sources, re, "head", key) {
+		e.Text = re.FindString(e.Text)
+		return &e
+	}
+	return nil
 }
 
 func (s *subject) filesText() string {

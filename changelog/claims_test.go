@@ -171,7 +171,7 @@ const testScript = `#!/bin/bash
 source "$(dirname "$0")/../../benchmark_lib.sh"
 export VLLM_USE_X=1
 vllm serve "$MODEL" --tensor-parallel-size "$TP" --max-num-seqs 256 \
-  --kv-cache-dtype fp8
+  --kv-cache-dtype fp8 --attention_config.k1_special_backend fast
 `
 
 func testRev(image, script string) memFiles {
@@ -202,6 +202,7 @@ func TestCheckClaims(t *testing.T) {
 		{"Export VLLM_USE_X=1", "env:confirmed"},
 		{"Export VLLM_USE_X=0", "env:contradicted"},
 		{"Set VLLM_OTHER_THING=1", "env:contradicted"},
+		{"Set VLLM_K1_SPECIAL_BACKEND=fast", "env:contradicted"},
 		{"Add --max-num-seqs 128", "flag:confirmed"},
 		{"Add --max-num-seqs 256", "flag:contradicted"},
 		{"Add --enable-prefix-caching", "flag:contradicted"},
@@ -223,6 +224,11 @@ func TestCheckClaims(t *testing.T) {
 			got = append(got, r.Kind+":"+r.Verdict)
 			if r.Verdict == VerdictContradicted && (r.Reason == "" || (len(r.Evidence) == 0 && r.Kind != ClaimEnv && r.Kind != ClaimFlag)) {
 				t.Errorf("%q: contradicted without reason or evidence: %+v", tc.bullet, r)
+			}
+		}
+		if strings.Contains(tc.bullet, "K1_SPECIAL") {
+			if r := CheckClaims(ch, []ClaimEntry{{Index: 1, Value: v}}); len(r) != 1 || !strings.Contains(r[0].Reason, "they set --attention_config.k1_special_backend fast instead") {
+				t.Errorf("%q: no hint to the option set instead: %+v", tc.bullet, r)
 			}
 		}
 		if strings.Join(got, " ") != tc.want {
