@@ -3,6 +3,7 @@ package changelog
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -408,6 +409,16 @@ func (s *subject) addBase(r *ClaimResult, keep func(string) bool) {
 
 func lastSeg(repo string) string { return repo[strings.LastIndex(repo, "/")+1:] }
 
+// listText joins the distinct items, the first n of them and a count of
+// the rest.
+func listText(items []string, n int) string {
+	items = dedupe(items)
+	if len(items) > n {
+		items = append(items[:n:n], fmt.Sprintf("%d more", len(items)-n))
+	}
+	return strings.Join(items, ", ")
+}
+
 func dedupe(ss []string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -585,11 +596,7 @@ func (s *subject) filesText() string {
 	for _, src := range s.head.sources {
 		fs = append(fs, src.file)
 	}
-	fs = dedupe(fs)
-	if len(fs) > 4 {
-		fs = append(fs[:4], fmt.Sprintf("%d more", len(fs)-4))
-	}
-	return strings.Join(fs, ", ")
+	return listText(fs, 4)
 }
 
 // --- engine flags
@@ -814,7 +821,7 @@ func (s *subject) checkConc(r *ClaimResult) {
 	if len(r.Range) == 2 {
 		a, b := r.Range[0], r.Range[1]
 		for _, row := range match {
-			if len(row.Conc) > 0 && slicesMin(row.Conc) == a && slicesMax(row.Conc) == b {
+			if len(row.Conc) > 0 && slices.Min(row.Conc) == a && slices.Max(row.Conc) == b {
 				r.set(VerdictConfirmed, fmt.Sprintf("a row spans conc %d-%d", a, b), s.rowEvidence([]keyedRow{row}, "head")...)
 				return
 			}
@@ -884,22 +891,6 @@ func (q *RowQual) text() string {
 		p = append(p, strings.Join(q.Seq, " or "))
 	}
 	return strings.Join(p, ", ")
-}
-
-func slicesMin(v []int64) int64 {
-	m := v[0]
-	for _, x := range v {
-		m = min(m, x)
-	}
-	return m
-}
-
-func slicesMax(v []int64) int64 {
-	m := v[0]
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }
 
 func (s *subject) checkParallel(r *ClaimResult) {

@@ -131,11 +131,7 @@ func describeRecipeChange(rc recipe.RecipeChange) string {
 		for _, c := range rc.Diff.Changes {
 			paths = append(paths, c.Path)
 		}
-		paths = dedupe(paths)
-		if len(paths) > 3 {
-			paths = append(paths[:3], fmt.Sprintf("%d more", len(paths)-3))
-		}
-		parts = append(parts, "changed ("+strings.Join(paths, ", ")+")")
+		parts = append(parts, "changed ("+listText(paths, 3)+")")
 	}
 	if len(rc.Files) > 0 {
 		parts = append(parts, "is run by "+strings.Join(rc.Files, ", ")+", which changed")

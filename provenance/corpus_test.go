@@ -60,15 +60,7 @@ func TestCorpusAuditAgreesWithNaiveScan(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads 810 versions of a 400 KB file")
 	}
-	r, head := openCorpus(t)
-	h, err := Build(context.Background(), r, Options{Head: head, Changelog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := h.Audit(AuditOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, _, h, rep := corpusAudit(t)
 
 	// the naive scan: versions oldest first, decoded on all cores
 	type nversion struct {
@@ -202,15 +194,7 @@ func TestCorpusAuditAgreesWithNaiveScan(t *testing.T) {
 // the package documentation for what each means); a change here is a
 // change of behaviour to explain.
 func TestCorpusAuditDistribution(t *testing.T) {
-	r, head := openCorpus(t)
-	h, err := Build(context.Background(), r, Options{Head: head, Changelog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := h.Audit(AuditOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, _, h, rep := corpusAudit(t)
 	want := map[Verdict]int{VerdictOK: 693, VerdictCorrected: 37, VerdictRelanded: 4, VerdictEdited: 2,
 		VerdictBackfilled: 11, VerdictPlaceholder: 1, VerdictNoPR: 16, VerdictMismatch: 8}
 	total := 0
@@ -232,6 +216,21 @@ func TestCorpusAuditDistribution(t *testing.T) {
 	if len(h.Notes) != 2 {
 		t.Errorf("notes: %+v", h.Notes)
 	}
+}
+
+// corpusAudit builds the corpus history and audits its head.
+func corpusAudit(t *testing.T) (*gitscan.Repo, plumbing.Hash, *History, *AuditReport) {
+	t.Helper()
+	r, head := openCorpus(t)
+	h, err := Build(context.Background(), r, Options{Head: head, Changelog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := h.Audit(AuditOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, head, h, rep
 }
 
 // TestCorpusBlameAgreesWithNaiveScan cross-checks blame for every recipe
@@ -474,15 +473,7 @@ func TestCorpusClaims(t *testing.T) {
 	if testing.Short() {
 		t.Skip("claims over the whole history")
 	}
-	r, head := openCorpus(t)
-	h, err := Build(context.Background(), r, Options{Head: head, Changelog: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rep, err := h.Audit(AuditOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, head, _, rep := corpusAudit(t)
 	raw, err := r.ReadFile(head, rep.Path)
 	if err != nil {
 		t.Fatal(err)
