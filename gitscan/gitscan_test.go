@@ -405,3 +405,52 @@ func TestChangedFilesMatchesGoGit(t *testing.T) {
 		t.Fatalf("compared %d files: %v", files, err)
 	}
 }
+
+// TestWorktreeChanges: modified, deleted and new files below the given
+// paths; a rewritten but identical file is no change.
+func TestWorktreeChanges(t *testing.T) {
+	dir := t.TempDir()
+	r, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{InitOptions: git.InitOptions{DefaultBranch: plumbing.NewBranchReferenceName("main")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(p, s string) {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, s := range map[string]string{"configs/a.yaml": "a\n", "configs/b.yaml": "b\n", "benchmarks/x/s.sh": "s\n", "log.yaml": "l\n", "other/o.txt": "o\n"} {
+		write(p, s)
+	}
+	w, _ := r.Worktree()
+	if err := w.AddWithOptions(&git.AddOptions{All: true}); err != nil {
+		t.Fatal(err)
+	}
+	sig := &object.Signature{Name: "t", Email: "t@example.com", When: time.Unix(0, 0)}
+	h, err := w.Commit("c", &git.CommitOptions{Author: sig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("configs/a.yaml", "a2\n")           // modified
+	write("configs/b.yaml", "b\n")            // rewritten, same content
+	write("benchmarks/x/new.sh", "n\n")       // new
+	os.Remove(filepath.Join(dir, "log.yaml")) // deleted file path
+	write("other/o.txt", "o2\n")              // outside the paths
+	gr, err := Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer gr.Close()
+	got, err := gr.WorktreeChanges(h, []string{"configs", "benchmarks", "log.yaml", "runners"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "benchmarks/x/new.sh configs/a.yaml log.yaml"
+	if strings.Join(got, " ") != want {
+		t.Fatalf("WorktreeChanges = %v, want %s", got, want)
+	}
+}

@@ -537,3 +537,12 @@ func (r *Repo) MergeBase(a, b plumbing.Hash) (plumbing.Hash, error) {
 }
 
 func short(h plumbing.Hash) string { return h.String()[:12] }
+
+// RemoteURL returns the first URL of a remote ("" when there is none).
+func (r *Repo) RemoteURL(name string) string {
+	rem, err := r.repo.Remote(name)
+	if err != nil || len(rem.Config().URLs) == 0 {
+		return ""
+	}
+	return rem.Config().URLs[0]
+}

@@ -26,6 +26,7 @@ type HistoryFlags struct {
 	IgnoreRevs []string
 	Format     string
 	NoIndex    bool
+	Offline    bool
 }
 
 func (o *HistoryFlags) addFlags(fl *pflag.FlagSet, formats string) {
@@ -35,6 +36,7 @@ func (o *HistoryFlags) addFlags(fl *pflag.FlagSet, formats string) {
 	fl.StringArrayVar(&o.IgnoreRevs, "ignore-rev", nil, "look through this mechanical `commit` (repeatable; adds to ignore-revs in the settings)")
 	fl.StringVar(&o.Format, "format", "", "output `format`: "+formats)
 	fl.BoolVar(&o.NoIndex, "no-index", false, "read history from git even when an index exists (see perflog index)")
+	fl.BoolVar(&o.Offline, "offline", false, "never ask GitHub for the PR of a commit whose subject names none")
 }
 
 // history is an opened workspace with the history built up to a revision.
@@ -43,6 +45,7 @@ type history struct {
 	h   *provenance.History
 	rev plumbing.Hash
 	ix  *index.Index // open while h is used (it reads block texts lazily)
+	gh  *gitHub      // nil offline; its PR cache is saved on close
 }
 
 // loadHistory opens the repository and builds the history up to --rev.
@@ -66,15 +69,20 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 		ws.repo.Close()
 		return nil, err
 	}
+	var prs provenance.PRResolver
+	g := newGitHub(f, ws, o.Offline)
+	if g != nil {
+		prs = g
+	}
 	if !o.NoIndex {
 		if ix, err := index.Open(index.Path(ws.repo), false); err == nil {
 			stop := progress(f, "updating the index")
 			h, _, err := ix.History(ctx, ws.repo, rev, changelog, recipes,
-				index.Options{Settings: ws.settings, IgnoreRevs: settingsRevs, Progress: stop.update})
+				index.Options{Settings: ws.settings, IgnoreRevs: settingsRevs, Progress: stop.update, PRs: prs})
 			stop.done()
 			if err == nil {
 				h.SetIgnoreRevs(ignore)
-				return &history{ws: ws, h: h, rev: rev, ix: ix}, nil
+				return &history{ws: ws, h: h, rev: rev, ix: ix, gh: g}, nil
 			}
 			ix.Close()
 			if errors.Is(err, context.Canceled) {
@@ -86,16 +94,17 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 	}
 	stop := progress(f, "reading history")
 	h, err := provenance.Build(ctx, ws.repo, provenance.Options{Head: rev, Settings: ws.settings,
-		Changelog: changelog, Recipes: recipes, Keys: keys, IgnoreRevs: ignore, Progress: stop.update})
+		Changelog: changelog, Recipes: recipes, Keys: keys, IgnoreRevs: ignore, Progress: stop.update, PRs: prs})
 	stop.done()
 	if err != nil {
 		ws.repo.Close()
 		return nil, err
 	}
-	return &history{ws: ws, h: h, rev: rev}, nil
+	return &history{ws: ws, h: h, rev: rev, gh: g}, nil
 }
 
 func (hs *history) close() {
+	hs.gh.save()
 	if hs.ix != nil {
 		hs.ix.Close()
 	}

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -130,4 +135,192 @@ func ghData(s string) string {
 
 func ghProp(s string) string {
 	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}
+
+// writeMarkdown renders findings as a PR comment a reviewer reads in ten
+// seconds: the verdict, then each finding with its rule, a link to its
+// line at head and the evidence.
+func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo string) error {
+	s := countFindings(rep.Findings)
+	verdict := "✅ passed"
+	if s.Errors > 0 {
+		verdict = "❌ failed"
+	}
+	fmt.Fprintf(w, "### perflog changelog verify: %s\n\n", verdict)
+	fmt.Fprintf(w, "%d error%s, %d warning%s, %d note%s · profile `%s` · base `%s` → head `%s`", s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, plural(s.Infos), rep.Profile, shortHash(h.base), shortHash(h.head))
+	if h.pr > 0 {
+		fmt.Fprintf(w, " · PR #%d", h.pr)
+	}
+	fmt.Fprint(w, "\n\n")
+	if len(rep.Findings) == 0 {
+		return nil
+	}
+	link := func(file string, line int) string {
+		where := file
+		if line > 0 {
+			where = fmt.Sprintf("%s:%d", file, line)
+		}
+		if repo == "" {
+			return "`" + where + "`"
+		}
+		u := fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo, h.head, file)
+		if line > 0 {
+			u += fmt.Sprintf("#L%d", line)
+		}
+		return fmt.Sprintf("[%s](%s)", where, u)
+	}
+	t := tablewriter.NewTable(w, tablewriter.WithRenderer(renderer.NewMarkdown()), tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("", "rule", "where", "finding")
+	for _, f := range rep.Findings {
+		icon := "ℹ️"
+		switch f.Severity {
+		case changelog.Error:
+			icon = "❌"
+		case changelog.Warning:
+			icon = "⚠️"
+		}
+		msg := mdCell(f.Message)
+		for _, e := range f.Evidence {
+			if e.File == f.File && e.Line == f.Line {
+				continue
+			}
+			if e.Rev == "head" {
+				msg += "<br>↳ " + link(e.File, e.Line) + " `" + mdCode(e.Text) + "`"
+			} else {
+				msg += "<br>↳ " + e.Rev + " `" + fmt.Sprintf("%s:%d", e.File, e.Line) + "` `" + mdCode(e.Text) + "`"
+			}
+		}
+		if err := t.Append([]string{icon, "`" + f.Rule + "`", link(f.File, f.Line), msg}); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\n<sub>perflog: rule ids are listed by `perflog changelog rules`; severities can be set in `.perflog.yaml`.</sub>")
+	return nil
+}
+
+// mdCell makes text safe inside a Markdown table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", "<br>", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func mdCode(s string) string {
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return strings.NewReplacer("|", `\|`, "`", "'", "\n", " ").Replace(s)
+}
+
+// SARIF 2.1.0 (the subset code scanning reads).
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifRule struct {
+	ID                   string        `json:"id"`
+	ShortDescription     sarifText     `json:"shortDescription"`
+	DefaultConfiguration sarifRuleConf `json:"defaultConfiguration"`
+}
+
+type sarifRuleConf struct {
+	Level string `json:"level"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID           string          `json:"ruleId"`
+	RuleIndex        int             `json:"ruleIndex"`
+	Level            string          `json:"level"`
+	Message          sarifText       `json:"message"`
+	Locations        []sarifLocation `json:"locations"`
+	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+}
+
+type sarifLocation struct {
+	ID               int           `json:"id,omitempty"`
+	PhysicalLocation sarifPhysical `json:"physicalLocation"`
+	Message          *sarifText    `json:"message,omitempty"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           *sarifRegion  `json:"region,omitempty"`
+}
+
+type sarifArtifact struct {
+	URI string `json:"uri"`
+}
+
+type sarifRegion struct {
+	StartLine int `json:"startLine"`
+}
+
+func sarifLevel(s changelog.Severity) string {
+	switch s {
+	case changelog.Error:
+		return "error"
+	case changelog.Warning:
+		return "warning"
+	}
+	return "note"
+}
+
+func sarifLoc(file string, line int) sarifPhysical {
+	p := sarifPhysical{ArtifactLocation: sarifArtifact{URI: file}}
+	if line > 0 {
+		p.Region = &sarifRegion{StartLine: line}
+	}
+	return p
+}
+
+// writeSARIF renders findings as SARIF 2.1.0 for code-scanning upload.
+func writeSARIF(w io.Writer, fs []changelog.Finding) error {
+	run := sarifRun{Tool: sarifTool{Driver: sarifDriver{Name: "perflog", InformationURI: "https://github.com/perflog/perflog"}}, Results: []sarifResult{}}
+	index := map[string]int{}
+	for _, r := range changelog.Rules {
+		index[r.ID] = len(run.Tool.Driver.Rules)
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: r.ID, ShortDescription: sarifText{r.Summary}, DefaultConfiguration: sarifRuleConf{sarifLevel(r.Severity)}})
+	}
+	for _, f := range fs {
+		i, ok := index[f.Rule]
+		if !ok {
+			i = len(run.Tool.Driver.Rules)
+			index[f.Rule] = i
+			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: f.Rule, ShortDescription: sarifText{f.Rule}, DefaultConfiguration: sarifRuleConf{sarifLevel(f.Severity)}})
+		}
+		res := sarifResult{RuleID: f.Rule, RuleIndex: i, Level: sarifLevel(f.Severity), Message: sarifText{f.Message},
+			Locations: []sarifLocation{{PhysicalLocation: sarifLoc(f.File, f.Line)}}}
+		for k, e := range f.Evidence {
+			if e.Rev != "head" {
+				continue // code scanning shows locations of the analysed commit only
+			}
+			res.RelatedLocations = append(res.RelatedLocations, sarifLocation{ID: k + 1, PhysicalLocation: sarifLoc(e.File, e.Line), Message: &sarifText{e.Text}})
+		}
+		run.Results = append(run.Results, res)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
 }

@@ -33,9 +33,11 @@ type VerifyOptions struct {
 	Profile changelog.Profile
 	Config  string // --config: settings file path
 	Claims  string // --claims: contradicted, all or off
+	Comment bool   // --comment: post the findings on the PR
+	Offline bool   // --offline: never ask GitHub
 }
 
-var verifyFormats = []string{"text", "json", "github"}
+var verifyFormats = []string{"text", "json", "github", "markdown", "sarif"}
 
 func newVerifyCmd(f *Factory, runF func(context.Context, *VerifyOptions) error) *cobra.Command {
 	opts := &VerifyOptions{Factory: f}
@@ -78,7 +80,7 @@ them the run is a non-PR run (as on main).`,
 			}
 			opts.Profile = p
 			if !contains(verifyFormats, opts.Format) {
-				return flagErrorf("invalid --format %q (want text, json or github)", opts.Format)
+				return flagErrorf("invalid --format %q (want text, json, github, markdown or sarif)", opts.Format)
 			}
 			if !contains([]string{"contradicted", "all", "off"}, opts.Claims) {
 				return flagErrorf("invalid --claims %q (want contradicted, all or off)", opts.Claims)
@@ -98,7 +100,9 @@ them the run is a non-PR run (as on main).`,
 	fl.StringVar(&opts.Base, "base", "", "base `rev` (default: merge-base with origin/$GITHUB_BASE_REF, origin/main or main)")
 	fl.StringVar(&opts.Head, "head", "HEAD", "head `rev`")
 	fl.IntVar(&opts.PR, "pr", 0, "this pull request's `number` (default: from GITHUB_REF or GITHUB_EVENT_PATH)")
-	fl.StringVar(&opts.Format, "format", "text", "output `format`: text, json or github")
+	fl.StringVar(&opts.Format, "format", "text", "output `format`: text, json, github (workflow annotations), markdown (a PR comment) or sarif (code scanning)")
+	fl.BoolVar(&opts.Comment, "comment", false, "post the findings as a comment on the PR (updates perflog's earlier comment; needs GITHUB_TOKEN)")
+	fl.BoolVar(&opts.Offline, "offline", false, "never ask GitHub")
 	fl.StringVar(&profile, "profile", "full", "rule `profile`: gate, strict or full")
 	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
 	fl.StringVar(&opts.Claims, "claims", "contradicted", "description claims to report: `contradicted`, all (with unverified and confirmed ones) or off")
@@ -175,7 +179,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	pr, prSource, err := prNumber(opts, opts.Factory.Getenv)
+	pr, prSource, err := prNumber(opts.PRSet, opts.PR, opts.Factory.Getenv)
 	if err != nil {
 		return err
 	}
@@ -209,6 +213,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	for _, rc := range rep.Recipes {
 		res.Recipes = append(res.Recipes, recipeChangeJSON{Key: rc.Key, Kind: rc.Kind, OldKey: rc.OldKey, File: rc.File, Line: rc.Line, Files: rc.Files, Fields: len(diffChanges(rc))})
 	}
+	hdr := verifyHeader{base: base, baseName: baseName, head: head, headName: opts.Head, pr: pr, prSource: prSource}
 	out := opts.Factory.IO.Out
 	switch opts.Format {
 	case "json":
@@ -219,8 +224,19 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		}
 	case "github":
 		writeGitHub(out, rep.Findings)
+	case "markdown":
+		if err := writeMarkdown(out, rep, hdr, ws.settings.Repository()); err != nil {
+			return err
+		}
+	case "sarif":
+		if err := writeSARIF(out, rep.Findings); err != nil {
+			return err
+		}
 	default:
-		writeText(out, rep, in, verifyHeader{base: base, baseName: baseName, head: head, headName: opts.Head, pr: pr, prSource: prSource}, opts.Factory.IO.ColorEnabled())
+		writeText(out, rep, in, hdr, opts.Factory.IO.ColorEnabled())
+	}
+	if opts.Comment {
+		postComment(ctx, opts, ws, rep, hdr)
 	}
 	if !rep.OK() {
 		return errFindings
@@ -233,6 +249,13 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 // profile, which judges the change from the merge-base. Without --base the
 // merge-base with origin/$GITHUB_BASE_REF, origin/main or main is used.
 func resolveBase(r *gitscan.Repo, rev string, head plumbing.Hash, getenv func(string) string, mergeBase bool) (plumbing.Hash, string, error) {
+	return resolveBaseFor(r, rev, head, getenv, mergeBase, false)
+}
+
+// resolveBaseFor is resolveBase; onBranch says what a head on the base
+// branch itself is compared with: its last commit (verify, false) or
+// itself, so that only the work tree's changes count (changelog new, true).
+func resolveBaseFor(r *gitscan.Repo, rev string, head plumbing.Hash, getenv func(string) string, mergeBase, onBranch bool) (plumbing.Hash, string, error) {
 	hint := "fetch the base branch with full history (actions/checkout: fetch-depth: 0) or pass --base REV"
 	if rev != "" {
 		b, err := r.Resolve(rev)
@@ -265,6 +288,9 @@ func resolveBase(r *gitscan.Repo, rev string, head plumbing.Hash, getenv func(st
 		if err != nil {
 			return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s has no merge-base with %s (%v); %s", c, shortHash(head), err, hint)
 		}
+		if mb == head && onBranch {
+			return head, "HEAD", nil
+		}
 		if mb == head {
 			// head is on the base branch itself: judge its last commit
 			hc, err := r.Commit(head)
@@ -285,9 +311,9 @@ func resolveBase(r *gitscan.Repo, rev string, head plumbing.Hash, getenv func(st
 var pullRef = regexp.MustCompile(`^refs/pull/(\d+)/(?:merge|head)$`)
 
 // prNumber finds this run's PR: --pr, GITHUB_REF, or the event payload.
-func prNumber(opts *VerifyOptions, getenv func(string) string) (int, string, error) {
-	if opts.PRSet {
-		return opts.PR, "--pr", nil
+func prNumber(set bool, n int, getenv func(string) string) (int, string, error) {
+	if set {
+		return n, "--pr", nil
 	}
 	if m := pullRef.FindStringSubmatch(getenv("GITHUB_REF")); m != nil {
 		n, _ := strconv.Atoi(m[1])
@@ -373,4 +399,30 @@ func diffChanges(rc recipe.RecipeChange) []config.Change {
 		return nil
 	}
 	return rc.Diff.Changes
+}
+
+// postComment posts (or updates) the markdown report on the PR. Failing
+// to post never changes the verdict: it is one warning.
+func postComment(ctx context.Context, opts *VerifyOptions, ws *workspace, rep *changelog.Report, hdr verifyHeader) {
+	errOut := opts.Factory.IO.ErrOut
+	if hdr.pr == 0 {
+		fmt.Fprintln(errOut, "perflog: warning: --comment needs a PR number (--pr or the CI environment); not posted")
+		return
+	}
+	g := newGitHub(opts.Factory, ws, opts.Offline)
+	if g == nil {
+		fmt.Fprintln(errOut, "perflog: warning: --comment needs GITHUB_TOKEN (or GH_TOKEN) and no --offline; not posted")
+		return
+	}
+	var b strings.Builder
+	if err := writeMarkdown(&b, rep, hdr, ws.settings.Repository()); err != nil {
+		fmt.Fprintf(errOut, "perflog: warning: %v\n", err)
+		return
+	}
+	u, err := g.upsertComment(ctx, hdr.pr, b.String())
+	if err != nil {
+		g.fail(err)
+		return
+	}
+	fmt.Fprintf(errOut, "perflog: posted the findings on PR #%d: %s\n", hdr.pr, u)
 }

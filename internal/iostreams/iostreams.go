@@ -21,6 +21,7 @@ type IOStreams struct {
 
 	stdoutTTY, stderrTTY       bool
 	stdoutTTYSet, stderrTTYSet bool
+	stdinTTY, stdinTTYSet      bool
 	colorDisabled              bool
 }
 
@@ -34,9 +35,24 @@ func System() *IOStreams {
 // Test returns streams backed by buffers, with every TTY flag off.
 func Test() (*IOStreams, *bytes.Buffer, *bytes.Buffer, *bytes.Buffer) {
 	in, out, errOut := &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
-	s := &IOStreams{In: in, Out: out, ErrOut: errOut, stdoutTTYSet: true, stderrTTYSet: true, colorDisabled: true}
+	s := &IOStreams{In: in, Out: out, ErrOut: errOut, stdoutTTYSet: true, stderrTTYSet: true, stdinTTYSet: true, colorDisabled: true}
 	return s, in, out, errOut
 }
+
+// IsStdinTTY reports whether stdin is a terminal (or was set to be one):
+// only then may a command start an interactive editor.
+func (s *IOStreams) IsStdinTTY() bool {
+	if s.stdinTTYSet {
+		return s.stdinTTY
+	}
+	if f, ok := s.In.(*os.File); ok {
+		return term.IsTerminal(int(f.Fd()))
+	}
+	return false
+}
+
+// SetStdinTTY overrides TTY detection for stdin.
+func (s *IOStreams) SetStdinTTY(v bool) { s.stdinTTY, s.stdinTTYSet = v, true }
 
 func isTerminal(w io.Writer) bool {
 	if f, ok := w.(*os.File); ok {

@@ -1,0 +1,471 @@
+package changelog
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/recipe"
+)
+
+// DraftEntry is a changelog entry drafted from a change (perflog
+// changelog new). JSON field names are a public contract.
+type DraftEntry struct {
+	ConfigKeys  []string `json:"config_keys"`
+	Description []string `json:"description"`
+	PRLink      string   `json:"pr_link"`
+	AppendOnly  bool     `json:"append_only,omitempty"`
+}
+
+// DraftOptions configure DraftEntries.
+type DraftOptions struct {
+	// PRLink is the entry's pr-link (this PR, or the XXX placeholder).
+	PRLink string
+}
+
+// DraftEntries drafts the changelog entries of a change: one per group of
+// changed recipes whose changes read the same (the way InferenceX entries
+// list several keys under shared bullets), in head key order. Bullets are
+// written from the structural recipe diff and the diff of the scripts that
+// run each recipe, in the style of the repository's entries: "Update image
+// from A to B", "Set NAME=VALUE", "Add --flag VALUE", "Add TP4/EP4 DPA row
+// (1k1k, conc 64-256)". append-only: true is set only when the diff proves
+// it: search-space points were only added (config.AppendOnlyCheck) and no
+// script changed. Removed recipes get no entry (nothing to benchmark).
+func DraftEntries(ch *recipe.Change, o DraftOptions) ([]DraftEntry, error) {
+	changes, err := ch.Recipes()
+	if err != nil {
+		return nil, err
+	}
+	type group struct {
+		keys    []string
+		bullets []string
+		ao      bool
+	}
+	var groups []*group
+	byText := map[string]*group{}
+	for _, rc := range changes {
+		if rc.Kind == recipe.RecipeRemoved {
+			continue
+		}
+		bullets := recipeBullets(ch, rc)
+		if len(bullets) == 0 {
+			continue
+		}
+		ao := rc.Kind == recipe.RecipeChanged && len(rc.Files) == 0 && onlySearchSpace(rc.Diff) && appendOnlyProven(ch, rc.Key)
+		sig := strings.Join(bullets, "\n") + fmt.Sprint(ao)
+		if rc.Kind == recipe.RecipeAdded || rc.Kind == recipe.RecipeRenamed {
+			sig = rc.Key // a new recipe is its own change
+		}
+		g := byText[sig]
+		if g == nil {
+			g = &group{bullets: bullets, ao: ao}
+			byText[sig] = g
+			groups = append(groups, g)
+		}
+		g.keys = append(g.keys, rc.Key)
+	}
+	var out []DraftEntry
+	for _, g := range groups {
+		out = append(out, DraftEntry{ConfigKeys: g.keys, Description: g.bullets, PRLink: o.PRLink, AppendOnly: g.ao})
+	}
+	return out, nil
+}
+
+func onlySearchSpace(d *config.RecipeDiff) bool {
+	if d == nil || len(d.Changes) == 0 {
+		return false
+	}
+	for _, c := range d.Changes {
+		if !strings.HasPrefix(c.Path, "scenarios.") || !strings.Contains(c.Path, "search-space") {
+			return false
+		}
+	}
+	return true
+}
+
+func appendOnlyProven(ch *recipe.Change, key string) bool {
+	head, herr := ch.Head.Master()
+	base, berr := ch.Base.Master()
+	if herr != nil || berr != nil {
+		return false
+	}
+	sel := map[string]map[string]bool{key: {}}
+	for _, t := range ScenarioTypes {
+		sel[key][t] = true
+	}
+	return config.AppendOnlyCheck(base, berr, head, []string{key}, sel) == nil
+}
+
+// recipeBullets describes one recipe change.
+func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange) []string {
+	var out []string
+	head, _, _ := ch.Head.Recipe(rc.Key)
+	switch rc.Kind {
+	case recipe.RecipeAdded:
+		if head == nil {
+			return nil
+		}
+		v := head.Value
+		out = append(out, fmt.Sprintf("Add %s: %s %s on %s with %s", rc.Key, str(v, "model"), strings.ToUpper(str(v, "precision")), str(v, "runner"), str(v, "framework")))
+		if im := str(v, "image"); im != "" {
+			out = append(out, "Image: "+im)
+		}
+		if ss := searchSpaceText(config.Rows(v)); ss != "" {
+			out = append(out, "Search space: "+ss)
+		}
+		return out
+	case recipe.RecipeRenamed:
+		out = append(out, fmt.Sprintf("Rename %s to %s", rc.OldKey, rc.Key))
+	}
+	var base *config.Recipe
+	oldKey := rc.Key
+	if rc.OldKey != "" {
+		oldKey = rc.OldKey
+	}
+	base, _, _ = ch.Base.Recipe(oldKey)
+	if rc.Diff != nil && head != nil && base != nil {
+		out = append(out, configBullets(base.Value, head.Value, rc.Diff)...)
+	}
+	for _, f := range rc.Files {
+		out = append(out, scriptBullets(ch, f)...)
+	}
+	return dedupe(out)
+}
+
+func str(v *pyyaml.Value, field string) string {
+	if x, ok := v.Get(field); ok && x.Kind == pyyaml.Str {
+		return x.Str
+	}
+	return ""
+}
+
+// configBullets describes a recipe's field changes: the image, the
+// search-space rows (added, removed, concurrency changed), other fields.
+func configBullets(old, new *pyyaml.Value, d *config.RecipeDiff) []string {
+	var out []string
+	rowsTouched := false
+	for _, c := range d.Changes {
+		switch {
+		case c.Path == "image":
+			out = append(out, fmt.Sprintf("Update image from %s to %s", c.Old, c.New))
+		case strings.HasPrefix(c.Path, "scenarios"):
+			rowsTouched = true
+		case c.Kind == config.Added:
+			out = append(out, fmt.Sprintf("Set %s to %s", c.Path, c.New))
+		case c.Kind == config.Removed:
+			out = append(out, fmt.Sprintf("Remove %s (was %s)", c.Path, c.Old))
+		default:
+			out = append(out, fmt.Sprintf("Change %s from %s to %s", c.Path, c.Old, c.New))
+		}
+	}
+	if rowsTouched {
+		out = append(out, rowBullets(config.Rows(old), config.Rows(new))...)
+	}
+	return out
+}
+
+// rowKey identifies a search-space row apart from its concurrencies.
+func rowKey(r config.Row) string {
+	return fmt.Sprintf("%s|%d|%d|%v|%v|%v|%s|%s|%s", r.Scenario, r.ISL, r.OSL, r.TP, r.EP, r.DPA, r.Spec, r.KVOffloading, r.KVBackend)
+}
+
+// rowText names a row the way InferenceX bullets do: "1k1k TP4/EP4 DPA".
+func rowName(r config.Row) string {
+	var parts []string
+	if r.ISL != 0 {
+		parts = append(parts, seqName(r.ISL)+seqName(r.OSL))
+	} else if r.Scenario != "" && r.Scenario != "fixed-seq-len" {
+		parts = append(parts, r.Scenario)
+	}
+	var par []string
+	sides := max(len(r.TP), len(r.EP))
+	for i := 0; i < sides; i++ {
+		var p []string
+		if i < len(r.TP) {
+			p = append(p, fmt.Sprintf("TP%d", r.TP[i]))
+		}
+		if i < len(r.EP) && r.EP[i] > 1 {
+			p = append(p, fmt.Sprintf("EP%d", r.EP[i]))
+		}
+		s := strings.Join(p, "/")
+		if i < len(r.DPA) && r.DPA[i] {
+			s += " DPA"
+		}
+		par = append(par, s)
+	}
+	if len(par) == 2 {
+		parts = append(parts, "prefill "+par[0]+", decode "+par[1])
+	} else if len(par) == 1 {
+		parts = append(parts, par[0])
+	}
+	if r.Spec != "" && r.Spec != "none" {
+		parts = append(parts, strings.ToUpper(r.Spec))
+	}
+	if r.KVOffloading != "" && r.KVOffloading != "none" {
+		kv := r.KVOffloading
+		if r.KVBackend != "" {
+			kv += " " + r.KVBackend
+		}
+		parts = append(parts, "KV offload "+kv)
+	}
+	return strings.Join(parts, " ")
+}
+
+func seqName(n int64) string {
+	if n%1024 == 0 {
+		return fmt.Sprintf("%dk", n/1024)
+	}
+	return fmt.Sprint(n)
+}
+
+// concText writes concurrencies as a range when they double ("4-64") and
+// as a list otherwise.
+func concText(c []int64) string {
+	if len(c) == 0 {
+		return "none"
+	}
+	if len(c) == 1 {
+		return fmt.Sprint(c[0])
+	}
+	doubling := true
+	for i := 1; i < len(c); i++ {
+		if c[i] != c[i-1]*2 && !(i == len(c)-1 && c[i] > c[i-1] && c[i] < c[i-1]*2) {
+			doubling = false
+		}
+	}
+	if doubling {
+		return fmt.Sprintf("%d-%d", c[0], c[len(c)-1])
+	}
+	parts := make([]string, len(c))
+	for i, x := range c {
+		parts[i] = fmt.Sprint(x)
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+func searchSpaceText(rows []config.Row) string {
+	var parts []string
+	for _, r := range rows {
+		parts = append(parts, fmt.Sprintf("%s conc %s", rowName(r), concText(r.Conc)))
+	}
+	return strings.Join(dedupe(parts), "; ")
+}
+
+// rowBullets compares search-space rows by everything but concurrency.
+func rowBullets(old, new []config.Row) []string {
+	oldBy := map[string][]config.Row{}
+	for _, r := range old {
+		oldBy[rowKey(r)] = append(oldBy[rowKey(r)], r)
+	}
+	newBy := map[string][]config.Row{}
+	var order []string
+	for _, r := range new {
+		k := rowKey(r)
+		if _, ok := newBy[k]; !ok {
+			order = append(order, k)
+		}
+		newBy[k] = append(newBy[k], r)
+	}
+	var out []string
+	for _, k := range order {
+		nr := newBy[k]
+		or := oldBy[k]
+		nc, oc := concOf(nr), concOf(or)
+		switch {
+		case len(or) == 0:
+			out = append(out, fmt.Sprintf("Add %s conc %s", rowName(nr[0]), concText(nc)))
+		case !sameInts(nc, oc):
+			out = append(out, fmt.Sprintf("Change %s conc from %s to %s", rowName(nr[0]), concText(oc), concText(nc)))
+		}
+	}
+	var gone []string
+	for k, or := range oldBy {
+		if _, ok := newBy[k]; !ok {
+			gone = append(gone, fmt.Sprintf("Remove %s conc %s", rowName(or[0]), concText(concOf(or))))
+		}
+	}
+	sort.Strings(gone)
+	return append(out, gone...)
+}
+
+func concOf(rows []config.Row) []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	for _, r := range rows {
+		for _, c := range r.Conc {
+			if !seen[c] {
+				seen[c] = true
+				out = append(out, c)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+func sameInts(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// scriptBullets describes what changed in a script (environment and
+// engine flags) or names a changed recipe file.
+func scriptBullets(ch *recipe.Change, p string) []string {
+	if !strings.HasSuffix(p, ".sh") {
+		return []string{"Update " + p}
+	}
+	hs, _ := ch.Head.Script(p)
+	bs, _ := ch.Base.Script(p)
+	if hs == nil {
+		return nil
+	}
+	if bs == nil {
+		return []string{"Add " + p}
+	}
+	if hs.ParseErr != nil || bs.ParseErr != nil {
+		return []string{"Update " + p}
+	}
+	var out []string
+	envOf := func(s *recipe.Script) (map[string]string, []string) {
+		m := map[string]string{}
+		var order []string
+		for _, e := range s.Env {
+			if !isEnvName(e.Name) {
+				continue
+			}
+			if _, ok := m[e.Name]; !ok {
+				order = append(order, e.Name)
+			}
+			m[e.Name] = e.Value
+		}
+		return m, order
+	}
+	he, horder := envOf(hs)
+	be, border := envOf(bs)
+	for _, n := range horder {
+		ov, was := be[n]
+		switch {
+		case !was && literalValue(he[n]):
+			out = append(out, fmt.Sprintf("Set %s=%s", n, he[n]))
+		case !was:
+			out = append(out, "Set "+n)
+		case ov != he[n] && literalValue(ov) && literalValue(he[n]):
+			out = append(out, fmt.Sprintf("Change %s from %s to %s", n, ov, he[n]))
+		case ov != he[n]:
+			out = append(out, "Change how "+n+" is set")
+		}
+	}
+	for _, n := range border {
+		if _, ok := he[n]; !ok {
+			out = append(out, "Remove "+n)
+		}
+	}
+	flagsOf := func(s *recipe.Script) (map[string]string, []string) {
+		m := map[string]string{}
+		var order []string
+		for _, f := range s.Flags {
+			if _, ok := m[f.Name]; !ok {
+				order = append(order, f.Name)
+				m[f.Name] = f.Value
+			}
+		}
+		return m, order
+	}
+	hf, hforder := flagsOf(hs)
+	bf, bforder := flagsOf(bs)
+	for _, n := range hforder {
+		ov, was := bf[n]
+		switch {
+		case !was && hf[n] != "":
+			out = append(out, fmt.Sprintf("Add %s %s", n, hf[n]))
+		case !was:
+			out = append(out, "Add "+n)
+		case ov != hf[n] && hf[n] != "" && ov != "":
+			out = append(out, fmt.Sprintf("Change %s from %s to %s", n, ov, hf[n]))
+		}
+	}
+	for _, n := range bforder {
+		if _, ok := hf[n]; !ok {
+			out = append(out, "Remove "+n)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, "Update "+p)
+	}
+	return out
+}
+
+// literalValue reports whether a value reads as written (no expansion).
+func literalValue(v string) bool { return !strings.ContainsAny(v, "$`") && len(v) <= 80 }
+
+// isEnvName keeps upper-case variables with an underscore (engine and
+// runtime settings), not loop counters and locals.
+func isEnvName(n string) bool {
+	return reEnvName.MatchString(n) && strings.ToUpper(n) == n && strings.Contains(n, "_")
+}
+
+// RenderEntry writes an entry the way InferenceX writes them: two-space
+// indented lists, double-quoted bullets, no trailing blank line.
+func RenderEntry(e DraftEntry) string {
+	var b strings.Builder
+	b.WriteString("- config-keys:\n")
+	for _, k := range e.ConfigKeys {
+		b.WriteString("    - " + yamlScalar(k) + "\n")
+	}
+	b.WriteString("  description:\n")
+	for _, d := range e.Description {
+		b.WriteString("    - " + yamlQuote(d) + "\n")
+	}
+	if e.AppendOnly {
+		b.WriteString("  append-only: true\n")
+	}
+	b.WriteString("  pr-link: " + e.PRLink + "\n")
+	return b.String()
+}
+
+// yamlScalar writes a config key plain when that reads back as the same
+// string, quoted otherwise.
+func yamlScalar(s string) string {
+	if v, err := pyyaml.Load([]byte("k: "+s+"\n"), pyyaml.Options{}); err == nil {
+		if x, ok := v.Get("k"); ok && x.Kind == pyyaml.Str && x.Str == s && !strings.ContainsAny(s, "#:") {
+			return s
+		}
+	}
+	return yamlQuote(s)
+}
+
+// yamlQuote writes a double-quoted YAML string.
+func yamlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

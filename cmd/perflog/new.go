@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/spf13/cobra"
+
+	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/recipe"
+)
+
+// NewOptions are the parsed flags of `perflog changelog new`.
+type NewOptions struct {
+	Factory *Factory
+	Repo    string
+	Base    string
+	PR      int
+	PRSet   bool
+	DryRun  bool
+	Edit    bool
+	Format  string // yaml | json
+	Config  string
+	Offline bool
+}
+
+func newNewCmd(f *Factory, runF func(context.Context, *NewOptions) error) *cobra.Command {
+	opts := &NewOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "new",
+		Short: "Draft this change's changelog entry from the diff and append it",
+		Long: `New drafts the changelog entry of this change and appends it to
+perf-changelog.yaml.
+
+The change is base..HEAD plus what the work tree changed on top of HEAD. Each
+changed recipe (its config, or a script or srt-slurm recipe file that runs it)
+is described from the structural diff in the repository's style: image
+"from A to B", variables set, changed and removed, engine flags added and
+removed, search-space rows added, removed or with new concurrencies, new and
+renamed recipes. Recipes whose changes read the same share one entry;
+append-only: true is set only when the diff proves that search-space points
+were only added. pr-link is this PR (--pr, the CI environment, or GitHub),
+else the XXX placeholder the gate accepts on pull requests.
+
+Every byte before the append is kept, one empty line separates entries and
+the file ends with one newline; the write is atomic. Running it again
+replaces this change's own entry instead of adding another; historical
+entries are never touched. --dry-run prints the entry and writes nothing. On a
+terminal the entry is shown with the claims it makes; --edit opens $EDITOR on
+it first.`,
+		Example: `  $ perflog changelog new --pr 2710
+  $ perflog changelog new --dry-run --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !contains([]string{"yaml", "json"}, opts.Format) {
+				return flagErrorf("invalid --format %q (want yaml or json)", opts.Format)
+			}
+			opts.PRSet = cmd.Flags().Changed("pr")
+			if opts.PRSet && opts.PR <= 0 {
+				return flagErrorf("invalid --pr %d (want a pull request number)", opts.PR)
+			}
+			if opts.Edit && opts.DryRun {
+				return flagErrorf("--edit and --dry-run exclude each other")
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return newRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	fl.StringVar(&opts.Base, "base", "", "base `rev` (default: merge-base with origin/$GITHUB_BASE_REF, origin/main or main)")
+	fl.IntVar(&opts.PR, "pr", 0, "this pull request's `number` (default: from the CI environment or GitHub)")
+	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the drafted entry; change nothing")
+	fl.BoolVar(&opts.Edit, "edit", false, "open $EDITOR on the drafted entry before appending it (needs a terminal)")
+	fl.StringVar(&opts.Format, "format", "yaml", "output `format` of the drafted entries: yaml or json")
+	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	fl.BoolVar(&opts.Offline, "offline", false, "never ask GitHub (for the PR number)")
+	return cmd
+}
+
+// newResult is the JSON document of changelog new --format json (a
+// public contract: add fields, never rename).
+type newResult struct {
+	File     string                  `json:"file"`
+	Base     string                  `json:"base"`
+	Head     string                  `json:"head"`
+	PR       *int                    `json:"pr"`
+	Entries  []changelog.DraftEntry  `json:"entries"`
+	Claims   []changelog.ClaimResult `json:"claims"`
+	Written  bool                    `json:"written"`
+	Replaced []int                   `json:"replaced"`
+}
+
+// pathsOfInterest are the work-tree paths a draft reads.
+func pathsOfInterest(s *config.Settings) []string {
+	out := []string{s.ChangelogPath(), "benchmarks", "runners"}
+	for _, layout := range s.MasterCandidates() {
+		for _, p := range layout {
+			out = append(out, filepath.ToSlash(filepath.Dir(p)))
+		}
+	}
+	return dedupeStrings(out)
+}
+
+func dedupeStrings(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func newRun(ctx context.Context, opts *NewOptions) error {
+	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
+	if err != nil {
+		return err
+	}
+	defer ws.repo.Close()
+	head, err := ws.repo.Resolve("HEAD")
+	if err != nil {
+		return fmt.Errorf("HEAD: %w", err)
+	}
+	base, baseName, err := resolveBaseFor(ws.repo, opts.Base, head, opts.Factory.Getenv, true, true)
+	if err != nil {
+		return err
+	}
+	ch, err := draftChange(ws, base, head, baseName)
+	if err != nil {
+		return err
+	}
+	pr, prSource, err := prNumber(opts.PRSet, opts.PR, opts.Factory.Getenv)
+	if err != nil {
+		return err
+	}
+	if pr == 0 && !opts.Offline {
+		if n, ok := lookupPR(ctx, opts.Factory, ws, head); ok {
+			pr, prSource = n, "GitHub"
+		}
+	}
+	repo := ws.settings.Repository()
+	link := "https://github.com/" + repo + "/pull/XXX"
+	if pr > 0 {
+		link = fmt.Sprintf("https://github.com/%s/pull/%d", repo, pr)
+	}
+	entries, err := changelog.DraftEntries(ch, changelog.DraftOptions{PRLink: link})
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	errOut := opts.Factory.IO.ErrOut
+	if len(entries) == 0 {
+		fmt.Fprintf(errOut, "no recipe changed in %s..HEAD or in the work tree: nothing to draft\n", baseName)
+		return nil
+	}
+	if opts.Edit {
+		if !opts.Factory.IO.IsStdinTTY() || !opts.Factory.IO.IsStdoutTTY() {
+			return flagErrorf("--edit needs a terminal")
+		}
+		if entries, err = editEntries(opts.Factory, entries); err != nil {
+			return err
+		}
+	}
+	path := ws.settings.ChangelogPath()
+	res := newResult{File: path, Base: base.String(), Head: head.String(), Entries: entries, Replaced: []int{}}
+	if pr > 0 {
+		res.PR = &pr
+	}
+	claims := checkDraftClaims(ch, entries)
+	res.Claims = claims
+	if !opts.DryRun {
+		if ws.repo.Worktree() == "" {
+			return fmt.Errorf("the repository has no work tree to write %s to; use --dry-run", path)
+		}
+		full := filepath.Join(ws.repo.Worktree(), filepath.FromSlash(path))
+		cur, err := os.ReadFile(full)
+		if errors.Is(err, os.ErrNotExist) {
+			cur = nil
+		} else if err != nil {
+			return err
+		}
+		baseRaw, err := ws.repo.ReadFile(base, path)
+		if err != nil && !errors.Is(err, gitscan.ErrNotFound) {
+			return err
+		}
+		out, ar, err := changelog.AppendEntries(path, cur, baseRaw, entries, link)
+		if err != nil {
+			return err
+		}
+		if !ar.Unchanged {
+			if err := changelog.WriteFileAtomic(full, out); err != nil {
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+		}
+		res.Written, res.Replaced = !ar.Unchanged, append(res.Replaced, ar.Replaced...)
+	}
+	out := opts.Factory.IO.Out
+	if opts.Format == "json" {
+		enc := json.NewEncoder(out)
+		enc.SetIndent("", "  ")
+		return enc.Encode(res)
+	}
+	for i, e := range entries {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		fmt.Fprint(out, changelog.RenderEntry(e))
+	}
+	if opts.Factory.IO.IsStdoutTTY() {
+		printDraftClaims(opts.Factory, claims)
+	}
+	what := "drafted (dry run, nothing written)"
+	switch {
+	case opts.DryRun:
+	case len(res.Replaced) > 0:
+		what = fmt.Sprintf("replaced this change's entr%s %v in %s", pluralY(len(res.Replaced)), res.Replaced, path)
+	case res.Written:
+		what = "appended to " + path
+	default:
+		what = path + " already holds this entry"
+	}
+	src := ""
+	if prSource != "" {
+		src = fmt.Sprintf(" (PR #%d from %s)", pr, prSource)
+	} else {
+		src = " (no PR number: the XXX placeholder; pass --pr N)"
+	}
+	fmt.Fprintf(errOut, "%d entr%s %s%s\n", len(entries), pluralY(len(entries)), what, src)
+	return nil
+}
+
+func pluralY(n int) string {
+	if n == 1 {
+		return "y"
+	}
+	return "ies"
+}
+
+// draftChange is base..HEAD plus the work tree's changes on top of HEAD,
+// read from the work tree (HEAD's tree for a bare repository).
+func draftChange(ws *workspace, base, head plumbing.Hash, baseName string) (*recipe.Change, error) {
+	fcs, err := ws.repo.ChangedFiles(base, head)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, fc := range fcs {
+		paths = append(paths, fc.Path)
+	}
+	var headFiles recipe.Files = ws.repo.Tree(head)
+	if ws.repo.Worktree() != "" {
+		wt, err := ws.repo.WorktreeChanges(head, pathsOfInterest(ws.settings))
+		if err != nil {
+			return nil, err
+		}
+		paths = append(paths, wt...)
+		headFiles = recipe.Dir(ws.repo.Worktree())
+	}
+	return recipe.NewChange(recipe.NewRev(baseName, ws.repo.Tree(base), ws.settings),
+		recipe.NewRev("work tree", headFiles, ws.settings), dedupeStrings(paths)), nil
+}
+
+// checkDraftClaims checks the drafted bullets the way verify will.
+func checkDraftClaims(ch *recipe.Change, entries []changelog.DraftEntry) []changelog.ClaimResult {
+	var ces []changelog.ClaimEntry
+	for i, e := range entries {
+		v, err := pyyaml.Load([]byte(changelog.RenderEntry(e)), pyyaml.Options{})
+		if err != nil || v.Kind != pyyaml.Seq || len(v.Items) != 1 {
+			continue
+		}
+		ces = append(ces, changelog.ClaimEntry{Index: i + 1, Value: v.Items[0]})
+	}
+	out := changelog.CheckClaims(ch, ces)
+	if out == nil {
+		out = []changelog.ClaimResult{}
+	}
+	return out
+}
+
+func printDraftClaims(f *Factory, claims []changelog.ClaimResult) {
+	if len(claims) == 0 {
+		return
+	}
+	fmt.Fprintln(f.IO.Out, "\nclaims these bullets make, checked against the change:")
+	for _, c := range claims {
+		fmt.Fprintf(f.IO.Out, "  %-12s %-13s %s — %s\n", c.Verdict, c.Kind, c.Text, c.Reason)
+	}
+}
+
+// editEntries opens $VISUAL or $EDITOR on the drafted entries and reads
+// them back.
+func editEntries(f *Factory, entries []changelog.DraftEntry) ([]changelog.DraftEntry, error) {
+	editor := f.Getenv("VISUAL")
+	if editor == "" {
+		editor = f.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	tmp, err := os.CreateTemp("", "perflog-entry-*.yaml")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp.Name())
+	var b strings.Builder
+	b.WriteString("# The entry perflog drafted; edit it, save and quit. An empty file cancels.\n")
+	for i, e := range entries {
+		if i > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(changelog.RenderEntry(e))
+	}
+	if _, err := tmp.WriteString(b.String()); err != nil {
+		return nil, err
+	}
+	tmp.Close()
+	fields := strings.Fields(editor)
+	cmd := exec.Command(fields[0], append(fields[1:], tmp.Name())...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = f.IO.In, f.IO.Out, f.IO.ErrOut
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("editor %s: %w", editor, err)
+	}
+	data, err := os.ReadFile(tmp.Name())
+	if err != nil {
+		return nil, err
+	}
+	v, err := pyyaml.Load(data, pyyaml.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("the edited entry is not valid YAML: %w", err)
+	}
+	if v.Kind == pyyaml.Null {
+		return nil, fmt.Errorf("the edited file is empty: cancelled")
+	}
+	if v.Kind != pyyaml.Seq {
+		return nil, fmt.Errorf("the edited file must hold a YAML list of entries")
+	}
+	var out []changelog.DraftEntry
+	for _, it := range v.Items {
+		fl, errs := changelog.Validate(it)
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("the edited entry is not valid: line %d: %s", errs[0].Line, errs[0].Msg)
+		}
+		out = append(out, changelog.DraftEntry{ConfigKeys: fl.ConfigKeys, Description: fl.Description, PRLink: fl.PRLink, AppendOnly: fl.AppendOnly})
+	}
+	return out, nil
+}
