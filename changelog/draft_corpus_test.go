@@ -1,0 +1,141 @@
+package changelog
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/gitscan"
+)
+
+// TestDraftAgainstAuthors replays changelog new on real history: for a
+// sample of commits that changed recipes and added entries, the entries
+// the author wrote are set aside, the change is drafted, and the draft is
+// compared with what the author wrote: the same config-keys (after glob
+// resolution), and the author's image, env and concurrency facts present
+// in the drafted bullets. The rates are logged and guarded from below.
+func TestDraftAgainstAuthors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("corpus replay")
+	}
+	r := openCorpus(t)
+	head, _ := r.Resolve("main")
+	s := &config.Settings{}
+	var commits, sameKeys, coveredKeys int
+	facts := map[string][2]int{} // kind → {present, total}
+	n := 0
+	err := r.FirstParent(context.Background(), gitscan.WalkOptions{From: head}, func(nd gitscan.Node) error {
+		if len(nd.Parents) == 0 {
+			return nil
+		}
+		if n++; n%3 != 0 {
+			return nil // a sample
+		}
+		ch, err := ChangeAt(r, s, nd.Parents[0], nd.Hash, "base", "head")
+		if err != nil {
+			return err
+		}
+		if !ch.Touched(s.ChangelogPath()) {
+			return nil
+		}
+		baseRaw, _ := readOptional(r, nd.Parents[0], s.ChangelogPath())
+		headRaw, _ := readOptional(r, nd.Hash, s.ChangelogPath())
+		bf, _, err1 := Parse(s.ChangelogPath(), baseRaw)
+		hf, _, err2 := Parse(s.ChangelogPath(), headRaw)
+		if err1 != nil || err2 != nil || bf == nil || hf == nil {
+			return nil
+		}
+		added := Align(bf, hf).Added
+		if len(added) == 0 {
+			return nil
+		}
+		drafts, err := DraftEntries(ch, DraftOptions{PRLink: "x"})
+		if err != nil || len(drafts) == 0 {
+			return nil // the commit changed no recipe the resolver sees
+		}
+		commits++
+		headKeys, _ := ch.Head.Keys()
+		author := map[string]bool{}
+		var bullets []string
+		for _, e := range added {
+			for _, p := range StringsOf(e.Value, FieldConfigKeys) {
+				re := config.GlobRegexp(p)
+				for _, k := range headKeys {
+					if re.MatchString(k) {
+						author[k] = true
+					}
+				}
+			}
+			bullets = append(bullets, StringsOf(e.Value, FieldDescription)...)
+		}
+		drafted := map[string]bool{}
+		var text strings.Builder
+		for _, d := range drafts {
+			for _, k := range d.ConfigKeys {
+				drafted[k] = true
+			}
+			text.WriteString(strings.Join(d.Description, "\n") + "\n")
+		}
+		same := len(author) == len(drafted)
+		covered := true
+		for k := range author {
+			same = same && drafted[k]
+			covered = covered && drafted[k]
+		}
+		if same {
+			sameKeys++
+		}
+		if covered {
+			coveredKeys++
+		}
+		dt := text.String()
+		for _, c := range ExtractClaims(bullets) {
+			if !c.Strong || c.Negated {
+				continue
+			}
+			var needle string
+			switch c.Kind {
+			case ClaimImage:
+				_, tag, _ := splitRef(c.Value)
+				needle = tag
+			case ClaimEnv:
+				needle = c.Name
+			case ClaimConc:
+				if len(c.Range) == 2 {
+					needle = ""
+					for _, v := range c.Range {
+						if !strings.Contains(dt, itoa(v)) {
+							needle = "\x00"
+						}
+					}
+				} else if len(c.Conc) > 0 {
+					needle = itoa(c.Conc[0])
+				}
+			default:
+				continue
+			}
+			f := facts[c.Kind]
+			f[1]++
+			if needle != "\x00" && strings.Contains(dt, needle) {
+				f[0]++
+			}
+			facts[c.Kind] = f
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
+	t.Logf("%d commits: same config-keys %.0f%%, author's keys all drafted %.0f%%", commits, pct(sameKeys, commits), pct(coveredKeys, commits))
+	for k, f := range facts {
+		t.Logf("%s facts of the author's bullets present in the draft: %d/%d (%.0f%%)", k, f[0], f[1], pct(f[0], f[1]))
+	}
+	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(facts[ClaimImage][0], facts[ClaimImage][1]) < 85 || pct(facts[ClaimConc][0], facts[ClaimConc][1]) < 75 {
+		t.Errorf("the draft fell below its measured agreement with the authors")
+	}
+}
+
+func itoa(v int64) string { return strconv.FormatInt(v, 10) }
