@@ -215,26 +215,29 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	if opts.Format == "json" {
 		enc := json.NewEncoder(out)
 		enc.SetIndent("", "  ")
-		return enc.Encode(res)
-	}
-	for i, e := range entries {
-		if i > 0 {
-			fmt.Fprintln(out)
+		if err := enc.Encode(res); err != nil {
+			return err
 		}
-		fmt.Fprint(out, changelog.RenderEntry(e))
-	}
-	if opts.Factory.IO.IsStdoutTTY() {
-		printDraftClaims(opts.Factory, claims)
+	} else {
+		for i, e := range entries {
+			if i > 0 {
+				fmt.Fprintln(out)
+			}
+			fmt.Fprint(out, changelog.RenderEntry(e))
+		}
+		if opts.Factory.IO.IsStdoutTTY() {
+			printDraftClaims(opts.Factory, claims)
+		}
 	}
 	what := "drafted (dry run, nothing written)"
 	switch {
 	case opts.DryRun:
+	case !res.Written:
+		what = path + " already holds this entry"
 	case len(res.Replaced) > 0:
 		what = fmt.Sprintf("replaced this change's entr%s %v in %s", pluralY(len(res.Replaced)), res.Replaced, path)
-	case res.Written:
-		what = "appended to " + path
 	default:
-		what = path + " already holds this entry"
+		what = "appended to " + path
 	}
 	src := ""
 	if prSource != "" {

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/internal/iostreams"
+)
+
+const testToken = "ghp_secret0123456789"
+
+// fakeGitHub is an httptest server answering the REST calls perflog makes,
+// in the shape GitHub answers them, and counting them.
+type fakeGitHub struct {
+	*httptest.Server
+	mu    sync.Mutex
+	calls []string
+	// comments on issue 2707, with ids
+	comments []map[string]any
+	// status forces an error answer for every call (0: none)
+	status  int
+	headers map[string]string
+	body    []byte // the last POST/PATCH body
+	t       *testing.T
+}
+
+func newFakeGitHub(t *testing.T) *fakeGitHub {
+	g := &fakeGitHub{t: t}
+	mux := http.NewServeMux()
+	g.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		g.calls = append(g.calls, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery)
+		status, headers := g.status, g.headers
+		g.mu.Unlock()
+		if got := r.Header.Get("Authorization"); got != "Bearer "+testToken {
+			t.Errorf("Authorization header %q", got)
+		}
+		for k, v := range headers {
+			w.Header().Set(k, v)
+		}
+		if status != 0 {
+			w.WriteHeader(status)
+			fmt.Fprintf(w, `{"message":"forced %d","documentation_url":"https://docs.github.com/rest"}`, status)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	}))
+	mux.HandleFunc("GET /repos/SemiAnalysisAI/InferenceX/commits/{sha}/pulls", func(w http.ResponseWriter, r *http.Request) {
+		sha := r.PathValue("sha")
+		json.NewEncoder(w).Encode([]map[string]any{
+			{"number": 9, "state": "closed", "merge_commit_sha": "0000000000000000000000000000000000000000", "head": map[string]any{"sha": "1111111111111111111111111111111111111111"}},
+			{"number": 2707, "state": "closed", "merged_at": "2026-11-30T10:00:00Z", "merge_commit_sha": sha, "head": map[string]any{"sha": "2222222222222222222222222222222222222222"}},
+		})
+	})
+	mux.HandleFunc("GET /repos/SemiAnalysisAI/InferenceX/issues/2707/comments", func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		// two pages: the first holds someone else's comment
+		if r.URL.Query().Get("page") == "" {
+			w.Header().Set("Link", fmt.Sprintf(`<%s/repos/SemiAnalysisAI/InferenceX/issues/2707/comments?page=2&per_page=100>; rel="next"`, g.URL))
+			json.NewEncoder(w).Encode([]map[string]any{{"id": 1, "body": "LGTM"}})
+			return
+		}
+		json.NewEncoder(w).Encode(g.comments)
+	})
+	mux.HandleFunc("POST /repos/SemiAnalysisAI/InferenceX/issues/2707/comments", func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		var c map[string]any
+		g.body, _ = io.ReadAll(r.Body)
+		json.Unmarshal(g.body, &c)
+		c["id"] = 100 + len(g.comments)
+		c["html_url"] = fmt.Sprintf("https://github.com/SemiAnalysisAI/InferenceX/pull/2707#issuecomment-%d", c["id"])
+		g.comments = append(g.comments, c)
+		w.WriteHeader(http.StatusCreated)
+		json.NewEncoder(w).Encode(c)
+	})
+	mux.HandleFunc("PATCH /repos/SemiAnalysisAI/InferenceX/issues/comments/{id}", func(w http.ResponseWriter, r *http.Request) {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		g.body, _ = io.ReadAll(r.Body)
+		var c map[string]any
+		json.Unmarshal(g.body, &c)
+		var id int
+		fmt.Sscan(r.PathValue("id"), &id)
+		c["id"] = id
+		c["html_url"] = "https://github.com/SemiAnalysisAI/InferenceX/pull/2707#issuecomment-" + r.PathValue("id")
+		json.NewEncoder(w).Encode(c)
+	})
+	t.Cleanup(g.Close)
+	return g
+}
+
+func (g *fakeGitHub) callList() []string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return append([]string(nil), g.calls...)
+}
+
+// corpusCopy copies the shipped corpus (a bare repository) so that a test
+// may write its perflog/ cache.
+func corpusCopy(t *testing.T) string {
+	t.Helper()
+	dst := filepath.Join(t.TempDir(), "inferencex.git")
+	src := "../../testdata/corpus/inferencex.git"
+	err := filepath.Walk(src, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// runWith runs one perflog command line with the given environment.
+func runWith(t *testing.T, env map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	io, _, out, errOut := iostreams.Test()
+	f := newFactory(io)
+	f.Getenv = func(k string) string { return env[k] }
+	code := run(context.Background(), f, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestGitHubPRLookupIsCachedAndOptional(t *testing.T) {
+	g := newFakeGitHub(t)
+	repo := corpusCopy(t)
+	env := map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": g.URL}
+	code, out, errOut := runWith(t, env, "changelog", "new", "--repo", repo, "--base", "main~1", "--dry-run", "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var res newResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.PR == nil || *res.PR != 2707 || !strings.Contains(errOut, "PR #2707 from GitHub") {
+		t.Fatalf("PR = %v, stderr %q", res.PR, errOut)
+	}
+	if len(res.Entries) == 0 || res.Entries[0].PRLink != "https://github.com/SemiAnalysisAI/InferenceX/pull/2707" || res.Written {
+		t.Fatalf("entries %+v written %v", res.Entries, res.Written)
+	}
+	if n := len(g.callList()); n != 1 {
+		t.Fatalf("%d API calls, want 1: %v", n, g.callList())
+	}
+	// the answer is cached in the repository: asked once
+	cache, err := os.ReadFile(filepath.Join(repo, "perflog", "github-prs.json"))
+	if err != nil || !strings.Contains(string(cache), `"SemiAnalysisAI/InferenceX"`) || strings.Contains(string(cache), testToken) {
+		t.Fatalf("cache %q, %v", cache, err)
+	}
+	if code, _, _ := runWith(t, env, "changelog", "new", "--repo", repo, "--base", "main~1", "--dry-run"); code != 0 || len(g.callList()) != 1 {
+		t.Fatalf("second run: exit %d, calls %v", code, g.callList())
+	}
+	// no token, or --offline: never asked
+	for _, e := range []map[string]string{{"GITHUB_API_URL": g.URL}, env} {
+		args := []string{"changelog", "new", "--repo", corpusCopy(t), "--base", "main~1", "--dry-run"}
+		if e["GITHUB_TOKEN"] != "" {
+			args = append(args, "--offline")
+		}
+		_, _, errOut := runWith(t, e, args...)
+		if !strings.Contains(errOut, "XXX placeholder") || len(g.callList()) != 1 {
+			t.Fatalf("offline run asked GitHub (%v) or %q", g.callList(), errOut)
+		}
+	}
+}
+
+func TestGitHubFailuresFallBackOffline(t *testing.T) {
+	for _, tc := range []struct {
+		status  int
+		headers map[string]string
+		want    string
+	}{
+		{401, nil, "GitHub refused the token (401 Unauthorized)"},
+		{403, map[string]string{"X-RateLimit-Limit": "60", "X-RateLimit-Remaining": "0", "X-RateLimit-Reset": "1900000000"}, "the rate limit is exhausted until"},
+		{502, nil, "502"},
+	} {
+		t.Run(fmt.Sprint(tc.status), func(t *testing.T) {
+			g := newFakeGitHub(t)
+			g.status, g.headers = tc.status, tc.headers
+			env := map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": g.URL}
+			code, out, errOut := runWith(t, env, "changelog", "new", "--repo", corpusCopy(t), "--base", "main~1", "--dry-run")
+			if code != 0 || !strings.Contains(out, "pull/XXX") {
+				t.Fatalf("exit %d, out %q", code, out)
+			}
+			if strings.Count(errOut, "warning: GitHub is unavailable") != 1 || !strings.Contains(errOut, tc.want) || strings.Contains(errOut+out, testToken) {
+				t.Fatalf("stderr %q", errOut)
+			}
+		})
+	}
+	// a network failure: the server is gone
+	g := newFakeGitHub(t)
+	g.Close()
+	_, _, errOut := runWith(t, map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": g.URL}, "changelog", "new", "--repo", corpusCopy(t), "--base", "main~1", "--dry-run")
+	if strings.Count(errOut, "continuing offline") != 1 {
+		t.Fatalf("stderr %q", errOut)
+	}
+}
+
+func TestGitHubProvenanceResolverAskedOnce(t *testing.T) {
+	g := newFakeGitHub(t)
+	repo := corpusCopy(t)
+	r, err := gitscan.Open(repo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	io, _, _, _ := iostreams.Test()
+	f := newFactory(io)
+	f.Getenv = func(k string) string {
+		return map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": g.URL}[k]
+	}
+	ws := &workspace{repo: r}
+	gh := newGitHub(f, ws, false)
+	head, _ := r.Resolve("main")
+	for i := 0; i < 3; i++ {
+		if n, ok := gh.PR(context.Background(), head); !ok || n != 2707 {
+			t.Fatalf("PR = %d, %v", n, ok)
+		}
+	}
+	if len(g.callList()) != 1 {
+		t.Fatalf("calls %v", g.callList())
+	}
+}
+
+func TestVerifyCommentIsPostedThenUpdated(t *testing.T) {
+	g := newFakeGitHub(t)
+	repo := corpusCopy(t)
+	env := map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": g.URL}
+	args := []string{"changelog", "verify", "--repo", repo, "--base", "main~1", "--head", "main", "--pr", "2707", "--comment"}
+	code, _, errOut := runWith(t, env, args...)
+	if code != 0 || !strings.Contains(errOut, "posted the findings on PR #2707") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(string(g.body), commentMarker) || !strings.Contains(string(g.body), "perflog changelog verify: ✅ passed") {
+		t.Fatalf("comment body %s", g.body)
+	}
+	// again: the comment on page 2 is found by its marker and edited
+	if code, _, errOut := runWith(t, env, args...); code != 0 || !strings.Contains(errOut, "issuecomment-100") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	calls := strings.Join(g.callList(), "\n")
+	if !strings.Contains(calls, "PATCH /repos/SemiAnalysisAI/InferenceX/issues/comments/100") || strings.Count(calls, "POST ") != 1 || !strings.Contains(calls, "page=2") {
+		t.Fatalf("calls:\n%s", calls)
+	}
+	// posting fails: the verdict stands, one warning
+	g.status = 403
+	code, _, errOut = runWith(t, env, args...)
+	if code != 0 || strings.Count(errOut, "warning: GitHub is unavailable") != 1 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// without a token: not posted, said once
+	code, _, errOut = runWith(t, map[string]string{}, args...)
+	if code != 0 || !strings.Contains(errOut, "--comment needs GITHUB_TOKEN") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
+func TestVerifyMarkdownAndSARIF(t *testing.T) {
+	repo := corpusCopy(t)
+	code, out, _ := runWith(t, nil, "changelog", "verify", "--repo", repo, "--base", "9d4249bd94~1", "--head", "9d4249bd94", "--format", "markdown")
+	if code != 1 || !strings.Contains(out, "### perflog changelog verify: ❌ failed") ||
+		!strings.Contains(out, "[perf-changelog.yaml:5418](https://github.com/SemiAnalysisAI/InferenceX/blob/9d4249bd94d8f14299e855e44c6a9c6f53285add/perf-changelog.yaml#L5418)") ||
+		!strings.Contains(out, "`claim/contradicted`") {
+		t.Fatalf("exit %d, markdown:\n%s", code, out)
+	}
+	code, out, _ = runWith(t, nil, "changelog", "verify", "--repo", repo, "--base", "9d4249bd94~1", "--head", "9d4249bd94", "--format", "sarif")
+	var log sarifLog
+	if err := json.Unmarshal([]byte(out), &log); err != nil || code != 1 {
+		t.Fatalf("exit %d: %v\n%s", code, err, out)
+	}
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || len(log.Runs[0].Results) != 1 {
+		t.Fatalf("sarif %+v", log)
+	}
+	res := log.Runs[0].Results[0]
+	if res.RuleID != "claim/contradicted" || res.Level != "error" || res.Locations[0].PhysicalLocation.Region.StartLine != 5418 ||
+		log.Runs[0].Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || len(res.RelatedLocations) != 1 {
+		t.Fatalf("result %+v", res)
+	}
+}
