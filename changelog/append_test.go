@@ -14,7 +14,7 @@ func TestAppendEntries(t *testing.T) {
 	want := hist + "\n" + RenderEntry(draft[0])
 	for _, tc := range []struct {
 		name, cur, base, want string
-		replaced             int
+		replaced              int
 	}{
 		{"append", hist, hist, want, 0},
 		{"no final newline", strings.TrimSuffix(hist, "\n"), hist, want, 0},
