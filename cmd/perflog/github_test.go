@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	git "github.com/go-git/go-git/v5"
+
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/iostreams"
 )
@@ -296,5 +298,47 @@ func TestVerifyMarkdownAndSARIF(t *testing.T) {
 	if res.RuleID != "claim/contradicted" || res.Level != "error" || res.Locations[0].PhysicalLocation.Region.StartLine != 5418 ||
 		log.Runs[0].Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || len(res.RelatedLocations) != 1 {
 		t.Fatalf("result %+v", res)
+	}
+}
+
+// TestNewEditOnATerminal: --edit runs $EDITOR on the draft and appends
+// what it left; a terminal also shows the claims the bullets make.
+func TestNewEditOnATerminal(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ix")
+	if _, err := git.PlainClone(dir, false, &git.CloneOptions{URL: corpusCopy(t)}); err != nil {
+		t.Fatal(err)
+	}
+	// an uncommitted image bump
+	cfg := filepath.Join(dir, "configs", "nvidia-master.yaml")
+	data, _ := os.ReadFile(cfg)
+	data = []byte(strings.Replace(string(data), "image: vllm/vllm-openai:v0.25.1", "image: vllm/vllm-openai:v0.26.0", 1))
+	os.WriteFile(cfg, data, 0o644)
+	editor := filepath.Join(t.TempDir(), "editor.sh")
+	os.WriteFile(editor, []byte("#!/bin/sh\nsed -i 's/Update image from/Bump the image from/' \"$1\"\n"), 0o755)
+
+	io, _, out, errOut := iostreams.Test()
+	io.SetStdoutTTY(true)
+	io.SetStdinTTY(true)
+	f := newFactory(io)
+	f.Getenv = func(k string) string { return map[string]string{"EDITOR": editor}[k] }
+	if code := run(context.Background(), f, []string{"changelog", "new", "--repo", dir, "--pr", "2710", "--edit"}); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "perf-changelog.yaml"))
+	if !strings.HasSuffix(string(got), "pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2707\n\n- config-keys:\n    - dsv4-fp8-h200-vllm\n  description:\n    - \"Bump the image from vllm/vllm-openai:v0.25.1 to vllm/vllm-openai:v0.26.0\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2710\n") {
+		t.Fatalf("changelog tail:\n%s", got[len(got)-400:])
+	}
+	if !strings.Contains(out.String(), "claims these bullets make") || !strings.Contains(out.String(), "confirmed") {
+		t.Fatalf("stdout %q", out)
+	}
+	// an editor that empties the file cancels; nothing is written
+	os.WriteFile(editor, []byte("#!/bin/sh\n: > \"$1\"\n"), 0o755)
+	before, _ := os.ReadFile(filepath.Join(dir, "perf-changelog.yaml"))
+	if code := run(context.Background(), f, []string{"changelog", "new", "--repo", dir, "--pr", "2710", "--edit"}); code != ExitError {
+		t.Fatalf("exit %d", code)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, "perf-changelog.yaml"))
+	if string(before) != string(after) || !strings.Contains(errOut.String(), "cancelled") {
+		t.Fatalf("a cancelled edit wrote the file, or said %q", errOut)
 	}
 }
