@@ -23,7 +23,7 @@ func TestDraftAgainstAuthors(t *testing.T) {
 	r := openCorpus(t)
 	head, _ := r.Resolve("main")
 	s := &config.Settings{}
-	var commits, sameKeys, coveredKeys int
+	var commits, sameKeys, coveredKeys, passed, failures int
 	facts := map[string][2]int{} // kind → {present, total}
 	n := 0
 	err := r.FirstParent(context.Background(), gitscan.WalkOptions{From: head}, func(nd gitscan.Node) error {
@@ -69,6 +69,26 @@ func TestDraftAgainstAuthors(t *testing.T) {
 				}
 			}
 			bullets = append(bullets, StringsOf(e.Value, FieldDescription)...)
+		}
+		// the draft appended to the base changelog passes verify
+		newHead, _, err := AppendEntries(s.ChangelogPath(), baseRaw, baseRaw, drafts, "x")
+		if err == nil {
+			for i := range drafts {
+				drafts[i].PRLink = "https://github.com/SemiAnalysisAI/InferenceX/pull/XXX"
+			}
+			newHead, _, _ = AppendEntries(s.ChangelogPath(), baseRaw, baseRaw, drafts, "")
+			files, _ := MasterFiles(r, s, nd.Hash)
+			m, merr := config.LoadMaster(files)
+			in := &Input{Path: s.ChangelogPath(), Base: baseRaw, Head: newHead, BaseRev: "base", HeadRev: "head", PR: 1,
+				Master: m, MasterErr: merr, Settings: s, Change: ch,
+				BaseMaster: func() (*config.Master, error) { return LoadMaster(r, s, nd.Parents[0]) }}
+			rep := Verify(in, ProfileFull)
+			if rep.OK() {
+				passed++
+			} else if failures < 3 {
+				failures++
+				t.Logf("%s: the draft fails verify: %+v", nd.Hash, rep.Findings[0])
+			}
 		}
 		drafted := map[string]bool{}
 		var text strings.Builder
@@ -129,11 +149,11 @@ func TestDraftAgainstAuthors(t *testing.T) {
 		t.Fatal(err)
 	}
 	pct := func(a, b int) float64 { return 100 * float64(a) / float64(max(b, 1)) }
-	t.Logf("%d commits: same config-keys %.0f%%, author's keys all drafted %.0f%%", commits, pct(sameKeys, commits), pct(coveredKeys, commits))
+	t.Logf("%d commits: same config-keys %.0f%%, author's keys all drafted %.0f%%; the draft passes verify in %.0f%%", commits, pct(sameKeys, commits), pct(coveredKeys, commits), pct(passed, commits))
 	for k, f := range facts {
 		t.Logf("%s facts of the author's bullets present in the draft: %d/%d (%.0f%%)", k, f[0], f[1], pct(f[0], f[1]))
 	}
-	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(facts[ClaimImage][0], facts[ClaimImage][1]) < 85 || pct(facts[ClaimConc][0], facts[ClaimConc][1]) < 75 {
+	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(passed, commits) < 95 || pct(facts[ClaimImage][0], facts[ClaimImage][1]) < 85 || pct(facts[ClaimConc][0], facts[ClaimConc][1]) < 75 {
 		t.Errorf("the draft fell below its measured agreement with the authors")
 	}
 }
