@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -277,7 +278,7 @@ func rowBullets(old, new []config.Row) []string {
 		switch {
 		case len(or) == 0:
 			out = append(out, fmt.Sprintf("Add %s conc %s", rowName(nr[0]), concText(nc)))
-		case !sameInts(nc, oc):
+		case !slices.Equal(nc, oc):
 			out = append(out, fmt.Sprintf("Change %s conc from %s to %s", rowName(nr[0]), concText(oc), concText(nc)))
 		}
 	}
@@ -304,18 +305,6 @@ func concOf(rows []config.Row) []int64 {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
 	return out
-}
-
-func sameInts(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // scriptBullets describes what changed in a script (environment and

@@ -514,18 +514,6 @@ func selectLayout(layouts [][]string, blobs []plumbing.Hash) []cfgFile {
 	return nil
 }
 
-func sameFiles(a, b []cfgFile) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // commitInfo reads a commit's metadata; the PR comes from its subject,
 // else from the resolver.
 func commitInfo(ctx context.Context, r *gitscan.Repo, c plumbing.Hash, prs PRResolver) (*CommitInfo, error) {
