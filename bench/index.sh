@@ -45,7 +45,7 @@ for k in "${@:-1 3 10}"; do
     rm -rf .git/perflog && "$p" index --rev HEAD~1 >/dev/null && cp .git/perflog/index-v1.db "$work/behind.db"
     rm -f .git/perflog/index-v1.db-wal .git/perflog/index-v1.db-shm
     hyperfine -N --warmup 1 --runs "${RUNS:-10}" \
-      --prepare "cp $work/behind.db .git/perflog/index-v1.db; rm -f .git/perflog/index-v1.db-wal .git/perflog/index-v1.db-shm" \
+      --prepare "sh -c 'cp $work/behind.db .git/perflog/index-v1.db; rm -f .git/perflog/index-v1.db-wal .git/perflog/index-v1.db-shm'" \
       "$p index" 2>&1 | sed -n 's/^ *Time/index one new commit: Time/p'
     cp "$work/at-head.db" .git/perflog/index-v1.db; rm -f .git/perflog/index-v1.db-wal .git/perflog/index-v1.db-shm
     hyperfine -N --warmup 2 --runs "${RUNS:-10}" "$p changelog audit" "$p provenance blame $key" \

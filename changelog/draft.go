@@ -133,6 +133,18 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange) []string {
 	for _, f := range rc.Files {
 		out = append(out, scriptBullets(ch, f)...)
 	}
+	// the files the recipe's scripts source (shared env files) changed too
+	if all, drivers, err := ch.Head.Related(rc.Key); err == nil && (len(out) > 0 || rc.Kind == recipe.RecipeChanged) {
+		isDriver := map[string]bool{}
+		for _, d := range drivers {
+			isDriver[d] = true
+		}
+		for _, p := range all {
+			if !isDriver[p] && strings.HasPrefix(p, "benchmarks/") && ch.Touched(p) {
+				out = append(out, scriptBullets(ch, p)...)
+			}
+		}
+	}
 	return dedupe(out)
 }
 
@@ -310,6 +322,9 @@ func concOf(rows []config.Row) []int64 {
 // scriptBullets describes what changed in a script (environment and
 // engine flags) or names a changed recipe file.
 func scriptBullets(ch *recipe.Change, p string) []string {
+	if strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") {
+		return yamlBullets(ch, p)
+	}
 	if !strings.HasSuffix(p, ".sh") {
 		return []string{"Update " + p}
 	}
@@ -457,4 +472,55 @@ func yamlQuote(s string) string {
 	}
 	b.WriteByte('"')
 	return b.String()
+}
+
+// yamlBullets describes a changed srt-slurm recipe file: its images,
+// the variables of its environment maps, and (briefly) its other fields.
+func yamlBullets(ch *recipe.Change, p string) []string {
+	load := func(f recipe.Files) *pyyaml.Value {
+		data, ok, err := f.Read(p)
+		if err != nil || !ok {
+			return nil
+		}
+		v, err := pyyaml.Load(data, pyyaml.Options{})
+		if err != nil {
+			return nil
+		}
+		return v
+	}
+	nv, ov := load(ch.Head.Files), load(ch.Base.Files)
+	if nv == nil {
+		return nil
+	}
+	if ov == nil {
+		return []string{"Add " + p}
+	}
+	var out, other []string
+	for _, c := range config.Diff(ov, nv).Changes {
+		segs := strings.Split(c.Path, ".")
+		leaf := segs[len(segs)-1]
+		parent := ""
+		if len(segs) > 1 {
+			parent = strings.ToLower(segs[len(segs)-2])
+		}
+		switch {
+		case leaf == "container" || leaf == "image":
+			out = append(out, fmt.Sprintf("Update image from %s to %s", c.Old, c.New))
+		case strings.Contains(parent, "env") && isEnvName(leaf):
+			switch c.Kind {
+			case config.Added:
+				out = append(out, fmt.Sprintf("Set %s=%s", leaf, c.New))
+			case config.Removed:
+				out = append(out, "Remove "+leaf)
+			default:
+				out = append(out, fmt.Sprintf("Change %s from %s to %s", leaf, c.Old, c.New))
+			}
+		default:
+			other = append(other, c.Path)
+		}
+	}
+	if len(other) > 0 {
+		out = append(out, fmt.Sprintf("Update %s (%s)", p, listText(other, 3)))
+	}
+	return out
 }
