@@ -49,7 +49,7 @@ for k in "${@:-1 3 10}"; do
       "$p index" 2>&1 | sed -n 's/^ *Time/index one new commit: Time/p'
     cp "$work/at-head.db" .git/perflog/index-v1.db; rm -f .git/perflog/index-v1.db-wal .git/perflog/index-v1.db-shm
     hyperfine -N --warmup 2 --runs "${RUNS:-10}" "$p changelog audit" "$p provenance blame $key" \
-      "$p query 'SELECT c.pr, f.key, f.new FROM field_changes f JOIN commits c USING (seq) WHERE f.path = ''image'' ORDER BY f.seq DESC LIMIT 20'" \
+      "$p query \"SELECT c.pr, f.key, f.new FROM field_changes f JOIN commits c USING (seq) WHERE f.path = 'image' ORDER BY f.seq DESC LIMIT 20\"" \
       "$p --help" 2>&1 | grep -E "^Benchmark|Time"
     /usr/bin/time -f "warm audit: peak RSS %M KB" "$p" changelog audit >/dev/null 2>"$work/t"; tail -1 "$work/t"
     ls -la .git/perflog/index-v1.db | awk '{print "index size: " $5 " bytes"}'
