@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/go-git/go-billy/v5/util"
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/storage/memory"
 )
@@ -99,6 +101,65 @@ func TestResolveAndRead(t *testing.T) {
 	}
 	if mb, err := r.MergeBase(c3, c1); err != nil || mb != c1 {
 		t.Fatalf("MergeBase = %s, %v", mb, err)
+	}
+}
+
+// TestResolveSimpleAgreesWithGoGit checks the fast revision path against
+// go-git's ResolveRevision: where it answers, it answers the same; it
+// answers the common forms itself; it declines the rest.
+func TestResolveSimpleAgreesWithGoGit(t *testing.T) {
+	m := newMemRepo(t)
+	c1 := m.commit("first", map[string]string{"a": "1"})
+	c2 := m.commit("second", map[string]string{"a": "2"})
+	side := m.commit("side", map[string]string{"b": "1"})
+	sig := &object.Signature{Name: "a", Email: "a@b", When: m.when}
+	w, err := m.r.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	merge, err := w.Commit("merge", &git.CommitOptions{Author: sig, Committer: sig, Parents: []plumbing.Hash{c2, side}, AllowEmptyCommits: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.r.CreateTag("light", c1, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.r.CreateTag("v2", c2, &git.CreateTagOptions{Message: "release", Tagger: sig}); err != nil {
+		t.Fatal(err)
+	}
+	blob := plumbing.ComputeHash(plumbing.BlobObject, []byte("1"))
+	for _, ref := range []*plumbing.Reference{
+		plumbing.NewHashReference("refs/remotes/origin/main", c2),
+		plumbing.NewHashReference("refs/heads/feature/x", side),
+		plumbing.NewHashReference("refs/tags/ablob", blob),
+	} {
+		if err := m.r.Storer.SetReference(ref); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := FromRepository(m.r)
+	handled := map[string]plumbing.Hash{
+		"HEAD": merge, "main": merge, "refs/heads/main": merge, "HEAD^": c2, "HEAD^1": c2, "HEAD^2": side,
+		"HEAD^0": merge, "HEAD~": c2, "HEAD~2": c1, "HEAD^2~1": c2, "main~1^": c1, "light": c1, "v2": c2,
+		"v2~1": c1, "origin/main": c2, "remotes/origin/main": c2, "feature/x": side, merge.String(): merge,
+		c1.String() + "~0": c1,
+	}
+	for rev, want := range handled {
+		got, ok := r.resolveSimple(rev)
+		if !ok || got != want {
+			t.Errorf("resolveSimple(%q) = %s, %v; want %s", rev, got, ok, want)
+		}
+		if gg, err := m.r.ResolveRevision(plumbing.Revision(rev)); err == nil && *gg != want {
+			t.Errorf("%q: go-git says %s, the fast path %s", rev, gg, got)
+		}
+	}
+	for _, rev := range []string{
+		"HEAD~9", "HEAD^3", "c1", merge.String()[:8], "ablob", blob.String(), "main@{0}", "HEAD^{commit}",
+		"HEAD:a", ":/first", "main..HEAD", "-x", "a//b", "x.lock", "nope", "~1", "HEAD~1x",
+	} {
+		if got, ok := r.resolveSimple(rev); ok {
+			t.Errorf("resolveSimple(%q) = %s; want it left to go-git", rev, got)
+		}
 	}
 }
 
@@ -231,7 +292,21 @@ func TestPackReaderMatchesGoGit(t *testing.T) {
 	if len(r.obj.packs) != 1 {
 		t.Fatalf("corpus packs read: %d, want 1", len(r.obj.packs))
 	}
-	it, err := r.obj.packs[0].idx.Entries()
+	view, ok := r.obj.packs[0].idx.(*idxView)
+	if !ok && runtime.GOOS == "linux" {
+		t.Fatalf("the pack index is read as %T, want it mapped", r.obj.packs[0].idx)
+	}
+	// the entries, decoded independently by go-git
+	f, err := os.Open(r.obj.packs[0].f.Name()[:len(r.obj.packs[0].f.Name())-len(".pack")] + ".idx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mi := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(f).Decode(mi); err != nil {
+		t.Fatal(err)
+	}
+	it, err := mi.Entries()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,6 +318,9 @@ func TestPackReaderMatchesGoGit(t *testing.T) {
 			break
 		}
 		h := e.Hash
+		if off, err := r.obj.packs[0].idx.FindOffset(h); err != nil || off != int64(e.Offset) {
+			t.Fatalf("%s: index lookup = %d, %v; go-git's index says %d", h, off, err, e.Offset)
+		}
 		gt, gb, err := r.obj.readFallback(h)
 		if err != nil {
 			t.Fatalf("go-git %s: %v", h, err)
@@ -266,6 +344,48 @@ func TestPackReaderMatchesGoGit(t *testing.T) {
 	}
 	if n < 8000 || deltas < 1000 {
 		t.Fatalf("compared %d objects (%d deltas); want the whole corpus pack", n, deltas)
+	}
+	if view != nil {
+		for _, h := range []string{"0000000000000000000000000000000000000000", "ffffffffffffffffffffffffffffffffffffffff", "1234567890123456789012345678901234567890"} {
+			if off, err := view.FindOffset(plumbing.NewHash(h)); err == nil {
+				t.Errorf("FindOffset(%s) = %d, want not found", h, off)
+			}
+		}
+	}
+}
+
+// TestIdxViewLargeOffsets reads an index whose pack is over 2 GiB: the
+// offsets past 2^31 live in the 64-bit table.
+func TestIdxViewLargeOffsets(t *testing.T) {
+	w := new(idxfile.Writer)
+	want := map[plumbing.Hash]int64{}
+	for i, off := range []int64{12, 1 << 20, 1<<31 + 5, 1 << 33, 3<<32 + 77, 1<<31 - 1} {
+		h := plumbing.ComputeHash(plumbing.BlobObject, []byte{byte(i)})
+		w.Add(h, uint64(off), uint32(i))
+		want[h] = off
+	}
+	w.OnFooter(plumbing.ZeroHash)
+	mi, err := w.Index()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if _, err := idxfile.NewEncoder(&buf).Encode(mi); err != nil {
+		t.Fatal(err)
+	}
+	v := newIdxView(buf.Bytes())
+	if v == nil {
+		t.Fatal("a version-2 index was not accepted")
+	}
+	for h, off := range want {
+		if got, err := v.FindOffset(h); err != nil || got != off {
+			t.Errorf("FindOffset(%s) = %d, %v; want %d", h, got, err, off)
+		}
+	}
+	for _, bad := range [][]byte{nil, buf.Bytes()[:100], append([]byte("PACK"), buf.Bytes()[4:]...)} {
+		if newIdxView(bad) != nil {
+			t.Errorf("a malformed index (%d bytes) was accepted", len(bad))
+		}
 	}
 }
 

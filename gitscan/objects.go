@@ -15,7 +15,6 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
@@ -55,7 +54,8 @@ type objects struct {
 }
 
 type pack struct {
-	idx  *idxfile.MemoryIndex
+	idx  packIndex
+	idxb []byte // the mapped index file, or nil
 	f    *os.File
 	data []byte // the mapped pack file, or nil (then f is read)
 	end  int64  // offset of the trailing checksum
@@ -153,25 +153,28 @@ func openPack(idxPath string) (*pack, error) {
 		return nil, err
 	}
 	defer f.Close()
-	idx := idxfile.NewMemoryIndex()
-	if err := idxfile.NewDecoder(bufio.NewReader(f)).Decode(idx); err != nil {
+	idx, idxb, err := openIndex(f)
+	if err != nil {
 		return nil, err
 	}
 	pf, err := os.Open(strings.TrimSuffix(idxPath, ".idx") + ".pack")
 	if err != nil {
+		unmapFile(idxb)
 		return nil, err
 	}
 	fi, err := pf.Stat()
 	if err != nil || fi.Size() < 32 {
 		pf.Close()
+		unmapFile(idxb)
 		return nil, fmt.Errorf("%s: short pack", pf.Name())
 	}
-	return &pack{idx: idx, f: pf, end: fi.Size() - 20, data: mapFile(pf, fi.Size())}, nil
+	return &pack{idx: idx, idxb: idxb, f: pf, end: fi.Size() - 20, data: mapFile(pf, fi.Size())}, nil
 }
 
 func (o *objects) close() {
 	for _, p := range o.packs {
 		unmapFile(p.data)
+		unmapFile(p.idxb)
 		p.f.Close()
 	}
 	o.packs = nil

@@ -1,0 +1,104 @@
+package gitscan
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"os"
+
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
+)
+
+// packIndex finds an object's offset in a pack.
+type packIndex interface {
+	FindOffset(h plumbing.Hash) (int64, error)
+}
+
+// idxView reads a version-2 pack index in place, from its mapped file:
+// a binary search in the sorted names of the object's fanout bucket. A
+// short-lived process never decodes the whole index (go-git's decoder
+// copies every name and offset, ~3 MB for 80k objects, before the first
+// lookup), and the only pages it touches are the ones it searches.
+type idxView struct {
+	data []byte
+	n    int
+	// byte offsets of the tables in data
+	names, offs, offs64 int
+}
+
+var idxMagic = []byte{0xff, 't', 'O', 'c'}
+
+// newIdxView checks a mapped index; nil when it is not a well-formed
+// version-2 index (the caller then decodes it with go-git).
+func newIdxView(b []byte) *idxView {
+	const fanout = 8
+	if len(b) < fanout+256*4+40 || !bytes.Equal(b[:4], idxMagic) || binary.BigEndian.Uint32(b[4:]) != 2 {
+		return nil
+	}
+	n := int(binary.BigEndian.Uint32(b[fanout+255*4:]))
+	v := &idxView{data: b, n: n, names: fanout + 256*4}
+	v.offs = v.names + n*20 + n*4
+	v.offs64 = v.offs + n*4
+	if n < 0 || v.offs64 > len(b)-40 {
+		return nil
+	}
+	return v
+}
+
+func (v *idxView) bucket(first byte) (lo, hi int) {
+	const fanout = 8
+	if first > 0 {
+		lo = int(binary.BigEndian.Uint32(v.data[fanout+(int(first)-1)*4:]))
+	}
+	hi = int(binary.BigEndian.Uint32(v.data[fanout+int(first)*4:]))
+	return min(lo, v.n), min(hi, v.n)
+}
+
+// FindOffset returns the pack offset of h, or plumbing.ErrObjectNotFound.
+func (v *idxView) FindOffset(h plumbing.Hash) (int64, error) {
+	lo, hi := v.bucket(h[0])
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch c := bytes.Compare(v.data[v.names+mid*20:v.names+mid*20+20], h[:]); {
+		case c == 0:
+			return v.offset(mid)
+		case c < 0:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return 0, plumbing.ErrObjectNotFound
+}
+
+func (v *idxView) offset(i int) (int64, error) {
+	o := binary.BigEndian.Uint32(v.data[v.offs+i*4:])
+	if o&0x80000000 == 0 {
+		return int64(o), nil
+	}
+	at := v.offs64 + int(o&0x7fffffff)*8
+	if at+8 > len(v.data)-40 {
+		return 0, plumbing.ErrObjectNotFound
+	}
+	return int64(binary.BigEndian.Uint64(v.data[at:])), nil
+}
+
+// openIndex maps a pack index, or decodes it with go-git when it cannot
+// be mapped or is not version 2; mapped is the mapping to release (nil
+// when nothing is mapped).
+func openIndex(f *os.File) (idx packIndex, mapped []byte, err error) {
+	if fi, err := f.Stat(); err == nil {
+		if b := mapFile(f, fi.Size()); b != nil {
+			if v := newIdxView(b); v != nil {
+				return v, b, nil
+			}
+			unmapFile(b)
+		}
+	}
+	mi := idxfile.NewMemoryIndex()
+	if err := idxfile.NewDecoder(bufio.NewReader(f)).Decode(mi); err != nil {
+		return nil, nil, err
+	}
+	return mi, nil, nil
+}
