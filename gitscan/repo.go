@@ -247,6 +247,9 @@ func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
 	if strings.TrimSpace(rev) == "" {
 		return plumbing.ZeroHash, fmt.Errorf("empty revision: %w", ErrUnknownRev)
 	}
+	if h, ok := r.resolveSimple(rev); ok {
+		return h, nil
+	}
 	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
 	if err != nil || h == nil || h.IsZero() {
 		return plumbing.ZeroHash, fmt.Errorf("%q: %w", rev, ErrUnknownRev)
