@@ -17,8 +17,9 @@
 //     position, so an insertion is one finding, against the merge-base)
 //     plus perflog's own rules.
 //
-// Dependencies: pyyaml, xdiff, config. It reads no git; callers pass bytes
-// (see cmd/perflog, which reads them with gitscan).
+// Dependencies: pyyaml, xdiff, config, recipe, internal/lazyre. It reads
+// no git; callers pass bytes (see cmd/perflog, which reads them with
+// gitscan).
 package changelog
 
 import (

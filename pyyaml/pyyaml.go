@@ -22,7 +22,7 @@
 // Values keep the line and column of their node, so callers can point at
 // the offending line.
 //
-// Dependencies: yaml.v3 only.
+// Dependencies: yaml.v3 and internal/lazyre.
 package pyyaml
 
 import (
@@ -33,12 +33,13 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/perflog/perflog/internal/lazyre"
 )
 
 // Kind is the Python type a YAML node constructs to.
@@ -390,11 +391,11 @@ func Load(data []byte, opt Options) (*Value, error) {
 	return c.construct(root)
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
 
 func yamlErr(err error) error {
 	msg := err.Error()
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return &Error{Line: n, Msg: m[2]}
 	}
@@ -648,13 +649,13 @@ func (c *constructor) mapping(n *yaml.Node) (*Value, error) {
 
 // YAML 1.1 implicit resolvers, exactly as PyYAML's resolver.py registers them.
 var (
-	reBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	reFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-	reInt   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	reNull  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
-	reTime  = regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
-	reValue = regexp.MustCompile(`^(?:=)$`)
-	reMerge = regexp.MustCompile(`^(?:<<)$`)
+	reBool  = lazyre.New(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	reFloat = lazyre.New(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	reInt   = lazyre.New(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	reNull  = lazyre.New(`^(?:~|null|Null|NULL|)$`)
+	reTime  = lazyre.New(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
+	reValue = lazyre.New(`^(?:=)$`)
+	reMerge = lazyre.New(`^(?:<<)$`)
 )
 
 // Resolve returns the YAML 1.1 tag PyYAML gives a plain scalar. Resolvers
@@ -664,19 +665,19 @@ func Resolve(s string) string {
 		return "!!null"
 	}
 	switch c := s[0]; {
-	case strings.IndexByte("yYnNtTfFoO", c) >= 0 && reBool.MatchString(s):
+	case strings.IndexByte("yYnNtTfFoO", c) >= 0 && reBool().MatchString(s):
 		return "!!bool"
-	case strings.IndexByte("-+0123456789.", c) >= 0 && reFloat.MatchString(s):
+	case strings.IndexByte("-+0123456789.", c) >= 0 && reFloat().MatchString(s):
 		return "!!float"
-	case strings.IndexByte("-+0123456789", c) >= 0 && reInt.MatchString(s):
+	case strings.IndexByte("-+0123456789", c) >= 0 && reInt().MatchString(s):
 		return "!!int"
-	case c == '<' && reMerge.MatchString(s):
+	case c == '<' && reMerge().MatchString(s):
 		return "!!merge"
-	case strings.IndexByte("~nN", c) >= 0 && reNull.MatchString(s):
+	case strings.IndexByte("~nN", c) >= 0 && reNull().MatchString(s):
 		return "!!null"
-	case strings.IndexByte("0123456789", c) >= 0 && reTime.MatchString(s):
+	case strings.IndexByte("0123456789", c) >= 0 && reTime().MatchString(s):
 		return "!!timestamp"
-	case c == '=' && reValue.MatchString(s):
+	case c == '=' && reValue().MatchString(s):
 		return "!!value"
 	}
 	return "!!str"
@@ -829,12 +830,12 @@ func constructFloat(s string) (float64, bool) {
 	return sign * f, true
 }
 
-var reTimeParts = regexp.MustCompile(`^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:(?:[Tt]|[ \t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?)?$`)
+var reTimeParts = lazyre.New(`^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:(?:[Tt]|[ \t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?)?$`)
 
 // constructTimestamp validates a timestamp as Python's date/datetime would
 // and returns a canonical text for equality.
 func constructTimestamp(s string) (string, bool) {
-	m := reTimeParts.FindStringSubmatch(s)
+	m := reTimeParts().FindStringSubmatch(s)
 	if m == nil {
 		return "", false
 	}

@@ -6,12 +6,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/lazyre"
 	"github.com/perflog/perflog/pyyaml"
 )
 
@@ -380,7 +380,7 @@ func (r *Rev) sourced(p string) []string {
 	}
 	var out []string
 	if data, ok, err := r.Files.Read(p); err == nil && ok {
-		for _, m := range reSource.FindAllSubmatch(data, -1) {
+		for _, m := range reSource().FindAllSubmatch(data, -1) {
 			if q := r.resolveSource(p, strings.TrimSpace(string(m[1]))); q != "" {
 				out = append(out, q)
 			}
@@ -393,7 +393,9 @@ func (r *Rev) sourced(p string) []string {
 	return out
 }
 
-var reSource = regexp.MustCompile(`(?m)^[ \t]*(?:source|\.)[ \t]+([^\n;&|#]+)`)
+var reSource = lazyre.New(`(?m)^[ \t]*(?:source|\.)[ \t]+([^\n;&|#]+)`)
+
+var unquote = strings.NewReplacer(`"`, "", `'`, "")
 
 // resolveSource finds the repository file a `source WORD` names: the
 // literal tail of WORD after its last expansion, relative to the script's
@@ -401,7 +403,7 @@ var reSource = regexp.MustCompile(`(?m)^[ \t]*(?:source|\.)[ \t]+([^\n;&|#]+)`)
 // root ("$GITHUB_WORKSPACE/benchmarks/benchmark_lib.sh"), else a file of
 // that name in the script's directory or above.
 func (r *Rev) resolveSource(script, word string) string {
-	w := strings.NewReplacer(`"`, "", `'`, "").Replace(word)
+	w := unquote.Replace(word)
 	tail := w
 	if i := strings.LastIndexAny(w, ")}"); i >= 0 {
 		tail = w[i+1:]
