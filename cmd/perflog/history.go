@@ -205,13 +205,17 @@ func (p *progressLine) done() {
 
 // printTable writes rows as a table on a terminal (or with --format
 // table) and as tab-separated values otherwise (or with --format tsv).
+var tsvCellEscaper = strings.NewReplacer("\t", " ", "\n", " ")
+
 func printTable(f *Factory, format string, header []string, rows [][]string) error {
 	if format == "tsv" || (format == "" && !f.IO.IsStdoutTTY()) {
 		w := bufio.NewWriter(f.IO.Out)
 		fmt.Fprintln(w, strings.Join(header, "\t"))
 		for _, r := range rows {
 			for i, c := range r {
-				r[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+				if strings.ContainsAny(c, "\t\n") {
+					r[i] = tsvCellEscaper.Replace(c)
+				}
 			}
 			fmt.Fprintln(w, strings.Join(r, "\t"))
 		}

@@ -129,13 +129,18 @@ func writeGitHub(w io.Writer, fs []changelog.Finding) {
 	}
 }
 
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
+// Replacers are built once: a strings.Replacer builds its tables on first
+// use, which costs more than the replacing.
+var (
+	ghDataEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghPropEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+	mdCellEscaper = strings.NewReplacer("|", `\|`, "\n", "<br>", "<", "&lt;", ">", "&gt;")
+	mdCodeEscaper = strings.NewReplacer("|", `\|`, "`", "'", "\n", " ")
+)
 
-func ghProp(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
-}
+func ghData(s string) string { return ghDataEscaper.Replace(s) }
+
+func ghProp(s string) string { return ghPropEscaper.Replace(s) }
 
 // writeMarkdown renders findings as a PR comment a reviewer reads in ten
 // seconds: the verdict, then each finding with its rule, a link to its
@@ -203,14 +208,14 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 
 // mdCell makes text safe inside a Markdown table cell.
 func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", "<br>", "<", "&lt;", ">", "&gt;").Replace(s)
+	return mdCellEscaper.Replace(s)
 }
 
 func mdCode(s string) string {
 	if len(s) > 120 {
 		s = s[:117] + "..."
 	}
-	return strings.NewReplacer("|", `\|`, "`", "'", "\n", " ").Replace(s)
+	return mdCodeEscaper.Replace(s)
 }
 
 // SARIF 2.1.0 (the subset code scanning reads).
