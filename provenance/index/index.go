@@ -44,7 +44,8 @@ import (
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
-	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+	"modernc.org/sqlite" // the database/sql driver "sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
@@ -92,11 +93,20 @@ func Open(path string, create bool) (*Index, error) {
 			return nil, err
 		}
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
 		return nil, err
 	}
 	return &Index{db: db, path: path}, nil
+}
+
+// dsn is the connection string of the index at path: WAL (readers never
+// wait for the writer), a busy timeout for concurrent writers, and reads
+// through a memory map, so that a short query maps the pages it reads from
+// the OS cache instead of copying each one into SQLite's page cache.
+func dsn(path string) string {
+	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
+		"&_pragma=mmap_size(1073741824)&_txlock=immediate"
 }
 
 // Close closes the index.
@@ -110,7 +120,7 @@ func (ix *Index) remove() error {
 			return err
 		}
 	}
-	db, err := sql.Open("sqlite", "file:"+ix.path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	db, err := sql.Open("sqlite", dsn(ix.path))
 	if err != nil {
 		return err
 	}
@@ -192,9 +202,11 @@ func (ix *Index) Sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o
 	}
 	var h *provenance.History
 	err := retry(func() error {
-		var err error
-		h, err = ix.sync(ctx, r, rev, fp, o, st)
-		return err
+		return whileBusy(ctx, func() error {
+			var err error
+			h, err = ix.sync(ctx, r, rev, fp, o, st)
+			return err
+		})
 	}, func() error { st.Rebuilt = true; return ix.remove() })
 	if err != nil {
 		return nil, nil, err
@@ -207,6 +219,49 @@ func (ix *Index) Sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o
 // errStale means the stored index cannot be used (schema, settings,
 // corruption); the caller removes it and syncs again.
 var errStale = errors.New("stale index")
+
+// staleErr marks err, met reading the index, as making the index
+// unusable, unless it is SQLite's "database is locked": another process
+// holds a lock SQLite does not wait for (one switching a new file to WAL,
+// say), which whileBusy waits out. Taking it for damage would delete the
+// index under the other process's feet.
+func staleErr(err error) error {
+	if isBusy(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %w", errStale, err)
+}
+
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		c := se.Code() & 0xff
+		return c == sqlite3.SQLITE_BUSY || c == sqlite3.SQLITE_LOCKED
+	}
+	return false
+}
+
+// busyWait bounds how long whileBusy waits for other processes.
+const busyWait = 2 * time.Minute
+
+// whileBusy runs f again while it fails because the database is locked,
+// with a growing pause, until ctx ends or busyWait has passed.
+func whileBusy(ctx context.Context, f func() error) error {
+	deadline := time.Now().Add(busyWait)
+	pause := 10 * time.Millisecond
+	for {
+		err := f()
+		if !isBusy(err) || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, 500*time.Millisecond)
+	}
+}
 
 // retry runs f; when f finds the index stale it rebuilds once.
 func retry(f, reset func() error) error {
@@ -225,7 +280,7 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	// work is then found done
 	tx, err := ix.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errStale, err)
+		return nil, staleErr(err)
 	}
 	defer tx.Rollback()
 	ok, err := ix.valid(ctx, tx, fp)
@@ -236,10 +291,10 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	if ok {
 		snap, err := load(ctx, tx, true, true)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", errStale, err)
+			return nil, staleErr(err)
 		}
 		if base, err = ix.restore(ctx, r, snap, o); err != nil {
-			return nil, fmt.Errorf("%w: %v", errStale, err)
+			return nil, staleErr(err)
 		}
 		if _, on := base.SeqOf(rev); on {
 			// rev is indexed; refresh the query tables if the ignore-revs
@@ -320,7 +375,7 @@ func getMeta(ctx context.Context, tx queryer, k string) (string, error) {
 func (ix *Index) valid(ctx context.Context, tx queryer, fp string) (bool, error) {
 	rows0, err := tx.QueryContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'`)
 	if err != nil {
-		return false, fmt.Errorf("%w: %v", errStale, err)
+		return false, staleErr(err)
 	}
 	n := 0
 	if rows0.Next() {
@@ -328,7 +383,7 @@ func (ix *Index) valid(ctx context.Context, tx queryer, fp string) (bool, error)
 	}
 	rows0.Close()
 	if err != nil {
-		return false, fmt.Errorf("%w: %v", errStale, err)
+		return false, staleErr(err)
 	}
 	if n == 0 {
 		return false, nil
@@ -336,13 +391,13 @@ func (ix *Index) valid(ctx context.Context, tx queryer, fp string) (bool, error)
 	meta := map[string]string{}
 	rows, err := tx.QueryContext(ctx, `SELECT name, value FROM meta`)
 	if err != nil {
-		return false, fmt.Errorf("%w: %v", errStale, err)
+		return false, staleErr(err)
 	}
 	for rows.Next() {
 		var k, v string
 		if err := rows.Scan(&k, &v); err != nil {
 			rows.Close()
-			return false, fmt.Errorf("%w: %v", errStale, err)
+			return false, staleErr(err)
 		}
 		meta[k] = v
 	}
@@ -355,7 +410,7 @@ func (ix *Index) valid(ctx context.Context, tx queryer, fp string) (bool, error)
 
 func create(ctx context.Context, tx *sql.Tx, fp string) error {
 	if _, err := tx.ExecContext(ctx, schema); err != nil {
-		return fmt.Errorf("%w: %v", errStale, err)
+		return staleErr(err)
 	}
 	for k, v := range map[string]string{"schema": SchemaVersion, "settings": fp, "created": time.Now().UTC().Format(time.RFC3339)} {
 		if err := setMeta(ctx, tx, k, v); err != nil {
@@ -414,7 +469,7 @@ func (ix *Index) load(ctx context.Context, r *gitscan.Repo, changelog, recipes b
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)
 	if ok, err := ix.valid(ctx, conn, Fingerprint(o.Settings)); err != nil || !ok {
-		return nil, "", fmt.Errorf("%w: %v", errStale, err)
+		return nil, "", staleErr(err)
 	}
 	ig, err := getMeta(ctx, conn, "ignore")
 	if err != nil {
@@ -422,7 +477,7 @@ func (ix *Index) load(ctx context.Context, r *gitscan.Repo, changelog, recipes b
 	}
 	snap, err := load(ctx, conn, changelog, recipes)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %v", errStale, err)
+		return nil, "", staleErr(err)
 	}
 	h, err := ix.restore(ctx, r, snap, o)
 	return h, ig, err

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -339,5 +340,64 @@ func (s *script) head() plumbing.Hash {
 func (s *script) reset(to plumbing.Hash) {
 	if err := s.w.Reset(&git.ResetOptions{Commit: to, Mode: git.HardReset}); err != nil {
 		s.t.Fatal(err)
+	}
+}
+
+// TestBusyIsNotStale: "database is locked" is waited out, never taken for
+// a damaged index (which would delete it under the other process);
+// damage is.
+func TestBusyIsNotStale(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	holder, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	ctx := context.Background()
+	conn, err := holder.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `CREATE TABLE t(x); BEGIN EXCLUSIVE; INSERT INTO t VALUES(1)`); err != nil {
+		t.Fatal(err)
+	}
+	other, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(0)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	_, busy := other.ExecContext(ctx, `INSERT INTO t VALUES(2)`)
+	if !isBusy(busy) || errors.Is(staleErr(busy), errStale) {
+		t.Fatalf("a locked database: isBusy = %v, staleErr = %v", isBusy(busy), staleErr(busy))
+	}
+	// whileBusy waits until the holder lets go
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		conn.ExecContext(ctx, `COMMIT`)
+		close(released)
+	}()
+	tries := 0
+	err = whileBusy(ctx, func() error {
+		tries++
+		_, err := other.ExecContext(ctx, `INSERT INTO t VALUES(3)`)
+		return err
+	})
+	<-released
+	if err != nil || tries < 2 {
+		t.Fatalf("whileBusy: %v after %d tries", err, tries)
+	}
+	// a file that is not a database is stale
+	garbage := filepath.Join(t.TempDir(), "garbage.db")
+	os.WriteFile(garbage, []byte(strings.Repeat("not sqlite ", 1000)), 0o644)
+	g, err := sql.Open("sqlite", "file:"+garbage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	_, bad := g.ExecContext(ctx, `SELECT count(*) FROM sqlite_master`)
+	if bad == nil || isBusy(bad) || !errors.Is(staleErr(bad), errStale) {
+		t.Fatalf("garbage: %v, stale = %v", bad, staleErr(bad))
 	}
 }
