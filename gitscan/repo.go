@@ -452,6 +452,14 @@ func (r *Repo) ScanBlobsFrom(ctx context.Context, next func() (plumbing.Hash, bo
 	}
 }
 
+// SetBlobCacheBudget sets how many bytes of decoded blobs ScanBlobs and
+// ReadBlob keep as delta bases (8 MB by default) and returns the previous
+// budget. A caller reading the versions of a single file newest first
+// needs little (each version's base is the one read before it) and saves
+// a short process the memory; one reading several files interleaved
+// needs the default.
+func (r *Repo) SetBlobCacheBudget(n int) int { return r.blobs.setBudget(max(n, 0)) }
+
 // ReadFile returns the content of path at commit, or an error wrapping
 // ErrNotFound.
 func (r *Repo) ReadFile(commit plumbing.Hash, p string) ([]byte, error) {

@@ -22,6 +22,10 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 		all = append(all, l...)
 		nfiles = max(nfiles, len(l))
 	}
+	// the versions of the files holding the keys are read in order, each
+	// usually the delta base of the next: a small cache serves, and spares
+	// a short process the memory
+	defer r.SetBlobCacheBudget(r.SetBlobCacheBudget(keyScanCache))
 	sp := newSplitter()
 	readings := make([]*reading, nfiles)
 	for i := range readings {
@@ -86,30 +90,13 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 		if len(changes) > 0 && len(chain) > 0 {
 			// the keys of the newer commit that this one lacks were
 			// created (or renamed) by the newer commit
-			newer := keysOf(lists)
 			olderLists := append([][]*block(nil), lists...)
 			for _, c := range changes {
 				if c.v.Err == "" {
 					olderLists[c.slot] = c.list
 				}
 			}
-			older := keysOf(olderLists)
-			var gone []string
-			for k := range older {
-				if _, ok := newer[k]; !ok {
-					gone = append(gone, k)
-				}
-			}
-			for k := range interest {
-				if _, ok := older[k]; ok {
-					continue
-				}
-				delete(interest, k)
-				if old, ok := pairRenames(gone, []string{k}, func(g string) *block { return older[g] },
-					func(c string) *block { return newer[c] }, h.memo)[k]; ok {
-					interest[old] = true
-				}
-			}
+			h.followKeys(interest, lists, olderLists)
 			if len(interest) == 0 {
 				return gitscan.ErrStop // every key began at the newer commit
 			}
@@ -132,6 +119,50 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 	}
 	h.buildRecipes()
 	return nil
+}
+
+// keyScanCache is the blob cache budget of a key-restricted build.
+const keyScanCache = 2 << 20
+
+// followKeys updates the keys of interest from a newer commit's lists to
+// its parent's: a key the parent lacks began at the newer commit, unless
+// it was renamed from a key the parent has, which is followed instead.
+func (h *History) followKeys(interest map[string]bool, newerLists, olderLists [][]*block) {
+	var lost []string
+	for k := range interest {
+		if !hasKey(olderLists, k) {
+			lost = append(lost, k)
+		}
+	}
+	if len(lost) == 0 {
+		return // the common case, and cheap: no map of all keys is built
+	}
+	newer, older := keysOf(newerLists), keysOf(olderLists)
+	var gone []string
+	for k := range older {
+		if _, ok := newer[k]; !ok {
+			gone = append(gone, k)
+		}
+	}
+	for _, k := range lost {
+		delete(interest, k)
+		if old, ok := pairRenames(gone, []string{k}, func(g string) *block { return older[g] },
+			func(c string) *block { return newer[c] }, h.memo)[k]; ok {
+			interest[old] = true
+		}
+	}
+}
+
+// hasKey reports whether one of the slots' lists holds key.
+func hasKey(lists [][]*block, key string) bool {
+	for _, l := range lists {
+		for _, b := range l {
+			if b.key == key {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // keysOf maps the keys of the slots' lists to their blocks: the first
