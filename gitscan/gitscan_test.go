@@ -574,3 +574,33 @@ func TestWorktreeChanges(t *testing.T) {
 		t.Fatalf("WorktreeChanges = %v, want %s", got, want)
 	}
 }
+
+// TestObjectCacheBudget: the two newest objects stay whatever their size;
+// older ones go once the budget is spent and their buffers are reused.
+func TestObjectCacheBudget(t *testing.T) {
+	var evicted [][]byte
+	c := newLRU(100, func(b []byte) { evicted = append(evicted, b) })
+	for i := range 3 {
+		c.put(cacheKey{0, int64(i)}, cached{data: make([]byte, 1000)})
+	}
+	for i, want := range []bool{false, true, true} {
+		if _, ok := c.get(cacheKey{0, int64(i)}); ok != want {
+			t.Errorf("object %d cached = %v, want %v", i, ok, want)
+		}
+	}
+	if len(evicted) != 1 {
+		t.Fatalf("evicted %d objects, want 1", len(evicted))
+	}
+	c.setBudget(1 << 20)
+	c.put(cacheKey{0, 3}, cached{data: make([]byte, 1000)})
+	if _, ok := c.get(cacheKey{0, 1}); !ok {
+		t.Error("a raised budget still evicts")
+	}
+
+	o := newObjects("", nil, nil, 1<<10)
+	big := make([]byte, 0, 64<<10) // larger than half the budget
+	o.recycle(big)
+	if b := o.buffer(40 << 10); cap(b) != cap(big) {
+		t.Errorf("an object larger than the budget did not reuse the recycled buffer (cap %d)", cap(b))
+	}
+}
