@@ -537,20 +537,23 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 
 // store writes what snap adds above seq fork (everything when fork < 0):
 // commits above fork, blocks not stored yet, and the snapshot.
-func store(ctx context.Context, tx queryer, snap *provenance.Snapshot, fork int) error {
+func store(ctx context.Context, tx *sql.Tx, snap *provenance.Snapshot, fork int) error {
 	if _, err := tx.ExecContext(ctx, `DELETE FROM commits WHERE seq > ?`, fork); err != nil {
 		return err
 	}
+	insC := newInserter(ctx, tx, "commits", "seq", "sha", "author", "email", "date", "subject", "pr", "pr_source")
 	for sq := fork + 1; sq < len(snap.Commits); sq++ {
 		c := snap.Commits[sq]
 		var pr any
 		if c.PR > 0 {
 			pr = c.PR
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO commits(seq, sha, author, email, date, subject, pr, pr_source) VALUES(?,?,?,?,?,?,?,?)`,
-			sq, c.Hash.String(), c.Author, c.Email, c.Date.Format(time.RFC3339Nano), c.Subject, pr, c.PRSource); err != nil {
+		if err := insC.add(sq, c.Hash.String(), c.Author, c.Email, c.Date.Format(time.RFC3339Nano), c.Subject, pr, c.PRSource); err != nil {
 			return err
 		}
+	}
+	if err := insC.flush(); err != nil {
+		return err
 	}
 	// blocks are immutable and shared: insert the ones not stored yet
 	maxID := -1
@@ -567,17 +570,21 @@ func store(ctx context.Context, tx queryer, snap *provenance.Snapshot, fork int)
 	}
 	lite := *snap
 	lite.Blocks = make([]provenance.SnapBlock, len(snap.Blocks))
+	insB := newInserter(ctx, tx, "blocks", "id", "recipe", "key", "text")
 	for i, b := range snap.Blocks {
 		if b.ID > maxID {
 			if b.Text == "" {
 				return fmt.Errorf("block %d has no text to store", b.ID)
 			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO blocks(id, recipe, key, text) VALUES(?,?,?,?)`, b.ID, b.Recipe, b.Key, b.Text); err != nil {
+			if err := insB.add(b.ID, b.Recipe, b.Key, b.Text); err != nil {
 				return err
 			}
 		}
 		b.Text = ""
 		lite.Blocks[i] = b
+	}
+	if err := insB.flush(); err != nil {
+		return err
 	}
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(&lite); err != nil {

@@ -6,6 +6,9 @@ import (
 	"database/sql"
 	"encoding/gob"
 	"encoding/json"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/perflog/perflog/config"
@@ -20,16 +23,19 @@ import (
 func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, o Options) error {
 	head := len(h.Chain) - 1
 	sha := func(seq int) string { return h.Chain[seq].String() }
-	prep := func(q string) (*sql.Stmt, error) { return tx.PrepareContext(ctx, q) }
 
 	// notes
 	if _, err := tx.ExecContext(ctx, `DELETE FROM notes`); err != nil {
 		return err
 	}
+	insN := newInserter(ctx, tx, "notes", "seq", "sha", "file", "message")
 	for _, n := range h.Notes {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO notes(seq, sha, file, message) VALUES(?,?,?,?)`, n.Seq, sha(n.Seq), n.Path, n.Message); err != nil {
+		if err := insN.add(n.Seq, sha(n.Seq), n.Path, n.Message); err != nil {
 			return err
 		}
+	}
+	if err := insN.flush(); err != nil {
+		return err
 	}
 
 	// changelog: entries (every lineage), their keys and events
@@ -53,19 +59,10 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 			atHead[e.Lin.ID] = rep.Entries[i]
 		}
 	}
-	insEntry, err := prep(`INSERT INTO entries(id, alive, position, line, config_keys, description, pr_link, pr_link_pr,
-		introduced_sha, introduced_pr, introduced_date, verdict, reason) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	insKey, err := prep(`INSERT INTO entry_keys(entry, config_key) VALUES(?,?)`)
-	if err != nil {
-		return err
-	}
-	insEv, err := prep(`INSERT INTO entry_events(entry, seq, sha, kind, pr_link, from_link, note) VALUES(?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
+	insEntry := newInserter(ctx, tx, "entries", "id", "alive", "position", "line", "config_keys", "description", "pr_link", "pr_link_pr",
+		"introduced_sha", "introduced_pr", "introduced_date", "verdict", "reason")
+	insKey := newInserter(ctx, tx, "entry_keys", "entry", "config_key")
+	insEv := newInserter(ctx, tx, "entry_events", "entry", "seq", "sha", "kind", "pr_link", "from_link", "note")
 	for _, l := range h.Lineages {
 		last := l.Events[len(l.Events)-1]
 		keys, _ := json.Marshal(last.Keys)
@@ -84,12 +81,12 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 				}
 			}
 		}
-		if _, err := insEntry.ExecContext(ctx, l.ID, alive, pos, line, string(keys), string(desc), last.PRLink, linkPR,
+		if err := insEntry.add(l.ID, alive, pos, line, string(keys), string(desc), last.PRLink, linkPR,
 			introSHA, introPR, introDate, verdict, reason); err != nil {
 			return err
 		}
 		for _, k := range last.Keys {
-			if _, err := insKey.ExecContext(ctx, l.ID, k); err != nil {
+			if err := insKey.add(l.ID, k); err != nil {
 				return err
 			}
 		}
@@ -101,9 +98,14 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 			if ev.Unloadable {
 				note = "the changelog did not load at this commit"
 			}
-			if _, err := insEv.ExecContext(ctx, l.ID, ev.Seq, sha(ev.Seq), string(ev.Kind), ev.PRLink, ev.From, note); err != nil {
+			if err := insEv.add(l.ID, ev.Seq, sha(ev.Seq), string(ev.Kind), ev.PRLink, ev.From, note); err != nil {
 				return err
 			}
+		}
+	}
+	for _, in := range []*inserter{insEntry, insKey, insEv} {
+		if err := in.flush(); err != nil {
+			return err
 		}
 	}
 
@@ -124,21 +126,15 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 	}
 	touched := h.KeysChangedAfter(fork)
 	h.Materialize(touched...)
-	insRE, err := prep(`INSERT INTO recipe_events(key, seq, sha, kind, from_key, to_key, file, missing_entry) VALUES(?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	insFC, err := prep(`INSERT INTO field_changes(key, seq, sha, kind, path, old_path, old, new) VALUES(?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
+	insRE := newInserter(ctx, tx, "recipe_events", "key", "seq", "sha", "kind", "from_key", "to_key", "file", "missing_entry")
+	insFC := newInserter(ctx, tx, "field_changes", "key", "seq", "sha", "kind", "path", "old_path", "old", "new")
 	for _, k := range touched {
 		for _, e := range h.Keys[k].Events() {
 			if e.Seq <= fork {
 				continue
 			}
 			missing := e.Kind != provenance.EvDeleted && e.To == "" && len(h.NamedBy(e.Seq, k, e.From)) == 0
-			if _, err := insRE.ExecContext(ctx, k, e.Seq, sha(e.Seq), string(e.Kind), nullable(e.From), nullable(e.To), e.File, missing); err != nil {
+			if err := insRE.add(k, e.Seq, sha(e.Seq), string(e.Kind), nullable(e.From), nullable(e.To), e.File, missing); err != nil {
 				return err
 			}
 			if e.Diff == nil {
@@ -149,11 +145,17 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 				if c.OldPath != c.Path {
 					oldPath = c.OldPath
 				}
-				if _, err := insFC.ExecContext(ctx, k, e.Seq, sha(e.Seq), string(c.Kind), c.Path, nullable(oldPath), nullable(c.Old), nullable(c.New)); err != nil {
+				if err := insFC.add(k, e.Seq, sha(e.Seq), string(c.Kind), c.Path, nullable(oldPath), nullable(c.Old), nullable(c.New)); err != nil {
 					return err
 				}
 			}
 		}
+	}
+	if err := insRE.flush(); err != nil {
+		return err
+	}
+	if err := insFC.flush(); err != nil {
+		return err
 	}
 
 	// recipes at head: rows of the touched keys (all of them on a full
@@ -166,75 +168,54 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 			}
 		}
 	}
-	insR, err := prep(`INSERT INTO recipes_at_head(key, file, line, image, model, model_prefix, runner, precision, framework, multinode)
-		VALUES(?,?,?,?,?,?,?,?,?,?)`)
-	if err != nil {
-		return err
-	}
-	insF, err := prep(`INSERT INTO fields_at_head(key, path, value) VALUES(?,?,?)`)
-	if err != nil {
-		return err
-	}
-	insB, err := prep(`INSERT INTO blame_cache(key, data) VALUES(?, ?)`)
-	if err != nil {
-		return err
-	}
 	if fork < 0 {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM blame_cache`); err != nil {
 			return err
 		}
-	}
-	for _, k := range touched {
-		if fork >= 0 {
+	} else {
+		for _, k := range touched {
 			for _, q := range []string{`DELETE FROM recipes_at_head WHERE key = ?`, `DELETE FROM fields_at_head WHERE key = ?`, `DELETE FROM blame_cache WHERE key = ?`} {
 				if _, err := tx.ExecContext(ctx, q, k); err != nil {
 					return err
 				}
 			}
 		}
-		v, file, line, ok := h.RecipeAt(k, head)
-		if !ok {
+	}
+	// each key's rows are prepared on all cores (the blame is most of the
+	// work), then written in key order
+	outs := make([]keyRows, len(touched))
+	parallel(len(touched), func(i int) { outs[i] = headRows(h, touched[i], head) })
+	insR := newInserter(ctx, tx, "recipes_at_head", "key", "file", "line", "image", "model", "model_prefix", "runner", "precision", "framework", "multinode")
+	insF := newInserter(ctx, tx, "fields_at_head", "key", "path", "value")
+	insB := newInserter(ctx, tx, "blame_cache", "key", "data")
+	for i, k := range touched {
+		o := outs[i]
+		if o.err != nil {
+			return o.err
+		}
+		if o.recipe == nil {
 			continue
 		}
-		str := func(f string) any {
-			if x, ok := v.Get(f); ok {
-				return config.Render(x)
-			}
-			return nil
-		}
-		var mn any
-		if x, ok := v.Get("multinode"); ok {
-			mn = x.Truthy()
-		}
-		if _, err := insR.ExecContext(ctx, k, file, line, str("image"), str("model"), str("model-prefix"), str("runner"),
-			str("precision"), str("framework"), mn); err != nil {
+		if err := insR.add(o.recipe...); err != nil {
 			return err
 		}
-		for _, f := range config.Flatten(v) {
-			if _, err := insF.ExecContext(ctx, k, f.Path, f.Value); err != nil {
+		for _, f := range o.fields {
+			if err := insF.add(k, f.Path, f.Value); err != nil {
 				return err
 			}
 		}
-		b, err := h.Blame(k, h.Head)
-		if err != nil {
+		if err := insB.add(k, o.blame); err != nil {
 			return err
 		}
-		// lines are stored relative to the key's line: other recipes
-		// moving the key around do not make them stale
-		for i := range b.Fields {
-			b.Fields[i].Line -= line
-		}
-		data, err := encode(b)
-		if err != nil {
-			return err
-		}
-		if _, err := insB.ExecContext(ctx, k, data); err != nil {
+	}
+	for _, in := range []*inserter{insR, insF, insB} {
+		if err := in.flush(); err != nil {
 			return err
 		}
 	}
 	// every key's file and line at head (cheap: nothing is parsed), when
-	// a master config changed
-	if !h.ConfigChangedAfter(fork) {
+	// a master config changed above fork (a full build wrote them above)
+	if fork < 0 || !h.ConfigChangedAfter(fork) {
 		return nil
 	}
 	for k, pl := range h.KeyPlaces(head) {
@@ -243,6 +224,61 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 		}
 	}
 	return nil
+}
+
+// keyRows are the rows of one key at head: its recipes_at_head row (nil
+// when the key is not at head), its fields and its encoded blame.
+type keyRows struct {
+	recipe []any
+	fields []config.Field
+	blame  []byte
+	err    error
+}
+
+func headRows(h *provenance.History, k string, head int) keyRows {
+	v, file, line, ok := h.RecipeAt(k, head)
+	if !ok {
+		return keyRows{}
+	}
+	str := func(f string) any {
+		if x, ok := v.Get(f); ok {
+			return config.Render(x)
+		}
+		return nil
+	}
+	var mn any
+	if x, ok := v.Get("multinode"); ok {
+		mn = x.Truthy()
+	}
+	out := keyRows{recipe: []any{k, file, line, str("image"), str("model"), str("model-prefix"), str("runner"),
+		str("precision"), str("framework"), mn}, fields: config.Flatten(v)}
+	b, err := h.Blame(k, h.Head)
+	if err != nil {
+		return keyRows{err: err}
+	}
+	// lines are stored relative to the key's line: other recipes moving
+	// the key around do not make them stale
+	for i := range b.Fields {
+		b.Fields[i].Line -= line
+	}
+	out.blame, out.err = encode(b)
+	return out
+}
+
+// parallel runs f(0..n-1) on all cores.
+func parallel(n int, f func(i int)) {
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(n, runtime.GOMAXPROCS(0)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				f(i)
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // encode stores a stored answer (gob: an order of magnitude faster to
