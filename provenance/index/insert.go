@@ -13,13 +13,13 @@ const batchVars = 4000
 // a statement per row costs database/sql and the driver more than
 // SQLite's own work (a full build inserts ~25k rows).
 type inserter struct {
-	ctx    context.Context
-	tx     *sql.Tx
-	head   string // INSERT INTO t(a, b)
-	ncols  int
-	per    int // rows per full statement
-	full   *sql.Stmt
-	args   []any
+	ctx   context.Context
+	tx    *sql.Tx
+	head  string // INSERT INTO t(a, b)
+	ncols int
+	per   int // rows per full statement
+	full  *sql.Stmt
+	args  []any
 }
 
 func newInserter(ctx context.Context, tx *sql.Tx, table string, cols ...string) *inserter {
