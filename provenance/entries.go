@@ -157,7 +157,7 @@ func (h *History) buildLineages() error {
 					bad++
 				}
 			}
-			cur = v.apply(cur)
+			cur = v.applyInPlace(cur)
 		}
 		if msg := h.versionError(v, cur, bad); msg != "" {
 			h.Notes = append(h.Notes, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: h.ChangelogPath, Message: msg})
@@ -184,8 +184,7 @@ func (h *History) buildLineages() error {
 		}
 		mid := live[p : len(live)-q]
 		news := items[p : len(items)-q]
-		next := make([]inst, 0, len(items))
-		next = append(next, live[:p]...)
+		next := make([]inst, 0, len(news)) // what replaces mid
 		oldIDs := make([]string, len(mid))
 		for i, in := range mid {
 			oldIDs[i] = in.b.info().identity
@@ -289,7 +288,6 @@ func (h *History) buildLineages() error {
 				removed = append(removed, in)
 			}
 		}
-		next = append(next, live[len(live)-q:]...)
 		if len(removed) > 0 {
 			kind := EvRemoved
 			if ci, err := h.CommitAt(v.Seq); err != nil {
@@ -303,7 +301,7 @@ func (h *History) buildLineages() error {
 				dead[id] = append(dead[id], in.lin)
 			}
 		}
-		live = next
+		live = slices.Replace(live, p, len(live)-q, next...)
 	}
 	return nil
 }
@@ -353,8 +351,12 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 	if h.cl == nil {
 		return nil
 	}
+	// cur is replayed in place; good is the list of at, the last version
+	// whose entries all load (cur itself while goodIsCur; copied before a
+	// version with a failing entry changes cur)
 	var cur, good []*block
 	var at *version
+	goodIsCur := false
 	bad := 0
 	for i := range h.cl.vers {
 		v := &h.cl.vers[i]
@@ -372,11 +374,17 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 					bad++
 				}
 			}
-			cur = v.apply(cur)
+			if goodIsCur && bad != 0 {
+				good, goodIsCur = slices.Clone(cur), false
+			}
+			cur = v.applyInPlace(cur)
 			if bad == 0 {
-				good, at = cur, v
+				at, goodIsCur = v, true
 			}
 		}
+	}
+	if goodIsCur {
+		good = cur
 	}
 	if at == nil || at.Blob.IsZero() {
 		return nil

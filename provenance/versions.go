@@ -1,6 +1,8 @@
 package provenance
 
 import (
+	"slices"
+
 	"github.com/go-git/go-git/v5/plumbing"
 )
 
@@ -59,6 +61,17 @@ func (v *version) apply(prev []*block) []*block {
 	return append(out, prev[len(prev)-int(v.S):]...)
 }
 
+// applyInPlace is apply reusing prev's array (a middle edit moves the
+// suffix instead of copying the whole list): for a caller that owns prev
+// and keeps no other reference to it. Replaying a changelog's versions
+// this way is linear in the edits, not in versions × entries.
+func (v *version) applyInPlace(prev []*block) []*block {
+	if v.Err != "" {
+		return prev
+	}
+	return slices.Replace(prev, int(v.P), len(prev)-int(v.S), v.Mid...)
+}
+
 // listAt rebuilds the blocks of a slot at seq (the newest version at or
 // before it), with the version it comes from.
 func (s *slot) listAt(seq int) ([]*block, *version) {
@@ -69,7 +82,7 @@ func (s *slot) listAt(seq int) ([]*block, *version) {
 		if v.Seq > seq {
 			break
 		}
-		cur, at = v.apply(cur), v
+		cur, at = v.applyInPlace(cur), v
 	}
 	return cur, at
 }
