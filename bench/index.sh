@@ -33,6 +33,7 @@ for k in "${@:-1 3 10}"; do
       echo "generating a ${k}x history in $dir ..."
       (cd "$root" && go run ./bench/synth -k "$k" "$corpus") | git -C "$dir" fast-import --quiet
       git -C "$dir" repack -adfq --depth=50 --window=10
+      git -C "$dir" reset -q --hard # the work tree holds .perflog.yaml (the tiles' master configs)
       touch "$dir/.done"
     fi
     cd "$dir"

@@ -604,3 +604,68 @@ func TestObjectCacheBudget(t *testing.T) {
 		t.Errorf("an object larger than the budget did not reuse the recycled buffer (cap %d)", cap(b))
 	}
 }
+
+// TestScanStreams reads two files' versions interleaved, one reader per
+// file: every blob arrives whole, in order, with its stream.
+func TestScanStreams(t *testing.T) {
+	r, err := Open("../testdata/corpus/inferencex.git", &OpenOptions{NoDetect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	head, err := r.Resolve("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type req struct {
+		h      plumbing.Hash
+		stream int
+	}
+	var reqs []req
+	last := make([]plumbing.Hash, 2)
+	err = r.Track(context.Background(), TrackOptions{WalkOptions: WalkOptions{From: head},
+		Paths: []string{"perf-changelog.yaml", "configs/amd-master.yaml"}}, func(s Step) error {
+		for i, b := range s.Blobs {
+			if b != last[i] && !b.IsZero() {
+				reqs = append(reqs, req{b, i})
+				last[i] = b
+			}
+		}
+		if len(reqs) > 300 {
+			return ErrStop
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	got := 0
+	err = r.ScanStreams(context.Background(), func() (plumbing.Hash, int, bool) {
+		if i == len(reqs) {
+			return plumbing.ZeroHash, 0, false
+		}
+		i++
+		return reqs[i-1].h, reqs[i-1].stream, true
+	}, func(h plumbing.Hash, stream int, data []byte) error {
+		want := reqs[got]
+		got++
+		if h != want.h || stream != want.stream {
+			return fmt.Errorf("read %s of stream %d, want %s of %d", h, stream, want.h, want.stream)
+		}
+		if plumbing.ComputeHash(plumbing.BlobObject, data) != h {
+			return fmt.Errorf("blob %s: content hashes to %s", h, plumbing.ComputeHash(plumbing.BlobObject, data))
+		}
+		return nil
+	})
+	if err != nil || got != len(reqs) || got < 300 {
+		t.Fatalf("ScanStreams: %v after %d of %d blobs", err, got, len(reqs))
+	}
+	streams := map[int]bool{}
+	for _, q := range reqs {
+		streams[q.stream] = true
+	}
+	if len(streams) != 2 {
+		t.Fatalf("the test read %d streams, want both files", len(streams))
+	}
+}

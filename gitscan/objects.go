@@ -76,9 +76,13 @@ type pack struct {
 // of 8 MB their bases evict each other (3x slower on the corpus). A
 // caller reading one file's versions in order can lower it
 // (Repo.SetBlobCacheBudget).
+//
+// A stream of ScanStreams holds one file's versions: it needs its last
+// few, streamCacheBudget (and the two newest whatever their size).
 const (
-	walkCacheBudget = 1 << 20
-	blobCacheBudget = 8 << 20
+	walkCacheBudget   = 1 << 20
+	blobCacheBudget   = 8 << 20
+	streamCacheBudget = 2 << 20
 )
 
 func newObjects(dir string, fallback storer.EncodedObjectStorer, mu *sync.Mutex, budget int) *objects {

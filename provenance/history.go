@@ -360,17 +360,17 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		}
 		readings[q.slot].add(v, list)
 	}
-	err := r.ScanBlobsFrom(ctx, func() (plumbing.Hash, bool) {
+	err := r.ScanStreams(ctx, func() (plumbing.Hash, int, bool) {
 		for q := range reqs {
 			if q.blob.IsZero() {
 				take(q, nil) // the file is absent: no read
 				continue
 			}
 			cur = q
-			return q.blob, true
+			return q.blob, q.slot, true
 		}
-		return plumbing.ZeroHash, false
-	}, func(_ plumbing.Hash, data []byte) error {
+		return plumbing.ZeroHash, 0, false
+	}, func(_ plumbing.Hash, _ int, data []byte) error {
 		take(cur, data)
 		done++
 		if done&31 == 0 {
