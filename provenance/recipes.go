@@ -38,7 +38,6 @@ type RecipeEvent struct {
 // KeyHistory is the life of one recipe key.
 type KeyHistory struct {
 	Key  string
-	memo *config.Memo
 	raw  []rawEvent
 	once sync.Once
 	evs  []*RecipeEvent
@@ -65,35 +64,41 @@ func (kh *KeyHistory) Events() []*RecipeEvent {
 }
 
 func (kh *KeyHistory) materialize() {
-	var last *block
+	// this key's versions are parsed with their own memos, dropped with
+	// them (see block.value)
+	ch, memo := newChunks(), config.NewMemo()
+	var last *pyyaml.Value
+	seen := false
 	for _, r := range kh.raw {
+		var val *pyyaml.Value
 		if r.b != nil {
-			r.b.load()
-			if r.b.err != nil {
-				kh.note = append(kh.note, Note{Seq: r.seq, Path: r.file, Message: fmt.Sprintf("recipe %s does not load: %v", kh.Key, r.b.err)})
+			v, err := r.b.value(ch)
+			if err != nil {
+				kh.note = append(kh.note, Note{Seq: r.seq, Path: r.file, Message: fmt.Sprintf("recipe %s does not load: %v", kh.Key, err)})
 				continue
 			}
+			val = v
 		}
 		e := &RecipeEvent{Kind: r.kind, Seq: r.seq, Key: kh.Key, From: r.from, To: r.to, File: r.file}
 		switch {
 		case r.kind == EvDeleted || (r.kind == EvRenamed && r.to != ""):
-			if last == nil {
+			if !seen {
 				continue
 			}
-			e.Diff = config.DiffMemo(last.val, nil, kh.memo)
+			e.Diff = config.DiffMemo(last, nil, memo)
 		case r.kind == EvRenamed:
-			r.old.load()
-			e.Diff = config.DiffMemo(r.old.val, r.b.val, kh.memo)
-		case last == nil:
-			e.Kind, e.Diff = EvCreated, config.DiffMemo(nil, r.b.val, kh.memo)
+			old, _ := r.old.value(ch)
+			e.Diff = config.DiffMemo(old, val, memo)
+		case !seen:
+			e.Kind, e.Diff = EvCreated, config.DiffMemo(nil, val, memo)
 		default:
-			e.Diff = config.DiffMemo(last.val, r.b.val, kh.memo)
+			e.Diff = config.DiffMemo(last, val, memo)
 			if len(e.Diff.Changes) == 0 && len(e.Diff.Moves) == 0 {
-				last = r.b // formatting or comments only
+				last = val // formatting or comments only
 				continue
 			}
 		}
-		last = r.b
+		last, seen = val, r.b != nil // a deletion: the next version creates the key again
 		kh.evs = append(kh.evs, e)
 	}
 }
@@ -110,7 +115,7 @@ func (h *History) keyHistory(k string) *KeyHistory {
 		if h.memo == nil {
 			h.memo = config.NewMemo()
 		}
-		kh = &KeyHistory{Key: k, memo: h.memo}
+		kh = &KeyHistory{Key: k}
 		h.Keys[k] = kh
 	}
 	return kh
