@@ -591,7 +591,7 @@ func TestObjectCacheBudget(t *testing.T) {
 	if len(evicted) != 1 {
 		t.Fatalf("evicted %d objects, want 1", len(evicted))
 	}
-	c.setBudget(1 << 20)
+	c.budget = 1 << 20
 	c.put(cacheKey{0, 3}, cached{data: make([]byte, 1000)})
 	if _, ok := c.get(cacheKey{0, 1}); !ok {
 		t.Error("a raised budget still evicts")

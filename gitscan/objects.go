@@ -71,18 +71,13 @@ type pack struct {
 // are reused. The two newest objects are kept whatever their size (see
 // keepNewest).
 //
-// The blob reader's budget is larger by default: a full build reads the
-// changelog and several master configs interleaved, and with 2 MB instead
-// of 8 MB their bases evict each other (3x slower on the corpus). A
-// caller reading one file's versions in order can lower it
-// (Repo.SetBlobCacheBudget).
-//
-// A stream of ScanStreams holds one file's versions: it needs its last
-// few, streamCacheBudget (and the two newest whatever their size).
+// A blob reader serves one file's versions (ScanBlobs; ScanStreams keeps
+// one reader per file): read through one cache, several files' bases
+// evict each other (a history three times the corpus's inflated 14 times
+// as many objects).
 const (
-	walkCacheBudget   = 1 << 20
-	blobCacheBudget   = 8 << 20
-	streamCacheBudget = 2 << 20
+	walkCacheBudget = 1 << 20
+	blobCacheBudget = 2 << 20
 )
 
 func newObjects(dir string, fallback storer.EncodedObjectStorer, mu *sync.Mutex, budget int) *objects {
@@ -183,13 +178,6 @@ func openPack(idxPath string) (*pack, error) {
 		return nil, fmt.Errorf("%s: short pack", pf.Name())
 	}
 	return &pack{idx: idx, idxb: idxb, f: pf, end: fi.Size() - 20, data: mapFile(pf, fi.Size())}, nil
-}
-
-// setBudget changes the cache budget and returns the previous one.
-func (o *objects) setBudget(n int) int {
-	old := o.cache.budget
-	o.cache.setBudget(n)
-	return old
 }
 
 func (o *objects) close() {
@@ -506,12 +494,6 @@ func (c *lru) pin(k cacheKey) {
 	if e, ok := c.m[k]; ok {
 		e.Value.(*lruItem).pinned = true
 	}
-}
-
-// setBudget changes the budget, evicting what no longer fits.
-func (c *lru) setBudget(n int) {
-	c.budget = n
-	c.trim()
 }
 
 func (c *lru) trim() {

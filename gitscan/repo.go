@@ -457,7 +457,7 @@ func (r *Repo) ScanBlobsFrom(ctx context.Context, next func() (plumbing.Hash, bo
 // belongs to, until it returns false; fn gets the content, valid until it
 // returns. Each stream has its own object reader and delta-base cache, so
 // that one file's bases never evict another's: read through one cache, a
-// history three times the corpus's inflated 25 times as many objects.
+// history three times the corpus's inflated 14 times as many objects.
 // Pass each stream's versions newest first. Like ScanBlobs, ScanStreams
 // may run beside a walk, not beside another ScanBlobs or ScanStreams.
 func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, stream int, ok bool), fn func(h plumbing.Hash, stream int, data []byte) error) error {
@@ -479,7 +479,7 @@ func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, st
 		}
 		o := readers[stream]
 		if o == nil {
-			o = newObjects(r.blobs.dir, r.blobs.fallback, &r.fbMu, streamCacheBudget)
+			o = newObjects(r.blobs.dir, r.blobs.fallback, &r.fbMu, blobCacheBudget)
 			readers[stream] = o
 		}
 		t, data, err := o.readTransient(h)
@@ -494,14 +494,6 @@ func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, st
 		}
 	}
 }
-
-// SetBlobCacheBudget sets how many bytes of decoded blobs ScanBlobs and
-// ReadBlob keep as delta bases (8 MB by default) and returns the previous
-// budget. A caller reading the versions of a single file newest first
-// needs little (each version's base is the one read before it) and saves
-// a short process the memory; one reading several files interleaved
-// needs the default.
-func (r *Repo) SetBlobCacheBudget(n int) int { return r.blobs.setBudget(max(n, 0)) }
 
 // ReadFile returns the content of path at commit, or an error wrapping
 // ErrNotFound.

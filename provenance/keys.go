@@ -22,10 +22,6 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 		all = append(all, l...)
 		nfiles = max(nfiles, len(l))
 	}
-	// the versions of the files holding the keys are read in order, each
-	// usually the delta base of the next: a small cache serves, and spares
-	// a short process the memory
-	defer r.SetBlobCacheBudget(r.SetBlobCacheBudget(keyScanCache))
 	sp := newSplitter()
 	readings := make([]*reading, nfiles)
 	for i := range readings {
@@ -120,9 +116,6 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 	h.buildRecipes()
 	return nil
 }
-
-// keyScanCache is the blob cache budget of a key-restricted build.
-const keyScanCache = 2 << 20
 
 // followKeys updates the keys of interest from a newer commit's lists to
 // its parent's: a key the parent lacks began at the newer commit, unless
