@@ -3,6 +3,7 @@ package recipe
 import (
 	"bytes"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -22,11 +23,12 @@ type Change struct {
 	done       bool
 }
 
-// NewChange describes base..head given the paths that differ.
+// NewChange describes base..head given the paths that differ (in any
+// order, repeats allowed).
 func NewChange(base, head *Rev, changed []string) *Change {
 	c := append([]string(nil), changed...)
 	sort.Strings(c)
-	return &Change{Base: base, Head: head, Changed: c}
+	return &Change{Base: base, Head: head, Changed: slices.Compact(c)}
 }
 
 // Kinds of RecipeChange.

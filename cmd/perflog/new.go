@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -111,19 +112,8 @@ func pathsOfInterest(s *config.Settings) []string {
 			out = append(out, filepath.ToSlash(filepath.Dir(p)))
 		}
 	}
-	return dedupeStrings(out)
-}
-
-func dedupeStrings(ss []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, s := range ss {
-		if !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 func newRun(ctx context.Context, opts *NewOptions) error {
@@ -277,7 +267,7 @@ func draftChange(ws *workspace, base, head plumbing.Hash, baseName string) (*rec
 		headFiles = recipe.Dir(ws.repo.Worktree())
 	}
 	return recipe.NewChange(recipe.NewRev(baseName, ws.repo.Tree(base), ws.settings),
-		recipe.NewRev("work tree", headFiles, ws.settings), dedupeStrings(paths)), nil
+		recipe.NewRev("work tree", headFiles, ws.settings), paths), nil
 }
 
 // checkDraftClaims checks the drafted bullets the way verify will.
