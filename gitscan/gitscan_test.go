@@ -597,7 +597,7 @@ func TestObjectCacheBudget(t *testing.T) {
 		t.Error("a raised budget still evicts")
 	}
 
-	o := newObjects("", nil, nil, 1<<10)
+	o := newObjects(nil, nil, nil, 1<<10)
 	big := make([]byte, 0, 64<<10) // larger than half the budget
 	o.recycle(big)
 	if b := o.buffer(40 << 10); cap(b) != cap(big) {
@@ -641,6 +641,7 @@ func TestScanStreams(t *testing.T) {
 	}
 	i := 0
 	got := 0
+	maps := -1 // mappings of the pack while both readers are open
 	err = r.ScanStreams(context.Background(), func() (plumbing.Hash, int, bool) {
 		if i == len(reqs) {
 			return plumbing.ZeroHash, 0, false
@@ -656,10 +657,18 @@ func TestScanStreams(t *testing.T) {
 		if plumbing.ComputeHash(plumbing.BlobObject, data) != h {
 			return fmt.Errorf("blob %s: content hashes to %s", h, plumbing.ComputeHash(plumbing.BlobObject, data))
 		}
+		if got == len(reqs) {
+			maps = packMappings(t)
+		}
 		return nil
 	})
 	if err != nil || got != len(reqs) || got < 300 {
 		t.Fatalf("ScanStreams: %v after %d of %d blobs", err, got, len(reqs))
+	}
+	// the readers share the repository's mapping of the pack: each
+	// mapping would count in the process's resident memory again
+	if maps > 1 {
+		t.Errorf("the pack is mapped %d times by the stream readers, want once", maps)
 	}
 	streams := map[int]bool{}
 	for _, q := range reqs {
@@ -668,4 +677,20 @@ func TestScanStreams(t *testing.T) {
 	if len(streams) != 2 {
 		t.Fatalf("the test read %d streams, want both files", len(streams))
 	}
+}
+
+// packMappings counts the mappings of .pack files in this process (-1
+// where /proc/self/maps does not exist).
+func packMappings(t *testing.T) int {
+	data, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		return -1
+	}
+	n := 0
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasSuffix(l, ".pack") {
+			n++
+		}
+	}
+	return n
 }

@@ -31,14 +31,14 @@ import (
 // comes from go-git's object storage, so the result never depends on the
 // fast path. An objects value is not safe for concurrent use.
 type objects struct {
-	dir      string // the objects directory; "" when in memory
+	packSet  *packSet // the packs of the objects directory; nil when in memory
 	fallback storer.EncodedObjectStorer
 	// fbMu serialises go-git's storage, which is not safe for concurrent
 	// use, between the objects values of one Repo
 	fbMu *sync.Mutex
 
 	loaded bool
-	packs  []*pack
+	packs  []*pack // packSet's, once loaded
 
 	cache *lru
 	zr    io.ReadCloser
@@ -80,8 +80,8 @@ const (
 	blobCacheBudget = 2 << 20
 )
 
-func newObjects(dir string, fallback storer.EncodedObjectStorer, mu *sync.Mutex, budget int) *objects {
-	o := &objects{dir: dir, fallback: fallback, fbMu: mu}
+func newObjects(ps *packSet, fallback storer.EncodedObjectStorer, mu *sync.Mutex, budget int) *objects {
+	o := &objects{packSet: ps, fallback: fallback, fbMu: mu}
 	o.cache = newLRU(budget, o.recycle)
 	return o
 }
@@ -139,20 +139,47 @@ func (o *objects) buffer(n int64) []byte {
 	return b
 }
 
-// loadPacks opens every pack's index; failures leave the fast path off for
-// that pack (the fallback still reads it).
+// packSet is the packs of one objects directory, opened and mapped once
+// and shared by a Repo's readers: a pack is read-only, and every mapping
+// of it counts in the process's resident memory (twenty readers each
+// mapping a 15 MB pack showed as 300 MB).
+type packSet struct {
+	dir   string
+	once  sync.Once
+	packs []*pack
+}
+
+// get opens every pack's index on first use; failures leave the fast path
+// off for that pack (the fallback still reads it).
+func (s *packSet) get() []*pack {
+	s.once.Do(func() {
+		idxs, _ := filepath.Glob(filepath.Join(s.dir, "pack", "pack-*.idx"))
+		sort.Strings(idxs)
+		for _, p := range idxs {
+			if pk, err := openPack(p); err == nil {
+				s.packs = append(s.packs, pk)
+			}
+		}
+	})
+	return s.packs
+}
+
+// close unmaps and closes the packs; the set must not be used after.
+func (s *packSet) close() {
+	s.once.Do(func() {}) // a set never opened stays closed
+	for _, p := range s.packs {
+		unmapFile(p.data)
+		unmapFile(p.idxb)
+		p.f.Close()
+	}
+	s.packs = nil
+}
+
+// loadPacks takes the shared packs.
 func (o *objects) loadPacks() {
 	o.loaded = true
-	if o.dir == "" {
-		return
-	}
-	idxs, _ := filepath.Glob(filepath.Join(o.dir, "pack", "pack-*.idx"))
-	sort.Strings(idxs)
-	for _, p := range idxs {
-		pk, err := openPack(p)
-		if err == nil {
-			o.packs = append(o.packs, pk)
-		}
+	if o.packSet != nil {
+		o.packs = o.packSet.get()
 	}
 }
 
@@ -178,15 +205,6 @@ func openPack(idxPath string) (*pack, error) {
 		return nil, fmt.Errorf("%s: short pack", pf.Name())
 	}
 	return &pack{idx: idx, idxb: idxb, f: pf, end: fi.Size() - 20, data: mapFile(pf, fi.Size())}, nil
-}
-
-func (o *objects) close() {
-	for _, p := range o.packs {
-		unmapFile(p.data)
-		unmapFile(p.idxb)
-		p.f.Close()
-	}
-	o.packs = nil
 }
 
 // read returns an object's type and content. The content may be shared

@@ -64,6 +64,7 @@ type Repo struct {
 	// blobs is a second reader for ScanBlobs, so that a blob pass can run
 	// beside a walk (each reader is used by one goroutine at a time).
 	obj, blobs *objects
+	packs      *packSet // shared by the readers; nil in memory
 	fbMu       sync.Mutex
 }
 
@@ -117,8 +118,9 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 	}
 	out := &Repo{repo: r, worktree: wt, gitDir: gitDir, closer: st}
 	objDir := filepath.Join(commonDir(gitDir), "objects")
-	out.obj = newObjects(objDir, st, &out.fbMu, walkCacheBudget)
-	out.blobs = newObjects(objDir, st, &out.fbMu, blobCacheBudget)
+	out.packs = &packSet{dir: objDir}
+	out.obj = newObjects(out.packs, st, &out.fbMu, walkCacheBudget)
+	out.blobs = newObjects(out.packs, st, &out.fbMu, blobCacheBudget)
 	out.idx = commitgraph.NewObjectCommitNodeIndex(st)
 	if !opts.NoCommitGraph {
 		if g, err := cgfmt.OpenChainOrFileIndex(repoFS); err == nil {
@@ -133,8 +135,8 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 // in-memory one in tests).
 func FromRepository(r *git.Repository) *Repo {
 	out := &Repo{repo: r, idx: commitgraph.NewObjectCommitNodeIndex(r.Storer)}
-	out.obj = newObjects("", r.Storer, &out.fbMu, walkCacheBudget)
-	out.blobs = newObjects("", r.Storer, &out.fbMu, blobCacheBudget)
+	out.obj = newObjects(nil, r.Storer, &out.fbMu, walkCacheBudget)
+	out.blobs = newObjects(nil, r.Storer, &out.fbMu, blobCacheBudget)
 	return out
 }
 
@@ -153,8 +155,9 @@ func commonDir(gitDir string) string {
 
 // Close releases file descriptors held by the repository.
 func (r *Repo) Close() error {
-	r.obj.close()
-	r.blobs.close()
+	if r.packs != nil {
+		r.packs.close()
+	}
 	if r.closer != nil {
 		return r.closer.Close()
 	}
@@ -462,11 +465,6 @@ func (r *Repo) ScanBlobsFrom(ctx context.Context, next func() (plumbing.Hash, bo
 // may run beside a walk, not beside another ScanBlobs or ScanStreams.
 func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, stream int, ok bool), fn func(h plumbing.Hash, stream int, data []byte) error) error {
 	readers := map[int]*objects{}
-	defer func() {
-		for _, o := range readers {
-			o.close()
-		}
-	}()
 	for i := 0; ; i++ {
 		if i&15 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -479,7 +477,7 @@ func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, st
 		}
 		o := readers[stream]
 		if o == nil {
-			o = newObjects(r.blobs.dir, r.blobs.fallback, &r.fbMu, blobCacheBudget)
+			o = newObjects(r.packs, r.blobs.fallback, &r.fbMu, blobCacheBudget)
 			readers[stream] = o
 		}
 		t, data, err := o.readTransient(h)
