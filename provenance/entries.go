@@ -111,9 +111,16 @@ func (h *History) event(kind EventKind, seq int, b *block) Event {
 
 // writtenIn finds the oldest unloadable version whose text holds every
 // config-key and description line of an entry: where the entry was
-// written, though the file did not load then.
-func writtenIn(vs []*version, in *entryInfo) (*version, bool) {
+// written, though the file did not load then. The versions' texts are
+// read on first use.
+func (h *History) writtenIn(vs []*version, in *entryInfo) (*version, bool) {
 	for _, v := range vs {
+		if !v.rawRead {
+			v.rawRead = true
+			if raw, err := h.readBlob(v.Blob); err == nil {
+				v.raw = string(raw)
+			}
+		}
 		all := len(in.description) > 0
 		for _, s := range append(append([]string(nil), in.keys...), in.description...) {
 			if !strings.Contains(v.raw, s) {
@@ -144,8 +151,13 @@ func (h *History) buildLineages() error {
 	var pending []*version          // versions that do not load since the last one that does
 	var cur []*block                // the blocks of the current version
 	bad := 0                        // blocks of cur that do not load
+	var invalid []*version          // the versions that did not load before v
 	for i := range h.cl.vers {
 		v := &h.cl.vers[i]
+		for _, iv := range invalid { // their texts are of no more use
+			iv.raw, iv.rawRead = "", false
+		}
+		invalid = nil
 		if v.Err == "" {
 			for _, b := range cur[v.P : len(cur)-int(v.S)] {
 				if b.failed() != nil {
@@ -161,13 +173,10 @@ func (h *History) buildLineages() error {
 		}
 		if msg := h.versionError(v, cur, bad); msg != "" {
 			h.Notes = append(h.Notes, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: h.ChangelogPath, Message: msg})
-			if raw, err := h.readBlob(v.Blob); err == nil {
-				v.raw = string(raw)
-			}
 			pending = append(pending, v)
 			continue
 		}
-		invalid := pending
+		invalid = pending
 		pending = nil
 		items := cur
 		// common prefix and suffix of identical blocks
@@ -275,7 +284,7 @@ func (h *History) buildLineages() error {
 				lin := &Lineage{ID: len(h.Lineages) + 1}
 				h.Lineages = append(h.Lineages, lin)
 				ev := h.event(EvIntroduced, v.Seq, b)
-				if iv, ok := writtenIn(invalid, b.info()); ok {
+				if iv, ok := h.writtenIn(invalid, b.info()); ok {
 					ev.Seq, ev.Unloadable = iv.Seq, true
 				}
 				lin.Events = append(lin.Events, ev)

@@ -521,7 +521,9 @@ func commitInfo(ctx context.Context, r *gitscan.Repo, c plumbing.Hash, prs PRRes
 	if err != nil {
 		return nil, err
 	}
-	ci := &CommitInfo{Hash: c, Author: gc.Author, Email: gc.Email, Date: gc.When, Subject: gc.Subject()}
+	// copies: the originals would keep the whole commit message alive
+	ci := &CommitInfo{Hash: c, Author: strings.Clone(gc.Author), Email: strings.Clone(gc.Email), Date: gc.When,
+		Subject: strings.Clone(gc.Subject())}
 	if n, ok := gc.PR(); ok {
 		ci.PR, ci.PRSource = n, "subject"
 	} else if prs != nil {

@@ -39,7 +39,8 @@ type RecipeEvent struct {
 type KeyHistory struct {
 	Key  string
 	raw  []rawEvent
-	once sync.Once
+	mu   sync.Mutex
+	done bool // evs and note are materialised
 	evs  []*RecipeEvent
 	note []Note
 }
@@ -59,8 +60,28 @@ type rawEvent struct {
 // changed (fields, not formatting), renamed or deleted it. A version of the
 // recipe that does not load is skipped (the previous one stands) and noted.
 func (kh *KeyHistory) Events() []*RecipeEvent {
-	kh.once.Do(kh.materialize)
+	kh.mu.Lock()
+	defer kh.mu.Unlock()
+	if !kh.done {
+		kh.materialize()
+		kh.done = true
+	}
 	return kh.evs
+}
+
+// release drops the key's materialised events and the parses kept on its
+// recipes' blocks; they are made again when next asked for.
+func (kh *KeyHistory) release() {
+	kh.mu.Lock()
+	kh.evs, kh.note, kh.done = nil, nil, false
+	kh.mu.Unlock()
+	for _, r := range kh.raw {
+		for _, b := range []*block{r.b, r.old} {
+			if b != nil {
+				b.forget()
+			}
+		}
+	}
 }
 
 func (kh *KeyHistory) materialize() {
@@ -513,6 +534,19 @@ func (h *History) Materialize(keys ...string) {
 	}
 	close(ch)
 	wg.Wait()
+}
+
+// Release drops the materialised events of keys (see Materialize) and the
+// parses of their recipes: a caller going through every key of a long
+// history releases each batch it is done with, so that memory holds a
+// batch rather than the history. They are made again when asked for.
+// Nothing may be reading these keys meanwhile.
+func (h *History) Release(keys ...string) {
+	for _, k := range keys {
+		if kh := h.Keys[k]; kh != nil {
+			kh.release()
+		}
+	}
 }
 
 // KeysChangedAfter lists, sorted, the keys with a recipe change at a seq

@@ -33,8 +33,8 @@ type block struct {
 	src  func(id int) (string, error)
 	hash [16]byte // of the text, set on blocks restored from an index
 
-	once   sync.Once
-	loaded atomic.Bool   // once has run
+	mu     sync.Mutex    // guards loading and forgetting
+	loaded atomic.Bool   // val and err are set
 	key    string        // the recipe key (map files)
 	val    *pyyaml.Value // the entry (list files) or the recipe (map files)
 	err    error         // why the block alone does not load
@@ -43,11 +43,11 @@ type block struct {
 	known   bool
 	knowErr error
 
-	// chunks parses recipes piecewise (see chunk.go); fullOnce/fullVal
-	// hold a whole parse, for exact lines
-	chunks   *chunks
-	fullOnce sync.Once
-	fullVal  *pyyaml.Value
+	// chunks parses recipes piecewise (see chunk.go); fullVal holds a
+	// whole parse, for exact lines, once hasFull is set
+	chunks  *chunks
+	hasFull bool
+	fullVal *pyyaml.Value
 
 	// derived on first use
 	entryOnce sync.Once
@@ -61,13 +61,27 @@ func (b *block) full() *pyyaml.Value {
 	if b.chunks == nil || b.err != nil {
 		return b.val
 	}
-	b.fullOnce.Do(func() {
-		b.fullVal = b.val
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.hasFull {
+		b.fullVal, b.hasFull = b.val, true
 		if v, err := pyyaml.Load([]byte(b.text), pyyaml.Options{}); err == nil && v.Kind == pyyaml.Map && len(v.Pairs) == 1 {
 			b.fullVal = v.Pairs[0].Value
 		}
-	})
+	}
 	return b.fullVal
+}
+
+// forget drops the block's parses (they are made again when asked for).
+// The caller makes sure nobody is loading the block meanwhile.
+func (b *block) forget() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.known || !b.loaded.Load() {
+		return
+	}
+	b.val, b.err, b.fullVal, b.hasFull = nil, nil, nil, false
+	b.loaded.Store(false)
 }
 
 // failed reports why the block does not load (nil when it does).
@@ -87,24 +101,30 @@ func textHash(text []byte) [16]byte {
 	return h
 }
 
-// load parses the block (once; safe for concurrent use).
+// load parses the block (once until forget; safe for concurrent use).
 func (b *block) load() {
-	b.once.Do(func() {
-		defer b.loaded.Store(true)
-		if b.text == "" && b.src != nil {
-			t, err := b.src(b.id)
-			if err != nil {
-				b.err = err
-				return
-			}
-			b.text = t
+	if b.loaded.Load() {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.loaded.Load() {
+		return
+	}
+	defer b.loaded.Store(true)
+	if b.text == "" && b.src != nil {
+		t, err := b.src(b.id)
+		if err != nil {
+			b.err = err
+			return
 		}
-		var k string
-		k, b.val, b.err = b.parse(b.text, b.chunks)
-		if b.key == "" {
-			b.key = k
-		}
-	})
+		b.text = t
+	}
+	var k string
+	k, b.val, b.err = b.parse(b.text, b.chunks)
+	if b.key == "" {
+		b.key = k
+	}
 }
 
 // parse reads text as the block's kind says: a recipe piecewise through

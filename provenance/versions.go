@@ -24,8 +24,9 @@ type version struct {
 	P, S int32
 	Mid  []*block
 	// raw is the text of a changelog version that does not load, to find
-	// entries written there (see writtenIn).
-	raw string
+	// entries written there (see writtenIn), while it is needed.
+	raw     string
+	rawRead bool
 }
 
 // slot is one tracked file: the changelog, or the i-th master config file
