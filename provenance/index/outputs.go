@@ -117,63 +117,26 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 		return err
 	}
 
-	// recipes: events and field changes above fork, for the keys that
-	// changed there
+	// recipes: events and field changes above fork for the keys that
+	// changed there, and the rows at head (recipes_at_head, fields_at_head,
+	// blame_cache) of every key at head on a full build, of the changed
+	// keys otherwise
 	for _, q := range []string{`DELETE FROM recipe_events WHERE seq > ?`, `DELETE FROM field_changes WHERE seq > ?`} {
 		if _, err := tx.ExecContext(ctx, q, fork); err != nil {
 			return err
 		}
 	}
-	touched := h.KeysChangedAfter(fork)
-	h.Materialize(touched...)
-	insRE := newInserter(ctx, tx, "recipe_events", "key", "seq", "sha", "kind", "from_key", "to_key", "file", "missing_entry")
-	insFC := newInserter(ctx, tx, "field_changes", "key", "seq", "sha", "kind", "path", "old_path", "old", "new")
-	for _, k := range touched {
-		for _, e := range h.Keys[k].Events() {
-			if e.Seq <= fork {
-				continue
-			}
-			missing := e.Kind != provenance.EvDeleted && e.To == "" && len(h.NamedBy(e.Seq, k, e.From)) == 0
-			if err := insRE.add(k, e.Seq, sha(e.Seq), string(e.Kind), nullable(e.From), nullable(e.To), e.File, missing); err != nil {
-				return err
-			}
-			if e.Diff == nil {
-				continue
-			}
-			for _, c := range e.Diff.Changes {
-				oldPath := ""
-				if c.OldPath != c.Path {
-					oldPath = c.OldPath
-				}
-				if err := insFC.add(k, e.Seq, sha(e.Seq), string(c.Kind), c.Path, nullable(oldPath), nullable(c.Old), nullable(c.New)); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	if err := insRE.flush(); err != nil {
-		return err
-	}
-	if err := insFC.flush(); err != nil {
-		return err
-	}
-
-	// recipes at head: rows of the touched keys (all of them on a full
-	// build) are replaced
+	changed := h.KeysChangedAfter(fork)
+	atHeadKeys := changed
 	if fork < 0 {
-		touched = h.RecipeKeysAt(head)
-		for _, q := range []string{`DELETE FROM recipes_at_head`, `DELETE FROM fields_at_head`} {
+		atHeadKeys = h.RecipeKeysAt(head)
+		for _, q := range []string{`DELETE FROM recipes_at_head`, `DELETE FROM fields_at_head`, `DELETE FROM blame_cache`} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
 			}
 		}
-	}
-	if fork < 0 {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM blame_cache`); err != nil {
-			return err
-		}
 	} else {
-		for _, k := range touched {
+		for _, k := range changed {
 			for _, q := range []string{`DELETE FROM recipes_at_head WHERE key = ?`, `DELETE FROM fields_at_head WHERE key = ?`, `DELETE FROM blame_cache WHERE key = ?`} {
 				if _, err := tx.ExecContext(ctx, q, k); err != nil {
 					return err
@@ -181,37 +144,16 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 			}
 		}
 	}
-	// each key's rows are prepared on all cores (the blame is most of the
-	// work), then written in key order
-	outs := make([]keyRows, len(touched))
-	parallel(len(touched), func(i int) { outs[i] = headRows(h, touched[i], head) })
-	insR := newInserter(ctx, tx, "recipes_at_head", "key", "file", "line", "image", "model", "model_prefix", "runner", "precision", "framework", "multinode")
-	insF := newInserter(ctx, tx, "fields_at_head", "key", "path", "value")
-	insB := newInserter(ctx, tx, "blame_cache", "key", "data")
-	for i, k := range touched {
-		o := outs[i]
-		if o.err != nil {
-			return o.err
-		}
-		if o.recipe == nil {
-			continue
-		}
-		if err := insR.add(o.recipe...); err != nil {
-			return err
-		}
-		for _, f := range o.fields {
-			if err := insF.add(k, f.Path, f.Value); err != nil {
-				return err
-			}
-		}
-		if err := insB.add(k, o.blame); err != nil {
-			return err
-		}
+	w := &recipeWriter{
+		re: newInserter(ctx, tx, "recipe_events", "key", "seq", "sha", "kind", "from_key", "to_key", "file", "missing_entry"),
+		fc: newInserter(ctx, tx, "field_changes", "key", "seq", "sha", "kind", "path", "old_path", "old", "new"),
+		r: newInserter(ctx, tx, "recipes_at_head", "key", "file", "line", "image", "model", "model_prefix", "runner", "precision",
+			"framework", "multinode"),
+		f: newInserter(ctx, tx, "fields_at_head", "key", "path", "value"),
+		b: newInserter(ctx, tx, "blame_cache", "key", "data"),
 	}
-	for _, in := range []*inserter{insR, insF, insB} {
-		if err := in.flush(); err != nil {
-			return err
-		}
+	if err := w.write(h, fork, changed, atHeadKeys); err != nil {
+		return err
 	}
 	// every key's file and line at head (cheap: nothing is parsed), when
 	// a master config changed above fork (a full build wrote them above)
@@ -224,6 +166,113 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 		}
 	}
 	return nil
+}
+
+// recipeWriter writes the recipe tables.
+type recipeWriter struct{ re, fc, r, f, b *inserter }
+
+// keyBatch is how many keys write handles at once.
+const keyBatch = 64
+
+// write writes the events above fork of the changed keys and the rows at
+// head of the atHead keys. Keys go a batch at a time: a batch's events are
+// materialised and its rows at head prepared on all cores, written in key
+// order, and the batch's events released, so that a long history is never
+// held parsed whole.
+func (w *recipeWriter) write(h *provenance.History, fork int, changed, atHead []string) error {
+	head := len(h.Chain) - 1
+	isChanged := make(map[string]bool, len(changed))
+	for _, k := range changed {
+		isChanged[k] = true
+	}
+	isHead := make(map[string]bool, len(atHead))
+	keys := append([]string(nil), atHead...)
+	for _, k := range atHead {
+		isHead[k] = true
+	}
+	for _, k := range changed {
+		if !isHead[k] {
+			keys = append(keys, k)
+		}
+	}
+	for lo := 0; lo < len(keys); lo += keyBatch {
+		batch := keys[lo:min(lo+keyBatch, len(keys))]
+		outs := make([]keyRows, len(batch))
+		parallel(len(batch), func(i int) {
+			k := batch[i]
+			if isHead[k] {
+				outs[i] = headRows(h, k, head)
+			}
+			if kh := h.Keys[k]; kh != nil && isChanged[k] {
+				kh.Events()
+			}
+		})
+		for i, k := range batch {
+			if isChanged[k] {
+				if err := w.events(h, k, fork); err != nil {
+					return err
+				}
+			}
+			if isHead[k] {
+				if err := w.head(k, outs[i]); err != nil {
+					return err
+				}
+			}
+		}
+		h.Release(batch...)
+	}
+	for _, in := range []*inserter{w.re, w.fc, w.r, w.f, w.b} {
+		if err := in.flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// events writes the recipe events and field changes of key above fork.
+func (w *recipeWriter) events(h *provenance.History, k string, fork int) error {
+	for _, e := range h.Keys[k].Events() {
+		if e.Seq <= fork {
+			continue
+		}
+		sha := h.Chain[e.Seq].String()
+		missing := e.Kind != provenance.EvDeleted && e.To == "" && len(h.NamedBy(e.Seq, k, e.From)) == 0
+		if err := w.re.add(k, e.Seq, sha, string(e.Kind), nullable(e.From), nullable(e.To), e.File, missing); err != nil {
+			return err
+		}
+		if e.Diff == nil {
+			continue
+		}
+		for _, c := range e.Diff.Changes {
+			oldPath := ""
+			if c.OldPath != c.Path {
+				oldPath = c.OldPath
+			}
+			if err := w.fc.add(k, e.Seq, sha, string(c.Kind), c.Path, nullable(oldPath), nullable(c.Old), nullable(c.New)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// head writes the rows of key at head (none when the key is not there).
+func (w *recipeWriter) head(k string, o keyRows) error {
+	if o.err != nil {
+		return o.err
+	}
+	if o.recipe == nil {
+		return nil
+	}
+	if err := w.r.add(o.recipe...); err != nil {
+		return err
+	}
+	for _, f := range o.fields {
+		if err := w.f.add(k, f.Path, f.Value); err != nil {
+			return err
+		}
+	}
+	return w.b.add(k, o.blame)
 }
 
 // keyRows are the rows of one key at head: its recipes_at_head row (nil
