@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
@@ -41,6 +42,16 @@ func Main() int {
 				defer func() { pprof.StopCPUProfile(); f.Close() }()
 			}
 		}
+	}
+	if p := os.Getenv("PERFLOG_MEMPROFILE"); p != "" { // every allocation of the run
+		runtime.MemProfileRate = 4096
+		defer func() {
+			runtime.GC() // the profile is as of the last collection
+			if f, err := os.Create(p); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0)
+				f.Close()
+			}
+		}()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -6,15 +6,22 @@ import (
 	"time"
 )
 
-// TestWatchHeap: the callback runs after a collection that leaves more
-// than bigHeap live, and not before.
+// TestWatchHeap: the callback sees the live heap after every collection
+// (here it waits for more than bigHeap live) and stops being called once
+// it returns false.
 func TestWatchHeap(t *testing.T) {
 	old := bigHeap
 	defer func() { bigHeap = old }()
 	runtime.GC()
 	bigHeap = liveHeap() + 16<<20
 	called := make(chan struct{}, 1)
-	watchHeap(func() { called <- struct{}{} })
+	watchHeap(func(live uint64) bool {
+		if live > bigHeap {
+			called <- struct{}{}
+			return false
+		}
+		return true
+	})
 	for range 3 {
 		runtime.GC()
 	}
@@ -37,6 +44,23 @@ func TestWatchHeap(t *testing.T) {
 		case <-deadline:
 			t.Fatalf("not called with %d MB live (threshold %d MB)", liveHeap()>>20, bigHeap>>20)
 		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// TestBigLimit: once the heap is big, the soft limit stays half the live
+// heap above it (the collector never runs against a limit it cannot
+// meet), and never below bigLimit.
+func TestBigLimit(t *testing.T) {
+	for _, c := range []struct {
+		live uint64
+		want int64
+	}{{0, bigLimit}, {100 << 20, bigLimit}, {200 << 20, 300 << 20}, {1 << 30, 3 << 29}} {
+		if got := bigLimitFor(c.live); got != c.want {
+			t.Errorf("bigLimitFor(%d MB) = %d MB, want %d MB", c.live>>20, got>>20, c.want>>20)
+		}
+		if got := bigLimitFor(c.live); uint64(got) <= c.live {
+			t.Errorf("bigLimitFor(%d MB) = %d MB: not above the live heap", c.live>>20, got>>20)
 		}
 	}
 }
