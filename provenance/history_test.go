@@ -441,3 +441,44 @@ func TestLogAndDiff(t *testing.T) {
 		t.Errorf("log of an unknown key: %v", err)
 	}
 }
+
+// TestReleaseThenAskAgain: after Release, a key's events and blame are
+// made again and equal the first ones (the index releases every batch of
+// keys it has written, and the History is used after).
+func TestReleaseThenAskAgain(t *testing.T) {
+	r, head := openCorpus(t)
+	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := h.RecipeKeysAt(len(h.Chain) - 1)
+	if len(keys) < 10 {
+		t.Fatalf("%d keys at head", len(keys))
+	}
+	keys = keys[:10]
+	type answer struct{ events, blame string }
+	ask := func() []answer {
+		var out []answer
+		for _, k := range keys {
+			b, err := h.Blame(k, head)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, answer{jsonOf(h.Keys[k].Events()), jsonOf(b)})
+		}
+		return out
+	}
+	first := ask()
+	h.Release(keys...)
+	for _, k := range keys {
+		if kh := h.Keys[k]; kh.done || kh.evs != nil {
+			t.Fatalf("%s: events kept after Release", k)
+		}
+	}
+	again := ask()
+	for i, k := range keys {
+		if first[i] != again[i] {
+			t.Errorf("%s: answers differ after Release", k)
+		}
+	}
+}
