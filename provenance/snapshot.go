@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -20,10 +21,13 @@ import (
 type Snapshot struct {
 	Head               plumbing.Hash
 	Changelog, Recipes bool
-	Commits            []SnapCommit // the chain, oldest first (Seq = index)
-	Blocks             []SnapBlock
-	Slots              []SnapSlot // the changelog first (when built), then the master config files
-	Renames            []SnapRename
+	// From is the seq of the first commit: 0 for a whole snapshot, else
+	// the snapshot is a part (see SnapshotAbove).
+	From    int
+	Commits []SnapCommit // the chain from From, oldest first (Seq = From + index)
+	Blocks  []SnapBlock
+	Slots   []SnapSlot // the changelog first (when built), then the master config files
+	Renames []SnapRename
 }
 
 // SnapCommit is a commit of the chain with its metadata.
@@ -78,9 +82,17 @@ type SnapRename struct {
 
 // Snapshot returns the persistent form of the history. It reads the
 // metadata of every commit of the chain.
-func (h *History) Snapshot() (*Snapshot, error) {
-	s := &Snapshot{Head: h.Head, Changelog: h.cl != nil, Recipes: len(h.cfg) > 0}
-	for sq := range h.Chain {
+func (h *History) Snapshot() (*Snapshot, error) { return h.SnapshotAbove(-1, -1) }
+
+// SnapshotAbove returns the part of the persistent form above seq fork:
+// the commits, versions and renames above it, and the blocks with IDs
+// above lastBlock those versions use. Appended to a snapshot of the
+// history up to fork whose blocks end at lastBlock (MergeSnapshots), it
+// makes the snapshot of the whole history: an index stores what a commit
+// adds, not the history again.
+func (h *History) SnapshotAbove(fork, lastBlock int) (*Snapshot, error) {
+	s := &Snapshot{Head: h.Head, Changelog: h.cl != nil, Recipes: len(h.cfg) > 0, From: fork + 1}
+	for sq := fork + 1; sq < len(h.Chain); sq++ {
 		ci, err := h.CommitAt(sq)
 		if err != nil {
 			return nil, err
@@ -92,10 +104,13 @@ func (h *History) Snapshot() (*Snapshot, error) {
 	addSlot := func(sl *slot) {
 		ss := SnapSlot{Recipe: sl.kind == mapFile}
 		for _, v := range sl.vers {
+			if v.Seq <= fork {
+				continue
+			}
 			sv := SnapVersion{Seq: v.Seq, Path: v.Path, Blob: v.Blob, Err: v.Err, P: int(v.P), S: int(v.S)}
 			for _, b := range v.Mid {
 				sv.Mid = append(sv.Mid, b.id)
-				if !seen[b] {
+				if b.id > lastBlock && !seen[b] {
 					seen[b] = true
 					s.Blocks = append(s.Blocks, snapBlock(b))
 				}
@@ -112,6 +127,9 @@ func (h *History) Snapshot() (*Snapshot, error) {
 	}
 	sort.Slice(s.Blocks, func(i, j int) bool { return s.Blocks[i].ID < s.Blocks[j].ID })
 	for sq, r := range h.renames {
+		if sq <= fork {
+			continue
+		}
 		for to, from := range r {
 			s.Renames = append(s.Renames, SnapRename{Seq: sq, From: from, To: to})
 		}
@@ -121,6 +139,47 @@ func (h *History) Snapshot() (*Snapshot, error) {
 		return a.Seq < b.Seq || a.Seq == b.Seq && a.To < b.To
 	})
 	return s, nil
+}
+
+// MergeSnapshots appends parts (see SnapshotAbove) to a whole snapshot, in
+// order; each must begin where the ones before end.
+func MergeSnapshots(whole *Snapshot, parts ...*Snapshot) (*Snapshot, error) {
+	if whole.From != 0 {
+		return nil, fmt.Errorf("%w: the first part begins at seq %d", ErrSnapshot, whole.From)
+	}
+	out := *whole
+	out.Commits = slices.Clone(whole.Commits)
+	out.Blocks = slices.Clone(whole.Blocks)
+	out.Renames = slices.Clone(whole.Renames)
+	out.Slots = make([]SnapSlot, len(whole.Slots))
+	for i, sl := range whole.Slots {
+		out.Slots[i] = SnapSlot{Recipe: sl.Recipe, Versions: slices.Clone(sl.Versions)}
+	}
+	for _, p := range parts {
+		if p.From != len(out.Commits) || p.Changelog != out.Changelog || p.Recipes != out.Recipes {
+			return nil, fmt.Errorf("%w: a part from seq %d follows %d commits", ErrSnapshot, p.From, len(out.Commits))
+		}
+		if len(p.Blocks) > 0 && len(out.Blocks) > 0 && p.Blocks[0].ID <= out.Blocks[len(out.Blocks)-1].ID {
+			return nil, fmt.Errorf("%w: the part from seq %d repeats block %d", ErrSnapshot, p.From, p.Blocks[0].ID)
+		}
+		if len(p.Slots) < len(out.Slots) {
+			return nil, fmt.Errorf("%w: the part from seq %d has %d files, not %d", ErrSnapshot, p.From, len(p.Slots), len(out.Slots))
+		}
+		out.Head = p.Head
+		out.Commits = append(out.Commits, p.Commits...)
+		out.Blocks = append(out.Blocks, p.Blocks...)
+		out.Renames = append(out.Renames, p.Renames...)
+		for i, sl := range p.Slots {
+			if i == len(out.Slots) {
+				out.Slots = append(out.Slots, SnapSlot{Recipe: sl.Recipe})
+			}
+			if out.Slots[i].Recipe != sl.Recipe {
+				return nil, fmt.Errorf("%w: file %d of the part from seq %d is of another kind", ErrSnapshot, i, p.From)
+			}
+			out.Slots[i].Versions = append(out.Slots[i].Versions, sl.Versions...)
+		}
+	}
+	return &out, nil
 }
 
 func snapBlock(b *block) SnapBlock {
@@ -150,13 +209,21 @@ type RestoreOptions struct {
 	// PRs resolves the PR of commits whose subject names none, for
 	// commits the snapshot does not know (a later Build with this Base).
 	PRs PRResolver
+	// BaseOnly restores the history only as the Base of a Build: its
+	// chain, commits, versions and renames. Lineages and recipe events
+	// are not derived (the Build derives its own from the versions), so
+	// the History must not be used otherwise.
+	BaseOnly bool
 }
 
 // ErrSnapshot marks a snapshot that does not hold together.
 var ErrSnapshot = errors.New("inconsistent snapshot")
 
-// Restore rebuilds a History from a snapshot (see Snapshot).
+// Restore rebuilds a History from a whole snapshot (see Snapshot).
 func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, error) {
+	if s.From != 0 {
+		return nil, fmt.Errorf("%w: a part from seq %d is not a whole snapshot", ErrSnapshot, s.From)
+	}
 	h := &History{Head: s.Head, seq: map[plumbing.Hash]int{}, Keys: map[string]*KeyHistory{},
 		ChangelogPath: o.Settings.ChangelogPath(), meta: map[plumbing.Hash]*CommitInfo{}, settings: o.Settings,
 		renames: map[int]map[string]string{}, readBlob: o.ReadBlob, memo: config.NewMemo()}
@@ -222,6 +289,9 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 			h.renames[r.Seq] = map[string]string{}
 		}
 		h.renames[r.Seq][r.To] = r.From
+	}
+	if o.BaseOnly {
+		return h, ctx.Err()
 	}
 	if h.cl != nil {
 		if err := h.buildLineages(); err != nil {

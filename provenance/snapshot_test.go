@@ -3,7 +3,9 @@ package provenance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -99,7 +101,7 @@ func TestSnapshotRestoreAndExtend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, err := Restore(ctx, osnap, RestoreOptions{ReadBlob: r.ReadBlob})
+	base, err := Restore(ctx, osnap, RestoreOptions{ReadBlob: r.ReadBlob, BaseOnly: true}) // as the index restores a base
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +122,28 @@ func TestSnapshotRestoreAndExtend(t *testing.T) {
 	}
 	if len(esnap.Blocks) > len(snap.Blocks)+len(snap.Blocks)/20 {
 		t.Errorf("extended snapshot has %d blocks, a full one %d", len(esnap.Blocks), len(snap.Blocks))
+	}
+	// what the extension added, appended to the base's snapshot, is the
+	// extension's snapshot
+	part, err := ext.SnapshotAbove(len(oh.Chain)-1, osnap.Blocks[len(osnap.Blocks)-1].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if part.From != len(oh.Chain) || len(part.Commits) != 150 || len(part.Blocks) == 0 || len(part.Blocks) >= len(esnap.Blocks)/2 {
+		t.Fatalf("the part above the base: from %d, %d commits, %d of %d blocks", part.From, len(part.Commits), len(part.Blocks), len(esnap.Blocks))
+	}
+	merged, err := MergeSnapshots(osnap, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(merged, esnap) {
+		t.Error("the base's snapshot with the part above it differs from the extended history's snapshot")
+	}
+	if _, err := MergeSnapshots(osnap, part, part); !errors.Is(err, ErrSnapshot) {
+		t.Errorf("a part merged twice: %v", err)
+	}
+	if _, err := Restore(ctx, part, RestoreOptions{}); !errors.Is(err, ErrSnapshot) {
+		t.Errorf("a part restored alone: %v", err)
 	}
 	_ = gitscan.ErrStop
 }

@@ -54,7 +54,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "1"
+const SchemaVersion = "2"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -143,6 +143,7 @@ CREATE TABLE recipes_at_head(key TEXT PRIMARY KEY, file TEXT, line INTEGER, imag
 CREATE TABLE fields_at_head(key TEXT NOT NULL, path TEXT NOT NULL, value TEXT);
 CREATE TABLE notes(seq INTEGER, sha TEXT, file TEXT, message TEXT);
 CREATE TABLE answers(name TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE snapshot(part INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE blame_cache(key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE INDEX recipe_events_key ON recipe_events(key, seq);
 CREATE INDEX field_changes_key ON field_changes(key, seq);
@@ -293,10 +294,14 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 		if err != nil {
 			return nil, staleErr(err)
 		}
-		if base, err = ix.restore(ctx, r, snap, o); err != nil {
+		// restored as a Build base only: the Build derives the history
+		if base, err = ix.restore(ctx, r, snap, o, true); err != nil {
 			return nil, staleErr(err)
 		}
 		if _, on := base.SeqOf(rev); on {
+			if base, err = ix.restore(ctx, r, snap, o, false); err != nil {
+				return nil, staleErr(err)
+			}
 			// rev is indexed; refresh the query tables if the ignore-revs
 			// they were computed with changed
 			if ig, err := getMeta(ctx, tx, "ignore"); err != nil {
@@ -319,10 +324,6 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	if err != nil {
 		return nil, err
 	}
-	snap, err := h.Snapshot()
-	if err != nil {
-		return nil, err
-	}
 	fork := -1 // the last seq both chains share
 	if base != nil {
 		for sq := 0; sq < len(base.Chain) && sq < len(h.Chain) && base.Chain[sq] == h.Chain[sq]; sq++ {
@@ -331,7 +332,7 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 		st.Dropped = len(base.Chain) - 1 - fork
 	}
 	st.New = len(h.Chain) - 1 - fork
-	if err := store(ctx, tx, snap, fork); err != nil {
+	if err := store(ctx, tx, h, fork, base != nil && st.Dropped == 0); err != nil {
 		return nil, err
 	}
 	if ig, _ := getMeta(ctx, tx, "ignore"); ig != ignoreKey(o.IgnoreRevs) {
@@ -425,9 +426,10 @@ func setMeta(ctx context.Context, tx *sql.Tx, k, v string) error {
 	return err
 }
 
-// restore rebuilds the history from a snapshot loaded from the index;
-// block texts are read on demand.
-func (ix *Index) restore(ctx context.Context, r *gitscan.Repo, snap *provenance.Snapshot, o Options) (*provenance.History, error) {
+// restore rebuilds the history from a snapshot loaded from the index
+// (only as a Build base when baseOnly is set); block texts are read on
+// demand.
+func (ix *Index) restore(ctx context.Context, r *gitscan.Repo, snap *provenance.Snapshot, o Options, baseOnly bool) (*provenance.History, error) {
 	stmt, err := ix.db.PrepareContext(ctx, `SELECT text FROM blocks WHERE id = ?`)
 	if err != nil {
 		return nil, err
@@ -438,7 +440,7 @@ func (ix *Index) restore(ctx context.Context, r *gitscan.Repo, snap *provenance.
 		return t, err
 	}
 	return provenance.Restore(ctx, snap, provenance.RestoreOptions{Settings: o.Settings, IgnoreRevs: o.IgnoreRevs,
-		Text: text, ReadBlob: r.ReadBlob, PRs: o.PRs})
+		Text: text, ReadBlob: r.ReadBlob, PRs: o.PRs, BaseOnly: baseOnly})
 }
 
 // History returns the history of rev from the index: restored as stored
@@ -479,7 +481,7 @@ func (ix *Index) load(ctx context.Context, r *gitscan.Repo, changelog, recipes b
 	if err != nil {
 		return nil, "", staleErr(err)
 	}
-	h, err := ix.restore(ctx, r, snap, o)
+	h, err := ix.restore(ctx, r, snap, o, false)
 	return h, ig, err
 }
 
@@ -490,28 +492,47 @@ type queryer interface {
 }
 
 // The snapshot (without block texts, which stay in the blocks table and
-// are read on demand) is stored as one gob: restoring reads one row.
+// are read on demand) is stored in parts, each a gob: the history at the
+// first build, then what each update appended (provenance.SnapshotAbove),
+// so that indexing a commit writes what the commit adds. A rewritten
+// history, or maxParts parts, is stored again whole.
+
+// maxParts bounds the parts of the stored snapshot.
+const maxParts = 64
 
 // load reads the stored snapshot, keeping the parts asked for.
 func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance.Snapshot, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT data FROM answers WHERE name = 'snapshot'`)
+	rows, err := tx.QueryContext(ctx, `SELECT data FROM snapshot ORDER BY part`)
 	if err != nil {
 		return nil, err
 	}
-	var data []byte
-	if rows.Next() {
-		err = rows.Scan(&data)
+	var parts []*provenance.Snapshot
+	for rows.Next() {
+		var data []byte
+		if err := rows.Scan(&data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		p := &provenance.Snapshot{}
+		if err := gob.NewDecoder(bytes.NewReader(data)).Decode(p); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		parts = append(parts, p)
 	}
 	rows.Close()
-	if err != nil {
+	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	if data == nil {
+	if len(parts) == 0 {
 		return nil, errors.New("no snapshot")
 	}
-	s := &provenance.Snapshot{}
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(s); err != nil {
-		return nil, err
+	s := parts[0]
+	if len(parts) > 1 {
+		var err error
+		if s, err = provenance.MergeSnapshots(parts[0], parts[1:]...); err != nil {
+			return nil, err
+		}
 	}
 	if !changelog || !recipes {
 		var slots []provenance.SnapSlot
@@ -535,39 +556,50 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 	return s, nil
 }
 
-// store writes what snap adds above seq fork (everything when fork < 0):
-// commits above fork, blocks not stored yet, and the snapshot.
-func store(ctx context.Context, tx *sql.Tx, snap *provenance.Snapshot, fork int) error {
+// store writes what h adds above seq fork (everything when fork < 0):
+// commits above fork, blocks not stored yet, and the snapshot, as a part
+// appended to the stored ones when appendable (h extends the stored
+// history), else whole.
+func store(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, appendable bool) error {
+	maxID, nparts := -1, 0
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), -1) FROM blocks`).Scan(&maxID); err != nil {
+		return err
+	}
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshot`).Scan(&nparts); err != nil {
+		return err
+	}
+	var snap *provenance.Snapshot
+	var err error
+	if appendable && fork >= 0 && nparts > 0 && nparts < maxParts {
+		snap, err = h.SnapshotAbove(fork, maxID)
+	} else {
+		snap, err = h.Snapshot()
+		if err == nil {
+			_, err = tx.ExecContext(ctx, `DELETE FROM snapshot`)
+		}
+	}
+	if err != nil {
+		return err
+	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM commits WHERE seq > ?`, fork); err != nil {
 		return err
 	}
 	insC := newInserter(ctx, tx, "commits", "seq", "sha", "author", "email", "date", "subject", "pr", "pr_source")
-	for sq := fork + 1; sq < len(snap.Commits); sq++ {
-		c := snap.Commits[sq]
-		var pr any
-		if c.PR > 0 {
-			pr = c.PR
-		}
-		if err := insC.add(sq, c.Hash.String(), c.Author, c.Email, c.Date.Format(time.RFC3339Nano), c.Subject, pr, c.PRSource); err != nil {
-			return err
+	for i, c := range snap.Commits {
+		if sq := snap.From + i; sq > fork {
+			var pr any
+			if c.PR > 0 {
+				pr = c.PR
+			}
+			if err := insC.add(sq, c.Hash.String(), c.Author, c.Email, c.Date.Format(time.RFC3339Nano), c.Subject, pr, c.PRSource); err != nil {
+				return err
+			}
 		}
 	}
 	if err := insC.flush(); err != nil {
 		return err
 	}
 	// blocks are immutable and shared: insert the ones not stored yet
-	maxID := -1
-	rows, err := tx.QueryContext(ctx, `SELECT coalesce(max(id), -1) FROM blocks`)
-	if err != nil {
-		return err
-	}
-	if rows.Next() {
-		err = rows.Scan(&maxID)
-	}
-	rows.Close()
-	if err != nil {
-		return err
-	}
 	lite := *snap
 	lite.Blocks = make([]provenance.SnapBlock, len(snap.Blocks))
 	insB := newInserter(ctx, tx, "blocks", "id", "recipe", "key", "text")
@@ -590,6 +622,6 @@ func store(ctx context.Context, tx *sql.Tx, snap *provenance.Snapshot, fork int)
 	if err := gob.NewEncoder(&buf).Encode(&lite); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO answers(name, data) VALUES('snapshot', ?) ON CONFLICT(name) DO UPDATE SET data=excluded.data`, buf.Bytes())
+	_, err = tx.ExecContext(ctx, `INSERT INTO snapshot(part, data) VALUES((SELECT coalesce(max(part), -1) + 1 FROM snapshot), ?)`, buf.Bytes())
 	return err
 }

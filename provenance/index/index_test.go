@@ -98,9 +98,18 @@ func TestIndexAnswersLikeGit(t *testing.T) {
 	if _, st, err := ix.Sync(ctx, r, old, Options{}); err != nil || st.New != len(cold.Chain)-40 {
 		t.Fatalf("first sync: %+v, %v", st, err)
 	}
-	h, st, err := ix.Sync(ctx, r, head, Options{})
-	if err != nil || st.New != 40 || st.Dropped != 0 {
+	prev, _ := r.Resolve("main~1")
+	if _, st, err := ix.Sync(ctx, r, prev, Options{}); err != nil || st.New != 39 || st.Dropped != 0 {
 		t.Fatalf("incremental sync: %+v, %v", st, err)
+	}
+	h, st, err := ix.Sync(ctx, r, head, Options{})
+	if err != nil || st.New != 1 || st.Dropped != 0 {
+		t.Fatalf("incremental sync of one commit: %+v, %v", st, err)
+	}
+	// each update appended what it added to the stored snapshot
+	var parts int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM snapshot`).Scan(&parts); err != nil || parts != 3 {
+		t.Fatalf("the stored snapshot has %d parts (%v), want 3: the history, then each update", parts, err)
 	}
 	if got := answers(t, h, keys); got != want {
 		t.Fatal("the incrementally indexed history answers differently from git")
@@ -167,6 +176,10 @@ func TestIndexRewrittenHistory(t *testing.T) {
 	if err != nil || st.Dropped != 1 || st.New != 1 || len(h.Chain) != 3 {
 		t.Fatalf("rewritten history: %+v %v", st, err)
 	}
+	var parts int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM snapshot`).Scan(&parts); err != nil || parts != 1 {
+		t.Fatalf("after a rewrite the snapshot has %d parts (%v), want it stored whole", parts, err)
+	}
 	res, err := ix.Query(ctx, `SELECT group_concat(subject, '|') FROM (SELECT subject FROM commits ORDER BY seq)`)
 	if err != nil || res.Rows[0][0] != "one (#1)|two (#2)|four (#4)" {
 		t.Fatalf("commits: %v %v", res, err)
@@ -178,6 +191,14 @@ func TestIndexRewrittenHistory(t *testing.T) {
 	// an older commit on the chain needs no work
 	if _, st, err := ix.Sync(ctx, s.repo, a, Options{}); err != nil || st.New != 0 || st.Dropped != 0 {
 		t.Fatalf("older commit: %+v %v", st, err)
+	}
+	// and another commit on top appends to it
+	s.commit("five (#5)", e(1)+"\n"+e(2)+"\n"+e(4)+"\n"+e(5))
+	if _, st, err := ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil || st.New != 1 {
+		t.Fatalf("sync after the rewrite: %+v %v", st, err)
+	}
+	if err := ix.db.QueryRow(`SELECT count(*) FROM snapshot`).Scan(&parts); err != nil || parts != 2 {
+		t.Fatalf("the snapshot has %d parts (%v), want 2", parts, err)
 	}
 }
 
@@ -201,7 +222,7 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 		t.Fatalf("old schema: %+v %v", st, err)
 	}
 	// a snapshot that does not decode
-	ix.db.Exec(`UPDATE answers SET data = x'00ff00ff' WHERE name = 'snapshot'`)
+	ix.db.Exec(`UPDATE snapshot SET data = x'00ff00ff'`)
 	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
 		t.Fatalf("damaged snapshot: %+v %v", st, err)
 	}
