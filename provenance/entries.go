@@ -171,7 +171,10 @@ func (h *History) buildLineages() error {
 			}
 			cur = v.applyInPlace(cur)
 		}
-		if msg := h.versionError(v, cur, bad); msg != "" {
+		if !v.noted { // known when restored: computing it reads the version again
+			v.note, v.noted = h.versionError(v, cur, bad), true
+		}
+		if msg := v.note; msg != "" {
 			h.Notes = append(h.Notes, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: h.ChangelogPath, Message: msg})
 			pending = append(pending, v)
 			continue

@@ -297,7 +297,12 @@ func (h *History) buildRecipes() {
 		renamed, known := h.renames[seq]
 		if !known {
 			renamed = pairRenames(gone, came, func(k string) *block { return touched[k].b }, func(k string) *block { return after[k].b }, h.memo)
-			if len(renamed) > 0 {
+			if len(gone) > 0 && len(came) > 0 {
+				// kept even when empty: "no renames here" is a decision
+				// too, which a restored history need not make again
+				if renamed == nil {
+					renamed = map[string]string{}
+				}
 				h.renames[seq] = renamed
 			}
 		}

@@ -72,9 +72,12 @@ type SnapVersion struct {
 	Err  string
 	P, S int
 	Mid  []int // block IDs
+	// Note is why a changelog version does not load ("" when it does).
+	Note string
 }
 
-// SnapRename is a rename decided at a commit.
+// SnapRename is a rename decided at a commit; one with neither key says
+// that keys came and went there and none was renamed.
 type SnapRename struct {
 	Seq      int
 	From, To string
@@ -107,7 +110,7 @@ func (h *History) SnapshotAbove(fork, lastBlock int) (*Snapshot, error) {
 			if v.Seq <= fork {
 				continue
 			}
-			sv := SnapVersion{Seq: v.Seq, Path: v.Path, Blob: v.Blob, Err: v.Err, P: int(v.P), S: int(v.S)}
+			sv := SnapVersion{Seq: v.Seq, Path: v.Path, Blob: v.Blob, Err: v.Err, P: int(v.P), S: int(v.S), Note: v.note}
 			for _, b := range v.Mid {
 				sv.Mid = append(sv.Mid, b.id)
 				if b.id > lastBlock && !seen[b] {
@@ -129,6 +132,9 @@ func (h *History) SnapshotAbove(fork, lastBlock int) (*Snapshot, error) {
 	for sq, r := range h.renames {
 		if sq <= fork {
 			continue
+		}
+		if len(r) == 0 { // decided: no renames at sq
+			s.Renames = append(s.Renames, SnapRename{Seq: sq})
 		}
 		for to, from := range r {
 			s.Renames = append(s.Renames, SnapRename{Seq: sq, From: from, To: to})
@@ -265,7 +271,8 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 			if sv.Seq < 0 || sv.Seq >= len(h.Chain) {
 				return nil, fmt.Errorf("%w: version at seq %d of a %d-commit chain", ErrSnapshot, sv.Seq, len(h.Chain))
 			}
-			v := version{Seq: sv.Seq, Path: sv.Path, Blob: sv.Blob, Err: sv.Err, P: int32(sv.P), S: int32(sv.S)}
+			v := version{Seq: sv.Seq, Path: sv.Path, Blob: sv.Blob, Err: sv.Err, P: int32(sv.P), S: int32(sv.S),
+				note: sv.Note, noted: !ss.Recipe}
 			for _, id := range sv.Mid {
 				b, ok := blocks[id]
 				if !ok {
@@ -288,7 +295,9 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 		if h.renames[r.Seq] == nil {
 			h.renames[r.Seq] = map[string]string{}
 		}
-		h.renames[r.Seq][r.To] = r.From
+		if r.To != "" { // else the decision that nothing was renamed
+			h.renames[r.Seq][r.To] = r.From
+		}
 	}
 	if o.BaseOnly {
 		return h, ctx.Err()

@@ -23,6 +23,10 @@ type version struct {
 	// previous version's list; Mid are the blocks between them.
 	P, S int32
 	Mid  []*block
+	// note is why a changelog version does not load ("" when it does),
+	// once noted
+	note  string
+	noted bool
 	// raw is the text of a changelog version that does not load, to find
 	// entries written there (see writtenIn), while it is needed.
 	raw     string
