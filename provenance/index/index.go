@@ -39,6 +39,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -294,14 +295,13 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 		if err != nil {
 			return nil, staleErr(err)
 		}
-		// restored as a Build base only: the Build derives the history
-		if base, err = ix.restore(ctx, r, snap, o, true); err != nil {
+		// when rev is not indexed, the history is restored only as the
+		// base of the Build, which derives its own
+		indexed := slices.ContainsFunc(snap.Commits, func(c provenance.SnapCommit) bool { return c.Hash == rev })
+		if base, err = ix.restore(ctx, r, snap, o, !indexed); err != nil {
 			return nil, staleErr(err)
 		}
-		if _, on := base.SeqOf(rev); on {
-			if base, err = ix.restore(ctx, r, snap, o, false); err != nil {
-				return nil, staleErr(err)
-			}
+		if indexed {
 			// rev is indexed; refresh the query tables if the ignore-revs
 			// they were computed with changed
 			if ig, err := getMeta(ctx, tx, "ignore"); err != nil {
