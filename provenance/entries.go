@@ -287,8 +287,23 @@ func (h *History) buildLineages() error {
 				lin := &Lineage{ID: len(h.Lineages) + 1}
 				h.Lineages = append(h.Lineages, lin)
 				ev := h.event(EvIntroduced, v.Seq, b)
-				if iv, ok := h.writtenIn(invalid, b.info()); ok {
-					ev.Seq, ev.Unloadable = iv.Seq, true
+				if len(invalid) > 0 {
+					// decided once per version and block (kept in the
+					// snapshot: deciding reads the unloadable versions)
+					at, known := v.written[b.id]
+					if !known {
+						at = -1
+						if iv, ok := h.writtenIn(invalid, b.info()); ok {
+							at = iv.Seq
+						}
+						if v.written == nil {
+							v.written = map[int]int{}
+						}
+						v.written[b.id] = at
+					}
+					if at >= 0 {
+						ev.Seq, ev.Unloadable = at, true
+					}
 				}
 				lin.Events = append(lin.Events, ev)
 				next = append(next, inst{lin, b})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"time"
@@ -74,6 +75,9 @@ type SnapVersion struct {
 	Mid  []int // block IDs
 	// Note is why a changelog version does not load ("" when it does).
 	Note string
+	// Written pairs block IDs with the seq of the unloadable version the
+	// entry was written in (-1: none), for entries new in this version.
+	Written []int
 }
 
 // SnapRename is a rename decided at a commit; one with neither key says
@@ -111,6 +115,9 @@ func (h *History) SnapshotAbove(fork, lastBlock int) (*Snapshot, error) {
 				continue
 			}
 			sv := SnapVersion{Seq: v.Seq, Path: v.Path, Blob: v.Blob, Err: v.Err, P: int(v.P), S: int(v.S), Note: v.note}
+			for _, id := range slices.Sorted(maps.Keys(v.written)) {
+				sv.Written = append(sv.Written, id, v.written[id])
+			}
 			for _, b := range v.Mid {
 				sv.Mid = append(sv.Mid, b.id)
 				if b.id > lastBlock && !seen[b] {
@@ -148,19 +155,13 @@ func (h *History) SnapshotAbove(fork, lastBlock int) (*Snapshot, error) {
 }
 
 // MergeSnapshots appends parts (see SnapshotAbove) to a whole snapshot, in
-// order; each must begin where the ones before end.
+// order; each must begin where the ones before end. whole is extended in
+// place and returned.
 func MergeSnapshots(whole *Snapshot, parts ...*Snapshot) (*Snapshot, error) {
 	if whole.From != 0 {
 		return nil, fmt.Errorf("%w: the first part begins at seq %d", ErrSnapshot, whole.From)
 	}
-	out := *whole
-	out.Commits = slices.Clone(whole.Commits)
-	out.Blocks = slices.Clone(whole.Blocks)
-	out.Renames = slices.Clone(whole.Renames)
-	out.Slots = make([]SnapSlot, len(whole.Slots))
-	for i, sl := range whole.Slots {
-		out.Slots[i] = SnapSlot{Recipe: sl.Recipe, Versions: slices.Clone(sl.Versions)}
-	}
+	out := whole
 	for _, p := range parts {
 		if p.From != len(out.Commits) || p.Changelog != out.Changelog || p.Recipes != out.Recipes {
 			return nil, fmt.Errorf("%w: a part from seq %d follows %d commits", ErrSnapshot, p.From, len(out.Commits))
@@ -185,7 +186,7 @@ func MergeSnapshots(whole *Snapshot, parts ...*Snapshot) (*Snapshot, error) {
 			out.Slots[i].Versions = append(out.Slots[i].Versions, sl.Versions...)
 		}
 	}
-	return &out, nil
+	return out, nil
 }
 
 func snapBlock(b *block) SnapBlock {
@@ -273,6 +274,15 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 			}
 			v := version{Seq: sv.Seq, Path: sv.Path, Blob: sv.Blob, Err: sv.Err, P: int32(sv.P), S: int32(sv.S),
 				note: sv.Note, noted: !ss.Recipe}
+			if len(sv.Written)%2 != 0 {
+				return nil, fmt.Errorf("%w: version at seq %d has an odd written list", ErrSnapshot, sv.Seq)
+			}
+			for i := 0; i < len(sv.Written); i += 2 {
+				if v.written == nil {
+					v.written = map[int]int{}
+				}
+				v.written[sv.Written[i]] = sv.Written[i+1]
+			}
 			for _, id := range sv.Mid {
 				b, ok := blocks[id]
 				if !ok {

@@ -27,6 +27,10 @@ type version struct {
 	// once noted
 	note  string
 	noted bool
+	// written holds, for the entries that are new in this version right
+	// after versions that do not load, the seq of the one they were
+	// written in (-1: none; see writtenIn), by block id, once decided
+	written map[int]int
 	// raw is the text of a changelog version that does not load, to find
 	// entries written there (see writtenIn), while it is needed.
 	raw     string
