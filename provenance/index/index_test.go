@@ -226,6 +226,18 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
 		t.Fatalf("damaged snapshot: %+v %v", st, err)
 	}
+	// parts that do not follow each other (the first one lost)
+	prev, _ := r.Resolve("main~1")
+	if _, _, err := ix.Sync(ctx, r, prev, Options{Rebuild: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || st.New != 1 {
+		t.Fatalf("update: %+v %v", st, err)
+	}
+	ix.db.Exec(`DELETE FROM snapshot WHERE part = (SELECT min(part) FROM snapshot)`)
+	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+		t.Fatalf("a snapshot part missing: %+v %v", st, err)
+	}
 	ix.Close()
 	// garbage instead of a database
 	if err := os.WriteFile(path, []byte(strings.Repeat("not sqlite ", 1000)), 0o644); err != nil {
