@@ -349,12 +349,13 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	}
 	var cur request
 	done := 0
+	lastCuts := make([]lastCut, len(readings)) // each file's version read last
 	take := func(q request, data []byte) {
 		v := version{Seq: q.idx, Path: q.path, Blob: q.blob}
 		var list []*block
 		if !q.blob.IsZero() {
 			var err error
-			if list, err = sp.blocks(data, readings[q.slot].s.kind); err != nil {
+			if list, err = sp.blocksAfter(&lastCuts[q.slot], data, readings[q.slot].s.kind); err != nil {
 				v.Err = err.Error()
 			}
 		}

@@ -28,6 +28,7 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 		readings[i] = newReading(mapFile)
 	}
 	state := make([]slotState, nfiles)
+	lastCuts := make([]lastCut, nfiles) // each file's version read last
 	lists := make([][]*block, nfiles) // the newest list read per slot
 	interest := map[string]bool{}
 	for _, k := range o.Keys {
@@ -72,7 +73,7 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 			if !f.Blob.IsZero() {
 				err := r.ScanBlobs(ctx, []plumbing.Hash{f.Blob}, func(_ plumbing.Hash, data []byte) error {
 					var err error
-					if c.list, err = sp.blocks(data, mapFile); err != nil {
+					if c.list, err = sp.blocksAfter(&lastCuts[i], data, mapFile); err != nil {
 						c.v.Err = err.Error()
 					}
 					return nil

@@ -291,6 +291,131 @@ func (s *splitter) blocks(data []byte, kind fileKind) ([]*block, error) {
 	return out, nil
 }
 
+// lastCut is the version of a file cut last, kept to cut the next version
+// read of the same file: consecutive versions share most of their text,
+// so only what lies between their common start and common end is cut
+// again (blocksAfter). A history ten times the corpus has a changelog ten
+// times as long in ten times as many versions: cutting each version whole
+// made reading it grow with the square of the history.
+type lastCut struct {
+	data   []byte // a copy
+	spans  []span
+	blocks []*block
+}
+
+// blocksAfter is blocks for the version of a file read after last's
+// (which it then holds). Blocks of last that lie in the bytes both
+// versions share, with what decides where they end, are taken as they
+// are; the rest is cut. The result is blocks'.
+func (s *splitter) blocksAfter(last *lastCut, data []byte, kind fileKind) ([]*block, error) {
+	prev := last.data
+	if prev == nil {
+		return s.cutInto(last, data, kind)
+	}
+	p := commonBytePrefix(prev, data)
+	q := commonByteSuffix(prev[p:], data[p:])
+	suffixAt := len(prev) - q // where the common end begins in prev
+	delta := len(data) - len(prev)
+	n := len(last.spans)
+	// block i is kept from the start when the first line of block i+1,
+	// which ends it, is common too
+	k := 0
+	for k+1 < n && lineEnd(prev, last.spans[k+1].start) <= p {
+		k++
+	}
+	// block j is kept from the end when it starts in the common end, the
+	// newline before it included
+	j := n
+	for j > k && last.spans[j-1].start > suffixAt {
+		j--
+	}
+	midStart := 0
+	if k > 0 {
+		midStart = last.spans[k].start
+	}
+	midEnd := len(data)
+	if j < n {
+		midEnd = last.spans[j].start + delta
+	}
+	if midStart > midEnd {
+		return s.cutInto(last, data, kind)
+	}
+	mid, err := cut(data[midStart:midEnd], kind)
+	if err != nil {
+		return s.cutInto(last, data, kind)
+	}
+	spans := make([]span, 0, k+len(mid)+n-j)
+	blocks := make([]*block, 0, cap(spans))
+	spans = append(spans, last.spans[:k]...)
+	blocks = append(blocks, last.blocks[:k]...)
+	for _, sp := range mid {
+		sp.start, sp.end = sp.start+midStart, sp.end+midStart
+		spans = append(spans, sp)
+		blocks = append(blocks, s.intern(data[sp.start:sp.end], kind))
+	}
+	for i := j; i < n; i++ {
+		sp := last.spans[i]
+		sp.start, sp.end = sp.start+delta, sp.end+delta
+		spans = append(spans, sp)
+		blocks = append(blocks, last.blocks[i])
+	}
+	last.data = append(last.data[:0], data...)
+	last.spans, last.blocks = spans, blocks
+	return blocks, nil
+}
+
+// cutInto cuts a version whole and keeps it in last (nothing when it does
+// not cut at column 0).
+func (s *splitter) cutInto(last *lastCut, data []byte, kind fileKind) ([]*block, error) {
+	spans, err := cut(data, kind)
+	if err != nil {
+		last.data, last.spans, last.blocks = nil, nil, nil
+		return s.blocks(data, kind)
+	}
+	out := make([]*block, len(spans))
+	for i, sp := range spans {
+		out[i] = s.intern(data[sp.start:sp.end], kind)
+	}
+	last.data = append(last.data[:0], data...)
+	last.spans, last.blocks = spans, out
+	return out, nil
+}
+
+// lineEnd is the end of the line starting at off (after its newline).
+func lineEnd(data []byte, off int) int {
+	if i := bytes.IndexByte(data[off:], '\n'); i >= 0 {
+		return off + i + 1
+	}
+	return len(data)
+}
+
+// commonBytePrefix counts the bytes a and b begin with alike (compared a page
+// at a time first: consecutive versions share megabytes).
+func commonBytePrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+4096 <= n && bytes.Equal(a[i:i+4096], b[i:i+4096]) {
+		i += 4096
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
+}
+
+// commonByteSuffix counts the bytes a and b end with alike.
+func commonByteSuffix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+4096 <= n && bytes.Equal(a[len(a)-i-4096:len(a)-i], b[len(b)-i-4096:len(b)-i]) {
+		i += 4096
+	}
+	for i < n && a[len(a)-1-i] == b[len(b)-1-i] {
+		i++
+	}
+	return i
+}
+
 // split is blocks with each block's position in the version.
 func (s *splitter) split(data []byte, kind fileKind) ([]placed, error) {
 	spans, err := cut(data, kind)
