@@ -29,7 +29,7 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 	}
 	state := make([]slotState, nfiles)
 	lastCuts := make([]lastCut, nfiles) // each file's version read last
-	lists := make([][]*block, nfiles) // the newest list read per slot
+	lists := make([][]*block, nfiles)   // the newest list read per slot
 	interest := map[string]bool{}
 	for _, k := range o.Keys {
 		interest[k] = true
