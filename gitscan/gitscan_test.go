@@ -288,16 +288,16 @@ func TestPackReaderMatchesGoGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	r.obj.loadPacks()
-	if len(r.obj.packs) != 1 {
-		t.Fatalf("corpus packs read: %d, want 1", len(r.obj.packs))
+	packs := r.obj.packs()
+	if len(packs) != 1 {
+		t.Fatalf("corpus packs read: %d, want 1", len(packs))
 	}
-	view, ok := r.obj.packs[0].idx.(*idxView)
+	view, ok := packs[0].idx.(*idxView)
 	if !ok && runtime.GOOS == "linux" {
-		t.Fatalf("the pack index is read as %T, want it mapped", r.obj.packs[0].idx)
+		t.Fatalf("the pack index is read as %T, want it mapped", packs[0].idx)
 	}
 	// the entries, decoded independently by go-git
-	f, err := os.Open(r.obj.packs[0].f.Name()[:len(r.obj.packs[0].f.Name())-len(".pack")] + ".idx")
+	f, err := os.Open(packs[0].f.Name()[:len(packs[0].f.Name())-len(".pack")] + ".idx")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +318,7 @@ func TestPackReaderMatchesGoGit(t *testing.T) {
 			break
 		}
 		h := e.Hash
-		if off, err := r.obj.packs[0].idx.FindOffset(h); err != nil || off != int64(e.Offset) {
+		if off, err := packs[0].idx.FindOffset(h); err != nil || off != int64(e.Offset) {
 			t.Fatalf("%s: index lookup = %d, %v; go-git's index says %d", h, off, err, e.Offset)
 		}
 		gt, gb, err := r.obj.readFallback(h)
@@ -337,7 +337,7 @@ func TestPackReaderMatchesGoGit(t *testing.T) {
 		}
 		n++
 		var hdr [1]byte
-		r.obj.packs[0].f.ReadAt(hdr[:], int64(e.Offset))
+		packs[0].f.ReadAt(hdr[:], int64(e.Offset))
 		if t := plumbing.ObjectType((hdr[0] >> 4) & 7); t == plumbing.OFSDeltaObject || t == plumbing.REFDeltaObject {
 			deltas++
 		}

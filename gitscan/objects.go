@@ -37,9 +37,6 @@ type objects struct {
 	// use, between the objects values of one Repo
 	fbMu *sync.Mutex
 
-	loaded bool
-	packs  []*pack // packSet's, once loaded
-
 	cache *lru
 	zr    io.ReadCloser
 	br    *bufio.Reader
@@ -175,12 +172,12 @@ func (s *packSet) close() {
 	s.packs = nil
 }
 
-// loadPacks takes the shared packs.
-func (o *objects) loadPacks() {
-	o.loaded = true
-	if o.packSet != nil {
-		o.packs = o.packSet.get()
+// packs returns the shared packs (none in memory).
+func (o *objects) packs() []*pack {
+	if o.packSet == nil {
+		return nil
 	}
+	return o.packSet.get()
 }
 
 func openPack(idxPath string) (*pack, error) {
@@ -220,10 +217,7 @@ func (o *objects) readTransient(h plumbing.Hash) (plumbing.ObjectType, []byte, e
 }
 
 func (o *objects) readObject(h plumbing.Hash, keep bool) (plumbing.ObjectType, []byte, error) {
-	if !o.loaded {
-		o.loadPacks()
-	}
-	for i, p := range o.packs {
+	for i, p := range o.packs() {
 		off, err := p.idx.FindOffset(h)
 		if err != nil {
 			continue
@@ -280,7 +274,7 @@ func (o *objects) at(i int, off int64, depth int) (plumbing.ObjectType, []byte, 
 	if c, ok := o.cache.get(key); ok {
 		return c.t, c.data, nil
 	}
-	p := o.packs[i]
+	p := o.packs()[i]
 	var hdr []byte
 	if p.data != nil {
 		if off >= p.end {
