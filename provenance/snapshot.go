@@ -161,32 +161,31 @@ func MergeSnapshots(whole *Snapshot, parts ...*Snapshot) (*Snapshot, error) {
 	if whole.From != 0 {
 		return nil, fmt.Errorf("%w: the first part begins at seq %d", ErrSnapshot, whole.From)
 	}
-	out := whole
 	for _, p := range parts {
-		if p.From != len(out.Commits) || p.Changelog != out.Changelog || p.Recipes != out.Recipes {
-			return nil, fmt.Errorf("%w: a part from seq %d follows %d commits", ErrSnapshot, p.From, len(out.Commits))
+		if p.From != len(whole.Commits) || p.Changelog != whole.Changelog || p.Recipes != whole.Recipes {
+			return nil, fmt.Errorf("%w: a part from seq %d follows %d commits", ErrSnapshot, p.From, len(whole.Commits))
 		}
-		if len(p.Blocks) > 0 && len(out.Blocks) > 0 && p.Blocks[0].ID <= out.Blocks[len(out.Blocks)-1].ID {
+		if len(p.Blocks) > 0 && len(whole.Blocks) > 0 && p.Blocks[0].ID <= whole.Blocks[len(whole.Blocks)-1].ID {
 			return nil, fmt.Errorf("%w: the part from seq %d repeats block %d", ErrSnapshot, p.From, p.Blocks[0].ID)
 		}
-		if len(p.Slots) < len(out.Slots) {
-			return nil, fmt.Errorf("%w: the part from seq %d has %d files, not %d", ErrSnapshot, p.From, len(p.Slots), len(out.Slots))
+		if len(p.Slots) < len(whole.Slots) {
+			return nil, fmt.Errorf("%w: the part from seq %d has %d files, not %d", ErrSnapshot, p.From, len(p.Slots), len(whole.Slots))
 		}
-		out.Head = p.Head
-		out.Commits = append(out.Commits, p.Commits...)
-		out.Blocks = append(out.Blocks, p.Blocks...)
-		out.Renames = append(out.Renames, p.Renames...)
+		whole.Head = p.Head
+		whole.Commits = append(whole.Commits, p.Commits...)
+		whole.Blocks = append(whole.Blocks, p.Blocks...)
+		whole.Renames = append(whole.Renames, p.Renames...)
 		for i, sl := range p.Slots {
-			if i == len(out.Slots) {
-				out.Slots = append(out.Slots, SnapSlot{Recipe: sl.Recipe})
+			if i == len(whole.Slots) {
+				whole.Slots = append(whole.Slots, SnapSlot{Recipe: sl.Recipe})
 			}
-			if out.Slots[i].Recipe != sl.Recipe {
+			if whole.Slots[i].Recipe != sl.Recipe {
 				return nil, fmt.Errorf("%w: file %d of the part from seq %d is of another kind", ErrSnapshot, i, p.From)
 			}
-			out.Slots[i].Versions = append(out.Slots[i].Versions, sl.Versions...)
+			whole.Slots[i].Versions = append(whole.Slots[i].Versions, sl.Versions...)
 		}
 	}
-	return out, nil
+	return whole, nil
 }
 
 func snapBlock(b *block) SnapBlock {

@@ -284,11 +284,16 @@ func (s *splitter) blocks(data []byte, kind fileKind) ([]*block, error) {
 	if errors.Is(err, errNoSplit) {
 		return s.whole(data, kind)
 	}
+	return s.internSpans(data, spans, kind), nil
+}
+
+// internSpans interns the blocks of data at spans.
+func (s *splitter) internSpans(data []byte, spans []span, kind fileKind) []*block {
 	out := make([]*block, len(spans))
 	for i, sp := range spans {
 		out[i] = s.intern(data[sp.start:sp.end], kind)
 	}
-	return out, nil
+	return out
 }
 
 // lastCut is the version of a file cut last, kept to cut the next version
@@ -345,13 +350,13 @@ func (s *splitter) blocksAfter(last *lastCut, data []byte, kind fileKind) ([]*bl
 		return s.cutInto(last, data, kind)
 	}
 	spans := make([]span, 0, k+len(mid)+n-j)
-	blocks := make([]*block, 0, cap(spans))
 	spans = append(spans, last.spans[:k]...)
+	blocks := make([]*block, 0, cap(spans))
 	blocks = append(blocks, last.blocks[:k]...)
+	blocks = append(blocks, s.internSpans(data[midStart:midEnd], mid, kind)...)
 	for _, sp := range mid {
 		sp.start, sp.end = sp.start+midStart, sp.end+midStart
 		spans = append(spans, sp)
-		blocks = append(blocks, s.intern(data[sp.start:sp.end], kind))
 	}
 	for i := j; i < n; i++ {
 		sp := last.spans[i]
@@ -365,17 +370,14 @@ func (s *splitter) blocksAfter(last *lastCut, data []byte, kind fileKind) ([]*bl
 }
 
 // cutInto cuts a version whole and keeps it in last (nothing when it does
-// not cut at column 0).
+// not cut at column 0: it is loaded whole, as blocks does).
 func (s *splitter) cutInto(last *lastCut, data []byte, kind fileKind) ([]*block, error) {
 	spans, err := cut(data, kind)
-	if err != nil {
+	if errors.Is(err, errNoSplit) {
 		last.data, last.spans, last.blocks = nil, nil, nil
-		return s.blocks(data, kind)
+		return s.whole(data, kind)
 	}
-	out := make([]*block, len(spans))
-	for i, sp := range spans {
-		out[i] = s.intern(data[sp.start:sp.end], kind)
-	}
+	out := s.internSpans(data, spans, kind)
 	last.data = append(last.data[:0], data...)
 	last.spans, last.blocks = spans, out
 	return out, nil

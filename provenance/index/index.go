@@ -527,12 +527,9 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 	if len(parts) == 0 {
 		return nil, errors.New("no snapshot")
 	}
-	s := parts[0]
-	if len(parts) > 1 {
-		var err error
-		if s, err = provenance.MergeSnapshots(parts[0], parts[1:]...); err != nil {
-			return nil, err
-		}
+	s, err := provenance.MergeSnapshots(parts[0], parts[1:]...)
+	if err != nil {
+		return nil, err
 	}
 	if !changelog || !recipes {
 		var slots []provenance.SnapSlot
