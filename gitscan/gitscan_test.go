@@ -283,11 +283,7 @@ func mustEval(t *testing.T, p string) string {
 // perflog's pack reader and with go-git's object storage: same type, same
 // bytes (deltas of every depth and kind of object the pack holds).
 func TestPackReaderMatchesGoGit(t *testing.T) {
-	r, err := Open("../testdata/corpus/inferencex.git", &OpenOptions{NoDetect: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r, _ := openCorpus(t, nil)
 	packs := r.obj.packs()
 	if len(packs) != 1 {
 		t.Fatalf("corpus packs read: %d, want 1", len(packs))
@@ -392,14 +388,9 @@ func TestIdxViewLargeOffsets(t *testing.T) {
 // TestCommitMetadata checks the pack reader's commit decoding against
 // go-git's on the corpus.
 func TestCommitMetadata(t *testing.T) {
-	r, err := Open("../testdata/corpus/inferencex.git", &OpenOptions{NoDetect: true, NoCommitGraph: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	head, _ := r.Resolve("main")
+	r, head := openCorpus(t, &OpenOptions{NoDetect: true, NoCommitGraph: true})
 	n := 0
-	err = r.FirstParent(context.Background(), WalkOptions{From: head}, func(nd Node) error {
+	err := r.FirstParent(context.Background(), WalkOptions{From: head}, func(nd Node) error {
 		n++
 		if n%97 != 1 {
 			return nil
@@ -427,17 +418,12 @@ func TestCommitMetadata(t *testing.T) {
 // FileHash on every corpus commit, for files that moved, vanished and came
 // back, and for a path that never exists.
 func TestTrackMatchesFileHash(t *testing.T) {
-	r, err := Open("../testdata/corpus/inferencex.git", &OpenOptions{NoDetect: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	head, _ := r.Resolve("main")
+	r, head := openCorpus(t, nil)
 	paths := []string{"perf-changelog.yaml", "configs/amd-master.yaml", ".github/configs/nvidia-master.yaml",
 		"benchmarks/benchmark_lib.sh", "runners/launch_b200-nb.sh", "no/such/file", "configs"}
 	n, changes := 0, 0
 	prev := make([]plumbing.Hash, len(paths))
-	err = r.Track(context.Background(), TrackOptions{WalkOptions: WalkOptions{From: head}, Paths: paths}, func(s Step) error {
+	err := r.Track(context.Background(), TrackOptions{WalkOptions: WalkOptions{From: head}, Paths: paths}, func(s Step) error {
 		n++
 		for i, p := range paths {
 			want, _, err := r.FileHash(s.Hash, p)
@@ -462,14 +448,9 @@ func TestTrackMatchesFileHash(t *testing.T) {
 // TestChangedFilesMatchesGoGit compares ChangedFiles with go-git's tree
 // diff on a sample of corpus commits (and a root commit: every file added).
 func TestChangedFilesMatchesGoGit(t *testing.T) {
-	r, err := Open("../testdata/corpus/inferencex.git", &OpenOptions{NoDetect: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	head, _ := r.Resolve("main")
+	r, head := openCorpus(t, nil)
 	n, files := 0, 0
-	err = r.FirstParent(context.Background(), WalkOptions{From: head}, func(nd Node) error {
+	err := r.FirstParent(context.Background(), WalkOptions{From: head}, func(nd Node) error {
 		n++
 		if n%53 != 1 && len(nd.Parents) > 0 {
 			return nil
@@ -608,22 +589,14 @@ func TestObjectCacheBudget(t *testing.T) {
 // TestScanStreams reads two files' versions interleaved, one reader per
 // file: every blob arrives whole, in order, with its stream.
 func TestScanStreams(t *testing.T) {
-	r, err := Open("../testdata/corpus/inferencex.git", &OpenOptions{NoDetect: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	head, err := r.Resolve("main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, head := openCorpus(t, nil)
 	type req struct {
 		h      plumbing.Hash
 		stream int
 	}
 	var reqs []req
 	last := make([]plumbing.Hash, 2)
-	err = r.Track(context.Background(), TrackOptions{WalkOptions: WalkOptions{From: head},
+	err := r.Track(context.Background(), TrackOptions{WalkOptions: WalkOptions{From: head},
 		Paths: []string{"perf-changelog.yaml", "configs/amd-master.yaml"}}, func(s Step) error {
 		for i, b := range s.Blobs {
 			if b != last[i] && !b.IsZero() {
@@ -693,4 +666,24 @@ func packMappings(t *testing.T) int {
 		}
 	}
 	return n
+}
+
+// openCorpus opens the shipped sample (without detecting a work tree
+// unless o says otherwise) and resolves main; the repository is closed
+// when the test ends.
+func openCorpus(t *testing.T, o *OpenOptions) (*Repo, plumbing.Hash) {
+	t.Helper()
+	if o == nil {
+		o = &OpenOptions{NoDetect: true}
+	}
+	r, err := Open("../testdata/corpus/inferencex.git", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	head, err := r.Resolve("main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, head
 }
