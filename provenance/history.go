@@ -361,10 +361,35 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		}
 		readings[q.slot].add(v, list)
 	}
+	// a file version that is the one at Base's head is not read: its
+	// blocks are Base's (one new commit changes one or two of the files)
+	reuse := func(q request) bool {
+		var old *slot
+		switch {
+		case o.Base == nil:
+		case q.slot == 0:
+			old = o.Base.cl
+		case q.slot-1 < len(o.Base.cfg):
+			old = o.Base.cfg[q.slot-1]
+		}
+		if old == nil || len(old.vers) == 0 {
+			return false
+		}
+		last := old.vers[len(old.vers)-1]
+		if last.Err != "" || last.Blob != q.blob || last.Path != q.path {
+			return false
+		}
+		list, _ := old.listAt(last.Seq)
+		readings[q.slot].add(version{Seq: q.idx, Path: q.path, Blob: q.blob}, list)
+		return true
+	}
 	err := r.ScanStreams(ctx, func() (plumbing.Hash, int, bool) {
 		for q := range reqs {
 			if q.blob.IsZero() {
 				take(q, nil) // the file is absent: no read
+				continue
+			}
+			if reuse(q) {
 				continue
 			}
 			cur = q

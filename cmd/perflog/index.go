@@ -113,9 +113,13 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	path := index.Path(ws.repo)
 	out := opts.Factory.IO.Out
 	if opts.Format == "json" {
+		phases := []map[string]any{} // where the time of an update went
+		for _, p := range st.Phases {
+			phases = append(phases, map[string]any{"name": p.Name, "seconds": p.Duration.Seconds()})
+		}
 		return writeJSON(out, map[string]any{"path": path, "head": st.Head.String(), "commits": st.Commits,
 			"new": st.New, "dropped": st.Dropped, "rebuilt": st.Rebuilt || opts.Rebuild,
-			"seconds": st.Duration.Seconds(), "bytes": ix.Size()})
+			"seconds": st.Duration.Seconds(), "bytes": ix.Size(), "phases": phases})
 	}
 	what := "up to date"
 	switch {

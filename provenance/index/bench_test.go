@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // The index benchmarks run in-process on the shipped corpus; bench/index.sh
@@ -26,7 +27,7 @@ func BenchmarkColdIndexBuild(b *testing.B) {
 }
 
 // indexAt prepares an index file synced to rev.
-func indexAt(b *testing.B, rev string) string {
+func indexAt(b testing.TB, rev string) string {
 	r, _ := openCorpus(b)
 	h, err := r.Resolve(rev)
 	if err != nil {
@@ -66,6 +67,8 @@ func copyFile(b *testing.B, from, to string) {
 func BenchmarkIndexOneCommit(b *testing.B) {
 	r, head := openCorpus(b)
 	prepared := indexAt(b, "main~1")
+	var closeT time.Duration
+	phases := map[string]time.Duration{}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
@@ -76,10 +79,21 @@ func BenchmarkIndexOneCommit(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, st, err := ix.Sync(context.Background(), r, head, Options{}); err != nil || st.New != 1 {
+		_, st, err := ix.Sync(context.Background(), r, head, Options{})
+		if err != nil || st.New != 1 {
 			b.Fatalf("%+v %v", st, err)
 		}
+		for _, p := range st.Phases {
+			phases[p.Name] += p.Duration
+		}
+		T2 := time.Now()
 		ix.Close()
+		closeT += time.Since(T2)
+	}
+	// where the time goes
+	b.ReportMetric(float64(closeT.Microseconds())/float64(b.N)/1000, "close-ms/op")
+	for name, d := range phases {
+		b.ReportMetric(float64(d.Microseconds())/float64(b.N)/1000, name+"-ms/op")
 	}
 }
 

@@ -65,12 +65,8 @@ func (ix *Index) CachedAudit(ctx context.Context, rev plumbing.Hash, o Options) 
 	if err := ix.current(ctx, rev, o); err != nil {
 		return nil, err
 	}
-	var data []byte
-	if err := ix.db.QueryRowContext(ctx, `SELECT data FROM answers WHERE name = 'audit'`).Scan(&data); err != nil {
-		return nil, ErrNotCached
-	}
-	rep := &provenance.AuditReport{}
-	if err := gob.NewDecoder(bytes.NewReader(data)).Decode(rep); err != nil {
+	rep, err := readAudit(ctx, ix.db)
+	if err != nil || rep == nil {
 		return nil, ErrNotCached
 	}
 	// gob does not tell an empty list from none; the JSON output does

@@ -55,7 +55,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "2"
+const SchemaVersion = "3"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -183,19 +183,37 @@ type Options struct {
 
 // Stats describes what a Sync did.
 type Stats struct {
+	mark time.Time
+
 	Head     plumbing.Hash
 	Commits  int // commits on the indexed chain
 	New      int // commits read from git by this sync
 	Dropped  int // commits dropped (history rewritten)
 	Rebuilt  bool
 	Duration time.Duration
+	// Phases is where the time of a sync that read commits went, in
+	// order: load, restore, build, store, audit, entries, recipes, commit.
+	Phases []Phase
+}
+
+// Phase is one step of a sync and its duration.
+type Phase struct {
+	Name     string
+	Duration time.Duration
+}
+
+// lap ends the phase name, begun when the previous one ended.
+func (st *Stats) lap(name string) {
+	now := time.Now()
+	st.Phases = append(st.Phases, Phase{name, now.Sub(st.mark)})
+	st.mark = now
 }
 
 // Sync brings the index to rev (see the package documentation) and
 // returns the history restored from it, with rev on its chain.
 func (ix *Index) Sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o Options) (*provenance.History, *Stats, error) {
 	start := time.Now()
-	st := &Stats{Head: rev}
+	st := &Stats{Head: rev, mark: start}
 	fp := Fingerprint(o.Settings)
 	if o.Rebuild {
 		if err := ix.remove(); err != nil {
@@ -295,19 +313,21 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 		if err != nil {
 			return nil, staleErr(err)
 		}
+		st.lap("load")
 		// when rev is not indexed, the history is restored only as the
 		// base of the Build, which derives its own
 		indexed := slices.ContainsFunc(snap.Commits, func(c provenance.SnapCommit) bool { return c.Hash == rev })
 		if base, err = ix.restore(ctx, r, snap, o, !indexed); err != nil {
 			return nil, staleErr(err)
 		}
+		st.lap("restore")
 		if indexed {
 			// rev is indexed; refresh the query tables if the ignore-revs
 			// they were computed with changed
 			if ig, err := getMeta(ctx, tx, "ignore"); err != nil {
 				return nil, err
 			} else if ig != ignoreKey(o.IgnoreRevs) {
-				if err := writeOutputs(ctx, tx, base, -1, o); err != nil {
+				if err := writeOutputs(ctx, tx, base, -1, st); err != nil {
 					return nil, err
 				}
 				if err := setMeta(ctx, tx, "ignore", ignoreKey(o.IgnoreRevs)); err != nil {
@@ -324,6 +344,7 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	if err != nil {
 		return nil, err
 	}
+	st.lap("build")
 	fork := -1 // the last seq both chains share
 	if base != nil {
 		for sq := 0; sq < len(base.Chain) && sq < len(h.Chain) && base.Chain[sq] == h.Chain[sq]; sq++ {
@@ -335,18 +356,22 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	if err := store(ctx, tx, h, fork, base != nil && st.Dropped == 0); err != nil {
 		return nil, err
 	}
+	st.lap("store")
 	if ig, _ := getMeta(ctx, tx, "ignore"); ig != ignoreKey(o.IgnoreRevs) {
 		fork = -1 // the query tables were computed with other ignore-revs
 	}
-	if err := writeOutputs(ctx, tx, h, fork, o); err != nil {
+	if err := writeOutputs(ctx, tx, h, fork, st); err != nil {
 		return nil, err
 	}
+	st.lap("recipes")
 	for k, v := range map[string]string{"head": rev.String(), "ignore": ignoreKey(o.IgnoreRevs)} {
 		if err := setMeta(ctx, tx, k, v); err != nil {
 			return nil, err
 		}
 	}
-	return h, tx.Commit()
+	err = tx.Commit()
+	st.lap("commit")
+	return h, err
 }
 
 func ignoreKey(revs []plumbing.Hash) string {

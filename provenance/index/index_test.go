@@ -77,6 +77,44 @@ func answers(t *testing.T, h *provenance.History, keys []string) string {
 	return string(j)
 }
 
+// tables renders every documented table of ix, rows sorted.
+func tables(t *testing.T, ix *Index) string {
+	t.Helper()
+	var b strings.Builder
+	for _, tb := range Schema {
+		var cols []string
+		for _, c := range tb.Columns {
+			cols = append(cols, c.Name)
+		}
+		res, err := ix.Query(context.Background(), "SELECT "+strings.Join(cols, ", ")+" FROM "+tb.Name+" ORDER BY "+strings.Join(cols, ", "))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "%s: %d rows\n", tb.Name, len(res.Rows))
+		for _, row := range res.Rows {
+			fmt.Fprintln(&b, row...)
+		}
+	}
+	return b.String()
+}
+
+// sameTables fails when an index updated step by step and an index built
+// at once hold different rows.
+func sameTables(t *testing.T, stepwise, cold *Index) {
+	t.Helper()
+	a, b := tables(t, stepwise), tables(t, cold)
+	if a == b {
+		return
+	}
+	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range min(len(al), len(bl)) {
+		if al[i] != bl[i] {
+			t.Fatalf("the index updated step by step differs from one built at once, line %d:\n%s\n%s", i+1, al[i], bl[i])
+		}
+	}
+	t.Fatalf("the index updated step by step has %d lines, the one built at once %d", len(al), len(bl))
+}
+
 // TestIndexAnswersLikeGit: an index built in two steps (an older commit,
 // then the head), an index restored as stored, and the stored answers all
 // answer as a history read from git.
@@ -144,6 +182,12 @@ func TestIndexAnswersLikeGit(t *testing.T) {
 			t.Fatalf("the stored blame of %s differs:\n%s\n%s", k, a, b)
 		}
 	}
+	// and its query tables are those of an index built at once
+	coldIx := newIndex(t)
+	if _, _, err := coldIx.Sync(ctx, r, head, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sameTables(t, ix, coldIx)
 	var uk *provenance.UnknownKeyError
 	if _, err := ix.CachedBlame(ctx, head, keys[0]+"x", Options{}); !errors.As(err, &uk) {
 		t.Errorf("stored blame of an unknown key: %v", err)
@@ -199,6 +243,83 @@ func TestIndexRewrittenHistory(t *testing.T) {
 	}
 	if err := ix.db.QueryRow(`SELECT count(*) FROM snapshot`).Scan(&parts); err != nil || parts != 2 {
 		t.Fatalf("the snapshot has %d parts (%v), want 2", parts, err)
+	}
+}
+
+// TestIndexWritesChangedRows: an update rewrites the entries rows that
+// changed, and only those, whatever the commit did (append, insert in the
+// middle, correct a pr-link, remove, rewrite history); the tables stay
+// those of an index built at once.
+func TestIndexWritesChangedRows(t *testing.T) {
+	s := newScript(t)
+	e := func(n, pr int) string {
+		return fmt.Sprintf("- config-keys:\n    - k%d\n  description:\n    - \"change %d\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/%d\n", n, n, pr)
+	}
+	cat := func(parts ...string) string { return strings.Join(parts, "\n") }
+	ctx := context.Background()
+	ix := newIndex(t)
+	sync := func() {
+		t.Helper()
+		if _, _, err := ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.commit("one (#1)", e(1, 1))
+	b := s.commit("two (#2)", cat(e(1, 1), e(2, 2)))
+	sync()
+	if _, err := ix.db.Exec(`CREATE TABLE written(id INTEGER);
+		CREATE TRIGGER entries_written AFTER INSERT ON entries BEGIN INSERT INTO written VALUES(new.id); END`); err != nil {
+		t.Fatal(err)
+	}
+	written := func() string {
+		t.Helper()
+		var ids sql.NullString
+		if err := ix.db.QueryRow(`SELECT group_concat(id, ',') FROM (SELECT id FROM written ORDER BY id)`).Scan(&ids); err != nil {
+			t.Fatal(err)
+		}
+		ix.db.Exec(`DELETE FROM written`)
+		return ids.String
+	}
+	steps := []struct {
+		name, msg, changelog, want string
+	}{
+		{"append", "three (#3)", cat(e(1, 1), e(2, 2), e(3, 3)), "3"},
+		// the entries after it move down a position
+		{"insert in the middle", "four (#4)", cat(e(1, 1), e(4, 4), e(2, 2), e(3, 3)), "2,3,4"},
+		// entry 3's link is corrected to its own PR: a verdict changes
+		{"pr-link fix", "five (#5)", cat(e(1, 1), e(4, 4), e(2, 2), e(3, 5)), "3"},
+		{"remove", "six (#6)", cat(e(1, 1), e(2, 2), e(3, 5)), "2,3,4"},
+		{"nothing", "seven (#7)", cat(e(1, 1), e(2, 2), e(3, 5)) + "\n", ""},
+	}
+	for _, st := range steps {
+		s.commit(st.msg, st.changelog)
+		sync()
+		if got := written(); got != st.want {
+			t.Errorf("%s: entries rows written %q, want %q", st.name, got, st.want)
+		}
+	}
+	cold := newIndex(t)
+	if _, _, err := cold.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sameTables(t, ix, cold)
+	// history rewritten back to "two": fewer entries than stored
+	s.reset(b)
+	s.commit("eight (#8)", cat(e(2, 2), e(8, 8)))
+	sync()
+	cold = newIndex(t)
+	if _, _, err := cold.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sameTables(t, ix, cold)
+	rep, err := ix.CachedAudit(ctx, s.head(), Options{})
+	if err != nil || len(rep.Entries) != 2 {
+		t.Fatalf("stored audit after the rewrite: %+v %v", rep, err)
+	}
+	// a stored audit chunk that does not match its digest is not used
+	ix.db.Exec(`UPDATE answers SET data = x'00' WHERE name = 'audit/0'`)
+	if _, err := ix.CachedAudit(ctx, s.head(), Options{}); !errors.Is(err, ErrNotCached) {
+		t.Fatalf("damaged audit chunk: %v", err)
 	}
 }
 

@@ -5,11 +5,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/gob"
-	"encoding/json"
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
@@ -20,7 +18,7 @@ import (
 // rewritten whole (a few thousand rows: verdicts depend on the whole
 // history); recipe events and field changes above fork are appended for
 // the keys that changed there.
-func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, o Options) error {
+func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, st *Stats) error {
 	head := len(h.Chain) - 1
 	sha := func(seq int) string { return h.Chain[seq].String() }
 
@@ -38,58 +36,28 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 		return err
 	}
 
-	// changelog: entries (every lineage), their keys and events
-	for _, q := range []string{`DELETE FROM entries`, `DELETE FROM entry_keys`} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return err
-		}
-	}
-	// events are only appended above fork (lineage ids are assigned in
-	// history order, so the ones below fork are as stored)
-	if _, err := tx.ExecContext(ctx, `DELETE FROM entry_events WHERE seq > ?`, fork); err != nil {
-		return err
-	}
+	// changelog: entries (every lineage), their keys and events, and the
+	// audit at head as the audit command prints it
 	rep, err := h.Audit(provenance.AuditOptions{})
 	if err != nil {
 		return err
 	}
-	atHead := map[int]provenance.AuditEntry{}
-	for i, e := range h.EntriesAt(head) {
-		if e.Lin != nil {
-			atHead[e.Lin.ID] = rep.Entries[i]
-		}
+	st.lap("audit")
+	if err := writeEntries(ctx, tx, h, rep, fork < 0); err != nil {
+		return err
 	}
-	insEntry := newInserter(ctx, tx, "entries", "id", "alive", "position", "line", "config_keys", "description", "pr_link", "pr_link_pr",
-		"introduced_sha", "introduced_pr", "introduced_date", "verdict", "reason")
-	insKey := newInserter(ctx, tx, "entry_keys", "entry", "config_key")
-	insEv := newInserter(ctx, tx, "entry_events", "entry", "seq", "sha", "kind", "pr_link", "from_link", "note")
-	for _, l := range h.Lineages {
-		last := l.Events[len(l.Events)-1]
-		keys, _ := json.Marshal(last.Keys)
-		desc, _ := json.Marshal(last.Description)
-		var pos, line, linkPR, introSHA, introPR, introDate, verdict, reason any
-		ae, alive := atHead[l.ID]
-		if alive {
-			pos, line, verdict, reason = ae.Index, ae.Line, string(ae.Verdict), ae.Reason
-			if ae.PRLinkPR != nil {
-				linkPR = *ae.PRLinkPR
-			}
-			if ae.Introduced != nil {
-				introSHA, introDate = ae.Introduced.Commit, ae.Introduced.Date.Format(time.RFC3339)
-				if ae.Introduced.PR != nil {
-					introPR = *ae.Introduced.PR
-				}
-			}
-		}
-		if err := insEntry.add(l.ID, alive, pos, line, string(keys), string(desc), last.PRLink, linkPR,
-			introSHA, introPR, introDate, verdict, reason); err != nil {
+	// events are only appended above fork (lineage ids are assigned in
+	// history order, so the ones below fork are as stored); the tables
+	// hold rows above fork only after a rewritten history (the deletes
+	// scan the tables)
+	above := fork < 0 || st.Dropped > 0
+	if above {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM entry_events WHERE seq > ?`, fork); err != nil {
 			return err
 		}
-		for _, k := range last.Keys {
-			if err := insKey.add(l.ID, k); err != nil {
-				return err
-			}
-		}
+	}
+	insEv := newInserter(ctx, tx, "entry_events", "entry", "seq", "sha", "kind", "pr_link", "from_link", "note")
+	for _, l := range h.Lineages {
 		for _, ev := range l.Events {
 			if ev.Seq <= fork {
 				continue
@@ -103,27 +71,23 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 			}
 		}
 	}
-	for _, in := range []*inserter{insEntry, insKey, insEv} {
-		if err := in.flush(); err != nil {
-			return err
-		}
-	}
-
-	// the audit at head, as the audit command prints it
-	if data, err := encode(rep); err != nil {
-		return err
-	} else if _, err := tx.ExecContext(ctx, `INSERT INTO answers(name, data) VALUES('audit', ?)
-		ON CONFLICT(name) DO UPDATE SET data=excluded.data`, data); err != nil {
+	if err := insEv.flush(); err != nil {
 		return err
 	}
+	if err := writeAudit(ctx, tx, rep); err != nil {
+		return err
+	}
+	st.lap("entries")
 
 	// recipes: events and field changes above fork for the keys that
 	// changed there, and the rows at head (recipes_at_head, fields_at_head,
 	// blame_cache) of every key at head on a full build, of the changed
 	// keys otherwise
-	for _, q := range []string{`DELETE FROM recipe_events WHERE seq > ?`, `DELETE FROM field_changes WHERE seq > ?`} {
-		if _, err := tx.ExecContext(ctx, q, fork); err != nil {
-			return err
+	if above {
+		for _, q := range []string{`DELETE FROM recipe_events WHERE seq > ?`, `DELETE FROM field_changes WHERE seq > ?`} {
+			if _, err := tx.ExecContext(ctx, q, fork); err != nil {
+				return err
+			}
 		}
 	}
 	changed := h.KeysChangedAfter(fork)
@@ -160,7 +124,34 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 	if fork < 0 || !h.ConfigChangedAfter(fork) {
 		return nil
 	}
-	for k, pl := range h.KeyPlaces(head) {
+	return updatePlaces(ctx, tx, h.KeyPlaces(head))
+}
+
+// updatePlaces sets the file and line of the recipes_at_head rows whose
+// place differs from places (an edit moves the recipes below it).
+func updatePlaces(ctx context.Context, tx *sql.Tx, places map[string]provenance.KeyPlace) error {
+	rows, err := tx.QueryContext(ctx, `SELECT key, file, line FROM recipes_at_head`)
+	if err != nil {
+		return err
+	}
+	var moved []string
+	for rows.Next() {
+		var k, file string
+		var line int
+		if err := rows.Scan(&k, &file, &line); err != nil {
+			rows.Close()
+			return err
+		}
+		if pl, ok := places[k]; ok && (pl.File != file || pl.Line != line) {
+			moved = append(moved, k)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, k := range moved {
+		pl := places[k]
 		if _, err := tx.ExecContext(ctx, `UPDATE recipes_at_head SET file = ?, line = ? WHERE key = ?`, pl.File, pl.Line, k); err != nil {
 			return err
 		}
