@@ -55,7 +55,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "3"
+const SchemaVersion = "4"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -307,6 +307,7 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	if err != nil {
 		return nil, err
 	}
+	st.lap("open")
 	var base *provenance.History
 	if ok {
 		snap, err := load(ctx, tx, true, true)
@@ -316,7 +317,7 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 		st.lap("load")
 		// when rev is not indexed, the history is restored only as the
 		// base of the Build, which derives its own
-		indexed := slices.ContainsFunc(snap.Commits, func(c provenance.SnapCommit) bool { return c.Hash == rev })
+		indexed := slices.ContainsFunc(snap.Commits, func(c provenance.SnapCommit) bool { return plumbing.Hash(c.Hash) == rev })
 		if base, err = ix.restore(ctx, r, snap, o, !indexed); err != nil {
 			return nil, staleErr(err)
 		}
@@ -533,7 +534,7 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 	}
 	var parts []*provenance.Snapshot
 	for rows.Next() {
-		var data []byte
+		var data sql.RawBytes // decoded before the next row: not copied
 		if err := rows.Scan(&data); err != nil {
 			rows.Close()
 			return nil, err
@@ -613,7 +614,7 @@ func store(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, app
 			if c.PR > 0 {
 				pr = c.PR
 			}
-			if err := insC.add(sq, c.Hash.String(), c.Author, c.Email, c.Date.Format(time.RFC3339Nano), c.Subject, pr, c.PRSource); err != nil {
+			if err := insC.add(sq, plumbing.Hash(c.Hash).String(), c.Author, c.Email, c.Date.Format(time.RFC3339Nano), c.Subject, pr, c.PRSource); err != nil {
 				return err
 			}
 		}
