@@ -116,9 +116,12 @@ type History struct {
 	Lineages      []*Lineage
 
 	// recipes: one slot per master config file position (amd, nvidia)
-	cfg      []*slot
-	Keys     map[string]*KeyHistory
-	headKeys []string // all recipe keys at Head (key-restricted builds)
+	cfg  []*slot
+	Keys map[string]*KeyHistory
+	// key-restricted builds: the master config files at Head, and their
+	// contents as read to find the keys
+	headFiles []cfgFile
+	headData  map[plumbing.Hash][]byte
 	// renames holds, per seq, the renames decided there (new key → old
 	// key); a restored History reuses them instead of comparing recipes
 	renames map[int]map[string]string
@@ -188,6 +191,9 @@ func newHistory(ctx context.Context, r *gitscan.Repo, o Options) *History {
 	h.readBlob = func(b plumbing.Hash) ([]byte, error) {
 		h.mu.Lock() // the walk reader; Build is over when this is used
 		defer h.mu.Unlock()
+		if data, ok := h.headData[b]; ok {
+			return data, nil
+		}
 		return r.ReadBlob(b)
 	}
 	return h
@@ -302,7 +308,7 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 			files := selectLayout(layouts, st.Blobs[1:])
 			if len(o.Keys) > 0 && tracked == nil {
 				var err error
-				if tracked, h.headKeys, err = keyFiles(r, newSplitter(), files, o.Keys); err != nil {
+				if tracked, err = h.keyFiles(r, newSplitter(), files, o.Keys); err != nil {
 					return err
 				}
 			}

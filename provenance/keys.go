@@ -1,7 +1,9 @@
 package provenance
 
 import (
+	"bytes"
 	"context"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -42,7 +44,7 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 		if tracked == nil {
 			// at Head: find the files holding the keys
 			var err error
-			if tracked, h.headKeys, err = keyFiles(r, sp, files, o.Keys); err != nil {
+			if tracked, err = h.keyFiles(r, sp, files, o.Keys); err != nil {
 				return err
 			}
 			if len(tracked) == 0 {
@@ -71,13 +73,19 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 			state[i] = slotState{f.Path, f.Blob, true}
 			c := change{slot: i, v: version{Seq: len(chain), Path: f.Path, Blob: f.Blob}}
 			if !f.Blob.IsZero() {
-				err := r.ScanBlobs(ctx, []plumbing.Hash{f.Blob}, func(_ plumbing.Hash, data []byte) error {
+				cut := func(_ plumbing.Hash, data []byte) error {
 					var err error
 					if c.list, err = sp.blocksAfter(&lastCuts[i], data, mapFile); err != nil {
 						c.v.Err = err.Error()
 					}
 					return nil
-				})
+				}
+				var err error
+				if data, ok := h.headData[f.Blob]; ok {
+					err = cut(f.Blob, data) // read by keyFiles
+				} else {
+					err = r.ScanBlobs(ctx, []plumbing.Hash{f.Blob}, cut)
+				}
 				if err != nil {
 					return err
 				}
@@ -177,34 +185,62 @@ func keysOf(lists [][]*block) map[string]*block {
 }
 
 // keyFiles reads the master config files of a commit and returns the
-// positions of those holding one of keys, and every key in load order.
-func keyFiles(r *gitscan.Repo, sp *splitter, files []cfgFile, keys []string) (map[int]bool, []string, error) {
+// positions of those holding one of keys. Their contents are kept in
+// h.headData (the walk's first versions, and line lookups at Head, take
+// them from there), and the files in h.headFiles for RecipeKeysAt. A file
+// whose text does not contain a key is not cut.
+func (h *History) keyFiles(r *gitscan.Repo, sp *splitter, files []cfgFile, keys []string) (map[int]bool, error) {
 	tracked := map[int]bool{}
-	var order []string
-	seen := map[string]bool{}
+	h.headFiles = files
+	h.headData = map[plumbing.Hash][]byte{}
 	for i, f := range files {
 		if f.Blob.IsZero() {
 			continue
 		}
 		data, err := r.ReadBlob(f.Blob)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
+		}
+		h.headData[f.Blob] = data
+		if !slices.ContainsFunc(keys, func(k string) bool { return bytes.Contains(data, []byte(k)) }) {
+			continue
 		}
 		bs, err := sp.blocks(data, mapFile)
 		if err != nil {
 			continue // judged where the version is read
 		}
 		for _, b := range bs {
+			if slices.Contains(keys, b.key) {
+				tracked[i] = true
+			}
+		}
+	}
+	return tracked, nil
+}
+
+// headKeysOf returns every recipe key of the files at Head, in load order.
+func (h *History) headKeysOf(files []cfgFile) []string {
+	var order []string
+	seen := map[string]bool{}
+	sp := newSplitter()
+	for _, f := range files {
+		if f.Blob.IsZero() {
+			continue
+		}
+		data, err := h.readBlob(f.Blob)
+		if err != nil {
+			continue
+		}
+		bs, err := sp.blocks(data, mapFile)
+		if err != nil {
+			continue
+		}
+		for _, b := range bs {
 			if !seen[b.key] {
 				seen[b.key] = true
 				order = append(order, b.key)
 			}
-			for _, k := range keys {
-				if b.key == k {
-					tracked[i] = true
-				}
-			}
 		}
 	}
-	return tracked, order, nil
+	return order
 }

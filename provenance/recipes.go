@@ -479,8 +479,8 @@ func (h *History) KeyPlaces(seq int) map[string]KeyPlace {
 
 // RecipeKeysAt returns the recipe keys at seq in load order.
 func (h *History) RecipeKeysAt(seq int) []string {
-	if h.headKeys != nil && seq == len(h.Chain)-1 {
-		return h.headKeys
+	if h.headFiles != nil && seq == len(h.Chain)-1 {
+		return h.headKeysOf(h.headFiles)
 	}
 	st := h.stateAt(seq)
 	var out []string
