@@ -1,6 +1,7 @@
 package provenance
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -118,10 +119,10 @@ type History struct {
 	// recipes: one slot per master config file position (amd, nvidia)
 	cfg  []*slot
 	Keys map[string]*KeyHistory
-	// key-restricted builds: the master config files at Head, and their
-	// contents as read to find the keys
+	// key-restricted builds: the master config files at Head
 	headFiles []cfgFile
-	headData  map[plumbing.Hash][]byte
+	// the tracked files' contents at Head, as read by Build (keepHead)
+	headData map[plumbing.Hash][]byte
 	// renames holds, per seq, the renames decided there (new key → old
 	// key); a restored History reuses them instead of comparing recipes
 	renames map[int]map[string]string
@@ -197,6 +198,32 @@ func newHistory(ctx context.Context, r *gitscan.Repo, o Options) *History {
 		return r.ReadBlob(b)
 	}
 	return h
+}
+
+// keepHead keeps the content of a tracked file at Head, read by Build:
+// line lookups at Head (audit lines, recipe places, blame) would read
+// and inflate it again. A transient buffer (valid only until its reader
+// returns) is copied.
+func (h *History) keepHead(blob plumbing.Hash, data []byte, transient bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.headData == nil {
+		h.headData = map[plumbing.Hash][]byte{}
+	}
+	if _, ok := h.headData[blob]; !ok {
+		if transient {
+			data = bytes.Clone(data)
+		}
+		h.headData[blob] = data
+	}
+}
+
+// headBlob returns a file content kept by keepHead.
+func (h *History) headBlob(blob plumbing.Hash) ([]byte, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	data, ok := h.headData[blob]
+	return data, ok
 }
 
 // SetIgnoreRevs replaces the ignored revisions (events do not depend on
@@ -357,6 +384,9 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	done := 0
 	lastCuts := make([]lastCut, len(readings)) // each file's version read last
 	take := func(q request, data []byte) {
+		if q.idx == 0 && data != nil {
+			h.keepHead(q.blob, data, true)
+		}
 		v := version{Seq: q.idx, Path: q.path, Blob: q.blob}
 		var list []*block
 		if !q.blob.IsZero() {

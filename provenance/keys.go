@@ -81,7 +81,7 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 					return nil
 				}
 				var err error
-				if data, ok := h.headData[f.Blob]; ok {
+				if data, ok := h.headBlob(f.Blob); ok {
 					err = cut(f.Blob, data) // read by keyFiles
 				} else {
 					err = r.ScanBlobs(ctx, []plumbing.Hash{f.Blob}, cut)
@@ -185,14 +185,13 @@ func keysOf(lists [][]*block) map[string]*block {
 }
 
 // keyFiles reads the master config files of a commit and returns the
-// positions of those holding one of keys. Their contents are kept in
-// h.headData (the walk's first versions, and line lookups at Head, take
+// positions of those holding one of keys. Their contents are kept (see
+// keepHead: the walk's first versions, and line lookups at Head, take
 // them from there), and the files in h.headFiles for RecipeKeysAt. A file
 // whose text does not contain a key is not cut.
 func (h *History) keyFiles(r *gitscan.Repo, sp *splitter, files []cfgFile, keys []string) (map[int]bool, error) {
 	tracked := map[int]bool{}
 	h.headFiles = files
-	h.headData = map[plumbing.Hash][]byte{}
 	for i, f := range files {
 		if f.Blob.IsZero() {
 			continue
@@ -201,7 +200,7 @@ func (h *History) keyFiles(r *gitscan.Repo, sp *splitter, files []cfgFile, keys 
 		if err != nil {
 			return nil, err
 		}
-		h.headData[f.Blob] = data
+		h.keepHead(f.Blob, data, false)
 		if !slices.ContainsFunc(keys, func(k string) bool { return bytes.Contains(data, []byte(k)) }) {
 			continue
 		}

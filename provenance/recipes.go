@@ -152,6 +152,7 @@ type recipeState struct {
 	paths []string
 	byKey []map[string]*block
 	next  []int // per slot: index of its next version
+	want  map[string]bool
 }
 
 func (h *History) newRecipeState() *recipeState {
@@ -196,20 +197,21 @@ func (st *recipeState) advance(seq int, notes *[]Note) []string {
 		for _, b := range v.Mid {
 			touched = append(touched, b.key)
 		}
-		st.cur[s] = v.apply(st.cur[s])
+		st.cur[s] = v.applyInPlace(st.cur[s]) // the state owns its lists
 		if v.Path != "" {
 			st.paths[s] = v.Path
 		}
 		// rebuild the touched keys of this slot (a key may occur twice)
+		if st.want == nil {
+			st.want = map[string]bool{}
+		}
+		clear(st.want)
 		for _, k := range touched {
 			delete(st.byKey[s], k)
-		}
-		want := map[string]bool{}
-		for _, k := range touched {
-			want[k] = true
+			st.want[k] = true
 		}
 		for _, b := range st.cur[s] {
-			if want[b.key] {
+			if st.want[b.key] {
 				st.byKey[s][b.key] = b
 			}
 		}

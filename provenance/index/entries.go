@@ -59,9 +59,10 @@ func writeEntries(ctx context.Context, tx *sql.Tx, h *provenance.History, rep *p
 	// lineages are numbered in history order, so the i-th lineage is the
 	// one whose digest is stored i-th, unless the history was rewritten
 	// below it: then its digest differs
+	var dg digester
 	for i, l := range h.Lineages {
 		row := entryRow(l, atHead)
-		digests[i] = digestOf(row...)
+		digests[i] = dg.sum(row...)
 		maxID = max(maxID, l.ID)
 		if i < len(old) {
 			if old[i] == digests[i] {
@@ -270,8 +271,15 @@ func putAnswer(ctx context.Context, tx queryer, name string, data []byte) error 
 
 // digestOf digests row values (nil, bool, int, string or []byte).
 func digestOf(vals ...any) uint64 {
-	h := fnv.New64a()
-	var buf []byte
+	var d digester
+	return d.sum(vals...)
+}
+
+// digester digests rows, reusing its buffer from one row to the next.
+type digester struct{ buf []byte }
+
+func (d *digester) sum(vals ...any) uint64 {
+	buf := d.buf[:0]
 	for _, v := range vals {
 		switch v := v.(type) {
 		case nil:
@@ -293,6 +301,8 @@ func digestOf(vals ...any) uint64 {
 			panic(fmt.Sprintf("digestOf: %T", v))
 		}
 	}
+	d.buf = buf
+	h := fnv.New64a()
 	h.Write(buf)
 	return h.Sum64()
 }
