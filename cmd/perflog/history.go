@@ -92,6 +92,7 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 			fmt.Fprintf(f.IO.ErrOut, "perflog: the index cannot be used (%v); reading history from git\n", err)
 		}
 	}
+	preferHugePages()
 	stop := progress(f, "reading history")
 	h, err := provenance.Build(ctx, ws.repo, provenance.Options{Head: rev, Settings: ws.settings,
 		Changelog: changelog, Recipes: recipes, Keys: keys, IgnoreRevs: ignore, Progress: stop.update, PRs: prs})

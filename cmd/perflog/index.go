@@ -88,6 +88,7 @@ func openIndex(ctx context.Context, f *Factory, ws *workspace, revName string, r
 	if !rebuild && ix.Current(ctx, rev, io) {
 		return ix, &index.Stats{Head: rev, Commits: ix.Commits(ctx)}, nil
 	}
+	preferHugePages()
 	p := progress(f, "indexing history")
 	io.Progress = p.update
 	_, st, err := ix.Sync(ctx, ws.repo, rev, io)

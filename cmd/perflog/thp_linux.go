@@ -1,0 +1,68 @@
+//go:build linux
+
+package main
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// A run that reads history from git (a build without the index, an index
+// update) allocates tens of megabytes, and on Linux much of its time can
+// go to page faults: its heap grows from nothing, and each fresh 4 KiB
+// page costs a fault (about 10 µs on the virtual machine this was built
+// on). Go does not ask for transparent huge pages for its heap, and where
+// the system gives them only on request (transparent_hugepage=madvise,
+// the common default) such a run faults its heap in page by page: a
+// one-commit index update took ~6000 faults. So before that work the run
+// has the runtime map the next part of its heap (one large allocation,
+// never touched), asks for huge pages there (MADV_HUGEPAGE), and frees it:
+// the heap then grows into that range two megabytes per fault. Measured
+// here: changelog audit without the index 364 → 247 ms, a one-commit
+// index update 198 → 173 ms. A light run (an answer read from the index)
+// does not do it: a huge page costs more to fault in than the few small
+// pages such a run touches (--help took 49 → 76 ms with it).
+//
+// Nothing changes where huge pages are never given (or always given), or
+// with GODEBUG=disablethp=1 or PERFLOG_NOTHP=1.
+
+// thpHeap is how much of the heap is asked for huge pages.
+const thpHeap = 32 << 20
+
+var hugeOnce sync.Once
+
+// preferHugePages prepares the heap of a run about to read history from
+// git (see above); only the first call does anything.
+func preferHugePages() { hugeOnce.Do(adviseHeap) }
+
+func adviseHeap() {
+	if os.Getenv("PERFLOG_NOTHP") != "" || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
+		return
+	}
+	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
+	if err != nil || !bytes.Contains(mode, []byte("[madvise]")) {
+		return
+	}
+	adviseHuge(thpHeap)
+	runtime.GC() // frees the allocation: its range is free heap, advised
+}
+
+// adviseHuge allocates n bytes, untouched (fresh from the OS, so never
+// zeroed by the runtime), and advises the huge pages inside them.
+func adviseHuge(n int) {
+	b := make([]byte, n)
+	const huge = 2 << 20
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	beg := int((p+huge-1)&^(huge-1) - p)     // offsets in b of the first and
+	end := int((p+uintptr(n))&^(huge-1) - p) // past the last whole huge page
+	if beg < end {
+		// an error (a kernel without THP) leaves the pages as they are
+		_ = syscall.Madvise(b[beg:end], syscall.MADV_HUGEPAGE)
+	}
+	runtime.KeepAlive(b)
+}

@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// preferHugePages is Linux-only (see thp_linux.go).
+func preferHugePages() {}
