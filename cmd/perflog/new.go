@@ -117,6 +117,7 @@ func pathsOfInterest(s *config.Settings) []string {
 }
 
 func newRun(ctx context.Context, opts *NewOptions) error {
+	preferHugePages() // it reads and diffs both sides of the change
 	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
 	if err != nil {
 		return err

@@ -13,23 +13,26 @@ import (
 )
 
 // A run that reads history from git (a build without the index, an index
-// update) allocates tens of megabytes, and on Linux much of its time can
-// go to page faults: its heap grows from nothing, and each fresh 4 KiB
-// page costs a fault (about 10 µs on the virtual machine this was built
-// on). Go does not ask for transparent huge pages for its heap, and where
-// the system gives them only on request (transparent_hugepage=madvise,
-// the common default) such a run faults its heap in page by page: a
-// one-commit index update took ~6000 faults. So before that work the run
-// has the runtime map the next part of its heap (one large allocation,
-// never touched), asks for huge pages there (MADV_HUGEPAGE), and frees it:
-// the heap then grows into that range two megabytes per fault. Measured
-// here: changelog audit without the index 364 → 247 ms, a cold index
-// build 1.04 → 0.82 s, a one-commit index update 198 → 170 ms (32 MB
-// advised gave the same but for the build, 1.02 s). Only the touched
-// pages count in resident memory: the index build of a history ten times
-// the corpus peaked at 266 MB either way. A light run (an answer read from the index)
-// does not do it: a huge page costs more to fault in than the few small
-// pages such a run touches (--help took 49 → 76 ms with it).
+// update) or both sides of a change (verify, new) allocates tens of
+// megabytes, and on Linux much of its time can go to page faults: its
+// heap grows from nothing, and each fresh 4 KiB page costs a fault (about
+// 10 µs on the virtual machine this was built on). Go does not ask for
+// transparent huge pages for its heap, and where the system gives them
+// only on request (transparent_hugepage=madvise, the common default) such
+// a run faults its heap in page by page: `changelog verify --profile full`
+// on the corpus took ~11000 faults. So before that work the run has the
+// runtime map the next part of its heap (one large allocation, never
+// touched), asks for huge pages there (MADV_HUGEPAGE), and frees it: the
+// heap then grows into that range two megabytes per fault. Measured here
+// (hyperfine, cold processes): verify --profile full 257 → 147 ms, strict
+// 177 → 111 ms, changelog new 178 → 136 ms, changelog audit without the
+// index 364 → 247 ms, a cold index build 1.04 → 0.82 s, a one-commit
+// index update 198 → 170 ms (32 MB advised gave the same but for the
+// build, 1.02 s). Only the touched pages count in resident memory: the
+// index build of a history ten times the corpus peaked at 266 MB either
+// way. A light run (an answer read from the index) does not do it: a huge
+// page costs more to fault in than the few small pages such a run touches
+// (--help took 49 → 76 ms with it).
 //
 // Nothing changes where huge pages are never given (or always given), or
 // with GODEBUG=disablethp=1 or PERFLOG_NOTHP=1.

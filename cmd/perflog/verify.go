@@ -157,12 +157,11 @@ func countFindings(fs []changelog.Finding) summary {
 
 func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	// a short-lived process parsing a few MB of YAML: trade memory for
-	// fewer collections (peak RSS stays well under 100 MB on InferenceX);
-	// the history commands, which stream hundreds of versions, keep the
-	// default, which touches fewer fresh pages
+	// fewer collections (peak RSS stays well under 100 MB on InferenceX)
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
+	preferHugePages() // it allocates tens of megabytes
 	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
 	if err != nil {
 		return err
