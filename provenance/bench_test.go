@@ -15,16 +15,7 @@ import (
 // blame.
 
 func benchRepo(b *testing.B) (*gitscan.Repo, plumbing.Hash) {
-	r, err := gitscan.Open(corpus, &gitscan.OpenOptions{NoDetect: true, NoCommitGraph: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { r.Close() })
-	head, err := r.Resolve("main")
-	if err != nil {
-		b.Fatal(err)
-	}
-	return r, head
+	return openCorpusWith(b, &gitscan.OpenOptions{NoDetect: true, NoCommitGraph: true})
 }
 
 // BenchmarkAudit: the whole changelog history and the audit of its 772

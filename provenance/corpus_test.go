@@ -24,7 +24,14 @@ const corpus = "../testdata/corpus/inferencex.git"
 
 func openCorpus(t testing.TB) (*gitscan.Repo, plumbing.Hash) {
 	t.Helper()
-	r, err := gitscan.Open(corpus, &gitscan.OpenOptions{NoDetect: true})
+	return openCorpusWith(t, &gitscan.OpenOptions{NoDetect: true})
+}
+
+// openCorpusWith opens the shipped sample with o and resolves main; the
+// repository is closed when the test ends.
+func openCorpusWith(t testing.TB, o *gitscan.OpenOptions) (*gitscan.Repo, plumbing.Hash) {
+	t.Helper()
+	r, err := gitscan.Open(corpus, o)
 	if err != nil {
 		t.Fatal(err)
 	}
