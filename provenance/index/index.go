@@ -191,8 +191,10 @@ type Stats struct {
 	Dropped  int // commits dropped (history rewritten)
 	Rebuilt  bool
 	Duration time.Duration
-	// Phases is where the time of a sync that read commits went, in
-	// order: load, restore, build, store, audit, entries, recipes, commit.
+	// Phases is where the time of the sync went, phase by phase: open,
+	// load, restore, then, when it read commits, build, store, audit,
+	// entries, recipes and commit (a rebuild after a stale index reports
+	// its own).
 	Phases []Phase
 }
 
@@ -213,7 +215,7 @@ func (st *Stats) lap(name string) {
 // returns the history restored from it, with rev on its chain.
 func (ix *Index) Sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o Options) (*provenance.History, *Stats, error) {
 	start := time.Now()
-	st := &Stats{Head: rev, mark: start}
+	st := &Stats{Head: rev}
 	fp := Fingerprint(o.Settings)
 	if o.Rebuild {
 		if err := ix.remove(); err != nil {
@@ -296,6 +298,7 @@ func retry(f, reset func() error) error {
 }
 
 func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, fp string, o Options, st *Stats) (*provenance.History, error) {
+	st.Phases, st.mark = nil, time.Now()
 	// the write lock first: a concurrent updater is waited for, and its
 	// work is then found done
 	tx, err := ix.db.BeginTx(ctx, nil)

@@ -14,10 +14,11 @@ import (
 )
 
 // writeOutputs refreshes the query tables from a history whose seqs above
-// fork are new (fork < 0: everything is new). The changelog tables are
-// rewritten whole (a few thousand rows: verdicts depend on the whole
-// history); recipe events and field changes above fork are appended for
-// the keys that changed there.
+// fork are new (fork < 0: everything is new), and records its phases in
+// st. The changelog rows are all computed (verdicts depend on the whole
+// history) and those that changed written (writeEntries, writeAudit);
+// entry events, recipe events and field changes above fork are appended,
+// the latter for the keys that changed there.
 func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, st *Stats) error {
 	head := len(h.Chain) - 1
 	sha := func(seq int) string { return h.Chain[seq].String() }
