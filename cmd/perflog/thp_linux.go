@@ -34,8 +34,9 @@ import (
 // page costs more to fault in than the few small pages such a run touches
 // (--help took 49 → 76 ms with it).
 //
-// Nothing changes where huge pages are never given (or always given), or
-// with GODEBUG=disablethp=1 or PERFLOG_NOTHP=1.
+// Nothing changes where huge pages are never given (or always given),
+// under strict overcommit, or with GODEBUG=disablethp=1 or
+// PERFLOG_NOTHP=1.
 
 // thpHeap is how much of the heap is asked for huge pages.
 const thpHeap = 128 << 20
@@ -52,6 +53,11 @@ func adviseHeap() {
 	}
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
 	if err != nil || !bytes.Contains(mode, []byte("[madvise]")) {
+		return
+	}
+	// under strict overcommit the mapping counts against the commit
+	// limit, and a refused one is fatal to a Go program
+	if o, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || bytes.HasPrefix(bytes.TrimSpace(o), []byte("2")) {
 		return
 	}
 	adviseHuge(thpHeap)
