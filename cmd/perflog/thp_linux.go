@@ -35,8 +35,8 @@ import (
 // (--help took 49 → 76 ms with it).
 //
 // Nothing changes where huge pages are never given (or always given),
-// under strict overcommit, or with GODEBUG=disablethp=1 or
-// PERFLOG_NOTHP=1.
+// under strict overcommit or a limit on the address space, or with
+// GODEBUG=disablethp=1 or PERFLOG_NOTHP=1.
 
 // thpHeap is how much of the heap is asked for huge pages.
 const thpHeap = 128 << 20
@@ -55,9 +55,13 @@ func adviseHeap() {
 	if err != nil || !bytes.Contains(mode, []byte("[madvise]")) {
 		return
 	}
-	// under strict overcommit the mapping counts against the commit
-	// limit, and a refused one is fatal to a Go program
+	// under strict overcommit, or a limit on the address space, the
+	// mapping could be refused, which is fatal to a Go program
 	if o, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || bytes.HasPrefix(bytes.TrimSpace(o), []byte("2")) {
+		return
+	}
+	var as syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &as); err != nil || as.Cur != ^uint64(0) {
 		return
 	}
 	adviseHuge(thpHeap)
