@@ -9,6 +9,7 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/internal/testcorpus"
 )
 
 // The recorded verdicts in testdata/parity come from running the incumbent
@@ -16,11 +17,7 @@ import (
 
 func openCorpus(t testing.TB) *gitscan.Repo {
 	t.Helper()
-	r, err := gitscan.Open("../testdata/corpus/inferencex.git", &gitscan.OpenOptions{NoDetect: true})
-	if err != nil {
-		t.Fatalf("open corpus: %v", err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r, _ := testcorpus.Open(t, nil)
 	return r
 }
 

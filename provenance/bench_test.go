@@ -7,6 +7,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/internal/testcorpus"
 )
 
 // The history benchmarks run in-process on the shipped corpus (1970
@@ -15,7 +16,7 @@ import (
 // blame.
 
 func benchRepo(b *testing.B) (*gitscan.Repo, plumbing.Hash) {
-	return openCorpusWith(b, &gitscan.OpenOptions{NoDetect: true, NoCommitGraph: true})
+	return testcorpus.Open(b, &gitscan.OpenOptions{NoDetect: true, NoCommitGraph: true})
 }
 
 // BenchmarkAudit: the whole changelog history and the audit of its 772

@@ -15,32 +15,14 @@ import (
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/internal/testcorpus"
 	"github.com/perflog/perflog/pyyaml"
 )
 
-// The shipped sample: the real InferenceX first-parent history (see
-// testdata/corpus/NOTICE).
-const corpus = "../testdata/corpus/inferencex.git"
-
+// openCorpus opens the shipped sample (testdata/corpus/NOTICE).
 func openCorpus(t testing.TB) (*gitscan.Repo, plumbing.Hash) {
 	t.Helper()
-	return openCorpusWith(t, &gitscan.OpenOptions{NoDetect: true})
-}
-
-// openCorpusWith opens the shipped sample with o and resolves main; the
-// repository is closed when the test ends.
-func openCorpusWith(t testing.TB, o *gitscan.OpenOptions) (*gitscan.Repo, plumbing.Hash) {
-	t.Helper()
-	r, err := gitscan.Open(corpus, o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	head, err := r.Resolve("main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r, head
+	return testcorpus.Open(t, nil)
 }
 
 // naiveIdentity is an entry's identity computed independently of perflog's

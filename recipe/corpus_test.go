@@ -11,15 +11,12 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/internal/testcorpus"
 )
 
 func openCorpus(t testing.TB) *gitscan.Repo {
 	t.Helper()
-	r, err := gitscan.Open("../testdata/corpus/inferencex.git", &gitscan.OpenOptions{NoDetect: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r, _ := testcorpus.Open(t, nil)
 	return r
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/internal/testcorpus"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/git-golden.txt with git's answers (needs git)")
@@ -103,19 +104,11 @@ func gitMasks(t *testing.T, a, b []byte) (string, string) {
 // corpusPairs returns consecutive versions of the changelog and master
 // configs along the shipped corpus's first-parent history.
 func corpusPairs(t testing.TB) [][2]plumbing.Hash {
-	r, err := gitscan.Open("../testdata/corpus/inferencex.git", &gitscan.OpenOptions{NoDetect: true})
-	if err != nil {
-		t.Skipf("corpus: %v", err)
-	}
-	t.Cleanup(func() { r.Close() })
-	head, err := r.Resolve("main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, head := testcorpus.Open(t, nil)
 	var pairs [][2]plumbing.Hash
 	paths := []string{"perf-changelog.yaml", "configs/nvidia-master.yaml", "configs/amd-master.yaml"}
 	prev := map[string]plumbing.Hash{}
-	err = r.FirstParent(context.Background(), gitscan.WalkOptions{From: head}, func(n gitscan.Node) error {
+	err := r.FirstParent(context.Background(), gitscan.WalkOptions{From: head}, func(n gitscan.Node) error {
 		for _, p := range paths {
 			h, ok, err := r.FileHash(n.Hash, p)
 			if err != nil {

@@ -21,24 +21,14 @@ import (
 	"github.com/go-git/go-git/v5/storage/memory"
 
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/internal/testcorpus"
 	"github.com/perflog/perflog/provenance"
 )
 
-// The shipped sample: the real InferenceX history (testdata/corpus/NOTICE).
-const corpus = "../../testdata/corpus/inferencex.git"
-
+// openCorpus opens the shipped sample (testdata/corpus/NOTICE).
 func openCorpus(t testing.TB) (*gitscan.Repo, plumbing.Hash) {
 	t.Helper()
-	r, err := gitscan.Open(corpus, &gitscan.OpenOptions{NoDetect: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
-	head, err := r.Resolve("main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r, head
+	return testcorpus.Open(t, nil)
 }
 
 func newIndex(t testing.TB) *Index {
