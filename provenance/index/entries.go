@@ -10,7 +10,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"slices"
-	"sync/atomic"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/perflog/perflog/provenance"
@@ -205,40 +206,43 @@ func writeAudit(ctx context.Context, tx *sql.Tx, rep *provenance.AuditReport) er
 
 func chunkName(i int) string { return fmt.Sprintf("audit/%d", i) }
 
-// readAudit reads the stored audit (nil when there is none or it does not
-// decode).
+// readAudit reads the stored audit (nil when there is none, or a part of
+// it is missing or does not match its digest).
 func readAudit(ctx context.Context, db queryer) (*provenance.AuditReport, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name, data FROM answers WHERE name = 'audit' OR name GLOB 'audit/*'`)
+	data, err := getAnswer(ctx, db, "audit")
+	if err != nil {
+		return nil, err
+	}
+	var head auditHead
+	if data == nil || gob.NewDecoder(bytes.NewReader(data)).Decode(&head) != nil {
+		return nil, nil
+	}
+	rows, err := db.QueryContext(ctx, `SELECT name, data FROM answers WHERE name GLOB 'audit/*'`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	chunks := map[string][]byte{}
+	parts := make([][]provenance.AuditEntry, len(head.Chunks))
+	seen := make([]bool, len(head.Chunks))
 	for rows.Next() {
 		var name string
-		var data []byte
+		var data sql.RawBytes // decoded before the next row: not copied
 		if err := rows.Scan(&name, &data); err != nil {
 			return nil, err
 		}
-		chunks[name] = data
+		i, err := strconv.Atoi(strings.TrimPrefix(name, "audit/"))
+		if err != nil || i < 0 || i >= len(parts) || seen[i] {
+			return nil, nil
+		}
+		seen[i] = true
+		if digestOf([]byte(data)) != head.Chunks[i] || gob.NewDecoder(bytes.NewReader(data)).Decode(&parts[i]) != nil {
+			return nil, nil
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	var head auditHead
-	if data := chunks["audit"]; data == nil || gob.NewDecoder(bytes.NewReader(data)).Decode(&head) != nil {
-		return nil, nil
-	}
-	// the chunks decode on all cores
-	parts := make([][]provenance.AuditEntry, len(head.Chunks))
-	var bad atomic.Bool
-	parallel(len(head.Chunks), func(i int) {
-		data := chunks[chunkName(i)]
-		if data == nil || digestOf(data) != head.Chunks[i] || gob.NewDecoder(bytes.NewReader(data)).Decode(&parts[i]) != nil {
-			bad.Store(true)
-		}
-	})
-	if bad.Load() {
+	if slices.Contains(seen, false) {
 		return nil, nil
 	}
 	rep := head.Report
@@ -279,6 +283,7 @@ func digestOf(vals ...any) uint64 {
 type digester struct{ buf []byte }
 
 func (d *digester) sum(vals ...any) uint64 {
+	h := fnv.New64a()
 	buf := d.buf[:0]
 	for _, v := range vals {
 		switch v := v.(type) {
@@ -295,15 +300,16 @@ func (d *digester) sum(vals ...any) uint64 {
 			buf = binary.AppendVarint(append(buf, 2), int64(v))
 		case string:
 			buf = append(binary.AppendUvarint(append(buf, 3), uint64(len(v))), v...)
-		case []byte:
-			buf = append(binary.AppendUvarint(append(buf, 4), uint64(len(v))), v...)
+		case []byte: // hashed where it is, not copied
+			h.Write(binary.AppendUvarint(append(buf, 4), uint64(len(v))))
+			h.Write(v)
+			buf = buf[:0]
 		default:
 			panic(fmt.Sprintf("digestOf: %T", v))
 		}
 	}
-	d.buf = buf
-	h := fnv.New64a()
 	h.Write(buf)
+	d.buf = buf
 	return h.Sum64()
 }
 

@@ -306,8 +306,13 @@ func TestIndexWritesChangedRows(t *testing.T) {
 	if err != nil || len(rep.Entries) != 2 {
 		t.Fatalf("stored audit after the rewrite: %+v %v", rep, err)
 	}
-	// a stored audit chunk that does not match its digest is not used
-	ix.db.Exec(`UPDATE answers SET data = x'00' WHERE name = 'audit/0'`)
+	// a stored audit chunk that is missing, or does not match its digest,
+	// is not used
+	ix.db.Exec(`UPDATE answers SET name = 'audit/7' WHERE name = 'audit/0'`)
+	if _, err := ix.CachedAudit(ctx, s.head(), Options{}); !errors.Is(err, ErrNotCached) {
+		t.Fatalf("missing audit chunk: %v", err)
+	}
+	ix.db.Exec(`UPDATE answers SET name = 'audit/0', data = x'00' WHERE name = 'audit/7'`)
 	if _, err := ix.CachedAudit(ctx, s.head(), Options{}); !errors.Is(err, ErrNotCached) {
 		t.Fatalf("damaged audit chunk: %v", err)
 	}
