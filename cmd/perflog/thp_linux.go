@@ -43,8 +43,8 @@ const thpHeap = 128 << 20
 
 var hugeOnce sync.Once
 
-// preferHugePages prepares the heap of a run about to read history from
-// git (see above); only the first call does anything.
+// preferHugePages prepares the heap of a run about to do such work (see
+// above); only the first call does anything.
 func preferHugePages() { hugeOnce.Do(adviseHeap) }
 
 func adviseHeap() {
