@@ -219,8 +219,7 @@ func (h *History) keyFiles(r *gitscan.Repo, sp *splitter, files []cfgFile, keys 
 
 // headKeysOf returns every recipe key of the files at Head, in load order.
 func (h *History) headKeysOf(files []cfgFile) []string {
-	var order []string
-	seen := map[string]bool{}
+	var lists [][]*block
 	sp := newSplitter()
 	for _, f := range files {
 		if f.Blob.IsZero() {
@@ -230,16 +229,9 @@ func (h *History) headKeysOf(files []cfgFile) []string {
 		if err != nil {
 			continue
 		}
-		bs, err := sp.blocks(data, mapFile)
-		if err != nil {
-			continue
-		}
-		for _, b := range bs {
-			if !seen[b.key] {
-				seen[b.key] = true
-				order = append(order, b.key)
-			}
+		if bs, err := sp.blocks(data, mapFile); err == nil {
+			lists = append(lists, bs)
 		}
 	}
-	return order
+	return keysInOrder(lists)
 }

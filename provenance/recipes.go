@@ -484,11 +484,15 @@ func (h *History) RecipeKeysAt(seq int) []string {
 	if h.headFiles != nil && seq == len(h.Chain)-1 {
 		return h.headKeysOf(h.headFiles)
 	}
-	st := h.stateAt(seq)
+	return keysInOrder(h.stateAt(seq).cur)
+}
+
+// keysInOrder lists the keys of the slots' lists once each, in load order.
+func keysInOrder(lists [][]*block) []string {
 	var out []string
 	seen := map[string]bool{}
-	for s := range st.cur {
-		for _, b := range st.cur[s] {
+	for _, l := range lists {
+		for _, b := range l {
 			if !seen[b.key] {
 				seen[b.key] = true
 				out = append(out, b.key)

@@ -143,16 +143,9 @@ func deleteIDs(ctx context.Context, tx *sql.Tx, ids []any) error {
 	return nil
 }
 
+// placeholders is "(?,?,…)" with n parameters.
 func placeholders(n int) string {
-	b := make([]byte, 0, 2*n+1)
-	b = append(b, '(')
-	for i := range n {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '?')
-	}
-	return string(append(b, ')'))
+	return "(" + strings.TrimSuffix(strings.Repeat("?,", n), ",") + ")"
 }
 
 // auditChunk is how many entries one stored chunk of the audit holds.
@@ -254,18 +247,7 @@ func readAudit(ctx context.Context, db queryer) (*provenance.AuditReport, error)
 }
 
 func getAnswer(ctx context.Context, tx queryer, name string) ([]byte, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT data FROM answers WHERE name = ?`, name)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var data []byte
-	if rows.Next() {
-		if err := rows.Scan(&data); err != nil {
-			return nil, err
-		}
-	}
-	return data, rows.Err()
+	return queryOne[[]byte](ctx, tx, `SELECT data FROM answers WHERE name = ?`, name)
 }
 
 func putAnswer(ctx context.Context, tx queryer, name string, data []byte) error {

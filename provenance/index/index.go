@@ -388,16 +388,24 @@ func ignoreKey(revs []plumbing.Hash) string {
 }
 
 func getMeta(ctx context.Context, tx queryer, k string) (string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT value FROM meta WHERE name = ?`, k)
+	return queryOne[string](ctx, tx, `SELECT value FROM meta WHERE name = ?`, k)
+}
+
+// queryOne returns the single value q selects (the zero value when it
+// selects no row).
+func queryOne[T any](ctx context.Context, tx queryer, q string, args ...any) (T, error) {
+	var v T
+	rows, err := tx.QueryContext(ctx, q, args...)
 	if err != nil {
-		return "", err
+		return v, err
 	}
 	defer rows.Close()
-	v := ""
 	if rows.Next() {
-		err = rows.Scan(&v)
+		if err := rows.Scan(&v); err != nil {
+			return v, err
+		}
 	}
-	return v, err
+	return v, rows.Err()
 }
 
 // valid reports whether the stored index can be used; a missing schema is

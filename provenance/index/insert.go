@@ -28,7 +28,7 @@ func newInserter(ctx context.Context, tx *sql.Tx, table string, cols ...string) 
 }
 
 func (in *inserter) statement(rows int) string {
-	one := "(" + strings.TrimSuffix(strings.Repeat("?,", in.ncols), ",") + ")"
+	one := placeholders(in.ncols)
 	return in.head + strings.TrimSuffix(strings.Repeat(one+",", rows), ",")
 }
 
