@@ -25,11 +25,35 @@ import (
 
 // chunks memoises parsed pieces by text; safe for concurrent use.
 type chunks struct {
-	mu sync.Mutex
-	m  map[string]*pyyaml.Value
+	mu  sync.Mutex
+	m   map[string]*pyyaml.Value
+	one map[string]*pyyaml.Value // one-line values read by pyyaml.Inline
 }
 
-func newChunks() *chunks { return &chunks{m: map[string]*pyyaml.Value{}} }
+func newChunks() *chunks {
+	return &chunks{m: map[string]*pyyaml.Value{}, one: map[string]*pyyaml.Value{}}
+}
+
+// line constructs the value of one line's text after "key:" or "-" when
+// pyyaml.Inline can (most recipe lines: a scalar or a flow list or
+// mapping); the caller parses the rest.
+func (c *chunks) line(text string) (*pyyaml.Value, bool) {
+	text = strings.TrimSuffix(text, "\n")
+	if text != "" && text[0] != ' ' {
+		return nil, false
+	}
+	c.mu.Lock()
+	v, ok := c.one[text]
+	c.mu.Unlock()
+	if ok {
+		return v, v != nil
+	}
+	v, _ = pyyaml.Inline(text)
+	c.mu.Lock()
+	c.one[text] = v
+	c.mu.Unlock()
+	return v, v != nil
+}
 
 // parse loads one piece: a "key: value" document or a one-item list.
 func (c *chunks) parse(text string) (*pyyaml.Value, bool) {
@@ -187,6 +211,10 @@ func (c *chunks) sequence(kids [][]string, ind int) (*pyyaml.Value, bool) {
 			return nil, false
 		}
 		if single(k) {
+			if v, ok := c.line(strings.TrimPrefix(k[0][ind:], "-")); ok {
+				out.Items[i] = v
+				continue
+			}
 			batch.WriteString(dedent(k[:1], ind))
 			at = append(at, i)
 			continue
@@ -248,6 +276,10 @@ func (c *chunks) mapping(kids [][]string, ind int) (*pyyaml.Value, bool) {
 				return nil, false
 			}
 		case single(k):
+			if v, ok := c.line(rest); ok {
+				out.Pairs[i].Value = v
+				continue
+			}
 			batch.WriteString(dedent(k[:1], ind))
 			at = append(at, i)
 		default: // a value over several lines

@@ -692,9 +692,24 @@ func (c *constructor) scalar(n *yaml.Node) (*Value, error) {
 			tag = Resolve(n.Value)
 		}
 	}
-	s := n.Value
+	v, err := scalar(tag, n.Value)
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		e.Line, e.Column = n.Line, n.Column
+	case errors.Is(err, errNoConstructor):
+		return nil, constructorErr(n, tag)
+	}
+	return v, err
+}
+
+var errNoConstructor = errors.New("no constructor")
+
+// scalar constructs the value of a scalar whose tag is known (explicit, or
+// resolved from a plain scalar). An unknown tag is errNoConstructor.
+func scalar(tag, s string) (*Value, error) {
 	bad := func(what string) error {
-		return &Error{Line: n.Line, Column: n.Column, Msg: fmt.Sprintf("invalid %s value %q", what, s)}
+		return &Error{Msg: fmt.Sprintf("invalid %s value %q", what, s)}
 	}
 	switch tag {
 	case "!!str":
@@ -735,11 +750,11 @@ func (c *constructor) scalar(n *yaml.Node) (*Value, error) {
 			return r
 		}, s))
 		if err != nil {
-			return nil, &Error{Line: n.Line, Column: n.Column, Msg: "failed to decode base64 data"}
+			return nil, &Error{Msg: "failed to decode base64 data"}
 		}
 		return &Value{Kind: Bytes, Str: string(b)}, nil
 	}
-	return nil, constructorErr(n, tag)
+	return nil, errNoConstructor
 }
 
 func constructInt(s string) (*big.Int, bool) {
