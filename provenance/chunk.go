@@ -25,13 +25,20 @@ import (
 
 // chunks memoises parsed pieces by text; safe for concurrent use.
 type chunks struct {
-	mu  sync.Mutex
-	m   map[string]*pyyaml.Value
-	one map[string]*pyyaml.Value // one-line values read by pyyaml.Inline
+	mu    sync.Mutex
+	m     map[string]*pyyaml.Value
+	one   map[string]*pyyaml.Value // one-line values read by pyyaml.Inline
+	nodes map[nodeKey]*pyyaml.Value
+}
+
+// nodeKey is a run of lines and the indent node reads them at.
+type nodeKey struct {
+	text string
+	ind  int
 }
 
 func newChunks() *chunks {
-	return &chunks{m: map[string]*pyyaml.Value{}, one: map[string]*pyyaml.Value{}}
+	return &chunks{m: map[string]*pyyaml.Value{}, one: map[string]*pyyaml.Value{}, nodes: map[nodeKey]*pyyaml.Value{}}
 }
 
 // line constructs the value of one line's text after "key:" or "-" when
@@ -92,7 +99,7 @@ func (c *chunks) parseRecipe(text string) (key string, v *pyyaml.Value, ok bool)
 	if !okInd || ind == 0 {
 		return "", nil, false
 	}
-	v, ok = c.node(lines, ind)
+	v, ok = c.node(body, lines, ind)
 	return k, v, ok
 }
 
@@ -129,33 +136,71 @@ func firstIndent(lines []string) (int, bool) {
 	return 0, false
 }
 
-// node assembles the value of lines all indented at least ind, whose
-// children begin at exactly ind.
-func (c *chunks) node(lines []string, ind int) (*pyyaml.Value, bool) {
-	// cut into children
-	var kids [][]string
+// node assembles the value of lines (text cut into lines) all indented at
+// least ind, whose children begin at exactly ind. Subtrees are memoised by
+// text: the parts of a recipe an edit did not touch are neither cut nor
+// parsed again, and keep their values (which a diff then skips by
+// identity).
+func (c *chunks) node(text string, lines []string, ind int) (*pyyaml.Value, bool) {
+	k := nodeKey{text, ind}
+	c.mu.Lock()
+	v, ok := c.nodes[k]
+	c.mu.Unlock()
+	if ok {
+		return v, v != nil
+	}
+	v, ok = c.cut(text, lines, ind)
+	if !ok {
+		v = nil
+	}
+	c.mu.Lock()
+	c.nodes[k] = v
+	c.mu.Unlock()
+	return v, ok
+}
+
+// kid is one child of a node: its lines and their text.
+type kid struct {
+	lines []string
+	text  string
+}
+
+// rest is the text of the kid's lines after the first.
+func (k kid) rest() string { return k.text[len(k.lines[0]):] }
+
+// cut parses lines for node: it cuts them into children and reads each.
+func (c *chunks) cut(text string, lines []string, ind int) (*pyyaml.Value, bool) {
+	var kids []kid
+	at, from := 0, 0 // the offset in text of the line, and of the last kid
+	extend := func(l string) {
+		k := &kids[len(kids)-1]
+		k.lines = append(k.lines, l)
+		k.text = text[from : at+len(l)]
+	}
 	for _, l := range lines {
 		i := indentOf(l)
 		switch {
 		case i < 0:
 			if len(kids) > 0 {
-				kids[len(kids)-1] = append(kids[len(kids)-1], l)
+				extend(l)
 			}
 		case i < ind:
 			return nil, false
-		case i == ind && (len(kids) == 0 || !isItemContinuation(l, ind, kids)):
-			kids = append(kids, []string{l})
+		case i == ind && (len(kids) == 0 || !isItemContinuation(l, ind, kids[len(kids)-1])):
+			kids = append(kids, kid{lines: []string{l}, text: l})
+			from = at
 		default:
 			if len(kids) == 0 {
 				return nil, false
 			}
-			kids[len(kids)-1] = append(kids[len(kids)-1], l)
+			extend(l)
 		}
+		at += len(l)
 	}
 	if len(kids) == 0 {
 		return nil, false
 	}
-	if strings.HasPrefix(kids[0][0][ind:], "- ") || strings.TrimSpace(kids[0][0][ind:]) == "-" {
+	if first := kids[0].lines[0][ind:]; strings.HasPrefix(first, "- ") || strings.TrimSpace(first) == "-" {
 		return c.sequence(kids, ind)
 	}
 	return c.mapping(kids, ind)
@@ -163,11 +208,11 @@ func (c *chunks) node(lines []string, ind int) (*pyyaml.Value, bool) {
 
 // isItemContinuation: inside "key:" followed by "- item" lines at the same
 // indent (YAML's compact sequence), the items belong to the key.
-func isItemContinuation(l string, ind int, kids [][]string) bool {
+func isItemContinuation(l string, ind int, last kid) bool {
 	if !strings.HasPrefix(l[ind:], "- ") && strings.TrimSpace(l[ind:]) != "-" {
 		return false
 	}
-	head := kids[len(kids)-1][0][ind:]
+	head := last.lines[0][ind:]
 	return !strings.HasPrefix(head, "- ") && strings.HasSuffix(strings.TrimSpace(stripComment(head)), ":")
 }
 
@@ -200,13 +245,14 @@ func single(k []string) bool {
 	return true
 }
 
-func (c *chunks) sequence(kids [][]string, ind int) (*pyyaml.Value, bool) {
+func (c *chunks) sequence(kids []kid, ind int) (*pyyaml.Value, bool) {
 	out := &pyyaml.Value{Kind: pyyaml.Seq, Items: make([]*pyyaml.Value, len(kids))}
 	// one-line items ("- { tp: 4, ... }") are parsed together: one parser
 	// run per list rather than per item
 	var batch strings.Builder
 	var at []int
-	for i, k := range kids {
+	for i, kd := range kids {
+		k := kd.lines
 		if !strings.HasPrefix(k[0][ind:], "- ") && strings.TrimSpace(k[0][ind:]) != "-" {
 			return nil, false
 		}
@@ -223,8 +269,9 @@ func (c *chunks) sequence(kids [][]string, ind int) (*pyyaml.Value, bool) {
 		// further, as a mapping two columns in
 		if item := k[0][ind+2:]; !strings.HasPrefix(item, " ") {
 			if key, _, ok := strings.Cut(item, ":"); ok && plainKey(key) {
-				lines := append([]string{k[0][:ind] + "  " + item}, k[1:]...)
-				if v, ok := c.node(lines, ind+2); ok && v.Kind == pyyaml.Map {
+				first := k[0][:ind] + "  " + item
+				lines := append([]string{first}, k[1:]...)
+				if v, ok := c.node(first+kd.rest(), lines, ind+2); ok && v.Kind == pyyaml.Map {
 					out.Items[i] = v
 					continue
 				}
@@ -248,13 +295,14 @@ func (c *chunks) sequence(kids [][]string, ind int) (*pyyaml.Value, bool) {
 	return out, true
 }
 
-func (c *chunks) mapping(kids [][]string, ind int) (*pyyaml.Value, bool) {
+func (c *chunks) mapping(kids []kid, ind int) (*pyyaml.Value, bool) {
 	out := &pyyaml.Value{Kind: pyyaml.Map, Pairs: make([]pyyaml.Pair, len(kids))}
 	seen := map[string]bool{}
 	// one-line "key: value" children are parsed together
 	var batch strings.Builder
 	var at []int
-	for i, k := range kids {
+	for i, kd := range kids {
+		k := kd.lines
 		head := k[0][ind:]
 		key, rest, found := strings.Cut(head, ":")
 		if !found || !plainKey(key) || seen[key] {
@@ -272,7 +320,7 @@ func (c *chunks) mapping(kids [][]string, ind int) (*pyyaml.Value, bool) {
 			if !ok || si < ind || (si == ind && !strings.HasPrefix(strings.TrimLeft(firstContent(sub), " "), "-")) {
 				return nil, false
 			}
-			if out.Pairs[i].Value, ok = c.node(sub, si); !ok {
+			if out.Pairs[i].Value, ok = c.node(kd.rest(), sub, si); !ok {
 				return nil, false
 			}
 		case single(k):

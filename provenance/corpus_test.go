@@ -415,7 +415,8 @@ func splitPath(p string) []string {
 
 // TestCorpusChunkedParseMatchesWhole parses every distinct recipe of the
 // real history piecewise (chunk.go) and whole: the values must be equal,
-// and most recipes must take the piecewise path.
+// and most recipes must take the piecewise path. One memo serves them all,
+// and a sample of its subtrees is read again from their texts alone.
 func TestCorpusChunkedParseMatchesWhole(t *testing.T) {
 	r, head := openCorpus(t)
 	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
@@ -451,6 +452,7 @@ func TestCorpusChunkedParseMatchesWhole(t *testing.T) {
 	if pieces < 1500 || whole > pieces/20 {
 		t.Errorf("%d recipes parsed piecewise, %d whole", pieces, whole)
 	}
+	checkMemo(t, ch, 5)
 	t.Logf("%d distinct recipes: %d piecewise, %d whole", pieces+whole, pieces, whole)
 }
 

@@ -14,15 +14,32 @@ import (
 
 func BenchmarkColdIndexBuild(b *testing.B) {
 	r, head := openCorpus(b)
+	phases := map[string]time.Duration{}
 	for i := 0; i < b.N; i++ {
 		ix, err := Open(filepath.Join(b.TempDir(), FileName), true)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, _, err := ix.Sync(context.Background(), r, head, Options{}); err != nil {
+		_, st, err := ix.Sync(context.Background(), r, head, Options{})
+		if err != nil {
 			b.Fatal(err)
 		}
+		addPhases(phases, st)
 		ix.Close()
+	}
+	reportPhases(b, phases)
+}
+
+func addPhases(to map[string]time.Duration, st *Stats) {
+	for _, p := range st.Phases {
+		to[p.Name] += p.Duration
+	}
+}
+
+// reportPhases reports where the time of the syncs went, per op.
+func reportPhases(b *testing.B, phases map[string]time.Duration) {
+	for name, d := range phases {
+		b.ReportMetric(float64(d.Microseconds())/float64(b.N)/1000, name+"-ms/op")
 	}
 }
 
@@ -92,18 +109,14 @@ func BenchmarkIndexOneCommit(b *testing.B) {
 		if err != nil || st.New != 1 {
 			b.Fatalf("%+v %v", st, err)
 		}
-		for _, p := range st.Phases {
-			phases[p.Name] += p.Duration
-		}
+		addPhases(phases, st)
 		T2 := time.Now()
 		ix.Close()
 		closeT += time.Since(T2)
 	}
 	// where the time goes
 	b.ReportMetric(float64(closeT.Microseconds())/float64(b.N)/1000, "close-ms/op")
-	for name, d := range phases {
-		b.ReportMetric(float64(d.Microseconds())/float64(b.N)/1000, name+"-ms/op")
-	}
+	reportPhases(b, phases)
 }
 
 func writeSynced(path string, data []byte) error {

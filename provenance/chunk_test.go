@@ -1,0 +1,115 @@
+package provenance
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/pyyaml"
+)
+
+const chunkRecipe = `dsr1-fp8-mi355x-sglang:
+  image: lmsysorg/sglang:v0.5.2-rocm700-mi35x
+  model: deepseek-ai/DeepSeek-R1-0528
+  # a comment between keys
+
+  runner: mi355x
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-start: 4, conc-end: 64 }
+      - tp: 4
+        ep: 4
+        conc-list: [4, 8, 16]
+    - isl: 8192
+      osl: 1024
+      search-space:
+        - { tp: 8, conc-list: [1, 2] }
+  extra:
+    env: "A=1 B=2"
+    flags: >-
+      --one
+      --two
+`
+
+// checkMemo re-reads every memoised subtree of ch from its key's text
+// alone: a key whose text is not the text of the lines it stands for
+// would map to another value.
+func checkMemo(t *testing.T, ch *chunks, every int) {
+	t.Helper()
+	n := 0
+	for k, v := range ch.nodes {
+		if v == nil {
+			continue
+		}
+		if n++; n%every != 0 {
+			continue
+		}
+		lines := strings.SplitAfter(k.text, "\n")
+		if m := len(lines); lines[m-1] == "" {
+			lines = lines[:m-1]
+		}
+		again, ok := newChunks().cut(k.text, lines, k.ind)
+		if !ok || config.Canonical(again) != config.Canonical(v) {
+			t.Fatalf("memo entry at indent %d holds %s; its text reads as %s (ok=%v):\n%s",
+				k.ind, config.Render(v), config.Render(again), ok, k.text)
+		}
+	}
+	if n == 0 {
+		t.Fatal("nothing memoised")
+	}
+}
+
+func TestChunkMemo(t *testing.T) {
+	ch := newChunks()
+	_, v, ok := ch.parseRecipe(chunkRecipe)
+	if !ok {
+		t.Fatal("the recipe was not parsed piecewise")
+	}
+	full, err := pyyaml.Load([]byte(chunkRecipe), pyyaml.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if config.Canonical(v) != config.Canonical(full.Pairs[0].Value) {
+		t.Fatalf("piecewise %s, whole %s", config.Render(v), config.Render(full.Pairs[0].Value))
+	}
+	checkMemo(t, ch, 1)
+
+	// an edit shares every subtree it does not touch with the version
+	// before it, and leaves the values of both versions as parsed
+	edited := strings.Replace(chunkRecipe, "conc-list: [4, 8, 16]", "conc-list: [4, 8, 32]", 1)
+	_, w, ok := ch.parseRecipe(edited)
+	if !ok {
+		t.Fatal("the edited recipe was not parsed piecewise")
+	}
+	get := func(v *pyyaml.Value, path ...any) *pyyaml.Value {
+		for _, p := range path {
+			switch p := p.(type) {
+			case string:
+				v, _ = v.Get(p)
+			case int:
+				v = v.Items[p]
+			}
+		}
+		return v
+	}
+	same := [][]any{{"extra"}, {"scenarios", "fixed-seq-len", 1}, {"scenarios", "fixed-seq-len", 0, "search-space", 0}}
+	for _, p := range same {
+		if get(v, p...) != get(w, p...) {
+			t.Errorf("%v: an untouched subtree was parsed again", p)
+		}
+	}
+	changed := []any{"scenarios", "fixed-seq-len", 0, "search-space", 1}
+	if get(v, changed...) == get(w, changed...) {
+		t.Fatal("the edited subtree is shared with the old version")
+	}
+	if got := config.Render(get(w, append(changed, "conc-list")...)); got != "[4, 8, 32]" {
+		t.Errorf("edited conc-list = %s", got)
+	}
+	if got := config.Render(get(v, append(changed, "conc-list")...)); got != "[4, 8, 16]" {
+		t.Errorf("old conc-list = %s", got)
+	}
+	checkMemo(t, ch, 1)
+}
