@@ -11,7 +11,7 @@ package pyyaml
 //   - a plain scalar that does not begin with an indicator (a '-' followed
 //     by a non-space may begin one), holds no ": ", does not end in ':',
 //     and holds none of "[]{}" outside a flow collection;
-//   - a quoted scalar with no escapes (” in single quotes is refused);
+//   - a quoted scalar with no escapes (a doubled single quote is refused);
 //   - a flow sequence or mapping, nested at most a few levels, of such
 //     scalars, with plain string keys, no duplicate keys, no empty or
 //     trailing entries.
