@@ -84,6 +84,16 @@ func (t *Tree) List(dir string) ([]string, error) {
 	return l, nil
 }
 
+// Files lists every file below dir (recursively), in tree order.
+func (t *Tree) Files(dir string) ([]string, error) {
+	var out []string
+	err := t.Walk(dir, func(p string, _ plumbing.Hash) error {
+		out = append(out, p)
+		return nil
+	})
+	return out, err
+}
+
 // Walk lists every file below dir (recursively) with its blob hash.
 func (t *Tree) Walk(dir string, fn func(path string, blob plumbing.Hash) error) error {
 	return t.r.WalkFiles(t.Commit, dir, fn)

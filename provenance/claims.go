@@ -19,18 +19,31 @@ import (
 // whose introducing commit is unknown, and of backfilled and relanded
 // entries (their text describes an earlier change), are not checked.
 func CheckAuditClaims(ctx context.Context, r *gitscan.Repo, s *config.Settings, rep *AuditReport, raw []byte) error {
+	return CheckAuditClaimsOf(ctx, r, s, rep, raw, nil, nil)
+}
+
+// ClaimsCheckable reports whether CheckAuditClaims checks the claims of an
+// audited entry: it has an introducing commit, and its text was written
+// for that commit (it is neither backfilled nor relanded).
+func ClaimsCheckable(e *AuditEntry) bool {
+	return e.Introduced != nil && e.Verdict != VerdictBackfilled && e.Verdict != VerdictRelanded
+}
+
+// CheckAuditClaimsOf is CheckAuditClaims for the entries want selects (nil:
+// every entry); progress, when set, is told of each introducing commit
+// checked (Stage "claims").
+func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings, rep *AuditReport, raw []byte,
+	want func(*AuditEntry) bool, progress func(Progress)) error {
 	f, _, err := changelog.Parse(rep.Path, raw)
 	if err != nil || f == nil {
 		return fmt.Errorf("%s at %s: %v", rep.Path, short(rep.Rev), err)
 	}
 	byCommit := map[string][]int{}
 	var order []string
-	for i, e := range rep.Entries {
-		if e.Introduced == nil || e.Index < 1 || e.Index > len(f.Entries) {
+	for i := range rep.Entries {
+		e := &rep.Entries[i]
+		if !ClaimsCheckable(e) || e.Index < 1 || e.Index > len(f.Entries) || (want != nil && !want(e)) {
 			continue
-		}
-		if e.Verdict == VerdictBackfilled || e.Verdict == VerdictRelanded {
-			continue // written for an earlier change than the commit that added it
 		}
 		c := e.Introduced.Commit
 		if _, ok := byCommit[c]; !ok {
@@ -42,9 +55,12 @@ func CheckAuditClaims(ctx context.Context, r *gitscan.Repo, s *config.Settings, 
 	sort.SliceStable(order, func(i, j int) bool {
 		return rep.Entries[byCommit[order[i]][0]].Introduced.Date.After(rep.Entries[byCommit[order[j]][0]].Introduced.Date)
 	})
-	for _, c := range order {
+	for n, c := range order {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if progress != nil {
+			progress(Progress{Stage: "claims", Done: n, Total: len(order)})
 		}
 		h := plumbing.NewHash(c)
 		node, err := r.Commit(h)

@@ -3,6 +3,8 @@ package recipe
 import (
 	"sort"
 	"strings"
+
+	"github.com/perflog/perflog/config"
 )
 
 // LintReport is the outcome of LintRev.
@@ -84,4 +86,21 @@ func LintRev(r *Rev, paths []string, list func(dir string) ([]string, error)) (*
 		return a.Line < b.Line
 	})
 	return rep, nil
+}
+
+// Configured applies the rule severities of settings to findings: a rule
+// set to "off" drops its findings, another severity replaces theirs.
+func Configured(fs []Finding, s *config.Settings) []Finding {
+	var out []Finding
+	for _, f := range fs {
+		switch sev := s.Severity(f.Rule); sev {
+		case "off":
+			continue
+		case "":
+		default:
+			f.Severity = sev
+		}
+		out = append(out, f)
+	}
+	return out
 }

@@ -192,8 +192,11 @@ func (p *progressLine) update(pr provenance.Progress) {
 	}
 	p.last, p.shown = time.Now(), true
 	what := fmt.Sprintf("%d commits", pr.Done)
-	if pr.Stage == "read" {
+	switch pr.Stage {
+	case "read":
 		what = fmt.Sprintf("%d/%d file versions", pr.Done, pr.Total)
+	case "claims":
+		what = fmt.Sprintf("%d/%d introducing commits", pr.Done, pr.Total)
 	}
 	fmt.Fprintf(p.f.IO.ErrOut, "\r\x1b[K%s: %s", p.label, what)
 }

@@ -23,6 +23,7 @@ type IndexOptions struct {
 	Rev     string
 	Config  string
 	Rebuild bool
+	Checks  bool
 	Format  string
 }
 
@@ -41,10 +42,17 @@ answers are the same either way. A history rewritten under the index (a
 force-push, a rebase) is detected and its new suffix indexed; an index of
 another perflog schema, of other settings, or damaged, is rebuilt.
 
+The claims and findings tables (every entry's claims checked against the
+commit that introduced it; the lint of the scripts at head) take seconds to
+fill over a whole history, so an update leaves them to the first query that
+names them, or to --checks; after that only new or changed entries are
+checked again.
+
 Deleting the file (or the perflog directory) is always safe: the next run of
 perflog index builds it again.`,
 		Example: `  $ perflog index
-  $ perflog index --rebuild`,
+  $ perflog index --rebuild
+  $ perflog index --checks`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !contains([]string{"", "text", "json"}, opts.Format) {
@@ -61,6 +69,7 @@ perflog index builds it again.`,
 	fl.StringVar(&opts.Rev, "rev", "HEAD", "index the first-parent history of this `revision`")
 	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
 	fl.BoolVar(&opts.Rebuild, "rebuild", false, "discard the index and build it from scratch")
+	fl.BoolVar(&opts.Checks, "checks", false, "also fill the claims and findings tables (query fills them on first use)")
 	fl.StringVar(&opts.Format, "format", "", "output `format`: text or json")
 	return cmd
 }
@@ -111,6 +120,12 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 		return err
 	}
 	defer ix.Close()
+	var cs *index.CheckStats
+	if opts.Checks {
+		if cs, err = runChecks(ctx, opts.Factory, ws, ix, index.CheckOptions{Claims: true, Findings: true}); err != nil {
+			return err
+		}
+	}
 	path := index.Path(ws.repo)
 	out := opts.Factory.IO.Out
 	if opts.Format == "json" {
@@ -120,7 +135,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 		}
 		return writeJSON(out, map[string]any{"path": path, "head": st.Head.String(), "commits": st.Commits,
 			"new": st.New, "dropped": st.Dropped, "rebuilt": st.Rebuilt || opts.Rebuild,
-			"seconds": st.Duration.Seconds(), "bytes": ix.Size(), "phases": phases})
+			"seconds": st.Duration.Seconds(), "bytes": ix.Size(), "phases": phases, "checks": checksJSON(cs)})
 	}
 	what := "up to date"
 	switch {
@@ -133,7 +148,53 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	}
 	fmt.Fprintf(out, "%s at %s: %s (%d commits, %s, %.0f ms)\n", relTo(path), shortHash(st.Head), what, st.Commits,
 		humanBytes(ix.Size()), st.Duration.Seconds()*1000)
+	if cs != nil {
+		lint := "findings up to date"
+		if cs.Linted {
+			lint = "scripts at head linted"
+		}
+		fmt.Fprintf(out, "checks: claims of %d entr%s checked (%d claim%s), %s\n", cs.Entries, pluralY(cs.Entries), cs.Claims, plural(cs.Claims), lint)
+	}
 	return nil
+}
+
+// checksJSON is what index --checks --format json says of the checks
+// (null without --checks).
+func checksJSON(cs *index.CheckStats) any {
+	if cs == nil {
+		return nil
+	}
+	return map[string]any{"entries": cs.Entries, "claims": cs.Claims, "linted": cs.Linted}
+}
+
+// namesTable reports whether a statement mentions a table (as a word; a
+// false positive only fills the table early).
+func namesTable(sql, table string) bool {
+	for i := 0; ; {
+		j := strings.Index(strings.ToLower(sql[i:]), table)
+		if j < 0 {
+			return false
+		}
+		at, end := i+j, i+j+len(table)
+		if (at == 0 || !isWordByte(sql[at-1])) && (end == len(sql) || !isWordByte(sql[end])) {
+			return true
+		}
+		i = end
+	}
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// runChecks fills the claims and findings tables co asks for, with a
+// progress line on a terminal.
+func runChecks(ctx context.Context, f *Factory, ws *workspace, ix *index.Index, co index.CheckOptions) (*index.CheckStats, error) {
+	p := progress(f, "checking claims")
+	co.Settings, co.Progress = ws.settings, p.update
+	st, err := ix.Check(ctx, ws.repo, co)
+	p.done()
+	return st, err
 }
 
 func relTo(p string) string {
@@ -175,13 +236,18 @@ func newQueryCmd(f *Factory, runF func(context.Context, *QueryOptions) error) *c
 perflog's history index, building or updating the index first (see perflog
 index). --schema lists the tables and their columns.
 
+A statement that names the claims or findings table fills it first (the
+first time over a whole history takes seconds; see perflog index --checks).
+
 A table on a terminal, tab-separated values otherwise, or --format json (an
 array of objects) or csv. Bad SQL, or a statement that would write, exits 2
 with the engine's message.`,
 		Example: `  $ perflog query --schema
   $ perflog query "SELECT key, image FROM recipes_at_head WHERE image LIKE '%:latest' OR image LIKE '%nightly%'"
   $ perflog query "SELECT c.pr, c.date, f.key, f.old, f.new FROM field_changes f JOIN commits c USING (seq)
-      WHERE f.path = 'image' AND f.key LIKE '%-mi355x-%' AND c.date >= '2026-07-01' ORDER BY f.seq"`,
+      WHERE f.path = 'image' AND f.key LIKE '%-mi355x-%' AND c.date >= '2026-07-01' ORDER BY f.seq"
+  $ perflog query "SELECT e.position, e.introduced_pr, c.text, c.reason FROM claims c JOIN entries e ON e.id = c.entry
+      WHERE c.verdict = 'contradicted'"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if opts.Schema {
 				return cobra.NoArgs(cmd, args)
@@ -224,6 +290,13 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		return err
 	}
 	defer ix.Close()
+	// the check tables are filled when a query first needs them
+	co := index.CheckOptions{Claims: namesTable(opts.SQL, "claims"), Findings: namesTable(opts.SQL, "findings")}
+	if co.Claims || co.Findings {
+		if _, err := runChecks(ctx, opts.Factory, ws, ix, co); err != nil {
+			return err
+		}
+	}
 	res, err := ix.Query(ctx, opts.SQL)
 	if err != nil {
 		if index.IsQueryError(err) {

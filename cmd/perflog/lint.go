@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/changelog"
@@ -98,15 +97,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 			return fmt.Errorf("--rev: %w", err)
 		}
 		t := ws.repo.Tree(h)
-		files, revName = t, h.String()
-		list = func(dir string) ([]string, error) {
-			var out []string
-			err := t.Walk(dir, func(p string, _ plumbing.Hash) error {
-				out = append(out, p)
-				return nil
-			})
-			return out, err
-		}
+		files, revName, list = t, h.String(), t.Files
 	} else {
 		root := ws.repo.Worktree()
 		if root == "" {
@@ -161,14 +152,8 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 		return fmt.Errorf("no script found at %s", strings.Join(opts.Paths, ", "))
 	}
 	var fs []changelog.Finding
-	for _, lf := range rep.Findings {
-		sev := lf.Severity
-		if o := ws.settings.Severity(lf.Rule); o == "off" {
-			continue
-		} else if o != "" {
-			sev = o
-		}
-		fs = append(fs, changelog.Finding{Rule: lf.Rule, Severity: changelog.Severity(sev), File: lf.File, Line: lf.Line,
+	for _, lf := range recipe.Configured(rep.Findings, ws.settings) {
+		fs = append(fs, changelog.Finding{Rule: lf.Rule, Severity: changelog.Severity(lf.Severity), File: lf.File, Line: lf.Line,
 			ConfigKey: lf.Key, Message: lf.Message, Source: lf.Source})
 	}
 	ok := !changelog.HasErrors(fs)

@@ -13,7 +13,8 @@
 //   - documented tables derived from that history for `perflog query`
 //     (Schema): commits, entries, entry_keys, entry_events,
 //     recipe_events, field_changes, recipes_at_head, fields_at_head,
-//     notes.
+//     notes, and the check tables claims and findings, which Check fills
+//     on demand (see checks.go).
 //
 // Sync brings the index to a revision: it walks from the revision down
 // to the first commit the index knows, reads only the commits above it
@@ -26,8 +27,8 @@
 // processes are safe: a second updater waits, then finds the work done.
 // Deleting the file is always safe.
 //
-// Dependencies: provenance, gitscan, config, modernc.org/sqlite. The
-// command line lives in cmd/perflog.
+// Dependencies: provenance, gitscan, config, recipe, modernc.org/sqlite.
+// The command line lives in cmd/perflog.
 package index
 
 import (
@@ -55,7 +56,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "4"
+const SchemaVersion = "5"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -146,6 +147,11 @@ CREATE TABLE notes(seq INTEGER, sha TEXT, file TEXT, message TEXT);
 CREATE TABLE answers(name TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE snapshot(part INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE blame_cache(key TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE claims(entry INTEGER NOT NULL, bullet INTEGER, kind TEXT, text TEXT, name TEXT, negated INTEGER, value TEXT, from_value TEXT,
+  verdict TEXT, reason TEXT, sha TEXT, evidence TEXT);
+CREATE TABLE claims_checked(entry INTEGER PRIMARY KEY, key TEXT NOT NULL);
+CREATE TABLE findings(rule TEXT, severity TEXT, file TEXT, line INTEGER, config_key TEXT, message TEXT, source TEXT);
+CREATE INDEX claims_entry ON claims(entry);
 CREATE INDEX recipe_events_key ON recipe_events(key, seq);
 CREATE INDEX field_changes_key ON field_changes(key, seq);
 CREATE INDEX entry_events_entry ON entry_events(entry, seq);

@@ -468,10 +468,19 @@ func newScript(t *testing.T) *script {
 }
 
 func (s *script) commit(msg, changelog string) plumbing.Hash {
-	if err := util.WriteFile(s.w.Filesystem, "perf-changelog.yaml", []byte(changelog), 0o644); err != nil {
-		s.t.Fatal(err)
+	return s.commitFiles(msg, map[string]string{"perf-changelog.yaml": changelog})
+}
+
+// commitFiles writes files (path -> content) and commits them.
+func (s *script) commitFiles(msg string, files map[string]string) plumbing.Hash {
+	for p, text := range files {
+		if err := util.WriteFile(s.w.Filesystem, p, []byte(text), 0o644); err != nil {
+			s.t.Fatal(err)
+		}
+		if _, err := s.w.Add(p); err != nil {
+			s.t.Fatal(err)
+		}
 	}
-	s.w.Add("perf-changelog.yaml")
 	s.when = s.when.Add(time.Hour)
 	sig := &object.Signature{Name: "dev", Email: "dev@example.com", When: s.when}
 	h, err := s.w.Commit(msg, &git.CommitOptions{Author: sig, Committer: sig})

@@ -56,6 +56,13 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 		if _, err := tx.ExecContext(ctx, `DELETE FROM entry_events WHERE seq > ?`, fork); err != nil {
 			return err
 		}
+		// checked claims are kept by entry id, which a rewritten history
+		// may give to another entry; they are checked again on demand
+		for _, q := range []string{`DELETE FROM claims`, `DELETE FROM claims_checked`, `DELETE FROM meta WHERE name = 'claims-head'`} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
 	}
 	insEv := newInserter(ctx, tx, "entry_events", "entry", "seq", "sha", "kind", "pr_link", "from_link", "note")
 	for _, l := range h.Lineages {

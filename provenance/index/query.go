@@ -23,8 +23,8 @@ type Column struct {
 }
 
 // Schema lists the tables and views `perflog query` offers. (The index
-// also holds meta, blocks, versions and renames: perflog's own storage,
-// not a contract.)
+// also holds meta, blocks, answers, snapshot, blame_cache and
+// claims_checked: perflog's own storage, not a contract.)
 var Schema = []Table{
 	{"commits", "every first-parent commit of the indexed history, oldest first", []Column{
 		{"seq", "INTEGER", "position on the first-parent chain (0 = root)"},
@@ -84,6 +84,25 @@ var Schema = []Table{
 	}},
 	{"notes", "versions that did not load (the previous one stands for them)", []Column{
 		{"seq", "INTEGER", "commits.seq"}, {"sha", "TEXT", "commit id"}, {"file", "TEXT", "file"}, {"message", "TEXT", "why"},
+	}},
+	{"claims", "the description claims of every entry at the indexed head, each checked against the commit that introduced the entry (changelog audit --claims all); filled on first use by query, or by index --checks", []Column{
+		{"entry", "INTEGER", "entries.id"},
+		{"bullet", "INTEGER", "0-based index of the bullet in the description"},
+		{"kind", "TEXT", "image, env, flag, conc, parallel, seq-len, spec-decoding, kv-cache, append-only"},
+		{"text", "TEXT", "the part of the bullet the claim was read from"},
+		{"name", "TEXT", "the variable, flag, image or feature named"},
+		{"negated", "INTEGER", "1 when the claim says it is removed, dropped or disabled"},
+		{"value", "TEXT", "the value claimed"}, {"from_value", "TEXT", "the old value of a \"from A to B\" claim"},
+		{"verdict", "TEXT", "confirmed, contradicted, unverified"},
+		{"reason", "TEXT", "why"},
+		{"sha", "TEXT", "the commit checked against (the one that introduced the entry)"},
+		{"evidence", "TEXT", "JSON list of {file, line, text, rev}: rev head is that commit, base its first parent"},
+	}},
+	{"findings", "the recipe-script lint of the indexed head (lint --rev), severities as configured; filled on first use by query, or by index --checks", []Column{
+		{"rule", "TEXT", "rule id, e.g. recipe/array-clobber"}, {"severity", "TEXT", "error, warning, info"},
+		{"file", "TEXT", "script"}, {"line", "INTEGER", "line in it"},
+		{"config_key", "TEXT", "the recipe whose point the finding is about"},
+		{"message", "TEXT", ""}, {"source", "TEXT", "the offending line"},
 	}},
 	{"entry_prs", "view: alive entries with the commit that introduced them", []Column{
 		{"entry", "INTEGER", "entries.id"}, {"position", "INTEGER", ""}, {"verdict", "TEXT", ""},

@@ -1,0 +1,260 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/provenance"
+	"github.com/perflog/perflog/recipe"
+)
+
+// The claims and findings tables hold checks, not history: every entry's
+// description claims checked against the commit that introduced it (what
+// `changelog audit --claims all` reports), and the recipe-script lint of
+// the indexed head (what `lint --rev` reports). Checking the claims of a
+// whole history takes seconds (each introducing commit's change is read),
+// so Sync leaves them out and Check fills them on demand, incrementally:
+// an entry's claims are checked once for the commit that introduced its
+// content (claims_checked remembers which), and checked again only when
+// that commit changes (an edit, a re-land, a rewritten history). The meta
+// rows claims-head and findings-head name the head the tables were last
+// brought up to date with; the lint runs again when the head moves.
+
+// CheckOptions selects what Check fills.
+type CheckOptions struct {
+	Claims   bool // the claims table
+	Findings bool // the findings table
+	// Settings are the ones the index was built with (master configs,
+	// script resolution, rule severities).
+	Settings *config.Settings
+	// Progress is told of each introducing commit whose claims are read.
+	Progress func(provenance.Progress)
+}
+
+// CheckStats says what a Check did.
+type CheckStats struct {
+	Entries int  // entries whose claims were checked
+	Claims  int  // claims stored for them
+	Linted  bool // the scripts at head were linted
+}
+
+// Check brings the claims and findings tables up to date with the indexed
+// head. A concurrent update that moves the head meanwhile wins: what was
+// checked for the old head is then not stored.
+func (ix *Index) Check(ctx context.Context, r *gitscan.Repo, o CheckOptions) (*CheckStats, error) {
+	head, err := getMeta(ctx, ix.db, "head")
+	if err != nil {
+		return nil, staleErr(err)
+	}
+	if head == "" {
+		return nil, fmt.Errorf("%w: nothing indexed yet", ErrNoIndex)
+	}
+	if o.Settings == nil {
+		o.Settings = &config.Settings{}
+	}
+	st := &CheckStats{}
+	rev := plumbing.NewHash(head)
+	if o.Claims {
+		if err := ix.checkClaims(ctx, r, rev, o, st); err != nil {
+			return nil, fmt.Errorf("claims: %w", err)
+		}
+	}
+	if o.Findings {
+		if err := ix.lint(ctx, r, rev, o, st); err != nil {
+			return nil, fmt.Errorf("findings: %w", err)
+		}
+	}
+	return st, nil
+}
+
+// checkKey is what an entry's stored claims were checked for: the commit
+// that introduced its content, or "-" when its claims are not checked.
+func checkKey(e *provenance.AuditEntry) string {
+	if !provenance.ClaimsCheckable(e) {
+		return "-"
+	}
+	return e.Introduced.Commit
+}
+
+func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o CheckOptions, st *CheckStats) error {
+	if at, err := getMeta(ctx, ix.db, "claims-head"); err != nil {
+		return err
+	} else if at == rev.String() {
+		return nil // checked at this head
+	}
+	rep, err := readAudit(ctx, ix.db)
+	if err != nil || rep == nil {
+		h, _, err := ix.History(ctx, r, rev, true, false, Options{Settings: o.Settings})
+		if err != nil {
+			return err
+		}
+		if rep, err = h.Audit(provenance.AuditOptions{}); err != nil {
+			return err
+		}
+	}
+	ids := map[int]int64{} // position at head -> entries.id
+	if err := eachRow(ctx, ix.db, `SELECT id, position FROM entries WHERE alive`, func(rows *sql.Rows) error {
+		var id int64
+		var pos int
+		if err := rows.Scan(&id, &pos); err != nil {
+			return err
+		}
+		ids[pos] = id
+		return nil
+	}); err != nil {
+		return err
+	}
+	checked := map[int64]string{}
+	if err := eachRow(ctx, ix.db, `SELECT entry, key FROM claims_checked`, func(rows *sql.Rows) error {
+		var id int64
+		var k string
+		if err := rows.Scan(&id, &k); err != nil {
+			return err
+		}
+		checked[id] = k
+		return nil
+	}); err != nil {
+		return err
+	}
+	todo := map[int]bool{} // positions
+	for i := range rep.Entries {
+		e := &rep.Entries[i]
+		id, ok := ids[e.Index]
+		if !ok {
+			return fmt.Errorf("%w: entry %d of the stored audit is not in the entries table", errStale, e.Index)
+		}
+		if checked[id] != checkKey(e) {
+			todo[e.Index] = true
+		}
+	}
+	if len(todo) > 0 {
+		raw, err := r.ReadFile(rev, rep.Path)
+		if err != nil {
+			return err
+		}
+		err = provenance.CheckAuditClaimsOf(ctx, r, o.Settings, rep, raw, func(e *provenance.AuditEntry) bool { return todo[e.Index] }, o.Progress)
+		if err != nil {
+			return err
+		}
+	}
+	return ix.writeIfAt(ctx, rev, func(tx *sql.Tx) error {
+		st.Entries, st.Claims = 0, 0
+		for _, q := range []string{
+			`DELETE FROM claims WHERE entry NOT IN (SELECT id FROM entries WHERE alive)`,
+			`DELETE FROM claims_checked WHERE entry NOT IN (SELECT id FROM entries WHERE alive)`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		ins := newInserter(ctx, tx, "claims", "entry", "bullet", "kind", "text", "name", "negated", "value", "from_value",
+			"verdict", "reason", "sha", "evidence")
+		for i := range rep.Entries {
+			e := &rep.Entries[i]
+			if !todo[e.Index] {
+				continue
+			}
+			id := ids[e.Index]
+			if _, err := tx.ExecContext(ctx, `DELETE FROM claims WHERE entry = ?`, id); err != nil {
+				return err
+			}
+			for _, c := range e.Claims {
+				ev, err := json.Marshal(c.Evidence)
+				if err != nil {
+					return err
+				}
+				if c.Evidence == nil {
+					ev = []byte("[]")
+				}
+				if err := ins.add(id, c.Bullet, c.Kind, c.Text, nullable(c.Name), c.Negated, nullable(c.Value), nullable(c.From),
+					c.Verdict, nullable(c.Reason), e.Introduced.Commit, string(ev)); err != nil {
+					return err
+				}
+				st.Claims++
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO claims_checked(entry, key) VALUES(?, ?)
+				ON CONFLICT(entry) DO UPDATE SET key = excluded.key`, id, checkKey(e)); err != nil {
+				return err
+			}
+			st.Entries++
+		}
+		if err := ins.flush(); err != nil {
+			return err
+		}
+		return setMeta(ctx, tx, "claims-head", rev.String())
+	})
+}
+
+// lint fills the findings table with the lint of the scripts at rev,
+// unless it holds them already.
+func (ix *Index) lint(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o CheckOptions, st *CheckStats) error {
+	if at, err := getMeta(ctx, ix.db, "findings-head"); err != nil {
+		return err
+	} else if at == rev.String() {
+		return nil
+	}
+	t := r.Tree(rev)
+	rep, err := recipe.LintRev(recipe.NewRev(rev.String(), t, o.Settings), nil, t.Files)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return ix.writeIfAt(ctx, rev, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM findings`); err != nil {
+			return err
+		}
+		ins := newInserter(ctx, tx, "findings", "rule", "severity", "file", "line", "config_key", "message", "source")
+		for _, f := range recipe.Configured(rep.Findings, o.Settings) {
+			if err := ins.add(f.Rule, f.Severity, f.File, f.Line, nullable(f.Key), f.Message, nullable(f.Source)); err != nil {
+				return err
+			}
+		}
+		if err := ins.flush(); err != nil {
+			return err
+		}
+		st.Linted = true
+		return setMeta(ctx, tx, "findings-head", rev.String())
+	})
+}
+
+// writeIfAt runs write in a write transaction if the index is still at
+// rev (and commits it), else leaves the index alone.
+func (ix *Index) writeIfAt(ctx context.Context, rev plumbing.Hash, write func(*sql.Tx) error) error {
+	return whileBusy(ctx, func() error {
+		tx, err := ix.db.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if head, err := getMeta(ctx, tx, "head"); err != nil || head != rev.String() {
+			return err
+		}
+		if err := write(tx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	})
+}
+
+// eachRow runs q and calls f on each row.
+func eachRow(ctx context.Context, db queryer, q string, f func(*sql.Rows) error) error {
+	rows, err := db.QueryContext(ctx, q)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := f(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}

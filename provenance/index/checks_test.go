@@ -1,0 +1,169 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/provenance"
+)
+
+// A repository whose entries make claims: the recipes, the script that
+// runs them, and the files that resolve one to the other.
+var checkFiles = map[string]string{
+	"configs/nvidia-master.yaml": `k1-fp8-b200-vllm:
+  image: vllm/vllm-openai:v0.11.0
+  model: m1
+  model-prefix: k1
+  runner: b200
+  precision: fp8
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-start: 4, conc-end: 64 }
+`,
+	"configs/runners.yaml":        "labels:\n  b200: [b200-nb_0]\n",
+	"runners/launch_b200-nb.sh":   "#!/bin/bash\nbash \"benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_b200_${FRAMEWORK}.sh\"\n",
+	"benchmarks/benchmark_lib.sh": "#!/bin/bash\ncheck_env_vars() { :; }\n",
+	"benchmarks/single_node/fixed_seq_len/k1_fp8_b200_vllm.sh": "#!/bin/bash\nsource \"$(dirname \"$0\")/../../benchmark_lib.sh\"\n" +
+		"ARGS=(--kv-cache-dtype fp8)\nARGS+=(--max-num-seqs 256)\nARGS=(--seed 1)\nvllm serve \"$MODEL\" \"${ARGS[@]}\"\n",
+}
+
+func checkEntry(n int, bullet string) string {
+	return fmt.Sprintf("- config-keys:\n    - k1-fp8-b200-vllm\n  description:\n    - %q\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/%d\n", bullet, n)
+}
+
+// storedClaims renders the claims table with each entry's position.
+func storedClaims(t *testing.T, ix *Index) []string {
+	t.Helper()
+	res, err := ix.Query(context.Background(), `SELECT e.position, c.bullet, c.kind, c.text, c.verdict, c.sha, c.evidence
+		FROM claims c JOIN entries e ON e.id = c.entry`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range res.Rows {
+		out = append(out, row(r...))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func row(vals ...any) string {
+	var b strings.Builder
+	for i, v := range vals {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		fmt.Fprint(&b, v)
+	}
+	return b.String()
+}
+
+// auditClaims renders what audit --claims all finds, as storedClaims.
+func auditClaims(t *testing.T, s *script, h *provenance.History) []string {
+	t.Helper()
+	rep, err := h.Audit(provenance.AuditOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := s.repo.ReadFile(h.Head, rep.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := provenance.CheckAuditClaims(context.Background(), s.repo, &config.Settings{}, rep, raw); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range rep.Entries {
+		for _, c := range e.Claims {
+			ev := []byte("[]")
+			if len(c.Evidence) > 0 {
+				ev, _ = json.Marshal(c.Evidence)
+			}
+			out = append(out, row(int64(e.Index), int64(c.Bullet), c.Kind, c.Text, c.Verdict, e.Introduced.Commit, string(ev)))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestIndexChecks: the claims table holds what audit --claims all finds,
+// and the findings table what the lint of the head finds; both are filled
+// on demand, and later only for what changed.
+func TestIndexChecks(t *testing.T) {
+	ctx := context.Background()
+	s := newScript(t)
+	files := map[string]string{"perf-changelog.yaml": checkEntry(1, "Add k1")}
+	for p, text := range checkFiles {
+		files[p] = text
+	}
+	s.commitFiles("Add k1 (#1)", files)
+	cl := checkEntry(1, "Add k1") + "\n" + checkEntry(2, "Set --max-num-seqs 512 and --kv-cache-dtype fp8")
+	s.commit("Tune k1 (#2)", cl)
+	ix := newIndex(t)
+	h, _, err := ix.Sync(ctx, s.repo, s.head(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := storedClaims(t, ix); len(got) != 0 {
+		t.Fatalf("a sync checked claims: %v", got)
+	}
+	check := func(want CheckStats) {
+		t.Helper()
+		st, err := ix.Check(ctx, s.repo, CheckOptions{Claims: true, Findings: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *st != want {
+			t.Fatalf("check did %+v, want %+v", *st, want)
+		}
+	}
+	check(CheckStats{Entries: 2, Claims: 2, Linted: true})
+	want := auditClaims(t, s, h)
+	if got := storedClaims(t, ix); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("claims table:\n%s\naudit --claims all:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(strings.Join(want, "\n"), "flag | --max-num-seqs 512 | contradicted") {
+		t.Fatalf("the contradicted claim is missing: %v", want)
+	}
+	res, err := ix.Query(ctx, `SELECT rule, file, line FROM findings`)
+	if err != nil || len(res.Rows) != 1 || res.Rows[0][0] != "recipe/array-clobber" || res.Rows[0][2].(int64) != 5 {
+		t.Fatalf("findings: %v %v", res, err)
+	}
+	// nothing to do at the same head
+	check(CheckStats{})
+
+	// a new entry: only its claims are checked; the lint runs again
+	cl += "\n" + checkEntry(3, "Update the image to vllm/vllm-openai:v0.12.0")
+	s.commitFiles("Bump k1 (#3)", map[string]string{"perf-changelog.yaml": cl,
+		"configs/nvidia-master.yaml": strings.Replace(checkFiles["configs/nvidia-master.yaml"], "v0.11.0", "v0.12.0", 1)})
+	if h, _, err = ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	check(CheckStats{Entries: 1, Claims: 1, Linted: true})
+	want = auditClaims(t, s, h)
+	if got := storedClaims(t, ix); strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != 3 {
+		t.Fatalf("claims table after an update:\n%s\naudit --claims all:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// a rewritten history: the entries are numbered anew, their claims
+	// checked again
+	s.reset(h.Chain[1])
+	s.commit("Tune k1 differently (#4)", cl[:strings.LastIndex(cl, "\n- config-keys")]+"\n"+checkEntry(4, "Set --max-num-seqs 256"))
+	if h, _, err = ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	check(CheckStats{Entries: 3, Claims: 3, Linted: true})
+	if got, want := storedClaims(t, ix), auditClaims(t, s, h); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("claims table after a rewrite:\n%s\naudit --claims all:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
