@@ -586,6 +586,39 @@ func TestObjectCacheBudget(t *testing.T) {
 	}
 }
 
+// TestSetReadCache: a Repo's read cache can be raised for a bulk read and
+// restored; lowering it evicts down to the new budget at once.
+func TestSetReadCache(t *testing.T) {
+	r, head := openCorpus(t, nil)
+	def := r.SetReadCache(64 << 20)
+	if def != walkCacheBudget {
+		t.Fatalf("default budget %d, want %d", def, walkCacheBudget)
+	}
+	// both master configs at a few commits: more than the default holds
+	c := head
+	for range 6 {
+		for _, p := range []string{"configs/nvidia-master.yaml", "configs/amd-master.yaml"} {
+			if _, err := r.ReadFile(c, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, err := r.Commit(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c = n.Parents[0]
+	}
+	if used := r.obj.cache.used; used <= walkCacheBudget {
+		t.Fatalf("a 64 MiB cache holds %d bytes after reading 12 large files", used)
+	}
+	if prev := r.SetReadCache(def); prev != 64<<20 {
+		t.Fatalf("SetReadCache returned %d, want the budget it replaced", prev)
+	}
+	if c := r.obj.cache; c.used > def && c.ll.Len() > keepNewest {
+		t.Fatalf("after lowering the budget the cache still holds %d bytes in %d objects", c.used, c.ll.Len())
+	}
+}
+
 // TestScanStreams reads two files' versions interleaved, one reader per
 // file: every blob arrives whole, in order, with its stream.
 func TestScanStreams(t *testing.T) {

@@ -396,6 +396,19 @@ func (r *Repo) TreeFileHash(tree plumbing.Hash, p string) (h plumbing.Hash, ok b
 	return e.hash, true, nil
 }
 
+// SetReadCache sets how many bytes of decoded objects the reader of
+// ReadBlob, ReadFile and tree lookups keeps for delta bases, and returns
+// the previous budget (to restore it). The default is small, to keep a
+// short command's heap small; a caller about to read many versions of
+// large files out of order (the claims of a whole history read both sides
+// of hundreds of commits) sets a larger one for the while.
+func (r *Repo) SetReadCache(budget int) (previous int) {
+	c := r.obj.cache
+	previous, c.budget = c.budget, max(budget, 0)
+	c.trim()
+	return previous
+}
+
 // ReadBlob returns the content of a blob. The slice may be shared with
 // perflog's object cache: callers must not modify it.
 func (r *Repo) ReadBlob(h plumbing.Hash) ([]byte, error) {

@@ -22,6 +22,12 @@ func CheckAuditClaims(ctx context.Context, r *gitscan.Repo, s *config.Settings, 
 	return CheckAuditClaimsOf(ctx, r, s, rep, raw, nil, nil)
 }
 
+// claimsReadCache is the object cache CheckAuditClaims reads with (see
+// gitscan.Repo.SetReadCache): on the InferenceX history the whole check
+// takes 3 s with 16 MiB, against 10 s with the default (4 MiB: 6.8 s; 32
+// MiB: no faster).
+const claimsReadCache = 16 << 20
+
 // ClaimsCheckable reports whether CheckAuditClaims checks the claims of an
 // audited entry: it has an introducing commit, and its text was written
 // for that commit (it is neither backfilled nor relanded).
@@ -51,6 +57,9 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 		}
 		byCommit[c] = append(byCommit[c], i)
 	}
+	// both sides of each commit are read: the master configs' versions of
+	// neighbouring commits are each other's delta bases
+	defer r.SetReadCache(r.SetReadCache(claimsReadCache))
 	// newest first: packs store older versions as deltas of newer ones
 	sort.SliceStable(order, func(i, j int) bool {
 		return rep.Entries[byCommit[order[i]][0]].Introduced.Date.After(rep.Entries[byCommit[order[j]][0]].Introduced.Date)
