@@ -18,6 +18,8 @@ import (
 func openCorpus(t testing.TB) *gitscan.Repo {
 	t.Helper()
 	r, _ := testcorpus.Open(t, nil)
+	// the corpus tests replay history: both sides of hundreds of commits
+	r.SetReadCache(16 << 20)
 	return r
 }
 
