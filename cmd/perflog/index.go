@@ -40,7 +40,10 @@ history from it and update it incrementally (only commits not yet indexed are
 read), so their answers come in milliseconds; --no-index bypasses it, and the
 answers are the same either way. A history rewritten under the index (a
 force-push, a rebase) is detected and its new suffix indexed; an index of
-another perflog schema, of other settings, or damaged, is rebuilt.
+another perflog schema, of other settings, or damaged, is rebuilt. The query
+tables describe the indexed head: index --rev (and query --rev) at an older
+commit of the indexed history makes it the head, and the next run at a later
+commit indexes the commits above it again.
 
 The claims and findings tables (every entry's claims checked against the
 commit that introduced it; the lint of the scripts at head) take seconds to
@@ -93,7 +96,9 @@ func openIndex(ctx context.Context, f *Factory, ws *workspace, revName string, r
 		ix.Close()
 		return nil, nil, err
 	}
-	io := index.Options{Settings: ws.settings, IgnoreRevs: revs, Rebuild: rebuild}
+	// the index and query commands work on the tables, which describe the
+	// indexed head: the index moves to rev even when rev is older
+	io := index.Options{Settings: ws.settings, IgnoreRevs: revs, Rebuild: rebuild, Exact: true}
 	if !rebuild && ix.Current(ctx, rev, io) {
 		return ix, &index.Stats{Head: rev, Commits: ix.Commits(ctx)}, nil
 	}
@@ -141,8 +146,10 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	switch {
 	case opts.Rebuild || st.Rebuilt:
 		what = fmt.Sprintf("rebuilt: %d commits", st.Commits)
+	case st.Dropped > 0 && st.New == 0:
+		what = fmt.Sprintf("moved back: dropped the %d commit%s above it", st.Dropped, plural(st.Dropped))
 	case st.Dropped > 0:
-		what = fmt.Sprintf("history rewritten: dropped %d commits, indexed %d", st.Dropped, st.New)
+		what = fmt.Sprintf("history rewritten: dropped %d commit%s, indexed %d", st.Dropped, plural(st.Dropped), st.New)
 	case st.New > 0:
 		what = fmt.Sprintf("indexed %d new commit%s", st.New, plural(st.New))
 	}

@@ -182,6 +182,12 @@ type Options struct {
 	IgnoreRevs []plumbing.Hash
 	// Rebuild discards the index and indexes from scratch.
 	Rebuild bool
+	// Exact makes rev the indexed head even when it is an older commit of
+	// the indexed chain (the commits above it are dropped; the next sync to
+	// a later commit indexes them again). Without it such a sync changes
+	// nothing: audit and blame at an older commit are computed from the
+	// stored history, but the query tables describe the indexed head.
+	Exact bool
 	// Progress reports a build from git.
 	Progress func(provenance.Progress)
 	PRs      provenance.PRResolver
@@ -327,6 +333,15 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 		// when rev is not indexed, the history is restored only as the
 		// base of the Build, which derives its own
 		indexed := slices.ContainsFunc(snap.Commits, func(c provenance.SnapCommit) bool { return plumbing.Hash(c.Hash) == rev })
+		if indexed && o.Exact {
+			// an older commit of the indexed chain becomes the head: the
+			// commits above it are dropped, as for a rewritten history
+			head, err := getMeta(ctx, tx, "head")
+			if err != nil {
+				return nil, err
+			}
+			indexed = head == rev.String()
+		}
 		if base, err = ix.restore(ctx, r, snap, o, !indexed); err != nil {
 			return nil, staleErr(err)
 		}

@@ -236,6 +236,40 @@ func TestIndexRewrittenHistory(t *testing.T) {
 	}
 }
 
+// TestIndexExactMovesBack: an exact sync to an older commit of the indexed
+// chain makes it the head (the tables describe it, as those of an index
+// built there); a plain one changes nothing.
+func TestIndexExactMovesBack(t *testing.T) {
+	s := newScript(t)
+	e := func(n int) string {
+		return fmt.Sprintf("- config-keys:\n    - k\n  description:\n    - \"change %d\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/%d\n", n, n)
+	}
+	s.commit("one (#1)", e(1))
+	two := s.commit("two (#2)", e(1)+"\n"+e(2))
+	s.commit("three (#3)", e(1)+"\n"+e(2)+"\n"+e(3))
+	ctx := context.Background()
+	ix := newIndex(t)
+	if _, _, err := ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, st, err := ix.Sync(ctx, s.repo, two, Options{}); err != nil || st.New != 0 || st.Dropped != 0 || ix.Current(ctx, two, Options{}) {
+		t.Fatalf("a plain sync to an older commit: %+v %v", st, err)
+	}
+	_, st, err := ix.Sync(ctx, s.repo, two, Options{Exact: true})
+	if err != nil || st.New != 0 || st.Dropped != 1 || !ix.Current(ctx, two, Options{}) {
+		t.Fatalf("an exact sync to an older commit: %+v %v", st, err)
+	}
+	cold := newIndex(t)
+	if _, _, err := cold.Sync(ctx, s.repo, two, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sameTables(t, ix, cold)
+	// and forward again
+	if _, st, err := ix.Sync(ctx, s.repo, s.head(), Options{Exact: true}); err != nil || st.New != 1 || st.Dropped != 0 {
+		t.Fatalf("forward again: %+v %v", st, err)
+	}
+}
+
 // TestIndexWritesChangedRows: an update rewrites the entries rows that
 // changed, and only those, whatever the commit did (append, insert in the
 // middle, correct a pr-link, remove, rewrite history); the tables stay
