@@ -129,13 +129,11 @@ func applySeverities(fs []Finding, s *config.Settings, p Profile) []Finding {
 	}
 	out := fs[:0]
 	for _, f := range fs {
-		switch sev := s.Severity(f.Rule); sev {
-		case "off":
+		sev, on := s.SeverityOf(f.Rule, string(f.Severity))
+		if !on {
 			continue
-		case "":
-		default:
-			f.Severity = Severity(sev)
 		}
+		f.Severity = Severity(sev)
 		out = append(out, f)
 	}
 	return out

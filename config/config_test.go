@@ -82,7 +82,22 @@ func TestSettings(t *testing.T) {
 	if s.Severity("append-only/not-at-end") != "warning" || s.Severity("pr-link/mismatch") != "off" || s.Severity("format/tab") != "" {
 		t.Fatal("severity overrides")
 	}
+	for _, c := range []struct {
+		id, def, want string
+		on            bool
+	}{
+		{"append-only/not-at-end", "error", "warning", true},
+		{"pr-link/mismatch", "error", "", false},
+		{"format/tab", "info", "info", true},
+	} {
+		if sev, on := s.SeverityOf(c.id, c.def); sev != c.want || on != c.on {
+			t.Errorf("SeverityOf(%s, %s) = %q, %v; want %q, %v", c.id, c.def, sev, on, c.want, c.on)
+		}
+	}
 	var nilS *Settings
+	if sev, on := nilS.SeverityOf("x/y", "error"); sev != "error" || !on {
+		t.Error("nil settings override nothing")
+	}
 	if nilS.ChangelogPath() != DefaultChangelog || nilS.Repository() != DefaultRepository || len(nilS.MasterCandidates()) != 2 {
 		t.Fatal("nil settings must give defaults")
 	}

@@ -143,6 +143,19 @@ func (s *Settings) MasterCandidates() [][]string {
 	return [][]string{DefaultMasterFiles, LegacyMasterFiles}
 }
 
+// SeverityOf returns the severity of a finding of rule id whose own
+// severity is def, once overridden; on is false when the rule is off.
+func (s *Settings) SeverityOf(id, def string) (sev string, on bool) {
+	switch o := s.Severity(id); o {
+	case "off":
+		return "", false
+	case "":
+		return def, true
+	default:
+		return o, true
+	}
+}
+
 // Severity returns the override for rule id ("" when none): an exact id
 // wins over its family ("family/*").
 func (s *Settings) Severity(id string) string {

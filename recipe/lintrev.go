@@ -93,13 +93,11 @@ func LintRev(r *Rev, paths []string, list func(dir string) ([]string, error)) (*
 func Configured(fs []Finding, s *config.Settings) []Finding {
 	var out []Finding
 	for _, f := range fs {
-		switch sev := s.Severity(f.Rule); sev {
-		case "off":
+		sev, on := s.SeverityOf(f.Rule, f.Severity)
+		if !on {
 			continue
-		case "":
-		default:
-			f.Severity = sev
 		}
+		f.Severity = sev
 		out = append(out, f)
 	}
 	return out
