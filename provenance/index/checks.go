@@ -98,26 +98,19 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 			return err
 		}
 	}
-	ids := map[int]int64{} // position at head -> entries.id
-	if err := eachRow(ctx, ix.db, `SELECT id, position FROM entries WHERE alive`, func(rows *sql.Rows) error {
+	// each alive entry's id by its position at head, and what its stored
+	// claims were checked for
+	ids := map[int]int64{}
+	checked := map[int64]string{}
+	if err := eachRow(ctx, ix.db, `SELECT e.id, e.position, coalesce(k.key, '') FROM entries e
+		LEFT JOIN claims_checked k ON k.entry = e.id WHERE e.alive`, func(rows *sql.Rows) error {
 		var id int64
 		var pos int
-		if err := rows.Scan(&id, &pos); err != nil {
+		var key string
+		if err := rows.Scan(&id, &pos, &key); err != nil {
 			return err
 		}
-		ids[pos] = id
-		return nil
-	}); err != nil {
-		return err
-	}
-	checked := map[int64]string{}
-	if err := eachRow(ctx, ix.db, `SELECT entry, key FROM claims_checked`, func(rows *sql.Rows) error {
-		var id int64
-		var k string
-		if err := rows.Scan(&id, &k); err != nil {
-			return err
-		}
-		checked[id] = k
+		ids[pos], checked[id] = id, key
 		return nil
 	}); err != nil {
 		return err
