@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -90,7 +91,19 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 	}
 	rep, err := readAudit(ctx, ix.db)
 	if err != nil || rep == nil {
-		h, _, err := ix.History(ctx, r, rev, true, false, Options{Settings: o.Settings})
+		// no stored audit (a damaged chunk): the audit of the stored
+		// history, with the ignore-revs its tables were computed with
+		ig, err := getMeta(ctx, ix.db, "ignore")
+		if err != nil {
+			return err
+		}
+		var revs []plumbing.Hash
+		for _, s := range strings.Split(ig, ",") {
+			if s != "" {
+				revs = append(revs, plumbing.NewHash(s))
+			}
+		}
+		h, _, err := ix.History(ctx, r, rev, true, false, Options{Settings: o.Settings, IgnoreRevs: revs})
 		if err != nil {
 			return err
 		}

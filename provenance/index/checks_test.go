@@ -141,6 +141,21 @@ func TestIndexChecks(t *testing.T) {
 	}
 	// nothing to do at the same head
 	check(CheckStats{})
+	// without the stored audit (a damaged chunk), the claims come from the
+	// stored history: the same
+	for _, q := range []string{`DELETE FROM answers WHERE name GLOB 'audit*'`, `DELETE FROM claims_checked`, `DELETE FROM meta WHERE name = 'claims-head'`} {
+		if _, err := ix.db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check(CheckStats{Entries: 2, Claims: 2})
+	var n int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM answers WHERE name GLOB 'audit*'`).Scan(&n); err != nil || n != 0 {
+		t.Fatalf("the check wrote the index beyond its tables (%d audit rows, %v)", n, err)
+	}
+	if got := storedClaims(t, ix); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("claims from the stored history:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
 
 	// a new entry: only its claims are checked; the lint runs again
 	cl += "\n" + checkEntry(3, "Update the image to vllm/vllm-openai:v0.12.0")
