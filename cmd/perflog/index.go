@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -177,21 +178,31 @@ func checksJSON(cs *index.CheckStats) any {
 // namesTable reports whether a statement mentions a table (as a word; a
 // false positive only fills the table early).
 func namesTable(sql, table string) bool {
+	// ASCII case folding keeps the offsets of sql (strings.ToLower would
+	// not: some letters change their length)
+	low := []byte(sql)
+	for i, c := range low {
+		if 'A' <= c && c <= 'Z' {
+			low[i] = c + 'a' - 'A'
+		}
+	}
 	for i := 0; ; {
-		j := strings.Index(strings.ToLower(sql[i:]), table)
+		j := bytes.Index(low[i:], []byte(table))
 		if j < 0 {
 			return false
 		}
 		at, end := i+j, i+j+len(table)
-		if (at == 0 || !isWordByte(sql[at-1])) && (end == len(sql) || !isWordByte(sql[end])) {
+		if (at == 0 || !isWordByte(low[at-1])) && (end == len(low) || !isWordByte(low[end])) {
 			return true
 		}
 		i = end
 	}
 }
 
+// isWordByte reports whether c may continue an SQL identifier (SQLite
+// takes any non-ASCII character as a letter).
 func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // runChecks fills the claims and findings tables co asks for, with a

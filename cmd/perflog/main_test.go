@@ -78,6 +78,9 @@ func TestNamesTable(t *testing.T) {
 		"SELECT * FROM entries WHERE x = 'claims_x'": false,
 		"SELECT * FROM entries":                      false,
 		"SELECT * FROM myclaims, claims2, claims":    true,
+		"SELECT 'İİİ' FROM claims":                   true,
+		"SELECT 'İİİİİİ' AS claimsİ":                 false,
+		"SELECT 'ǅ' FROM CLAIMS":                     true,
 	} {
 		if got := namesTable(sql, "claims"); got != want {
 			t.Errorf("namesTable(%q) = %v, want %v", sql, got, want)
