@@ -57,20 +57,9 @@ type ClaimEntry struct {
 func CheckClaims(ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
 	var out []ClaimResult
 	for _, e := range entries {
-		desc, ok := e.Value.Get(FieldDescription)
+		bullets, lines, ok := bulletsOf(e.Value)
 		if !ok {
 			continue
-		}
-		var bullets []string
-		var lines []int
-		for _, it := range desc.Items {
-			if s, ok := laxStr(it); ok {
-				bullets = append(bullets, s)
-				lines = append(lines, it.Line)
-			}
-		}
-		if s, ok := laxStr(desc); ok {
-			bullets, lines = []string{s}, []int{desc.Line}
 		}
 		claims := ExtractClaims(bullets)
 		fields, _ := Validate(e.Value)
@@ -82,17 +71,52 @@ func CheckClaims(ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
 		}
 		subj := newSubject(ch, StringsOf(e.Value, FieldConfigKeys))
 		for _, c := range claims {
-			r := ClaimResult{Claim: c, Entry: e.Index, Keys: subj.keys}
-			if c.Bullet >= 0 {
-				r.Line = lines[c.Bullet]
-			} else if l := e.Value; l != nil {
-				r.Line = l.Line
-			}
+			r := ClaimResult{Claim: c, Entry: e.Index, Keys: subj.keys, Line: claimLine(e.Value, lines, c.Bullet)}
 			subj.check(&r)
 			out = append(out, r)
 		}
 	}
 	return out
+}
+
+// bulletsOf returns the description bullets of an entry and their lines
+// (a description written as one string is one bullet); ok is false when
+// it has no description.
+func bulletsOf(entry *pyyaml.Value) (bullets []string, lines []int, ok bool) {
+	desc, ok := entry.Get(FieldDescription)
+	if !ok {
+		return nil, nil, false
+	}
+	for _, it := range desc.Items {
+		if s, ok := laxStr(it); ok {
+			bullets = append(bullets, s)
+			lines = append(lines, it.Line)
+		}
+	}
+	if s, ok := laxStr(desc); ok {
+		bullets, lines = []string{s}, []int{desc.Line}
+	}
+	return bullets, lines, true
+}
+
+// claimLine is the line a claim is read from: its bullet's, or the
+// entry's for a claim of no bullet (append-only).
+func claimLine(entry *pyyaml.Value, lines []int, bullet int) int {
+	switch {
+	case bullet >= 0 && bullet < len(lines):
+		return lines[bullet]
+	case entry != nil:
+		return entry.Line
+	}
+	return 0
+}
+
+// ClaimLine is the line in the file of the claim of an entry (parsed from
+// that file) read from bullet (-1: of the entry as a whole), as
+// CheckClaims reports it.
+func ClaimLine(entry *pyyaml.Value, bullet int) int {
+	_, lines, _ := bulletsOf(entry)
+	return claimLine(entry, lines, bullet)
 }
 
 // subject is what an entry's claims are checked against: the recipes it

@@ -193,8 +193,12 @@ func auditClaims(ctx context.Context, opts *AuditOptions, rep *provenance.AuditR
 	if err != nil {
 		return err
 	}
-	if err := provenance.CheckAuditClaims(ctx, ws.repo, ws.settings, rep, raw); err != nil {
+	if ok, err := storedClaims(ctx, opts, ws, rep, raw); err != nil {
 		return err
+	} else if !ok {
+		if err := provenance.CheckAuditClaims(ctx, ws.repo, ws.settings, rep, raw); err != nil {
+			return err
+		}
 	}
 	for i := range rep.Entries {
 		if opts.Claims == "all" {
@@ -209,6 +213,50 @@ func auditClaims(ctx context.Context, opts *AuditOptions, rep *provenance.AuditR
 		rep.Entries[i].Claims = kept
 	}
 	return nil
+}
+
+// storedClaims sets the claims of rep's entries from the index's claims
+// table (filling it first if needed: later runs check only new or changed
+// entries), when the index is at rep's revision with the settings'
+// ignore-revs; ok is false when it is not (then the claims are checked
+// from git). The answer is the same either way; only the lines of the
+// bullets come from the file at rep's revision (raw).
+func storedClaims(ctx context.Context, opts *AuditOptions, ws *workspace, rep *provenance.AuditReport, raw []byte) (bool, error) {
+	if opts.NoIndex || len(opts.IgnoreRevs) > 0 {
+		return false, nil
+	}
+	ix, err := index.Open(index.Path(ws.repo), false)
+	if err != nil {
+		return false, nil
+	}
+	defer ix.Close()
+	revs, err := ignoreRevs(ws, rep.Rev, nil)
+	if err != nil || !ix.Current(ctx, rep.Rev, index.Options{Settings: ws.settings, IgnoreRevs: revs}) {
+		return false, err
+	}
+	f, _, err := changelog.Parse(rep.Path, raw)
+	if err != nil || f == nil {
+		return false, nil // the checker reports it
+	}
+	if _, err := runChecks(ctx, opts.Factory, ws, ix, index.CheckOptions{Claims: true}); err != nil {
+		return false, err
+	}
+	stored, err := ix.StoredClaims(ctx)
+	if err != nil {
+		return false, err
+	}
+	for i := range rep.Entries {
+		e := &rep.Entries[i]
+		cs := stored[e.Index]
+		if e.Index < 1 || e.Index > len(f.Entries) {
+			continue
+		}
+		for j := range cs {
+			cs[j].Line = changelog.ClaimLine(f.Entries[e.Index-1].Value, cs[j].Bullet)
+		}
+		e.Claims = cs
+	}
+	return true, nil
 }
 
 // printClaims lists the checked claims of an audit after its table.

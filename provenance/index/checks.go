@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
+	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance"
@@ -160,7 +161,7 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 			}
 		}
 		ins := newInserter(ctx, tx, "claims", "entry", "bullet", "kind", "text", "name", "negated", "value", "from_value",
-			"verdict", "reason", "sha", "evidence")
+			"verdict", "reason", "sha", "evidence", "data")
 		for i := range rep.Entries {
 			e := &rep.Entries[i]
 			if !todo[e.Index] {
@@ -178,8 +179,12 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 				if c.Evidence == nil {
 					ev = []byte("[]")
 				}
+				data, err := claimData(c)
+				if err != nil {
+					return err
+				}
 				if err := ins.add(id, c.Bullet, c.Kind, c.Text, nullable(c.Name), c.Negated, nullable(c.Value), nullable(c.From),
-					c.Verdict, nullable(c.Reason), e.Introduced.Commit, string(ev)); err != nil {
+					c.Verdict, nullable(c.Reason), e.Introduced.Commit, string(ev), data); err != nil {
 					return err
 				}
 				st.Claims++
@@ -195,6 +200,49 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 		}
 		return setMeta(ctx, tx, "claims-head", rev.String())
 	})
+}
+
+// claimData is a claim's JSON without the fields that depend on where its
+// entry stands in the file at head (entry, line): the claim is stored once
+// for its entry's introducing commit, while the entry may move.
+func claimData(c changelog.ClaimResult) (string, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return "", err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return "", err
+	}
+	delete(m, "entry")
+	delete(m, "line")
+	b, err = json.Marshal(m)
+	return string(b), err
+}
+
+// StoredClaims returns the checked claims of the entries at the indexed
+// head by their position (1-based), in the order the checker gave them,
+// with Entry set and Line left 0 (the line depends on the file: see
+// changelog.ClaimLine). Call Check first: entries it did not check have
+// none.
+func (ix *Index) StoredClaims(ctx context.Context) (map[int][]changelog.ClaimResult, error) {
+	out := map[int][]changelog.ClaimResult{}
+	err := eachRow(ctx, ix.db, `SELECT e.position, c.data FROM claims c JOIN entries e ON e.id = c.entry
+		WHERE e.alive ORDER BY c.rowid`, func(rows *sql.Rows) error {
+		var pos int
+		var data string
+		if err := rows.Scan(&pos, &data); err != nil {
+			return err
+		}
+		var c changelog.ClaimResult
+		if err := json.Unmarshal([]byte(data), &c); err != nil {
+			return fmt.Errorf("%w: a stored claim: %w", errStale, err)
+		}
+		c.Entry = pos
+		out[pos] = append(out[pos], c)
+		return nil
+	})
+	return out, err
 }
 
 // lint fills the findings table with the lint of the scripts at rev,

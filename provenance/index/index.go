@@ -27,7 +27,8 @@
 // processes are safe: a second updater waits, then finds the work done.
 // Deleting the file is always safe.
 //
-// Dependencies: provenance, gitscan, config, recipe, modernc.org/sqlite.
+// Dependencies: provenance, changelog, gitscan, config, recipe,
+// modernc.org/sqlite.
 // The command line lives in cmd/perflog.
 package index
 
@@ -56,7 +57,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "5"
+const SchemaVersion = "6"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -148,7 +149,7 @@ CREATE TABLE answers(name TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE snapshot(part INTEGER PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE blame_cache(key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE claims(entry INTEGER NOT NULL, bullet INTEGER, kind TEXT, text TEXT, name TEXT, negated INTEGER, value TEXT, from_value TEXT,
-  verdict TEXT, reason TEXT, sha TEXT, evidence TEXT);
+  verdict TEXT, reason TEXT, sha TEXT, evidence TEXT, data TEXT);
 CREATE TABLE claims_checked(entry INTEGER PRIMARY KEY, key TEXT NOT NULL);
 CREATE TABLE findings(rule TEXT, severity TEXT, file TEXT, line INTEGER, config_key TEXT, message TEXT, source TEXT);
 CREATE INDEX claims_entry ON claims(entry);

@@ -97,6 +97,7 @@ var Schema = []Table{
 		{"reason", "TEXT", "why"},
 		{"sha", "TEXT", "the commit checked against (the one that introduced the entry)"},
 		{"evidence", "TEXT", "JSON list of {file, line, text, rev}: rev head is that commit, base its first parent"},
+		{"data", "TEXT", "the claim as changelog audit --claims --format json prints it, without entry and line (see entries.position and entries.line)"},
 	}},
 	{"findings", "the recipe-script lint of the indexed head (lint --rev), severities as configured; filled on first use by query, or by index --checks", []Column{
 		{"rule", "TEXT", "rule id, e.g. recipe/array-clobber"}, {"severity", "TEXT", "error, warning, info"},
