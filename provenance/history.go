@@ -138,6 +138,10 @@ type History struct {
 
 	prOnce sync.Once
 	prSeq  map[int]int // PR → seq of the commit that landed it
+	// introducedOnce indexes the introduced events by their commit's PR,
+	// in lineage order (see introducedBy)
+	introducedOnce sync.Once
+	introducedPR   map[int][]Event
 
 	placedMemo map[plumbing.Hash][]placed // see placedOf
 	state      *recipeState               // see stateAt
