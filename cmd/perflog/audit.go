@@ -184,6 +184,9 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 // auditClaims checks each entry's claims against its introducing commit,
 // keeping the verdicts --claims asks for.
 func auditClaims(ctx context.Context, opts *AuditOptions, rep *provenance.AuditReport) error {
+	if len(rep.Entries) == 0 {
+		return nil // no changelog (or no entry matches --key): no claims
+	}
 	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
 	if err != nil {
 		return err
