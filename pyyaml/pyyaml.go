@@ -22,6 +22,11 @@
 // Values keep the line and column of their node, so callers can point at
 // the offending line.
 //
+// Inline constructs the common one-line shapes (a scalar, a flow list or
+// mapping of scalars) without the parser, with the values Load gives them;
+// callers that load many small pieces (the versions of a recipe) use it
+// first.
+//
 // Dependencies: yaml.v3 and internal/lazyre.
 package pyyaml
 
