@@ -86,7 +86,7 @@ func writeEntries(ctx context.Context, tx *sql.Tx, h *provenance.History, rep *p
 		}
 	}
 	insEntry := newInserter(ctx, tx, "entries", "id", "alive", "position", "line", "config_keys", "description", "pr_link", "pr_link_pr",
-		"introduced_sha", "introduced_pr", "introduced_date", "verdict", "reason")
+		"introduced_sha", "introduced_pr", "introduced_date", "verdict", "reason", "fingerprint")
 	insKey := newInserter(ctx, tx, "entry_keys", "entry", "config_key")
 	for i, row := range rows {
 		if err := insEntry.add(row...); err != nil {
@@ -126,7 +126,8 @@ func entryRow(l *provenance.Lineage, atHead map[int]provenance.AuditEntry) []any
 			}
 		}
 	}
-	return []any{l.ID, alive, pos, line, string(keys), string(desc), last.PRLink, linkPR, introSHA, introPR, introDate, verdict, reason}
+	return []any{l.ID, alive, pos, line, string(keys), string(desc), last.PRLink, linkPR, introSHA, introPR, introDate, verdict, reason,
+		last.Identity}
 }
 
 // deleteIDs deletes the entries and entry_keys rows of ids.

@@ -57,7 +57,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "6"
+const SchemaVersion = "7"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -136,9 +136,11 @@ CREATE TABLE meta(name TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE commits(seq INTEGER PRIMARY KEY, sha TEXT NOT NULL UNIQUE, author TEXT, email TEXT, date TEXT, subject TEXT, pr INTEGER, pr_source TEXT);
 CREATE TABLE blocks(id INTEGER PRIMARY KEY, recipe INTEGER NOT NULL, key TEXT, text TEXT NOT NULL);
 CREATE TABLE entries(id INTEGER PRIMARY KEY, alive INTEGER NOT NULL, position INTEGER, line INTEGER, config_keys TEXT, description TEXT,
-  pr_link TEXT, pr_link_pr INTEGER, introduced_sha TEXT, introduced_pr INTEGER, introduced_date TEXT, verdict TEXT, reason TEXT);
+  pr_link TEXT, pr_link_pr INTEGER, introduced_sha TEXT, introduced_pr INTEGER, introduced_date TEXT, verdict TEXT, reason TEXT,
+  fingerprint TEXT);
 CREATE TABLE entry_keys(entry INTEGER NOT NULL, config_key TEXT NOT NULL);
-CREATE TABLE entry_events(entry INTEGER NOT NULL, seq INTEGER NOT NULL, sha TEXT NOT NULL, kind TEXT NOT NULL, pr_link TEXT, from_link TEXT, note TEXT);
+CREATE TABLE entry_events(entry INTEGER NOT NULL, seq INTEGER NOT NULL, sha TEXT NOT NULL, kind TEXT NOT NULL, pr_link TEXT, from_link TEXT, note TEXT,
+  fingerprint TEXT);
 CREATE TABLE recipe_events(key TEXT NOT NULL, seq INTEGER NOT NULL, sha TEXT NOT NULL, kind TEXT NOT NULL, from_key TEXT, to_key TEXT, file TEXT, missing_entry INTEGER);
 CREATE TABLE field_changes(key TEXT NOT NULL, seq INTEGER NOT NULL, sha TEXT NOT NULL, kind TEXT NOT NULL, path TEXT, old_path TEXT, old TEXT, new TEXT);
 CREATE TABLE recipes_at_head(key TEXT PRIMARY KEY, file TEXT, line INTEGER, image TEXT, model TEXT, model_prefix TEXT, runner TEXT,

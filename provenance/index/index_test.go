@@ -270,6 +270,39 @@ func TestIndexExactMovesBack(t *testing.T) {
 	}
 }
 
+// TestEntryFingerprints: every entry version has its content fingerprint;
+// a pr-link correction keeps it, an edit changes it.
+func TestEntryFingerprints(t *testing.T) {
+	s := newScript(t)
+	e := func(desc string, pr int) string {
+		return fmt.Sprintf("- config-keys:\n    - k\n  description:\n    - %q\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/%d\n", desc, pr)
+	}
+	s.commit("one (#1)", e("change", 9))
+	s.commit("fix the link (#2)", e("change", 1))
+	s.commit("reword (#3)", e("change, reworded", 1))
+	ctx := context.Background()
+	ix := newIndex(t)
+	if _, _, err := ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Query(ctx, `SELECT kind, fingerprint FROM entry_events ORDER BY seq`)
+	if err != nil || len(res.Rows) != 3 {
+		t.Fatalf("events: %v %v", res, err)
+	}
+	kinds := fmt.Sprint(res.Rows[0][0], res.Rows[1][0], res.Rows[2][0])
+	if kinds != "introducedpr-link-changededited" {
+		t.Fatalf("event kinds %s", kinds)
+	}
+	fp := func(i int) string { return res.Rows[i][1].(string) }
+	if len(fp(0)) != 32 || fp(0) != fp(1) || fp(1) == fp(2) {
+		t.Fatalf("fingerprints %s %s %s: a pr-link fix must keep it, an edit change it", fp(0), fp(1), fp(2))
+	}
+	last, err := ix.Query(ctx, `SELECT fingerprint FROM entries`)
+	if err != nil || len(last.Rows) != 1 || last.Rows[0][0] != fp(2) {
+		t.Fatalf("entries.fingerprint %v %v, want the last version's %s", last, err, fp(2))
+	}
+}
+
 // TestIndexWritesChangedRows: an update rewrites the entries rows that
 // changed, and only those, whatever the commit did (append, insert in the
 // middle, correct a pr-link, remove, rewrite history); the tables stay

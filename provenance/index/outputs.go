@@ -64,7 +64,7 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 			}
 		}
 	}
-	insEv := newInserter(ctx, tx, "entry_events", "entry", "seq", "sha", "kind", "pr_link", "from_link", "note")
+	insEv := newInserter(ctx, tx, "entry_events", "entry", "seq", "sha", "kind", "pr_link", "from_link", "note", "fingerprint")
 	for _, l := range h.Lineages {
 		for _, ev := range l.Events {
 			if ev.Seq <= fork {
@@ -74,7 +74,7 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 			if ev.Unloadable {
 				note = "the changelog did not load at this commit"
 			}
-			if err := insEv.add(l.ID, ev.Seq, sha(ev.Seq), string(ev.Kind), ev.PRLink, ev.From, note); err != nil {
+			if err := insEv.add(l.ID, ev.Seq, sha(ev.Seq), string(ev.Kind), ev.PRLink, ev.From, note, ev.Identity); err != nil {
 				return err
 			}
 		}

@@ -49,6 +49,7 @@ var Schema = []Table{
 		{"introduced_date", "TEXT", "that commit's date"},
 		{"verdict", "TEXT", "ok, corrected, relanded, edited, backfilled, placeholder, no-pr, mismatch (alive entries)"},
 		{"reason", "TEXT", "why, for verdicts other than ok"},
+		{"fingerprint", "TEXT", "content identity of its last version: config-keys, description and flags, not pr-link or formatting (hex)"},
 	}},
 	{"entry_keys", "config-keys of each entry (last version), one row each; globs as written", []Column{
 		{"entry", "INTEGER", "entries.id"}, {"config_key", "TEXT", "a config-key or glob"},
@@ -59,6 +60,7 @@ var Schema = []Table{
 		{"pr_link", "TEXT", "the pr-link after the event (before, for a removal)"},
 		{"from_link", "TEXT", "the pr-link before a pr-link change"},
 		{"note", "TEXT", "set when the changelog did not load at that commit"},
+		{"fingerprint", "TEXT", "content identity of the entry's version after the event (before it, for a removal): equal fingerprints, equal content"},
 	}},
 	{"recipe_events", "every commit that created, changed, renamed or deleted a recipe", []Column{
 		{"key", "TEXT", "recipe key"}, {"seq", "INTEGER", "commits.seq"}, {"sha", "TEXT", "commit id"},
