@@ -355,7 +355,7 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 			if ig, err := getMeta(ctx, tx, "ignore"); err != nil {
 				return nil, err
 			} else if ig != ignoreKey(o.IgnoreRevs) {
-				if err := writeOutputs(ctx, tx, base, -1, st); err != nil {
+				if err := writeOutputs(ctx, tx, base, -1, st, nil); err != nil {
 					return nil, err
 				}
 				if err := setMeta(ctx, tx, "ignore", ignoreKey(o.IgnoreRevs)); err != nil {
@@ -381,14 +381,23 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 		st.Dropped = len(base.Chain) - 1 - fork
 	}
 	st.New = len(h.Chain) - 1 - fork
-	if err := store(ctx, tx, h, fork, base != nil && st.Dropped == 0); err != nil {
+	sd, err := snapshotFor(ctx, tx, h, fork, base != nil && st.Dropped == 0)
+	if err != nil {
+		return nil, err
+	}
+	outFork := fork
+	if ig, _ := getMeta(ctx, tx, "ignore"); ig != ignoreKey(o.IgnoreRevs) {
+		outFork = -1 // the query tables were computed with other ignore-revs
+	}
+	// the recipe rows are computed on the other cores while the snapshot,
+	// the commits and the entries are written
+	rec := startRecipes(h, outFork)
+	defer rec.stop()
+	if err := store(ctx, tx, sd); err != nil {
 		return nil, err
 	}
 	st.lap("store")
-	if ig, _ := getMeta(ctx, tx, "ignore"); ig != ignoreKey(o.IgnoreRevs) {
-		fork = -1 // the query tables were computed with other ignore-revs
-	}
-	if err := writeOutputs(ctx, tx, h, fork, st); err != nil {
+	if err := writeOutputs(ctx, tx, h, outFork, st, rec); err != nil {
 		return nil, err
 	}
 	st.lap("recipes")
@@ -614,30 +623,46 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 	return s, nil
 }
 
-// store writes what h adds above seq fork (everything when fork < 0):
-// commits above fork, blocks not stored yet, and the snapshot, as a part
-// appended to the stored ones when appendable (h extends the stored
-// history), else whole.
-func store(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, appendable bool) error {
+// stored is what store writes of a History: its snapshot, whole or the
+// part above the stored one.
+type stored struct {
+	snap        *provenance.Snapshot
+	whole       bool
+	fork, maxID int
+}
+
+// snapshotFor takes what h adds above seq fork (everything when fork <
+// 0): a snapshot part to append to the stored ones when appendable (h
+// extends the stored history), else the whole snapshot. It reads h; store
+// then only writes.
+func snapshotFor(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, appendable bool) (*stored, error) {
 	maxID, nparts := -1, 0
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), -1) FROM blocks`).Scan(&maxID); err != nil {
-		return err
+		return nil, err
 	}
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshot`).Scan(&nparts); err != nil {
-		return err
+		return nil, err
 	}
-	var snap *provenance.Snapshot
+	out := &stored{fork: fork, maxID: maxID}
 	var err error
 	if appendable && fork >= 0 && nparts > 0 && nparts < maxParts {
-		snap, err = h.SnapshotAbove(fork, maxID)
+		out.snap, err = h.SnapshotAbove(fork, maxID)
 	} else {
-		snap, err = h.Snapshot()
-		if err == nil {
-			_, err = tx.ExecContext(ctx, `DELETE FROM snapshot`)
-		}
+		out.snap, err = h.Snapshot()
+		out.whole = true
 	}
-	if err != nil {
-		return err
+	return out, err
+}
+
+// store writes a snapshot taken by snapshotFor: commits above its fork,
+// blocks not stored yet, and the snapshot part (replacing the stored
+// parts when whole).
+func store(ctx context.Context, tx *sql.Tx, sd *stored) error {
+	snap, fork, maxID := sd.snap, sd.fork, sd.maxID
+	if sd.whole {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM snapshot`); err != nil {
+			return err
+		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM commits WHERE seq > ?`, fork); err != nil {
 		return err
@@ -680,6 +705,6 @@ func store(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, app
 	if err := gob.NewEncoder(&buf).Encode(&lite); err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO snapshot(part, data) VALUES((SELECT coalesce(max(part), -1) + 1 FROM snapshot), ?)`, buf.Bytes())
+	_, err := tx.ExecContext(ctx, `INSERT INTO snapshot(part, data) VALUES((SELECT coalesce(max(part), -1) + 1 FROM snapshot), ?)`, buf.Bytes())
 	return err
 }

@@ -19,7 +19,11 @@ import (
 // history) and those that changed written (writeEntries, writeAudit);
 // entry events, recipe events and field changes above fork are appended,
 // the latter for the keys that changed there.
-func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, st *Stats) error {
+func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int, st *Stats, rec *recipeJob) error {
+	if rec == nil {
+		rec = startRecipes(h, fork)
+	}
+	defer rec.stop()
 	head := len(h.Chain) - 1
 	sha := func(seq int) string { return h.Chain[seq].String() }
 
@@ -98,10 +102,8 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 			}
 		}
 	}
-	changed := h.KeysChangedAfter(fork)
-	atHeadKeys := changed
+	changed := rec.changed
 	if fork < 0 {
-		atHeadKeys = h.RecipeKeysAt(head)
 		for _, q := range []string{`DELETE FROM recipes_at_head`, `DELETE FROM fields_at_head`, `DELETE FROM blame_cache`} {
 			if _, err := tx.ExecContext(ctx, q); err != nil {
 				return err
@@ -124,7 +126,7 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 		f: newInserter(ctx, tx, "fields_at_head", "key", "path", "value"),
 		b: newInserter(ctx, tx, "blame_cache", "key", "data"),
 	}
-	if err := w.write(h, fork, changed, atHeadKeys); err != nil {
+	if err := w.write(h, rec); err != nil {
 		return err
 	}
 	// every key's file and line at head (cheap: nothing is parsed), when
@@ -167,58 +169,137 @@ func updatePlaces(ctx context.Context, tx *sql.Tx, places map[string]provenance.
 	return nil
 }
 
-// recipeWriter writes the recipe tables.
-type recipeWriter struct{ re, fc, r, f, b *inserter }
-
-// keyBatch is how many keys write handles at once.
+// keyBatch is how many keys are computed, written and released at once.
 const keyBatch = 64
 
-// write writes the events above fork of the changed keys and the rows at
-// head of the atHead keys. Keys go a batch at a time: a batch's events are
-// materialised and its rows at head prepared on all cores, written in key
-// order, and the batch's events released, so that a long history is never
-// held parsed whole.
-func (w *recipeWriter) write(h *provenance.History, fork int, changed, atHead []string) error {
-	head := len(h.Chain) - 1
-	isChanged := make(map[string]bool, len(changed))
-	for _, k := range changed {
-		isChanged[k] = true
+// recipeJob computes the rows of the recipe tables, a batch of keys at a
+// time, on the other cores while the index is being written: the events
+// above fork of the keys that changed there and the rows at head of the
+// keys at head (all of them on a full write). A batch's events are
+// materialised and its rows at head prepared on all cores; the writer
+// takes the batches in key order; a written batch's events are released,
+// so that a long history is never held parsed whole. Releases run on the
+// producer's goroutine between two batches: a release drops parses a
+// computation may be reading (a renamed key's old recipe).
+type recipeJob struct {
+	h                 *provenance.History
+	fork              int
+	changed           []string // keys with events above fork, sorted
+	keys              []string // keys to compute, in write order
+	isChanged, isHead map[string]bool
+	out               chan computed
+	written           chan struct{} // one token per batch written
+	quit              chan struct{} // closed by stop
+	done              chan struct{} // closed when the producer has returned
+	stopOnce          sync.Once
+}
+
+// computed is one batch and its rows at head.
+type computed struct {
+	batch []string
+	outs  []keyRows
+}
+
+// startRecipes starts computing the recipe rows of h above fork (fork < 0:
+// everything). The History must not change until the job is stopped.
+func startRecipes(h *provenance.History, fork int) *recipeJob {
+	j := &recipeJob{h: h, fork: fork, changed: h.KeysChangedAfter(fork),
+		out: make(chan computed, 1), quit: make(chan struct{}), done: make(chan struct{})}
+	atHead := j.changed
+	if fork < 0 {
+		atHead = h.RecipeKeysAt(len(h.Chain) - 1)
 	}
-	isHead := make(map[string]bool, len(atHead))
-	keys := append([]string(nil), atHead...)
+	j.isChanged = make(map[string]bool, len(j.changed))
+	for _, k := range j.changed {
+		j.isChanged[k] = true
+	}
+	j.isHead = make(map[string]bool, len(atHead))
+	j.keys = append([]string(nil), atHead...)
 	for _, k := range atHead {
-		isHead[k] = true
+		j.isHead[k] = true
 	}
-	for _, k := range changed {
-		if !isHead[k] {
-			keys = append(keys, k)
+	for _, k := range j.changed {
+		if !j.isHead[k] {
+			j.keys = append(j.keys, k)
 		}
 	}
-	for lo := 0; lo < len(keys); lo += keyBatch {
-		batch := keys[lo:min(lo+keyBatch, len(keys))]
+	j.written = make(chan struct{}, len(j.keys)/keyBatch+1)
+	go j.produce()
+	return j
+}
+
+func (j *recipeJob) produce() {
+	defer close(j.done)
+	defer close(j.out)
+	head := len(j.h.Chain) - 1
+	var sent [][]string // sent and not released yet, oldest first
+	release := func() bool {
+		select {
+		case <-j.written:
+			j.h.Release(sent[0]...)
+			sent = sent[1:]
+			return true
+		case <-j.quit:
+			return false
+		}
+	}
+	for lo := 0; lo < len(j.keys); lo += keyBatch {
+		for len(sent) >= 2 { // at most two batches held: one written, one computed
+			if !release() {
+				return
+			}
+		}
+		batch := j.keys[lo:min(lo+keyBatch, len(j.keys))]
 		outs := make([]keyRows, len(batch))
 		parallel(len(batch), func(i int) {
 			k := batch[i]
-			if isHead[k] {
-				outs[i] = headRows(h, k, head)
+			if j.isHead[k] {
+				outs[i] = headRows(j.h, k, head)
 			}
-			if kh := h.Keys[k]; kh != nil && isChanged[k] {
+			if kh := j.h.Keys[k]; kh != nil && j.isChanged[k] {
 				kh.Events()
 			}
 		})
-		for i, k := range batch {
-			if isChanged[k] {
-				if err := w.events(h, k, fork); err != nil {
+		select {
+		case j.out <- computed{batch, outs}:
+			sent = append(sent, batch)
+		case <-j.quit:
+			return
+		}
+	}
+	for len(sent) > 0 {
+		if !release() {
+			return
+		}
+	}
+}
+
+// stop ends the job and waits for its producer (which may be computing a
+// batch); safe to call more than once.
+func (j *recipeJob) stop() {
+	j.stopOnce.Do(func() { close(j.quit) })
+	<-j.done
+}
+
+// recipeWriter writes the recipe tables.
+type recipeWriter struct{ re, fc, r, f, b *inserter }
+
+// write writes the rows the job computes, batch by batch in key order.
+func (w *recipeWriter) write(h *provenance.History, j *recipeJob) error {
+	for c := range j.out {
+		for i, k := range c.batch {
+			if j.isChanged[k] {
+				if err := w.events(h, k, j.fork); err != nil {
 					return err
 				}
 			}
-			if isHead[k] {
-				if err := w.head(k, outs[i]); err != nil {
+			if j.isHead[k] {
+				if err := w.head(k, c.outs[i]); err != nil {
 					return err
 				}
 			}
 		}
-		h.Release(batch...)
+		j.written <- struct{}{}
 	}
 	for _, in := range []*inserter{w.re, w.fc, w.r, w.f, w.b} {
 		if err := in.flush(); err != nil {
