@@ -233,15 +233,21 @@ func (j *recipeJob) produce() {
 	defer close(j.out)
 	head := len(j.h.Chain) - 1
 	var sent [][]string // sent and not released yet, oldest first
+	// release waits for the oldest sent batch to be written and releases
+	// it; a batch already written is released even when the job stops
 	release := func() bool {
 		select {
 		case <-j.written:
-			j.h.Release(sent[0]...)
-			sent = sent[1:]
-			return true
-		case <-j.quit:
-			return false
+		default:
+			select {
+			case <-j.written:
+			case <-j.quit:
+				return false
+			}
 		}
+		j.h.Release(sent[0]...)
+		sent = sent[1:]
+		return true
 	}
 	for lo := 0; lo < len(j.keys); lo += keyBatch {
 		for len(sent) >= 2 { // at most two batches held: one written, one computed
