@@ -104,6 +104,9 @@ func openIndex(ctx context.Context, f *Factory, ws *workspace, revName string, r
 		return ix, &index.Stats{Head: rev, Commits: ix.Commits(ctx)}, nil
 	}
 	preferHugePages()
+	if rebuild || ix.Commits(ctx) == 0 {
+		allCores() // a cold build: its pipelines pay on every core
+	}
 	p := progress(f, "indexing history")
 	io.Progress = p.update
 	_, st, err := ix.Sync(ctx, ws.repo, rev, io)

@@ -15,6 +15,7 @@ import (
 )
 
 func main() {
+	oneCore()
 	tuneGC()
 	os.Exit(Main())
 }
