@@ -69,19 +69,6 @@ func (ix *Index) CachedAudit(ctx context.Context, rev plumbing.Hash, o Options) 
 	if err != nil || rep == nil {
 		return nil, ErrNotCached
 	}
-	// gob does not tell an empty list from none; the JSON output does
-	for i := range rep.Entries {
-		e := &rep.Entries[i]
-		if e.ConfigKeys == nil {
-			e.ConfigKeys = []string{}
-		}
-		if e.Events == nil {
-			e.Events = []provenance.AuditEvent{}
-		}
-	}
-	if rep.Summary == nil {
-		rep.Summary = map[provenance.Verdict]int{}
-	}
 	return rep, nil
 }
 

@@ -1,11 +1,9 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
-	"encoding/gob"
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
@@ -152,28 +150,20 @@ func placeholders(n int) string {
 // auditChunk is how many entries one stored chunk of the audit holds.
 const auditChunk = 128
 
-// auditHead is the stored audit without its entries, and the chunks that
-// hold them ("audit/<i>").
-type auditHead struct {
-	Report  provenance.AuditReport // Entries empty
-	Entries int
-	Chunks  []uint64 // digest of each chunk
-}
-
 // writeAudit stores rep, writing only the chunks that changed.
 func writeAudit(ctx context.Context, tx *sql.Tx, rep *provenance.AuditReport) error {
-	var old auditHead
+	old := &auditHead{}
 	if data, err := getAnswer(ctx, tx, "audit"); err != nil {
 		return err
 	} else if data != nil {
-		if gob.NewDecoder(bytes.NewReader(data)).Decode(&old) != nil {
-			old = auditHead{}
+		if h, err := decodeAuditHead(data); err == nil {
+			old = h
 		}
 	}
 	head := auditHead{Report: *rep, Entries: len(rep.Entries)}
 	head.Report.Entries = nil
 	for i, lo := 0, 0; lo < len(rep.Entries); i, lo = i+1, lo+auditChunk {
-		data, err := encode(rep.Entries[lo:min(lo+auditChunk, len(rep.Entries))])
+		data, err := encodeAuditEntries(rep.Entries[lo:min(lo+auditChunk, len(rep.Entries))])
 		if err != nil {
 			return err
 		}
@@ -191,11 +181,7 @@ func writeAudit(ctx context.Context, tx *sql.Tx, rep *provenance.AuditReport) er
 			return err
 		}
 	}
-	data, err := encode(&head)
-	if err != nil {
-		return err
-	}
-	return putAnswer(ctx, tx, "audit", data)
+	return putAnswer(ctx, tx, "audit", head.encode())
 }
 
 func chunkName(i int) string { return fmt.Sprintf("audit/%d", i) }
@@ -207,8 +193,11 @@ func readAudit(ctx context.Context, db queryer) (*provenance.AuditReport, error)
 	if err != nil {
 		return nil, err
 	}
-	var head auditHead
-	if data == nil || gob.NewDecoder(bytes.NewReader(data)).Decode(&head) != nil {
+	if data == nil {
+		return nil, nil
+	}
+	head, err := decodeAuditHead(data)
+	if err != nil {
 		return nil, nil
 	}
 	rows, err := db.QueryContext(ctx, `SELECT name, data FROM answers WHERE name GLOB 'audit/*'`)
@@ -229,7 +218,10 @@ func readAudit(ctx context.Context, db queryer) (*provenance.AuditReport, error)
 			return nil, nil
 		}
 		seen[i] = true
-		if digestOf([]byte(data)) != head.Chunks[i] || gob.NewDecoder(bytes.NewReader(data)).Decode(&parts[i]) != nil {
+		if digestOf([]byte(data)) != head.Chunks[i] {
+			return nil, nil
+		}
+		if parts[i], err = decodeAuditEntries(data); err != nil {
 			return nil, nil
 		}
 	}

@@ -27,7 +27,7 @@
 // processes are safe: a second updater waits, then finds the work done.
 // Deleting the file is always safe.
 //
-// Dependencies: provenance, changelog, gitscan, config, recipe,
+// Dependencies: provenance, changelog, gitscan, config, recipe, internal/wire,
 // modernc.org/sqlite.
 // The command line lives in cmd/perflog.
 package index
@@ -57,7 +57,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "7"
+const SchemaVersion = "8"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"

@@ -1,0 +1,139 @@
+package index
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/internal/wire"
+	"github.com/perflog/perflog/provenance"
+)
+
+// TestAuditWireFields fails when a stored type gains a field that
+// auditwire.go does not encode (update it, and SchemaVersion).
+func TestAuditWireFields(t *testing.T) {
+	for typ, want := range map[reflect.Type][]string{
+		reflect.TypeFor[provenance.AuditEntry]():  {"Index", "Line", "ConfigKeys", "PRLink", "PRLinkPR", "Introduced", "Events", "Verdict", "Reason", "Claims"},
+		reflect.TypeFor[provenance.CommitRef]():   {"Commit", "PR", "Date", "Subject", "Ignored"},
+		reflect.TypeFor[provenance.AuditEvent]():  {"Type", "CommitRef", "From", "To", "Note"},
+		reflect.TypeFor[provenance.AuditReport](): {"Rev", "Path", "Entries", "Summary", "Notes"},
+		reflect.TypeFor[provenance.Note]():        {"Seq", "Commit", "Path", "Message"},
+	} {
+		var got []string
+		for f := range typ.Fields() {
+			got = append(got, f.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s has fields %v; auditwire.go encodes %v", typ, got, want)
+		}
+	}
+}
+
+func sampleAudit() ([]provenance.AuditEntry, *auditHead) {
+	pr, zero, neg := 2707, 0, -3
+	tokyo := time.Date(2026, 7, 1, 22, 59, 29, 0, time.FixedZone("", 9*3600))
+	chicago := time.Date(2026, 8, 21, 15, 54, 17, 123, time.FixedZone("", -5*3600))
+	ref := provenance.CommitRef{Commit: "1fe5131ba9", PR: &pr, Date: tokyo, Subject: "Serve (#2707)"}
+	es := []provenance.AuditEntry{
+		{Index: 1, Line: 1, ConfigKeys: []string{"a-*", "b"}, PRLink: "https://x/pull/2707", PRLinkPR: &pr, Introduced: &ref,
+			Events: []provenance.AuditEvent{
+				{Type: provenance.EvIntroduced, CommitRef: ref},
+				{Type: "pr-link-corrected", CommitRef: provenance.CommitRef{Commit: "ab", Date: chicago, Ignored: true}, From: "u1", To: "u2", Note: "n"},
+			}, Verdict: "corrected", Reason: "fixed by #1"},
+		{Index: 2, Line: neg, ConfigKeys: []string{}, Events: []provenance.AuditEvent{}, Verdict: "no-pr", PRLinkPR: &zero},
+		{Index: 3}, // nil lists, no introduction
+		{Index: 4, Verdict: "ok", Claims: []changelog.ClaimResult{{Entry: 4, Line: 9, Keys: []string{"k"}, Verdict: "confirmed", Reason: "r"}}},
+		{Index: 5, Claims: []changelog.ClaimResult{}},
+	}
+	h := &auditHead{Report: provenance.AuditReport{Rev: plumbing.NewHash("1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0"), Path: "perf-changelog.yaml",
+		Summary: map[provenance.Verdict]int{"ok": 693, "mismatch": 8},
+		Notes:   []provenance.Note{{Seq: 12, Commit: plumbing.NewHash("31bbb66b54000000000000000000000000000000"), Path: "p", Message: "does not load"}}},
+		Entries: 772, Chunks: []uint64{0, 1 << 63, 42}}
+	return es, h
+}
+
+func TestAuditWireRoundTrip(t *testing.T) {
+	es, head := sampleAudit()
+	data, err := encodeAuditEntries(es)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeAuditEntries(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := json.Marshal(es)
+	b, _ := json.Marshal(got)
+	if string(a) != string(b) {
+		t.Fatalf("entries read back differently:\n%s\n%s", a, b)
+	}
+	// nil and empty lists are kept apart (the JSON output shows [] or null)
+	if got[1].ConfigKeys == nil || got[1].Events == nil || got[2].ConfigKeys != nil || got[2].Events != nil ||
+		got[4].Claims == nil || got[0].Claims != nil {
+		t.Error("nil and empty lists confused")
+	}
+	if got[0].Events[0].Date.Format(time.RFC3339) != "2026-07-01T22:59:29+09:00" {
+		t.Errorf("zone lost: %v", got[0].Events[0].Date)
+	}
+
+	h2, err := decodeAuditHead(head.encode())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(h2, head) {
+		t.Fatalf("head read back differently:\n%+v\n%+v", h2, head)
+	}
+	empty := &auditHead{}
+	if h3, err := decodeAuditHead(empty.encode()); err != nil || !reflect.DeepEqual(h3, empty) {
+		t.Fatalf("empty head: %+v %v", h3, err)
+	}
+}
+
+// TestAuditWireCorrupt: damaged stored bytes are an error, never a panic
+// or a wrong answer taken for a stored one.
+func TestAuditWireCorrupt(t *testing.T) {
+	es, head := sampleAudit()
+	data, _ := encodeAuditEntries(es)
+	hd := head.encode()
+	for n := range len(data) {
+		if _, err := decodeAuditEntries(data[:n]); !errors.Is(err, wire.ErrCorrupt) {
+			t.Fatalf("entries cut to %d bytes: %v", n, err)
+		}
+	}
+	for n := range len(hd) {
+		if _, err := decodeAuditHead(hd[:n]); !errors.Is(err, wire.ErrCorrupt) {
+			t.Fatalf("head cut to %d bytes: %v", n, err)
+		}
+	}
+	for _, b := range [][]byte{append(slices.Clone(data), 0), {9, 0}, gobOf(t, es)} {
+		if _, err := decodeAuditEntries(b); !errors.Is(err, wire.ErrCorrupt) {
+			t.Errorf("%x: %v", b[:min(len(b), 8)], err)
+		}
+	}
+}
+
+func gobOf(t *testing.T, v any) []byte {
+	b, err := encode(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// FuzzAuditWire: any bytes decode without panicking.
+func FuzzAuditWire(f *testing.F) {
+	es, head := sampleAudit()
+	data, _ := encodeAuditEntries(es)
+	f.Add(data)
+	f.Add(head.encode())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		decodeAuditEntries(b)
+		decodeAuditHead(b)
+	})
+}
