@@ -73,6 +73,14 @@ func (w *Writer) Strings(ss []string) {
 	}
 }
 
+// Ints appends is (nil and empty kept apart).
+func (w *Writer) Ints(is []int) {
+	w.Len(len(is), is == nil)
+	for _, i := range is {
+		w.Int(i)
+	}
+}
+
 // OptInt appends an optional int.
 func (w *Writer) OptInt(p *int) {
 	w.Bool(p != nil)
@@ -220,6 +228,30 @@ func (r *Reader) Strings() []string {
 		ss[i] = r.String()
 	}
 	return ss
+}
+
+// Ints reads a list written by Writer.Ints.
+func (r *Reader) Ints() []int {
+	n, isNil := r.Len(1)
+	if isNil || r.err != nil {
+		return nil
+	}
+	is := make([]int, n)
+	for i := range is {
+		is[i] = r.Int()
+	}
+	return is
+}
+
+// Fixed reads a string written by Writer.String into dst, which it must
+// fill exactly (an object id, a digest).
+func (r *Reader) Fixed(dst []byte) {
+	s := r.String()
+	if r.err == nil && len(s) != len(dst) {
+		r.fail("%d bytes for a %d-byte value", len(s), len(dst))
+		return
+	}
+	copy(dst, s)
 }
 
 // OptInt reads an int written by Writer.OptInt.

@@ -27,6 +27,10 @@ func TestRoundTrip(t *testing.T) {
 	w.Strings([]string{"a", "", "b"})
 	w.OptInt(nil)
 	w.OptInt(&seven)
+	w.Ints(nil)
+	w.Ints([]int{-1, 0, 1 << 40})
+	w.String("0123")
+	w.String("012")
 	if err := w.Time(when); err != nil {
 		t.Fatal(err)
 	}
@@ -71,6 +75,21 @@ func TestRoundTrip(t *testing.T) {
 	if p := r.OptInt(); p == nil || *p != 7 {
 		t.Error("OptInt 7")
 	}
+	if r.Ints() != nil {
+		t.Error("nil Ints")
+	}
+	if got := r.Ints(); !slices.Equal(got, []int{-1, 0, 1 << 40}) {
+		t.Errorf("Ints: %v", got)
+	}
+	var four [4]byte
+	if r.Fixed(four[:]); string(four[:]) != "0123" || r.Err() != nil {
+		t.Errorf("Fixed: %q %v", four, r.Err())
+	}
+	rest := *r // a 3-byte string is not a 4-byte value
+	if rest.Fixed(four[:]); !errors.Is(rest.Err(), ErrCorrupt) {
+		t.Errorf("short Fixed: %v", rest.Err())
+	}
+	_ = r.String()
 	if got := r.Time(); !got.Equal(when) || got.Format(time.RFC3339Nano) != when.Format(time.RFC3339Nano) {
 		t.Errorf("Time: %v, want %v", got, when)
 	}

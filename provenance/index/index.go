@@ -33,10 +33,8 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"os"
@@ -57,7 +55,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "8"
+const SchemaVersion = "9"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -562,9 +560,10 @@ type queryer interface {
 }
 
 // The snapshot (without block texts, which stay in the blocks table and
-// are read on demand) is stored in parts, each a gob: the history at the
-// first build, then what each update appended (provenance.SnapshotAbove),
-// so that indexing a commit writes what the commit adds. A rewritten
+// are read on demand) is stored in parts, encoded as snapwire.go says: the
+// history at the first build, then what each update appended
+// (provenance.SnapshotAbove), so that indexing a commit writes what the
+// commit adds. A rewritten
 // history, or maxParts parts, is stored again whole.
 
 // maxParts bounds the parts of the stored snapshot.
@@ -583,8 +582,8 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 			rows.Close()
 			return nil, err
 		}
-		p := &provenance.Snapshot{}
-		if err := gob.NewDecoder(bytes.NewReader(data)).Decode(p); err != nil {
+		p, err := decodeSnapshot(data)
+		if err != nil {
 			rows.Close()
 			return nil, err
 		}
@@ -701,10 +700,10 @@ func store(ctx context.Context, tx *sql.Tx, sd *stored) error {
 	if err := insB.flush(); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(&lite); err != nil {
+	data, err := encodeSnapshot(&lite)
+	if err != nil {
 		return err
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO snapshot(part, data) VALUES((SELECT coalesce(max(part), -1) + 1 FROM snapshot), ?)`, buf.Bytes())
+	_, err = tx.ExecContext(ctx, `INSERT INTO snapshot(part, data) VALUES((SELECT coalesce(max(part), -1) + 1 FROM snapshot), ?)`, data)
 	return err
 }
