@@ -1,6 +1,8 @@
 package index
 
 import (
+	"bytes"
+	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -16,7 +18,8 @@ import (
 )
 
 // TestAuditWireFields fails when a stored type gains a field that
-// auditwire.go does not encode (update it, and SchemaVersion).
+// auditwire.go or blamewire.go does not encode (update it, and
+// SchemaVersion).
 func TestAuditWireFields(t *testing.T) {
 	for typ, want := range map[reflect.Type][]string{
 		reflect.TypeFor[provenance.AuditEntry]():  {"Index", "Line", "ConfigKeys", "PRLink", "PRLinkPR", "Introduced", "Events", "Verdict", "Reason", "Claims"},
@@ -24,6 +27,9 @@ func TestAuditWireFields(t *testing.T) {
 		reflect.TypeFor[provenance.AuditEvent]():  {"Type", "CommitRef", "From", "To", "Note"},
 		reflect.TypeFor[provenance.AuditReport](): {"Rev", "Path", "Entries", "Summary", "Notes"},
 		reflect.TypeFor[provenance.Note]():        {"Seq", "Commit", "Path", "Message"},
+		reflect.TypeFor[provenance.BlameReport](): {"Key", "File", "Rev", "Fields", "Renames", "Notes"},
+		reflect.TypeFor[provenance.BlameField]():  {"Path", "Value", "Line", "CommitRef", "Event", "Key"},
+		reflect.TypeFor[provenance.Rename]():      {"From", "To", "CommitRef"},
 	} {
 		var got []string
 		for f := range typ.Fields() {
@@ -119,11 +125,11 @@ func TestAuditWireCorrupt(t *testing.T) {
 }
 
 func gobOf(t *testing.T, v any) []byte {
-	b, err := encode(v)
-	if err != nil {
+	var b bytes.Buffer
+	if err := gob.NewEncoder(&b).Encode(v); err != nil {
 		t.Fatal(err)
 	}
-	return b
+	return b.Bytes()
 }
 
 // FuzzAuditWire: any bytes decode without panicking.
@@ -132,8 +138,56 @@ func FuzzAuditWire(f *testing.F) {
 	data, _ := encodeAuditEntries(es)
 	f.Add(data)
 	f.Add(head.encode())
+	f.Add(sampleBlameData(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		decodeAuditEntries(b)
 		decodeAuditHead(b)
+		decodeBlame(b)
 	})
+}
+
+func sampleBlame() *provenance.BlameReport {
+	pr := 145
+	when := time.Date(2025, 11, 3, 10, 0, 0, 0, time.FixedZone("", -8*3600))
+	ref := provenance.CommitRef{Commit: "7d45c58f88", PR: &pr, Date: when, Subject: "feat: candidate search space"}
+	return &provenance.BlameReport{Key: "dsr1-fp4-mi355x-sglang", File: "configs/amd-master.yaml", Rev: "1fe5131ba9",
+		Fields: []provenance.BlameField{
+			{Path: "image", Value: "lmsysorg/sglang:v0.5.12", Line: 2, CommitRef: ref, Event: "changed"},
+			{Path: "scenarios.fixed-seq-len[0].search-space[1].conc-list", Value: "[4, 8]", Line: -1,
+				CommitRef: provenance.CommitRef{Commit: "ab", Date: when, Ignored: true}, Event: "renamed", Key: "old-key"},
+		},
+		Renames: []provenance.Rename{{From: "old-key", To: "dsr1-fp4-mi355x-sglang", CommitRef: ref}},
+		Notes:   []provenance.Note{{Seq: 3, Commit: plumbing.NewHash("31bbb66b54000000000000000000000000000000"), Path: "configs/amd-master.yaml", Message: "m"}},
+	}
+}
+
+func sampleBlameData(t testing.TB) []byte {
+	data, err := encodeBlame(sampleBlame())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func TestBlameWireRoundTrip(t *testing.T) {
+	for _, want := range []*provenance.BlameReport{sampleBlame(), {}, {Fields: []provenance.BlameField{}, Renames: []provenance.Rename{}}} {
+		data, err := encodeBlame(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeBlame(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(want)
+		b, _ := json.Marshal(got)
+		if string(a) != string(b) || !reflect.DeepEqual(got.Notes, want.Notes) {
+			t.Errorf("blame read back differently:\n%s\n%s", a, b)
+		}
+		for n := range len(data) {
+			if _, err := decodeBlame(data[:n]); !errors.Is(err, wire.ErrCorrupt) {
+				t.Fatalf("cut to %d bytes: %v", n, err)
+			}
+		}
+	}
 }

@@ -1,9 +1,7 @@
 package index
 
 import (
-	"bytes"
 	"context"
-	"encoding/gob"
 	"errors"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -81,8 +79,8 @@ func (ix *Index) CachedBlame(ctx context.Context, rev plumbing.Hash, key string,
 	var data []byte
 	err := ix.db.QueryRowContext(ctx, `SELECT data FROM blame_cache WHERE key = ?`, key).Scan(&data)
 	if err == nil {
-		rep := &provenance.BlameReport{}
-		if err := gob.NewDecoder(bytes.NewReader(data)).Decode(rep); err != nil {
+		rep, err := decodeBlame(data)
+		if err != nil {
 			return nil, ErrNotCached
 		}
 		if rep.Fields == nil {

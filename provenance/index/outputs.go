@@ -1,10 +1,8 @@
 package index
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/gob"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -396,7 +394,7 @@ func headRows(h *provenance.History, k string, head int) keyRows {
 	for i := range b.Fields {
 		b.Fields[i].Line -= line
 	}
-	out.blame, out.err = encode(b)
+	out.blame, out.err = encodeBlame(b)
 	return out
 }
 
@@ -414,14 +412,6 @@ func parallel(n int, f func(i int)) {
 		}()
 	}
 	wg.Wait()
-}
-
-// encode stores a stored answer (gob: an order of magnitude faster to
-// decode than JSON).
-func encode(v any) ([]byte, error) {
-	var b bytes.Buffer
-	err := gob.NewEncoder(&b).Encode(v)
-	return b.Bytes(), err
 }
 
 func nullable(s string) any {

@@ -1,0 +1,83 @@
+package index
+
+import (
+	"fmt"
+
+	"github.com/perflog/perflog/internal/wire"
+	"github.com/perflog/perflog/provenance"
+)
+
+// The stored blame of each recipe at head (blame_cache) is written with
+// package wire too (see auditwire.go), which lists every field of the
+// types it stores; TestBlameWireFields fails when one is added.
+
+// blameWireVersion begins every encoded blame.
+const blameWireVersion = 1
+
+func encodeBlame(b *provenance.BlameReport) ([]byte, error) {
+	w := &wire.Writer{}
+	w.Uvarint(blameWireVersion)
+	w.String(b.Key)
+	w.String(b.File)
+	w.String(b.Rev)
+	w.Len(len(b.Fields), b.Fields == nil)
+	for i := range b.Fields {
+		f := &b.Fields[i]
+		w.String(f.Path)
+		w.String(f.Value)
+		w.Int(f.Line)
+		if err := putCommitRef(w, &f.CommitRef); err != nil {
+			return nil, err
+		}
+		w.String(string(f.Event))
+		w.String(f.Key)
+	}
+	w.Len(len(b.Renames), b.Renames == nil)
+	for i := range b.Renames {
+		r := &b.Renames[i]
+		w.String(r.From)
+		w.String(r.To)
+		if err := putCommitRef(w, &r.CommitRef); err != nil {
+			return nil, err
+		}
+	}
+	w.Len(len(b.Notes), b.Notes == nil)
+	for _, n := range b.Notes {
+		w.Int(n.Seq)
+		w.String(string(n.Commit[:]))
+		w.String(n.Path)
+		w.String(n.Message)
+	}
+	return w.B, nil
+}
+
+func decodeBlame(data []byte) (*provenance.BlameReport, error) {
+	r := wire.NewReader(data)
+	if v := r.Uvarint(); r.Err() == nil && v != blameWireVersion {
+		return nil, fmt.Errorf("%w: blame encoding %d", wire.ErrCorrupt, v)
+	}
+	b := &provenance.BlameReport{Key: r.String(), File: r.String(), Rev: r.String()}
+	if n, isNil := r.Len(9); !isNil && r.Err() == nil { // a field takes at least 9 bytes
+		b.Fields = make([]provenance.BlameField, n)
+		for i := range b.Fields {
+			b.Fields[i] = provenance.BlameField{Path: r.String(), Value: r.String(), Line: r.Int(), CommitRef: getCommitRef(r),
+				Event: provenance.EventKind(r.String()), Key: r.String()}
+		}
+	}
+	if n, isNil := r.Len(7); !isNil && r.Err() == nil {
+		b.Renames = make([]provenance.Rename, n)
+		for i := range b.Renames {
+			b.Renames[i] = provenance.Rename{From: r.String(), To: r.String(), CommitRef: getCommitRef(r)}
+		}
+	}
+	if n, isNil := r.Len(4); !isNil && r.Err() == nil {
+		b.Notes = make([]provenance.Note, n)
+		for i := range b.Notes {
+			b.Notes[i] = provenance.Note{Seq: r.Int(), Commit: hashOf(r), Path: r.String(), Message: r.String()}
+		}
+	}
+	if err := r.Done(); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
