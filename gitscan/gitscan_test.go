@@ -414,6 +414,72 @@ func TestCommitMetadata(t *testing.T) {
 	}
 }
 
+// TestWalkMeta: the metadata a walk decodes (WalkOptions.Meta) is what
+// Repo.Commit reads, on every corpus commit, with and without the
+// commit-graph; a walk not asked for it gives none.
+func TestWalkMeta(t *testing.T) {
+	for _, o := range []*OpenOptions{{NoDetect: true, NoCommitGraph: true}, {NoDetect: true}} {
+		r, head := openCorpus(t, o)
+		n := 0
+		err := r.FirstParent(context.Background(), WalkOptions{From: head, Meta: true}, func(nd Node) error {
+			n++
+			c, err := r.Commit(nd.Hash)
+			if err != nil {
+				return err
+			}
+			m := nd.Meta
+			if m == nil || m.Author != c.Author || m.Email != c.Email || !m.When.Equal(c.When) ||
+				m.When.Format(time.RFC3339) != c.When.Format(time.RFC3339) || m.Subject != c.Subject() {
+				t.Fatalf("%s: walked %+v, Commit %+v", nd.Hash, m, c)
+			}
+			return nil
+		})
+		if err != nil || n != 1970 {
+			t.Fatalf("walk: %d, %v", n, err)
+		}
+	}
+	r, head := openCorpus(t, nil)
+	r.FirstParent(context.Background(), WalkOptions{From: head}, func(nd Node) error {
+		if nd.Meta != nil {
+			t.Fatal("metadata without Meta")
+		}
+		return ErrStop
+	})
+}
+
+// TestParseCommitMeta: odd commit objects decode as go-git decodes them.
+func TestParseCommitMeta(t *testing.T) {
+	const tree = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+	const parent = "parent 1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0\n"
+	const author = "author A U Thor <a@x.org> 1750000000 +0930\n"
+	const committer = "committer C O Mitter <c@x.org> 1750000100 -0500\n"
+	for _, raw := range []string{
+		tree + parent + author + committer + "\n  Subject line  \n\nbody\n",
+		tree + author + committer + "gpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n\nsigned\n",
+		tree + parent + parent + committer + author + "\nauthor after the committer is not the author\n",
+		tree + author + "author Second <s@x.org> 1 +0000\n\nfirst author wins\n",
+		tree + author + committer + "\n",
+		tree + author + committer,
+		tree + "author Broken\n\nno email\n",
+		tree + "author X <x@y> notatime zone\n\nbad date\n",
+		tree + author + "encoding ISO-8859-1\n\n\nempty subject line\n",
+	} {
+		mo := &plumbing.MemoryObject{}
+		mo.SetType(plumbing.CommitObject)
+		mo.Write([]byte(raw))
+		var g object.Commit
+		if err := g.Decode(mo); err != nil {
+			t.Fatalf("go-git: %v\n%s", err, raw)
+		}
+		want := newCommit(&g)
+		m := parseCommitMeta([]byte(raw))
+		if m.Author != want.Author || m.Email != want.Email || !m.When.Equal(want.When) ||
+			m.When.Format(time.RFC3339) != want.When.Format(time.RFC3339) || m.Subject != want.Subject() {
+			t.Errorf("%q:\ngot  %+v\nwant %+v (%q)", raw, m, want, want.Subject())
+		}
+	}
+}
+
 // TestTrackMatchesFileHash checks Track's memoised lookups against plain
 // FileHash on every corpus commit, for files that moved, vanished and came
 // back, and for a path that never exists.

@@ -15,6 +15,7 @@ import (
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 )
 
@@ -572,6 +573,42 @@ func parseCommitHeader(b []byte) (rawCommit, error) {
 		return c, errBadCommit
 	}
 	return c, nil
+}
+
+// parseCommitMeta reads the author, author date and subject of a commit
+// object as go-git's object.Commit.Decode (Repo.Commit) does: the author
+// is the header that follows the tree and parent headers, when it is one
+// (a later author header is ignored), its name, email and date decoded by
+// object.Signature; the message follows the first empty line, and the
+// subject is its first line, trimmed.
+func parseCommitMeta(b []byte) CommitMeta {
+	var m CommitMeta
+	lookForAuthor := true
+	for len(b) > 0 {
+		line := b
+		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+			line, b = b[:nl], b[nl+1:]
+		} else {
+			b = nil
+		}
+		if len(line) == 0 { // the message follows
+			subject, _, _ := bytes.Cut(b, []byte("\n"))
+			m.Subject = string(bytes.TrimSpace(subject))
+			break
+		}
+		key, data, _ := bytes.Cut(line, []byte(" "))
+		switch k := string(key); {
+		case !lookForAuthor || k == "tree" || k == "parent":
+		case k == "author":
+			var sig object.Signature
+			sig.Decode(data)
+			m.Author, m.Email, m.When = sig.Name, sig.Email, sig.When
+			lookForAuthor = false
+		default:
+			lookForAuthor = false
+		}
+	}
+	return m
 }
 
 func parseHex(b []byte) (plumbing.Hash, bool) {

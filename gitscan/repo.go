@@ -313,8 +313,8 @@ func (r *Repo) Commit(h plumbing.Hash) (*Commit, error) {
 
 // node reads a commit's tree and parents: from the commit-graph when the
 // repository has one, else from the commit object.
-func (r *Repo) node(h plumbing.Hash) (Node, error) {
-	if r.graph {
+func (r *Repo) node(h plumbing.Hash, meta bool) (Node, error) {
+	if r.graph && !meta {
 		n, err := r.idx.Get(h)
 		if err != nil {
 			return Node{}, fmt.Errorf("commit %s: %w", h, err)
@@ -336,7 +336,12 @@ func (r *Repo) node(h plumbing.Hash) (Node, error) {
 	if err != nil {
 		return Node{}, fmt.Errorf("commit %s: %w", h, err)
 	}
-	return Node{Hash: h, Tree: c.tree, Parents: c.parents}, nil
+	n := Node{Hash: h, Tree: c.tree, Parents: c.parents}
+	if meta {
+		m := parseCommitMeta(data)
+		n.Meta = &m
+	}
+	return n, nil
 }
 
 // readTree returns a raw tree object.
@@ -380,7 +385,7 @@ func (r *Repo) lookup(tree plumbing.Hash, p string) (treeEntry, bool, error) {
 // FileHash returns the blob hash of path at commit; ok is false when the
 // path does not exist there (or is not a file).
 func (r *Repo) FileHash(commit plumbing.Hash, p string) (h plumbing.Hash, ok bool, err error) {
-	n, err := r.node(commit)
+	n, err := r.node(commit, false)
 	if err != nil {
 		return plumbing.ZeroHash, false, err
 	}
@@ -538,7 +543,7 @@ func (r *Repo) WalkFiles(commit plumbing.Hash, dir string, fn func(path string, 
 }
 
 func (r *Repo) walkTree(commit plumbing.Hash, dir string, recursive bool, fn func(string, plumbing.Hash) error) error {
-	n, err := r.node(commit)
+	n, err := r.node(commit, false)
 	if err != nil {
 		return err
 	}

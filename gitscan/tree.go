@@ -58,7 +58,7 @@ func (t *Tree) Exists(path string) bool {
 		return ok
 	}
 	if t.root.IsZero() {
-		n, err := t.r.node(t.Commit)
+		n, err := t.r.node(t.Commit, false)
 		if err != nil {
 			return false
 		}

@@ -22,13 +22,13 @@ type FileChange struct {
 func (r *Repo) ChangedFiles(a, b plumbing.Hash) ([]FileChange, error) {
 	var ta, tb plumbing.Hash
 	if !a.IsZero() {
-		n, err := r.node(a)
+		n, err := r.node(a, false)
 		if err != nil {
 			return nil, err
 		}
 		ta = n.Tree
 	}
-	n, err := r.node(b)
+	n, err := r.node(b, false)
 	if err != nil {
 		return nil, err
 	}

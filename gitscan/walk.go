@@ -5,6 +5,7 @@ import (
 	"errors"
 	"regexp"
 	"strconv"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -16,6 +17,17 @@ type Node struct {
 	Hash    plumbing.Hash
 	Tree    plumbing.Hash
 	Parents []plumbing.Hash
+	// Meta is the commit's author, date and subject when the walk was
+	// asked for them (WalkOptions.Meta), else nil.
+	Meta *CommitMeta
+}
+
+// CommitMeta is what a history needs to know of a commit besides its
+// place: its author, author date and subject, as Repo.Commit reads them.
+type CommitMeta struct {
+	Author, Email string
+	When          time.Time
+	Subject       string
 }
 
 // WalkOptions configures FirstParent.
@@ -27,6 +39,11 @@ type WalkOptions struct {
 	Until plumbing.Hash
 	// Progress, when set, is called every 256 commits with the count so far.
 	Progress func(done int)
+	// Meta decodes each commit's CommitMeta into Node.Meta, from the
+	// object a walk without a commit-graph reads anyway: a caller that
+	// needs most commits' metadata then does not read each commit again
+	// (with a commit-graph the objects are read for it).
+	Meta bool
 }
 
 // Validate checks the options.
@@ -57,7 +74,7 @@ func (r *Repo) FirstParent(ctx context.Context, o WalkOptions, fn func(Node) err
 		if h == o.Until {
 			return nil
 		}
-		n, err := r.node(h)
+		n, err := r.node(h, o.Meta)
 		if err != nil {
 			if i > 0 && errors.Is(err, plumbing.ErrObjectNotFound) && r.Shallow() {
 				return nil // shallow boundary

@@ -21,7 +21,7 @@ func (r *Repo) WorktreeChanges(commit plumbing.Hash, paths []string) ([]string, 
 	if r.worktree == "" {
 		return nil, ErrNoWorktree
 	}
-	n, err := r.node(commit)
+	n, err := r.node(commit, false)
 	if err != nil {
 		return nil, err
 	}

@@ -133,6 +133,9 @@ type History struct {
 	mu   sync.Mutex
 	meta map[plumbing.Hash]*CommitInfo
 	load func(plumbing.Hash) (*CommitInfo, error)
+	// walked is the metadata Build's walk decoded, which load turns into
+	// a CommitInfo when a commit is first asked for
+	walked map[plumbing.Hash]*gitscan.CommitMeta
 	// readBlob reads a file version (to locate lines at a revision).
 	readBlob func(plumbing.Hash) ([]byte, error)
 
@@ -192,7 +195,12 @@ func newHistory(ctx context.Context, r *gitscan.Repo, o Options) *History {
 	h := &History{Head: o.Head, seq: map[plumbing.Hash]int{}, Keys: map[string]*KeyHistory{},
 		ChangelogPath: s.ChangelogPath(), meta: map[plumbing.Hash]*CommitInfo{}, settings: s,
 		renames: map[int]map[string]string{}, memo: config.NewMemo()}
-	h.load = func(c plumbing.Hash) (*CommitInfo, error) { return commitInfo(ctx, r, c, o.PRs) }
+	h.load = func(c plumbing.Hash) (*CommitInfo, error) { // h.mu is held
+		if m := h.walked[c]; m != nil {
+			return infoOf(ctx, c, m, o.PRs), nil
+		}
+		return commitInfo(ctx, r, c, o.PRs)
+	}
 	h.readBlob = func(b plumbing.Hash) ([]byte, error) {
 		h.mu.Lock() // the walk reader; Build is over when this is used
 		defer h.mu.Unlock()
@@ -298,7 +306,8 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	// stored in the pack as a delta of the next newer one, so newest first
 	// is also the cheap order to read them in).
 	sp := newSplitter()
-	var chain []plumbing.Hash // newest first
+	var chain []plumbing.Hash       // newest first
+	var metas []*gitscan.CommitMeta // chain's, when the walk decodes them
 	reqs := make(chan request, 1<<12)
 	walkErr := make(chan error, 1)
 	var tracked map[int]bool // with Options.Keys: the master files followed
@@ -316,7 +325,9 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 				reqs <- request{sl, path, b, len(chain) - 1}
 			}
 		}
-		walk := gitscan.TrackOptions{WalkOptions: gitscan.WalkOptions{From: o.Head,
+		// a whole history (an audit, an index) needs most commits'
+		// metadata: it is decoded from the objects the walk reads anyway
+		walk := gitscan.TrackOptions{WalkOptions: gitscan.WalkOptions{From: o.Head, Meta: len(o.Keys) == 0,
 			Progress: func(n int) { prog("walk", n, 0) }}, Paths: paths}
 		walkErr <- r.Track(ctx, walk, func(st gitscan.Step) error {
 			if o.Base != nil {
@@ -326,6 +337,7 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 				}
 			}
 			chain = append(chain, st.Hash)
+			metas = append(metas, st.Meta)
 			if o.Changelog {
 				p := h.ChangelogPath
 				if st.Blobs[0].IsZero() {
@@ -454,6 +466,16 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	if err != nil {
 		return nil, err
 	}
+	h.mu.Lock()
+	for i, m := range metas {
+		if m != nil {
+			if h.walked == nil {
+				h.walked = make(map[plumbing.Hash]*gitscan.CommitMeta, len(metas))
+			}
+			h.walked[chain[i]] = m
+		}
+	}
+	h.mu.Unlock()
 	sp.loadAll(runtime.GOMAXPROCS(0), listFile) // recipes load on demand
 
 	// 3. the chain, the versions oldest first, then the events
@@ -588,14 +610,21 @@ func commitInfo(ctx context.Context, r *gitscan.Repo, c plumbing.Hash, prs PRRes
 		return nil, err
 	}
 	// copies: the originals would keep the whole commit message alive
-	ci := &CommitInfo{Hash: c, Author: strings.Clone(gc.Author), Email: strings.Clone(gc.Email), Date: gc.When,
-		Subject: strings.Clone(gc.Subject())}
-	if n, ok := gc.PR(); ok {
+	return infoOf(ctx, c, &gitscan.CommitMeta{Author: strings.Clone(gc.Author), Email: strings.Clone(gc.Email), When: gc.When,
+		Subject: strings.Clone(gc.Subject())}, prs), nil
+}
+
+// infoOf is the CommitInfo of commit c with metadata m: its PR is the one
+// the subject names, else the one prs finds (asked only now, for a commit
+// the history needs).
+func infoOf(ctx context.Context, c plumbing.Hash, m *gitscan.CommitMeta, prs PRResolver) *CommitInfo {
+	ci := &CommitInfo{Hash: c, Author: m.Author, Email: m.Email, Date: m.When, Subject: m.Subject}
+	if n, ok := gitscan.PRFromSubject(m.Subject); ok {
 		ci.PR, ci.PRSource = n, "subject"
 	} else if prs != nil {
 		if n, ok := prs.PR(ctx, c); ok {
 			ci.PR, ci.PRSource = n, "github"
 		}
 	}
-	return ci, nil
+	return ci
 }
