@@ -652,6 +652,52 @@ func TestObjectCacheBudget(t *testing.T) {
 	}
 }
 
+// TestObjectCacheGrows: a cache with room doubles its budget when an
+// object it evicted is asked for again, as far as the room shared with
+// other caches allows; a miss of an object never cached, or a cache
+// without room, changes nothing.
+func TestObjectCacheGrows(t *testing.T) {
+	room := 250
+	c, d := newLRU(100, nil), newLRU(100, nil)
+	c.room, d.room = &room, &room
+	fixed := newLRU(100, nil)
+	for _, l := range []*lru{c, d, fixed} {
+		for i := range 4 {
+			l.put(cacheKey{0, int64(i)}, cached{data: make([]byte, 60)})
+		}
+	}
+	c.missed(cacheKey{0, 99}) // never cached
+	fixed.missed(cacheKey{0, 0})
+	if c.budget != 100 || fixed.budget != 100 {
+		t.Fatalf("budgets grew without a reason: %d, %d", c.budget, fixed.budget)
+	}
+	c.missed(cacheKey{0, 0}) // evicted: 100 -> 200
+	if c.budget != 200 || room != 150 {
+		t.Fatalf("after a miss of an evicted object: budget %d, room %d", c.budget, room)
+	}
+	c.missed(cacheKey{0, 0}) // forgotten once counted
+	if c.budget != 200 {
+		t.Fatalf("one eviction counted twice: budget %d", c.budget)
+	}
+	d.missed(cacheKey{0, 1}) // the other cache takes its share: 100 -> 200
+	c.missed(cacheKey{0, 1}) // 50 left: 200 -> 250
+	if d.budget != 200 || c.budget != 250 || room != 0 {
+		t.Fatalf("shared room: budgets %d and %d, room %d", c.budget, d.budget, room)
+	}
+	d.missed(cacheKey{0, 0}) // evicted, but no room is left
+	if d.budget != 200 {
+		t.Fatalf("grew past the room: %d", d.budget)
+	}
+	plenty := 1 << 30
+	c.room = &plenty
+	for i := range 4 * maxGhosts { // the evicted keys remembered stay bounded
+		c.put(cacheKey{1, int64(i)}, cached{data: make([]byte, 1<<20)})
+	}
+	if len(c.ghosts) > maxGhosts {
+		t.Fatalf("%d evicted keys remembered", len(c.ghosts))
+	}
+}
+
 // TestSetReadCache: a Repo's read cache can be raised for a bulk read and
 // restored; lowering it evicts down to the new budget at once.
 func TestSetReadCache(t *testing.T) {

@@ -483,6 +483,7 @@ func (r *Repo) ScanBlobsFrom(ctx context.Context, next func() (plumbing.Hash, bo
 // may run beside a walk, not beside another ScanBlobs or ScanStreams.
 func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, stream int, ok bool), fn func(h plumbing.Hash, stream int, data []byte) error) error {
 	readers := map[int]*objects{}
+	room := blobCacheRoom
 	for i := 0; ; i++ {
 		if i&15 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -496,6 +497,7 @@ func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, st
 		o := readers[stream]
 		if o == nil {
 			o = newObjects(r.packs, r.blobs.fallback, &r.fbMu, blobCacheBudget)
+			o.cache.room = &room
 			readers[stream] = o
 		}
 		t, data, err := o.readTransient(h)
