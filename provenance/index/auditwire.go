@@ -163,13 +163,7 @@ func (h *auditHead) encode() []byte {
 		w.String(v)
 		w.Int(rep.Summary[provenance.Verdict(v)])
 	}
-	w.Len(len(rep.Notes), rep.Notes == nil)
-	for _, n := range rep.Notes {
-		w.Int(n.Seq)
-		w.String(string(n.Commit[:]))
-		w.String(n.Path)
-		w.String(n.Message)
-	}
+	putNotes(w, rep.Notes)
 	w.Int(h.Entries)
 	w.Len(len(h.Chunks), h.Chunks == nil)
 	for _, c := range h.Chunks {
@@ -194,12 +188,7 @@ func decodeAuditHead(data []byte) (*auditHead, error) {
 			rep.Summary[v] = r.Int()
 		}
 	}
-	if n, isNil := r.Len(4); !isNil && r.Err() == nil {
-		rep.Notes = make([]provenance.Note, n)
-		for i := range rep.Notes {
-			rep.Notes[i] = provenance.Note{Seq: r.Int(), Commit: hashOf(r), Path: r.String(), Message: r.String()}
-		}
-	}
+	rep.Notes = getNotes(r)
 	h.Entries = r.Int()
 	if n, isNil := r.Len(1); !isNil && r.Err() == nil {
 		h.Chunks = make([]uint64, n)
@@ -211,6 +200,29 @@ func decodeAuditHead(data []byte) (*auditHead, error) {
 		return nil, err
 	}
 	return h, nil
+}
+
+// putNotes and getNotes encode the notes of an audit or a blame.
+func putNotes(w *wire.Writer, notes []provenance.Note) {
+	w.Len(len(notes), notes == nil)
+	for _, n := range notes {
+		w.Int(n.Seq)
+		w.String(string(n.Commit[:]))
+		w.String(n.Path)
+		w.String(n.Message)
+	}
+}
+
+func getNotes(r *wire.Reader) []provenance.Note {
+	n, isNil := r.Len(4)
+	if isNil || r.Err() != nil {
+		return nil
+	}
+	notes := make([]provenance.Note, n)
+	for i := range notes {
+		notes[i] = provenance.Note{Seq: r.Int(), Commit: hashOf(r), Path: r.String(), Message: r.String()}
+	}
+	return notes
 }
 
 // hashOf reads a git object id written as a 20-byte string.

@@ -31,13 +31,20 @@ func TestAuditWireFields(t *testing.T) {
 		reflect.TypeFor[provenance.BlameField]():  {"Path", "Value", "Line", "CommitRef", "Event", "Key"},
 		reflect.TypeFor[provenance.Rename]():      {"From", "To", "CommitRef"},
 	} {
-		var got []string
-		for f := range typ.Fields() {
-			got = append(got, f.Name)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("%s has fields %v; auditwire.go encodes %v", typ, got, want)
-		}
+		checkFields(t, typ, want, "auditwire.go or blamewire.go")
+	}
+}
+
+// checkFields fails unless typ has exactly the fields the encoder in file
+// writes.
+func checkFields(t *testing.T, typ reflect.Type, want []string, file string) {
+	t.Helper()
+	var got []string
+	for f := range typ.Fields() {
+		got = append(got, f.Name)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s has fields %v; %s encodes %v", typ, got, file, want)
 	}
 }
 

@@ -41,13 +41,7 @@ func encodeBlame(b *provenance.BlameReport) ([]byte, error) {
 			return nil, err
 		}
 	}
-	w.Len(len(b.Notes), b.Notes == nil)
-	for _, n := range b.Notes {
-		w.Int(n.Seq)
-		w.String(string(n.Commit[:]))
-		w.String(n.Path)
-		w.String(n.Message)
-	}
+	putNotes(w, b.Notes)
 	return w.B, nil
 }
 
@@ -70,12 +64,7 @@ func decodeBlame(data []byte) (*provenance.BlameReport, error) {
 			b.Renames[i] = provenance.Rename{From: r.String(), To: r.String(), CommitRef: getCommitRef(r)}
 		}
 	}
-	if n, isNil := r.Len(4); !isNil && r.Err() == nil {
-		b.Notes = make([]provenance.Note, n)
-		for i := range b.Notes {
-			b.Notes[i] = provenance.Note{Seq: r.Int(), Commit: hashOf(r), Path: r.String(), Message: r.String()}
-		}
-	}
+	b.Notes = getNotes(r)
 	if err := r.Done(); err != nil {
 		return nil, err
 	}

@@ -23,13 +23,7 @@ func TestSnapWireFields(t *testing.T) {
 		reflect.TypeFor[provenance.SnapVersion](): {"Seq", "Path", "Blob", "Err", "P", "S", "Mid", "Note", "Written"},
 		reflect.TypeFor[provenance.SnapRename]():  {"Seq", "From", "To"},
 	} {
-		var got []string
-		for f := range typ.Fields() {
-			got = append(got, f.Name)
-		}
-		if !slices.Equal(got, want) {
-			t.Errorf("%s has fields %v; snapwire.go encodes %v", typ, got, want)
-		}
+		checkFields(t, typ, want, "snapwire.go")
 	}
 }
 
