@@ -458,6 +458,7 @@ func TestParseCommitMeta(t *testing.T) {
 		tree + author + committer + "gpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n\nsigned\n",
 		tree + parent + parent + committer + author + "\nauthor after the committer is not the author\n",
 		tree + author + "author Second <s@x.org> 1 +0000\n\nfirst author wins\n",
+		tree + parent + tree + author + "\na tree after the parents hides the author\n",
 		tree + author + committer + "\n",
 		tree + author + committer,
 		tree + "author Broken\n\nno email\n",

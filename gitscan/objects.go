@@ -618,13 +618,13 @@ func parseCommitHeader(b []byte) (rawCommit, error) {
 
 // parseCommitMeta reads the author, author date and subject of a commit
 // object as go-git's object.Commit.Decode (Repo.Commit) does: the author
-// is the header that follows the tree and parent headers, when it is one
-// (a later author header is ignored), its name, email and date decoded by
+// is the header that follows the tree header and the parent headers after
+// it, when it is one (a later author header is ignored), its name, email and date decoded by
 // object.Signature; the message follows the first empty line, and the
 // subject is its first line, trimmed.
 func parseCommitMeta(b []byte) CommitMeta {
 	var m CommitMeta
-	lookForAuthor := true
+	state := 0 // 0: the tree header, 1: parent headers, 2: past the author's place
 	for len(b) > 0 {
 		line := b
 		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
@@ -638,15 +638,17 @@ func parseCommitMeta(b []byte) CommitMeta {
 			break
 		}
 		key, data, _ := bytes.Cut(line, []byte(" "))
-		switch k := string(key); {
-		case !lookForAuthor || k == "tree" || k == "parent":
-		case k == "author":
-			var sig object.Signature
-			sig.Decode(data)
-			m.Author, m.Email, m.When = sig.Name, sig.Email, sig.When
-			lookForAuthor = false
-		default:
-			lookForAuthor = false
+		switch {
+		case state == 0:
+			state = 1
+		case state == 1 && string(key) == "parent":
+		case state == 1:
+			state = 2
+			if string(key) == "author" {
+				var sig object.Signature
+				sig.Decode(data)
+				m.Author, m.Email, m.When = sig.Name, sig.Email, sig.When
+			}
 		}
 	}
 	return m
