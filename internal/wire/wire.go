@@ -217,31 +217,26 @@ func (r *Reader) Len(min int) (n int, isNil bool) {
 	return r.count(u-1, min), false
 }
 
-// Strings reads a list written by Writer.Strings.
-func (r *Reader) Strings() []string {
-	n, isNil := r.Len(1)
+// List reads a list written as Writer.Len and then each item, which item
+// reads; min is the fewest bytes an item takes (it bounds what a damaged
+// length makes List allocate). A nil list reads as nil.
+func List[T any](r *Reader, min int, item func() T) []T {
+	n, isNil := r.Len(min)
 	if isNil || r.err != nil {
 		return nil
 	}
-	ss := make([]string, n)
-	for i := range ss {
-		ss[i] = r.String()
+	out := make([]T, n)
+	for i := range out {
+		out[i] = item()
 	}
-	return ss
+	return out
 }
 
+// Strings reads a list written by Writer.Strings.
+func (r *Reader) Strings() []string { return List(r, 1, r.String) }
+
 // Ints reads a list written by Writer.Ints.
-func (r *Reader) Ints() []int {
-	n, isNil := r.Len(1)
-	if isNil || r.err != nil {
-		return nil
-	}
-	is := make([]int, n)
-	for i := range is {
-		is[i] = r.Int()
-	}
-	return is
-}
+func (r *Reader) Ints() []int { return List(r, 1, r.Int) }
 
 // Fixed reads a string written by Writer.String into dst, which it must
 // fill exactly (an object id, a digest).

@@ -91,13 +91,7 @@ func decodeAuditEntries(data []byte) ([]provenance.AuditEntry, error) {
 	if v := r.Uvarint(); r.Err() == nil && v != auditWireVersion {
 		return nil, fmt.Errorf("%w: audit encoding %d", wire.ErrCorrupt, v)
 	}
-	var es []provenance.AuditEntry
-	if n, isNil := r.Len(8); !isNil && r.Err() == nil { // an entry takes at least 8 bytes
-		es = make([]provenance.AuditEntry, 0, n)
-		for i := 0; i < n && r.Err() == nil; i++ {
-			es = append(es, getAuditEntry(r))
-		}
-	}
+	es := wire.List(r, 8, func() provenance.AuditEntry { return getAuditEntry(r) }) // an entry takes at least 8 bytes
 	if err := r.Done(); err != nil {
 		return nil, err
 	}
@@ -110,13 +104,10 @@ func getAuditEntry(r *wire.Reader) provenance.AuditEntry {
 		c := getCommitRef(r)
 		e.Introduced = &c
 	}
-	if n, isNil := r.Len(9); !isNil && r.Err() == nil { // an event takes at least 9 bytes
-		e.Events = make([]provenance.AuditEvent, n)
-		for i := range e.Events {
-			e.Events[i] = provenance.AuditEvent{Type: provenance.EventKind(r.String()), CommitRef: getCommitRef(r),
-				From: r.String(), To: r.String(), Note: r.String()}
-		}
-	}
+	e.Events = wire.List(r, 9, func() provenance.AuditEvent { // an event takes at least 9 bytes
+		return provenance.AuditEvent{Type: provenance.EventKind(r.String()), CommitRef: getCommitRef(r),
+			From: r.String(), To: r.String(), Note: r.String()}
+	})
 	e.Verdict = provenance.Verdict(r.String())
 	e.Reason = r.String()
 	if r.Bool() {
@@ -190,12 +181,7 @@ func decodeAuditHead(data []byte) (*auditHead, error) {
 	}
 	rep.Notes = getNotes(r)
 	h.Entries = r.Int()
-	if n, isNil := r.Len(1); !isNil && r.Err() == nil {
-		h.Chunks = make([]uint64, n)
-		for i := range h.Chunks {
-			h.Chunks[i] = r.Uvarint()
-		}
-	}
+	h.Chunks = wire.List(r, 1, r.Uvarint)
 	if err := r.Done(); err != nil {
 		return nil, err
 	}
@@ -214,15 +200,9 @@ func putNotes(w *wire.Writer, notes []provenance.Note) {
 }
 
 func getNotes(r *wire.Reader) []provenance.Note {
-	n, isNil := r.Len(4)
-	if isNil || r.Err() != nil {
-		return nil
-	}
-	notes := make([]provenance.Note, n)
-	for i := range notes {
-		notes[i] = provenance.Note{Seq: r.Int(), Commit: hashOf(r), Path: r.String(), Message: r.String()}
-	}
-	return notes
+	return wire.List(r, 4, func() provenance.Note {
+		return provenance.Note{Seq: r.Int(), Commit: hashOf(r), Path: r.String(), Message: r.String()}
+	})
 }
 
 // hashOf reads a git object id written as a 20-byte string.

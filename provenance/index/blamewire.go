@@ -51,19 +51,13 @@ func decodeBlame(data []byte) (*provenance.BlameReport, error) {
 		return nil, fmt.Errorf("%w: blame encoding %d", wire.ErrCorrupt, v)
 	}
 	b := &provenance.BlameReport{Key: r.String(), File: r.String(), Rev: r.String()}
-	if n, isNil := r.Len(9); !isNil && r.Err() == nil { // a field takes at least 9 bytes
-		b.Fields = make([]provenance.BlameField, n)
-		for i := range b.Fields {
-			b.Fields[i] = provenance.BlameField{Path: r.String(), Value: r.String(), Line: r.Int(), CommitRef: getCommitRef(r),
-				Event: provenance.EventKind(r.String()), Key: r.String()}
-		}
-	}
-	if n, isNil := r.Len(7); !isNil && r.Err() == nil {
-		b.Renames = make([]provenance.Rename, n)
-		for i := range b.Renames {
-			b.Renames[i] = provenance.Rename{From: r.String(), To: r.String(), CommitRef: getCommitRef(r)}
-		}
-	}
+	b.Fields = wire.List(r, 9, func() provenance.BlameField { // a field takes at least 9 bytes
+		return provenance.BlameField{Path: r.String(), Value: r.String(), Line: r.Int(), CommitRef: getCommitRef(r),
+			Event: provenance.EventKind(r.String()), Key: r.String()}
+	})
+	b.Renames = wire.List(r, 7, func() provenance.Rename {
+		return provenance.Rename{From: r.String(), To: r.String(), CommitRef: getCommitRef(r)}
+	})
 	b.Notes = getNotes(r)
 	if err := r.Done(); err != nil {
 		return nil, err

@@ -83,45 +83,28 @@ func decodeSnapshot(data []byte) (*provenance.Snapshot, error) {
 	r.Fixed(s.Head[:])
 	s.Changelog, s.Recipes, s.From = r.Bool(), r.Bool(), r.Int()
 	// the minimum bytes of each item bound what damaged lengths allocate
-	if n, isNil := r.Len(8); !isNil && r.Err() == nil {
-		s.Commits = make([]provenance.SnapCommit, n)
-		for i := range s.Commits {
-			c := &s.Commits[i]
-			r.Fixed(c.Hash[:])
-			c.Author, c.Email, c.Date, c.Subject, c.PR, c.PRSource = r.String(), r.String(), r.Time(), r.String(), r.Int(), r.String()
-		}
-	}
-	if n, isNil := r.Len(10); !isNil && r.Err() == nil {
-		s.Blocks = make([]provenance.SnapBlock, n)
-		for i := range s.Blocks {
-			b := &s.Blocks[i]
-			b.ID, b.Recipe, b.Key = r.Int(), r.Bool(), r.String()
-			r.Fixed(b.Hash[:])
-			b.Text, b.Identity, b.PRLink, b.ConfigKeys, b.Description, b.Err = r.String(), r.String(), r.String(), r.Strings(), r.Strings(), r.String()
-		}
-	}
-	if n, isNil := r.Len(2); !isNil && r.Err() == nil {
-		s.Slots = make([]provenance.SnapSlot, n)
-		for i := range s.Slots {
-			sl := &s.Slots[i]
-			sl.Recipe = r.Bool()
-			if n, isNil := r.Len(9); !isNil && r.Err() == nil {
-				sl.Versions = make([]provenance.SnapVersion, n)
-				for j := range sl.Versions {
-					v := &sl.Versions[j]
-					v.Seq, v.Path = r.Int(), r.String()
-					r.Fixed(v.Blob[:])
-					v.Err, v.P, v.S, v.Mid, v.Note, v.Written = r.String(), r.Int(), r.Int(), r.Ints(), r.String(), r.Ints()
-				}
-			}
-		}
-	}
-	if n, isNil := r.Len(3); !isNil && r.Err() == nil {
-		s.Renames = make([]provenance.SnapRename, n)
-		for i := range s.Renames {
-			s.Renames[i] = provenance.SnapRename{Seq: r.Int(), From: r.String(), To: r.String()}
-		}
-	}
+	s.Commits = wire.List(r, 8, func() (c provenance.SnapCommit) {
+		r.Fixed(c.Hash[:])
+		c.Author, c.Email, c.Date, c.Subject, c.PR, c.PRSource = r.String(), r.String(), r.Time(), r.String(), r.Int(), r.String()
+		return c
+	})
+	s.Blocks = wire.List(r, 10, func() (b provenance.SnapBlock) {
+		b.ID, b.Recipe, b.Key = r.Int(), r.Bool(), r.String()
+		r.Fixed(b.Hash[:])
+		b.Text, b.Identity, b.PRLink, b.ConfigKeys, b.Description, b.Err = r.String(), r.String(), r.String(), r.Strings(), r.Strings(), r.String()
+		return b
+	})
+	s.Slots = wire.List(r, 2, func() provenance.SnapSlot {
+		return provenance.SnapSlot{Recipe: r.Bool(), Versions: wire.List(r, 9, func() (v provenance.SnapVersion) {
+			v.Seq, v.Path = r.Int(), r.String()
+			r.Fixed(v.Blob[:])
+			v.Err, v.P, v.S, v.Mid, v.Note, v.Written = r.String(), r.Int(), r.Int(), r.Ints(), r.String(), r.Ints()
+			return v
+		})}
+	})
+	s.Renames = wire.List(r, 3, func() provenance.SnapRename {
+		return provenance.SnapRename{Seq: r.Int(), From: r.String(), To: r.String()}
+	})
 	if err := r.Done(); err != nil {
 		return nil, err
 	}
