@@ -563,8 +563,8 @@ type queryer interface {
 // are read on demand) is stored in parts, encoded as snapwire.go says: the
 // history at the first build, then what each update appended
 // (provenance.SnapshotAbove), so that indexing a commit writes what the
-// commit adds. A rewritten
-// history, or maxParts parts, is stored again whole.
+// commit adds. A rewritten history, or maxParts parts, is stored again
+// whole.
 
 // maxParts bounds the parts of the stored snapshot.
 const maxParts = 64
