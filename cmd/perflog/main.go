@@ -12,6 +12,9 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+
+	// first of all: the process initialises its packages on one core, without allocation sampling
+	_ "github.com/perflog/perflog/internal/startup"
 )
 
 func main() {

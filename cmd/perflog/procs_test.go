@@ -21,12 +21,33 @@ func TestCores(t *testing.T) {
 		t.Fatalf("allCores: GOMAXPROCS %d, want the default %d", n, def)
 	}
 
-	// the user's setting wins
+	// the user's setting wins, though internal/startup set 1 before main
 	t.Setenv("GOMAXPROCS", "3")
-	runtime.GOMAXPROCS(3)
+	runtime.GOMAXPROCS(1)
 	oneCore()
+	if n := runtime.GOMAXPROCS(0); n != 3 {
+		t.Fatalf("oneCore with GOMAXPROCS=3 set: %d", n)
+	}
 	allCores()
 	if n := runtime.GOMAXPROCS(0); n != 3 {
-		t.Fatalf("with GOMAXPROCS=3 set: %d", n)
+		t.Fatalf("allCores with GOMAXPROCS=3 set: %d", n)
+	}
+	// a setting the runtime ignores gives its default
+	for _, v := range []string{"0", "-2", "many"} {
+		t.Setenv("GOMAXPROCS", v)
+		runtime.GOMAXPROCS(1)
+		oneCore()
+		if n := runtime.GOMAXPROCS(0); n != def {
+			t.Fatalf("oneCore with GOMAXPROCS=%q: %d, want the default %d", v, n, def)
+		}
+	}
+}
+
+// TestStartup: the package internal/startup leaves a process on one core
+// and without allocation sampling, before main; the test binary links it
+// too, through this package (TestMain gives the tests their cores back).
+func TestStartup(t *testing.T) {
+	if startupProcs != 1 || startupRate != 0 {
+		t.Fatalf("after the inits: GOMAXPROCS %d, MemProfileRate %d; want 1 and 0", startupProcs, startupRate)
 	}
 }
