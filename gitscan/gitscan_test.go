@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"sort"
 	"strings"
@@ -832,4 +833,76 @@ func openCorpus(t *testing.T, o *OpenOptions) (*Repo, plumbing.Hash) {
 		t.Fatal(err)
 	}
 	return r, head
+}
+
+// TestParseCommitPrefix: a prefix of a commit object either says it is
+// not enough or gives what the whole object gives, at every length.
+func TestParseCommitPrefix(t *testing.T) {
+	const tree = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+	const p1 = "parent 1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0\n"
+	const p2 = "parent 2fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0\n"
+	const author = "author A U Thor <a@x.org> 1750000000 +0930\n"
+	const committer = "committer C O Mitter <c@x.org> 1750000100 -0500\n"
+	for _, raw := range []string{
+		tree + p1 + author + committer + "\nsubject\n",
+		tree + p1 + p2 + author + committer + "\nmerge\n",
+		tree + author + committer + "\nroot\n",
+		tree + p1 + committer + p2 + author + "\nparents around the committer\n",
+		tree + p1 + "\nno author\n",
+		tree + p1,
+		tree + p1 + "parent not-hex\n" + author,
+		p1 + author + "\nno tree\n",
+		"",
+	} {
+		wantC, wantErr := parseCommitHeader([]byte(raw))
+		for n := 0; n <= len(raw); n++ {
+			c, done, err := parseCommitPrefix([]byte(raw[:n]), n == len(raw))
+			if n == len(raw) && !done {
+				t.Fatalf("%q: the whole object is not enough", raw)
+			}
+			if !done {
+				continue
+			}
+			if (err != nil) != (wantErr != nil) || err == nil && !reflect.DeepEqual(c, wantC) {
+				t.Fatalf("%q, first %d bytes: %+v, %v; the whole object: %+v, %v", raw, n, c, err, wantC, wantErr)
+			}
+		}
+	}
+}
+
+// TestCommitHeaderFromPrefix: on every corpus commit the headers read from
+// the first bytes of the object are the ones the whole object gives, and
+// the short read serves all those stored whole (73% here; the others are
+// deltas).
+func TestCommitHeaderFromPrefix(t *testing.T) {
+	r, head := openCorpus(t, &OpenOptions{NoDetect: true, NoCommitGraph: true})
+	var hashes []plumbing.Hash
+	err := r.FirstParent(context.Background(), WalkOptions{From: head, Meta: true}, func(nd Node) error {
+		hashes = append(hashes, nd.Hash)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := 0
+	for _, h := range hashes {
+		_, data, err := r.obj.read(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := parseCommitHeader(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c, ok := r.obj.commitHeader(h); ok {
+			short++
+			if !reflect.DeepEqual(c, want) {
+				t.Fatalf("%s: from the prefix %+v, whole %+v", h, c, want)
+			}
+		}
+	}
+	if short < len(hashes)*2/3 { // the rest are stored as deltas
+		t.Fatalf("the prefix served %d of %d commits", short, len(hashes))
+	}
+	t.Logf("the prefix served %d of %d commits", short, len(hashes))
 }

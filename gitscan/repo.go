@@ -325,6 +325,11 @@ func (r *Repo) node(h plumbing.Hash, meta bool) (Node, error) {
 		}
 		return Node{Hash: h, Tree: t.Hash, Parents: n.ParentHashes()}, nil
 	}
+	if !meta {
+		if c, ok := r.obj.commitHeader(h); ok {
+			return Node{Hash: h, Tree: c.tree, Parents: c.parents}, nil
+		}
+	}
 	t, data, err := r.obj.read(h)
 	if err == nil && t != plumbing.CommitObject {
 		err = fmt.Errorf("%w: a %s", ErrNotCommit, t)
