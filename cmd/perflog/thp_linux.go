@@ -4,8 +4,10 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -64,8 +66,16 @@ func adviseHeap() {
 	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &as); err != nil || as.Cur != ^uint64(0) {
 		return
 	}
+	// one collection, the one that frees the allocation (its range is then
+	// free heap, advised): the allocation alone would start another, and
+	// each of the first few collections faults in pages of the runtime's
+	// own span lists
+	percent := debug.SetGCPercent(-1)
+	limit := debug.SetMemoryLimit(math.MaxInt64)
 	adviseHuge(thpHeap)
-	runtime.GC() // frees the allocation: its range is free heap, advised
+	debug.SetMemoryLimit(limit)
+	debug.SetGCPercent(percent)
+	runtime.GC()
 }
 
 // adviseHuge allocates n bytes, untouched (fresh from the OS, so never
