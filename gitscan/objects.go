@@ -43,10 +43,14 @@ type objects struct {
 	cache *lru
 	zr    io.ReadCloser
 	fr    io.ReadCloser // raw deflate, for commitHeader
-	head  [commitHead]byte
-	br    *bufio.Reader
-	mem   bytes.Reader
-	hdr   [32]byte
+	// the beginnings of the commits commitHeader read last (delta bases),
+	// and the beginning of a commit it rebuilt from a delta
+	heads    [8]headBuf
+	nextHead int
+	out      [commitHead]byte
+	br       *bufio.Reader
+	mem      bytes.Reader
+	hdr      [32]byte
 	// delta holds inflated delta instructions (consumed at once); free
 	// holds evicted object buffers nobody outside the cache references,
 	// reused for new objects: reading 810 versions of a 400 KB file would
@@ -275,6 +279,84 @@ type cached struct {
 	data []byte
 }
 
+// entry is the header of a pack entry: its type, its inflated size, where
+// its zlib data starts (k bytes after its offset) and, for a delta, its
+// base.
+type entry struct {
+	t        plumbing.ObjectType
+	size     int64
+	k        int64
+	baseOff  int64         // OFS_DELTA
+	baseHash plumbing.Hash // REF_DELTA
+}
+
+// entry reads the header of the pack entry at off.
+func (o *objects) entry(p *pack, off int64) (entry, error) {
+	var e entry
+	var hdr []byte
+	if p.data != nil {
+		if off < 0 || off >= p.end {
+			return e, fmt.Errorf("offset %d beyond the pack", off)
+		}
+		hdr = p.data[off:min(off+int64(len(o.hdr)), p.end)]
+	} else {
+		n, err := p.f.ReadAt(o.hdr[:], off)
+		if n == 0 {
+			return e, err
+		}
+		hdr = o.hdr[:n]
+	}
+	// type and inflated size as a varint
+	k := 0
+	b := hdr[k]
+	k++
+	e.t = plumbing.ObjectType((b >> 4) & 7)
+	e.size = int64(b & 15)
+	for shift := uint(4); b&0x80 != 0; shift += 7 {
+		if k >= len(hdr) || shift > 56 {
+			return e, fmt.Errorf("bad object header at %d", off)
+		}
+		b = hdr[k]
+		k++
+		e.size |= int64(b&0x7f) << shift
+	}
+	switch e.t {
+	case plumbing.OFSDeltaObject:
+		if k >= len(hdr) {
+			return e, fmt.Errorf("bad delta header at %d", off)
+		}
+		b = hdr[k]
+		k++
+		rel := int64(b & 0x7f)
+		for b&0x80 != 0 {
+			if k >= len(hdr) {
+				return e, fmt.Errorf("bad delta offset at %d", off)
+			}
+			b = hdr[k]
+			k++
+			rel = ((rel + 1) << 7) | int64(b&0x7f)
+		}
+		e.baseOff = off - rel
+		if e.baseOff <= 0 || e.baseOff >= off {
+			return e, fmt.Errorf("bad delta base at %d", off)
+		}
+	case plumbing.REFDeltaObject:
+		if k+20 > len(hdr) {
+			return e, fmt.Errorf("bad delta header at %d", off)
+		}
+		copy(e.baseHash[:], hdr[k:k+20])
+		k += 20
+	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
+	default:
+		return e, fmt.Errorf("unknown object type %d at %d", e.t, off)
+	}
+	if e.size < 0 || e.size > 1<<31 {
+		return e, fmt.Errorf("object too large at %d", off)
+	}
+	e.k = int64(k)
+	return e, nil
+}
+
 // at decodes the object at off in pack i, resolving deltas.
 func (o *objects) at(i int, off int64, depth int) (plumbing.ObjectType, []byte, error) {
 	if depth > 64 {
@@ -286,71 +368,14 @@ func (o *objects) at(i int, off int64, depth int) (plumbing.ObjectType, []byte, 
 	}
 	o.cache.missed(key)
 	p := o.packs()[i]
-	var hdr []byte
-	if p.data != nil {
-		if off >= p.end {
-			return plumbing.InvalidObject, nil, fmt.Errorf("offset %d beyond the pack", off)
-		}
-		hdr = p.data[off:min(off+int64(len(o.hdr)), p.end)]
-	} else {
-		n, err := p.f.ReadAt(o.hdr[:], off)
-		if n == 0 {
-			return plumbing.InvalidObject, nil, err
-		}
-		hdr = o.hdr[:n]
+	e, err := o.entry(p, off)
+	if err != nil {
+		return plumbing.InvalidObject, nil, err
 	}
-	// object header: type and inflated size as a varint
-	k := 0
-	b := hdr[k]
-	k++
-	t := plumbing.ObjectType((b >> 4) & 7)
-	size := int64(b & 15)
-	for shift := uint(4); b&0x80 != 0; shift += 7 {
-		if k >= len(hdr) || shift > 56 {
-			return plumbing.InvalidObject, nil, fmt.Errorf("bad object header at %d", off)
-		}
-		b = hdr[k]
-		k++
-		size |= int64(b&0x7f) << shift
-	}
-	var baseOff int64
-	var baseHash plumbing.Hash
-	switch t {
-	case plumbing.OFSDeltaObject:
-		if k >= len(hdr) {
-			return plumbing.InvalidObject, nil, fmt.Errorf("bad delta header at %d", off)
-		}
-		b = hdr[k]
-		k++
-		rel := int64(b & 0x7f)
-		for b&0x80 != 0 {
-			if k >= len(hdr) {
-				return plumbing.InvalidObject, nil, fmt.Errorf("bad delta offset at %d", off)
-			}
-			b = hdr[k]
-			k++
-			rel = ((rel + 1) << 7) | int64(b&0x7f)
-		}
-		baseOff = off - rel
-		if baseOff <= 0 || baseOff >= off {
-			return plumbing.InvalidObject, nil, fmt.Errorf("bad delta base at %d", off)
-		}
-	case plumbing.REFDeltaObject:
-		if k+20 > len(hdr) {
-			return plumbing.InvalidObject, nil, fmt.Errorf("bad delta header at %d", off)
-		}
-		copy(baseHash[:], hdr[k:k+20])
-		k += 20
-	case plumbing.CommitObject, plumbing.TreeObject, plumbing.BlobObject, plumbing.TagObject:
-	default:
-		return plumbing.InvalidObject, nil, fmt.Errorf("unknown object type %d at %d", t, off)
-	}
-	if size < 0 || size > 1<<31 {
-		return plumbing.InvalidObject, nil, fmt.Errorf("object too large at %d", off)
-	}
+	t, size, k, baseOff, baseHash := e.t, e.size, e.k, e.baseOff, e.baseHash
 	if t != plumbing.OFSDeltaObject && t != plumbing.REFDeltaObject {
 		data := o.buffer(size)
-		if err := o.inflate(p, off+int64(k), data); err != nil {
+		if err := o.inflate(p, off+k, data); err != nil {
 			return plumbing.InvalidObject, nil, err
 		}
 		o.cache.put(key, cached{t: t, data: data})
@@ -359,7 +384,6 @@ func (o *objects) at(i int, off int64, depth int) (plumbing.ObjectType, []byte, 
 	// resolve the base first: the delta scratch buffer is shared
 	var bt plumbing.ObjectType
 	var base []byte
-	var err error
 	if t == plumbing.OFSDeltaObject {
 		bt, base, err = o.at(i, baseOff, depth+1)
 	} else {
@@ -372,7 +396,7 @@ func (o *objects) at(i int, off int64, depth int) (plumbing.ObjectType, []byte, 
 		o.delta = make([]byte, size)
 	}
 	delta := o.delta[:size]
-	if err := o.inflate(p, off+int64(k), delta); err != nil {
+	if err := o.inflate(p, off+k, delta); err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
 	data, err := o.patch(base, delta)
@@ -386,6 +410,9 @@ func (o *objects) at(i int, off int64, depth int) (plumbing.ObjectType, []byte, 
 // inflate fills out with the zlib data starting at off.
 func (o *objects) inflate(p *pack, off int64, out []byte) error {
 	var src io.Reader
+	if off >= p.end {
+		return fmt.Errorf("inflate at %d: beyond the pack", off)
+	}
 	if p.data != nil {
 		o.mem.Reset(p.data[off:p.end]) // a ByteReader: flate reads it directly
 		src = &o.mem
@@ -419,55 +446,121 @@ func (o *objects) inflate(p *pack, off int64, out []byte) error {
 // its message. Given only the first commitPrefix bytes of the compressed
 // stream, the inflater stops where they end and hands over what it decoded
 // (compress/flate flushes its output on an error); the headers of a commit
-// with a parent or two are there. That halves the cost of a walk without
-// a commit-graph (BenchmarkBlameOldKey).
+// with a parent or two are in there. A commit stored as a delta (a quarter
+// of the corpus's) is read the same way: its delta whole (they are small),
+// applied to the first bytes of its base, a commit read so or kept from
+// the last few. Measured on the corpus's 1970 commits: 3.6 µs a commit
+// instead of 6.9 µs (whole ones).
 const (
-	commitPrefix = 320
-	commitHead   = 512
+	commitPrefix   = 224
+	commitHead     = 512
+	maxCommitDelta = 4 << 10
 )
+
+// headBuf is the beginning of a commit object, as commitHeader read it.
+type headBuf struct {
+	pack  int
+	off   int64
+	n     int  // bytes in buf
+	whole bool // buf holds the whole object
+	buf   [commitHead]byte
+}
 
 // commitHeader reads the tree and parents of commit h from the first bytes
 // of its object. ok is false when it cannot tell: an object that is not a
-// commit stored whole in a mapped pack, headers beyond the bytes read,
-// damage; the caller then reads the object whole, which reports errors.
+// commit stored whole or as a delta of one in a mapped pack, headers
+// beyond the bytes read, damage; the caller then reads the object whole,
+// which reports errors.
 func (o *objects) commitHeader(h plumbing.Hash) (c rawCommit, ok bool) {
-	for _, p := range o.packs() {
+	for i, p := range o.packs() {
 		off, err := p.idx.FindOffset(h)
 		if err != nil {
 			continue
 		}
-		if p.data == nil || off < 0 || off >= p.end {
+		if p.data == nil {
 			return c, false
 		}
-		b := p.data[off]
-		if plumbing.ObjectType((b>>4)&7) != plumbing.CommitObject {
-			return c, false // a delta (or not a commit)
+		e, err := o.entry(p, off)
+		if err != nil {
+			return c, false
 		}
-		size, k := int64(b&15), off+1
-		for shift := uint(4); b&0x80 != 0; shift += 7 {
-			if k >= p.end || shift > 56 {
+		var b []byte
+		whole := false
+		switch e.t {
+		case plumbing.CommitObject:
+			hb := o.headOf(i, p, off, e)
+			if hb == nil {
 				return c, false
 			}
-			b = p.data[k]
-			k++
-			size |= int64(b&0x7f) << shift
-		}
-		z := p.data[k:min(k+commitPrefix, p.end)]
-		// the zlib header: deflate, no preset dictionary
-		if len(z) < 2 || z[0]&0x0f != 8 || (uint16(z[0])<<8|uint16(z[1]))%31 != 0 || z[1]&0x20 != 0 {
+			b, whole = hb.buf[:hb.n], hb.whole
+		case plumbing.OFSDeltaObject:
+			be, err := o.entry(p, e.baseOff)
+			if err != nil || be.t != plumbing.CommitObject || e.size > maxCommitDelta {
+				return c, false
+			}
+			base := o.headOf(i, p, e.baseOff, be)
+			if base == nil {
+				return c, false
+			}
+			if int64(cap(o.delta)) < e.size {
+				o.delta = make([]byte, e.size)
+			}
+			delta := o.delta[:e.size]
+			if o.inflate(p, off+e.k, delta) != nil {
+				return c, false
+			}
+			srcSize, ops, ok1 := leb128(delta)
+			dstSize, ops, ok2 := leb128(ops)
+			if !ok1 || !ok2 || srcSize != uint64(be.size) {
+				return c, false
+			}
+			out, err := applyDelta(o.out[:0], base.buf[:base.n], ops, dstSize, min(dstSize, commitHead), !base.whole)
+			if err != nil {
+				return c, false
+			}
+			b, whole = out, uint64(len(out)) == dstSize
+		default:
 			return c, false
 		}
-		o.mem.Reset(z[2:])
-		if o.fr == nil {
-			o.fr = flate.NewReader(&o.mem)
-		} else if err := o.fr.(flate.Resetter).Reset(&o.mem, nil); err != nil {
-			return c, false
-		}
-		n, _ := io.ReadFull(o.fr, o.head[:min(size, commitHead)])
-		c, done, err := parseCommitPrefix(o.head[:n], int64(n) == size)
+		c, done, err := parseCommitPrefix(b, whole)
 		return c, done && err == nil
 	}
 	return c, false
+}
+
+// headOf returns the first bytes of the whole commit object at off in
+// pack i (whose entry is e), from the last ones read or read now; nil
+// when they cannot be read so.
+func (o *objects) headOf(i int, p *pack, off int64, e entry) *headBuf {
+	for k := range o.heads {
+		if hb := &o.heads[k]; hb.n > 0 && hb.pack == i && hb.off == off {
+			return hb
+		}
+	}
+	hb := &o.heads[o.nextHead]
+	o.nextHead = (o.nextHead + 1) % len(o.heads)
+	hb.n = 0
+	start := off + e.k
+	if start >= p.end {
+		return nil
+	}
+	z := p.data[start:min(start+commitPrefix, p.end)]
+	// the zlib header: deflate, no preset dictionary
+	if len(z) < 2 || z[0]&0x0f != 8 || (uint16(z[0])<<8|uint16(z[1]))%31 != 0 || z[1]&0x20 != 0 {
+		return nil
+	}
+	o.mem.Reset(z[2:])
+	if o.fr == nil {
+		o.fr = flate.NewReader(&o.mem)
+	} else if o.fr.(flate.Resetter).Reset(&o.mem, nil) != nil {
+		return nil
+	}
+	n, _ := io.ReadFull(o.fr, hb.buf[:min(e.size, commitHead)])
+	if n == 0 {
+		return nil
+	}
+	hb.pack, hb.off, hb.n, hb.whole = i, off, n, int64(n) == e.size
+	return hb
 }
 
 var errDelta = errors.New("invalid delta")
@@ -483,51 +576,76 @@ func (o *objects) patch(base, delta []byte) ([]byte, error) {
 	if !ok || dstSize > 1<<31 {
 		return nil, errDelta
 	}
-	dst := o.buffer(int64(dstSize))[:0]
-	for len(delta) > 0 {
-		op := delta[0]
-		delta = delta[1:]
+	dst, err := applyDelta(o.buffer(int64(dstSize))[:0], base, delta, dstSize, dstSize, false)
+	if err != nil {
+		return nil, err
+	}
+	if uint64(len(dst)) != dstSize {
+		return nil, errDelta
+	}
+	return dst, nil
+}
+
+// applyDelta appends to dst what the instructions ops (a delta without its
+// two sizes) make of base, a result of dstSize bytes, stopping once dst
+// holds want bytes (want <= dstSize). When short, base is only the first
+// bytes of the delta's base: a copy reaching past them ends the result
+// there instead of being an error.
+func applyDelta(dst, base, ops []byte, dstSize, want uint64, short bool) ([]byte, error) {
+	for len(ops) > 0 {
+		if uint64(len(dst)) >= want && want < dstSize {
+			break // enough (a whole result reads every instruction)
+		}
+		op := ops[0]
+		ops = ops[1:]
 		switch {
 		case op&0x80 != 0: // copy from base
 			var off, n uint64
 			for i := uint(0); i < 4; i++ {
 				if op&(1<<i) != 0 {
-					if len(delta) == 0 {
+					if len(ops) == 0 {
 						return nil, errDelta
 					}
-					off |= uint64(delta[0]) << (8 * i)
-					delta = delta[1:]
+					off |= uint64(ops[0]) << (8 * i)
+					ops = ops[1:]
 				}
 			}
 			for i := uint(0); i < 3; i++ {
 				if op&(0x10<<i) != 0 {
-					if len(delta) == 0 {
+					if len(ops) == 0 {
 						return nil, errDelta
 					}
-					n |= uint64(delta[0]) << (8 * i)
-					delta = delta[1:]
+					n |= uint64(ops[0]) << (8 * i)
+					ops = ops[1:]
 				}
 			}
 			if n == 0 {
 				n = 0x10000
 			}
-			if off+n > uint64(len(base)) || uint64(len(dst))+n > dstSize {
+			if uint64(len(dst))+n > dstSize {
 				return nil, errDelta
+			}
+			n = min(n, want-uint64(len(dst)))
+			if off+n > uint64(len(base)) {
+				if !short {
+					return nil, errDelta
+				}
+				if off < uint64(len(base)) {
+					dst = append(dst, base[off:]...)
+				}
+				return dst, nil
 			}
 			dst = append(dst, base[off:off+n]...)
 		case op != 0: // insert op bytes from the delta
-			n := int(op)
-			if n > len(delta) || uint64(len(dst)+n) > dstSize {
+			n := uint64(op)
+			if n > uint64(len(ops)) || uint64(len(dst))+n > dstSize {
 				return nil, errDelta
 			}
-			dst = append(dst, delta[:n]...)
-			delta = delta[n:]
+			dst = append(dst, ops[:min(n, want-uint64(len(dst)))]...)
+			ops = ops[n:]
 		default:
 			return nil, errDelta
 		}
-	}
-	if uint64(len(dst)) != dstSize {
-		return nil, errDelta
 	}
 	return dst, nil
 }
