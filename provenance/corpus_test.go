@@ -511,3 +511,45 @@ func TestCorpusClaims(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusEntryLines: the lines of the entries at Head, which Build
+// keeps from cutting that version, are where yaml.v3 finds the list's
+// items; and a version read again from git (an older one, through
+// placedOf) gives its items' lines too.
+func TestCorpusEntryLines(t *testing.T) {
+	r, head := openCorpus(t)
+	h, err := Build(context.Background(), r, Options{Head: head, Changelog: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.headLinesBlob.IsZero() {
+		t.Fatal("Build kept no lines for the changelog at Head")
+	}
+	last := len(h.Chain) - 1
+	for _, seq := range []int{last, last - 1, last - 200} {
+		at := h.EntriesAt(seq)
+		var v version
+		for _, x := range h.cl.vers {
+			if x.Seq <= seq {
+				v = x
+			}
+		}
+		data, err := r.ReadBlob(v.Blob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc yaml.Node
+		if err := yaml.Unmarshal(data, &doc); err != nil {
+			t.Fatal(err)
+		}
+		items := doc.Content[0].Content
+		if len(at) != len(items) {
+			t.Fatalf("seq %d: %d entries, yaml.v3 reads %d items", seq, len(at), len(items))
+		}
+		for i, e := range at {
+			if e.Line != items[i].Line {
+				t.Fatalf("seq %d, entry %d: line %d, yaml.v3 says %d", seq, i+1, e.Line, items[i].Line)
+			}
+		}
+	}
+}

@@ -439,6 +439,15 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 // linesOf returns the first line of each of the n blocks of a version
 // (zeros when the version cannot be read again).
 func (h *History) linesOf(v *version, kind fileKind, n int) []int {
+	if kind == listFile {
+		// the changelog at Head, as Build cut it: not read and cut again
+		h.mu.Lock()
+		lines, blob := h.headLines, h.headLinesBlob
+		h.mu.Unlock()
+		if blob == v.Blob && len(lines) == n {
+			return slices.Clone(lines)
+		}
+	}
 	out := make([]int, n)
 	ps, err := h.placedOf(v.Blob, kind)
 	if err != nil || len(ps) != n {

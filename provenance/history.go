@@ -147,8 +147,12 @@ type History struct {
 	introducedPR   map[int][]Event
 
 	placedMemo map[plumbing.Hash][]placed // see placedOf
-	state      *recipeState               // see stateAt
-	stateSeq   int
+	// headLines holds the first line of each block of the changelog at
+	// Head, when Build cut that version whole (see linesOf)
+	headLines     []int
+	headLinesBlob plumbing.Hash
+	state         *recipeState // see stateAt
+	stateSeq      int
 
 	entryIdxOnce sync.Once
 	entryAt      map[int][]Event // seq → entry events (introduced, edited, re-added)
@@ -407,8 +411,17 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		var list []*block
 		if !q.blob.IsZero() {
 			var err error
+			whole := lastCuts[q.slot].data == nil // cut whole: its spans' lines are the version's
 			if list, err = sp.blocksAfter(&lastCuts[q.slot], data, readings[q.slot].s.kind); err != nil {
 				v.Err = err.Error()
+			} else if q.idx == 0 && q.slot == 0 && whole && len(lastCuts[0].spans) == len(list) {
+				lines := make([]int, len(list))
+				for i, sp := range lastCuts[0].spans {
+					lines[i] = sp.line
+				}
+				h.mu.Lock()
+				h.headLines, h.headLinesBlob = lines, q.blob
+				h.mu.Unlock()
 			}
 		}
 		readings[q.slot].add(v, list)
