@@ -763,6 +763,16 @@ func TestScanStreams(t *testing.T) {
 	i := 0
 	got := 0
 	maps := -1 // mappings of the pack while both readers are open
+	// each stream's previous content, which must still be intact when the
+	// stream's next version comes (the readers do not reuse its buffer)
+	type lent struct {
+		h    plumbing.Hash
+		data []byte
+	}
+	prev := map[int]lent{}
+	// readers with no room: every version read evicts the ones before
+	defer func(b, r int) { streamBudget, streamRoom = b, r }(streamBudget, streamRoom)
+	streamBudget, streamRoom = 1, 0
 	err = r.ScanStreams(context.Background(), func() (plumbing.Hash, int, bool) {
 		if i == len(reqs) {
 			return plumbing.ZeroHash, 0, false
@@ -778,6 +788,10 @@ func TestScanStreams(t *testing.T) {
 		if plumbing.ComputeHash(plumbing.BlobObject, data) != h {
 			return fmt.Errorf("blob %s: content hashes to %s", h, plumbing.ComputeHash(plumbing.BlobObject, data))
 		}
+		if p, ok := prev[stream]; ok && plumbing.ComputeHash(plumbing.BlobObject, p.data) != p.h {
+			return fmt.Errorf("stream %d: the content of %s changed before the stream's next version was read", stream, p.h)
+		}
+		prev[stream] = lent{h, data}
 		if got == len(reqs) {
 			maps = packMappings(t)
 		}

@@ -57,6 +57,10 @@ type objects struct {
 	// otherwise fault in 128 MB of fresh memory.
 	delta []byte
 	free  [][]byte
+	// lent is the object last handed to a ScanStreams caller, which may
+	// keep it until it gets the stream's next one: its buffer is not
+	// reused meanwhile, even once evicted
+	lent []byte
 }
 
 type pack struct {
@@ -91,6 +95,10 @@ const (
 	blobCacheRoom   = 32 << 20
 )
 
+// The budgets of ScanStreams's readers (variables for the tests, which
+// starve them).
+var streamBudget, streamRoom = blobCacheBudget, blobCacheRoom
+
 func newObjects(ps *packSet, fallback storer.EncodedObjectStorer, mu *sync.Mutex, budget int) *objects {
 	o := &objects{packSet: ps, fallback: fallback, fbMu: mu}
 	o.cache = newLRU(budget, o.recycle)
@@ -105,6 +113,9 @@ const maxFree = 8
 func (o *objects) recycle(b []byte) {
 	if cap(b) < 4<<10 {
 		return // small objects are cheap to allocate
+	}
+	if cap(o.lent) > 0 && &b[:1][0] == &o.lent[:1][0] {
+		return // still in the caller's hands (see lent)
 	}
 	// the buffers held stay within half the budget, or within one buffer
 	// when a single object is larger than that

@@ -480,15 +480,16 @@ func (r *Repo) ScanBlobsFrom(ctx context.Context, next func() (plumbing.Hash, bo
 
 // ScanStreams reads the versions of several files interleaved (as a walk
 // meets their changes): next returns a blob and the stream (file) it
-// belongs to, until it returns false; fn gets the content, valid until it
-// returns. Each stream has its own object reader and delta-base cache, so
+// belongs to, until it returns false; fn gets the content, which stays
+// valid until fn gets the same stream's next version (a caller comparing
+// each version with the one before keeps it without a copy). Each stream has its own object reader and delta-base cache, so
 // that one file's bases never evict another's: read through one cache, a
 // history three times the corpus's inflated 14 times as many objects.
 // Pass each stream's versions newest first. Like ScanBlobs, ScanStreams
 // may run beside a walk, not beside another ScanBlobs or ScanStreams.
 func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, stream int, ok bool), fn func(h plumbing.Hash, stream int, data []byte) error) error {
 	readers := map[int]*objects{}
-	room := blobCacheRoom
+	room := streamRoom
 	for i := 0; ; i++ {
 		if i&15 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -501,7 +502,7 @@ func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, st
 		}
 		o := readers[stream]
 		if o == nil {
-			o = newObjects(r.packs, r.blobs.fallback, &r.fbMu, blobCacheBudget)
+			o = newObjects(r.packs, r.blobs.fallback, &r.fbMu, streamBudget)
 			o.cache.room = &room
 			readers[stream] = o
 		}
@@ -512,6 +513,7 @@ func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, st
 		if err != nil {
 			return fmt.Errorf("blob %s: %w", h, err)
 		}
+		o.lent = data
 		if err := fn(h, stream, data); err != nil {
 			return err
 		}

@@ -403,6 +403,9 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	var cur request
 	done := 0
 	lastCuts := make([]lastCut, len(readings)) // each file's version read last
+	for i := range lastCuts {
+		lastCuts[i].lent = true // read through ScanStreams
+	}
 	take := func(q request, data []byte) {
 		if q.idx == 0 && data != nil {
 			h.keepHead(q.blob, data, true)
