@@ -449,12 +449,17 @@ func TestWalkMeta(t *testing.T) {
 	})
 }
 
+// Header lines of hand-made commit objects.
+const (
+	tree      = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
+	parent    = "parent 1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0\n"
+	parent2   = "parent 2fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0\n"
+	author    = "author A U Thor <a@x.org> 1750000000 +0930\n"
+	committer = "committer C O Mitter <c@x.org> 1750000100 -0500\n"
+)
+
 // TestParseCommitMeta: odd commit objects decode as go-git decodes them.
 func TestParseCommitMeta(t *testing.T) {
-	const tree = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
-	const parent = "parent 1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0\n"
-	const author = "author A U Thor <a@x.org> 1750000000 +0930\n"
-	const committer = "committer C O Mitter <c@x.org> 1750000100 -0500\n"
 	for _, raw := range []string{
 		tree + parent + author + committer + "\n  Subject line  \n\nbody\n",
 		tree + author + committer + "gpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n\nsigned\n",
@@ -853,11 +858,7 @@ func openCorpus(t *testing.T, o *OpenOptions) (*Repo, plumbing.Hash) {
 // TestParseCommitPrefix: a prefix of a commit object either says it is
 // not enough or gives what the whole object gives, at every length.
 func TestParseCommitPrefix(t *testing.T) {
-	const tree = "tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\n"
-	const p1 = "parent 1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0\n"
-	const p2 = "parent 2fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0\n"
-	const author = "author A U Thor <a@x.org> 1750000000 +0930\n"
-	const committer = "committer C O Mitter <c@x.org> 1750000100 -0500\n"
+	const p1, p2 = parent, parent2
 	for _, raw := range []string{
 		tree + p1 + author + committer + "\nsubject\n",
 		tree + p1 + p2 + author + committer + "\nmerge\n",
