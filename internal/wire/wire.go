@@ -7,7 +7,8 @@
 // allocates each string on its own, and on a virtual machine where every
 // fresh page costs a fault, the bytes a decode touches are its cost. A
 // Reader copies its input once into one string and returns strings that
-// share it, so a decoded answer is a few allocations.
+// share it (or, with Adopt, takes over the caller's bytes), so a decoded
+// answer is a few allocations.
 //
 // Errors are sticky: once the input is found short or malformed, every
 // read returns a zero value and Err reports the first problem. Lengths are
@@ -20,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"time"
+	"unsafe"
 )
 
 // ErrCorrupt is wrapped by every decoding error.
@@ -110,6 +112,12 @@ type Reader struct {
 
 // NewReader reads data, which it copies: the caller may reuse data.
 func NewReader(data []byte) *Reader { return &Reader{s: string(data)} }
+
+// Adopt reads data without copying it: the strings read share its bytes,
+// so the caller hands data over and must never change it. For bytes a
+// process holds once (a value just read from a database), it saves the
+// copy and the fresh pages the copy would fault in.
+func Adopt(data []byte) *Reader { return &Reader{s: unsafe.String(unsafe.SliceData(data), len(data))} }
 
 // Err is the first decoding error, nil if none.
 func (r *Reader) Err() error { return r.err }

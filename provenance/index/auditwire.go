@@ -85,9 +85,10 @@ func putCommitRef(w *wire.Writer, c *provenance.CommitRef) error {
 	return nil
 }
 
-// decodeAuditEntries decodes what encodeAuditEntries wrote.
+// decodeAuditEntries decodes what encodeAuditEntries wrote. It adopts
+// data (wire.Adopt): the entries' strings share it.
 func decodeAuditEntries(data []byte) ([]provenance.AuditEntry, error) {
-	r := wire.NewReader(data)
+	r := wire.Adopt(data)
 	if v := r.Uvarint(); r.Err() == nil && v != auditWireVersion {
 		return nil, fmt.Errorf("%w: audit encoding %d", wire.ErrCorrupt, v)
 	}

@@ -45,8 +45,10 @@ func encodeBlame(b *provenance.BlameReport) ([]byte, error) {
 	return w.B, nil
 }
 
+// decodeBlame decodes what encodeBlame wrote. It adopts data (wire.Adopt):
+// the report's strings share it.
 func decodeBlame(data []byte) (*provenance.BlameReport, error) {
-	r := wire.NewReader(data)
+	r := wire.Adopt(data)
 	if v := r.Uvarint(); r.Err() == nil && v != blameWireVersion {
 		return nil, fmt.Errorf("%w: blame encoding %d", wire.ErrCorrupt, v)
 	}

@@ -209,7 +209,7 @@ func readAudit(ctx context.Context, db queryer) (*provenance.AuditReport, error)
 	seen := make([]bool, len(head.Chunks))
 	for rows.Next() {
 		var name string
-		var data sql.RawBytes // decoded before the next row: not copied
+		var data sql.RawBytes // the driver's own copy, adopted (see driverBlobs)
 		if err := rows.Scan(&name, &data); err != nil {
 			return nil, err
 		}

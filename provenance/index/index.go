@@ -569,6 +569,13 @@ type queryer interface {
 // maxParts bounds the parts of the stored snapshot.
 const maxParts = 64
 
+// driverBlobs: modernc.org/sqlite hands over each BLOB value in a slice of
+// its own, copied out of SQLite's memory, and database/sql passes that
+// slice through as the sql.RawBytes a row is scanned into. The decoders of
+// the stored answers adopt it (wire.Adopt) instead of copying it again: a
+// warm audit then faults in its 2 MB once, not twice.
+// TestDriverBlobsAreFresh checks that the driver still works so.
+
 // load reads the stored snapshot, keeping the parts asked for.
 func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance.Snapshot, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT data FROM snapshot ORDER BY part`)
@@ -577,7 +584,7 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 	}
 	var parts []*provenance.Snapshot
 	for rows.Next() {
-		var data sql.RawBytes // decoded before the next row: not copied
+		var data sql.RawBytes // the driver's own copy, adopted (see driverBlobs)
 		if err := rows.Scan(&data); err != nil {
 			rows.Close()
 			return nil, err

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -624,5 +625,46 @@ func TestBusyIsNotStale(t *testing.T) {
 	_, bad := g.ExecContext(ctx, `SELECT count(*) FROM sqlite_master`)
 	if bad == nil || isBusy(bad) || !errors.Is(staleErr(bad), errStale) {
 		t.Fatalf("garbage: %v, stale = %v", bad, staleErr(bad))
+	}
+}
+
+// TestDriverBlobsAreFresh: the BLOB values scanned into sql.RawBytes are
+// slices of their own, which the next row does not overwrite (see
+// driverBlobs: the stored answers' decoders keep them).
+func TestDriverBlobsAreFresh(t *testing.T) {
+	ix, err := Open(filepath.Join(t.TempDir(), FileName), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ctx := context.Background()
+	if _, err := ix.db.ExecContext(ctx, `CREATE TABLE b(n INTEGER, data BLOB)`); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		if _, err := ix.db.ExecContext(ctx, `INSERT INTO b VALUES(?, ?)`, i, bytes.Repeat([]byte{byte('a' + i)}, 5000)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := ix.db.QueryContext(ctx, `SELECT data FROM b ORDER BY n`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var kept []sql.RawBytes
+	for rows.Next() {
+		var data sql.RawBytes
+		if err := rows.Scan(&data); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, data)
+	}
+	if err := rows.Err(); err != nil || len(kept) != 3 {
+		t.Fatalf("%d rows, %v", len(kept), err)
+	}
+	for i, d := range kept {
+		if !bytes.Equal(d, bytes.Repeat([]byte{byte('a' + i)}, 5000)) {
+			t.Fatalf("row %d changed once later rows were read: the driver reuses its buffers, and the decoders must copy again", i)
+		}
 	}
 }

@@ -74,8 +74,10 @@ func encodeSnapshot(s *provenance.Snapshot) ([]byte, error) {
 	return w.B, nil
 }
 
+// decodeSnapshot decodes what encodeSnapshot wrote. It adopts data
+// (wire.Adopt): the snapshot's strings share it.
 func decodeSnapshot(data []byte) (*provenance.Snapshot, error) {
-	r := wire.NewReader(data)
+	r := wire.Adopt(data)
 	if v := r.Uvarint(); r.Err() == nil && v != snapWireVersion {
 		return nil, fmt.Errorf("%w: snapshot encoding %d", wire.ErrCorrupt, v)
 	}
