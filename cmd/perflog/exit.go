@@ -26,13 +26,17 @@ const (
 // errFindings means "the command printed its findings; exit 1".
 var errFindings = errors.New("error findings")
 
-// flagError is a usage error: exit 2, with a hint to see --help.
-type flagError struct{ err error }
+// flagError is a usage error: exit 2, with a hint (by default, to see
+// --help).
+type flagError struct {
+	err  error
+	hint string
+}
 
 func (e *flagError) Error() string { return e.err.Error() }
 func (e *flagError) Unwrap() error { return e.err }
 
-func flagErrorf(format string, a ...any) error { return &flagError{fmt.Errorf(format, a...)} }
+func flagErrorf(format string, a ...any) error { return &flagError{err: fmt.Errorf(format, a...)} }
 
 // Main runs perflog with os.Args and returns the exit status.
 func Main() int {
@@ -87,7 +91,11 @@ func exitCode(f *Factory, err error) int {
 		fmt.Fprintln(f.IO.ErrOut, "perflog: interrupted")
 		return ExitInterrupted
 	case errors.As(err, &fe):
-		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\nRun 'perflog --help' for usage.\n", err)
+		hint := fe.hint
+		if hint == "" {
+			hint = "Run 'perflog --help' for usage."
+		}
+		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\n%s\n", err, hint)
 		return ExitError
 	default:
 		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\n", err)

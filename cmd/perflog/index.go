@@ -321,7 +321,8 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 	res, err := ix.Query(ctx, opts.SQL)
 	if err != nil {
 		if index.IsQueryError(err) {
-			return &flagError{err}
+			// the statement, not the command line, is wrong
+			return &flagError{err: err, hint: "Run 'perflog query --schema' for the tables and their columns."}
 		}
 		return err
 	}

@@ -19,7 +19,7 @@ Exit status (every command):
 		SilenceErrors: true,
 		SilenceUsage:  true,
 	}
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err} })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: err} })
 	root.AddCommand(newChangelogCmd(f), newProvenanceCmd(f), newIndexCmd(f, nil), newQueryCmd(f, nil), newConfigCmd(f), newLintCmd(f, nil))
 	return root
 }

@@ -76,7 +76,7 @@ them the run is a non-PR run (as on main).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := changelog.ParseProfile(profile)
 			if err != nil {
-				return &flagError{err}
+				return &flagError{err: err}
 			}
 			opts.Profile = p
 			if !contains(verifyFormats, opts.Format) {
