@@ -60,8 +60,9 @@ func writeEntries(ctx context.Context, tx *sql.Tx, h *provenance.History, rep *p
 	// below it: then its digest differs
 	var dg digester
 	for i, l := range h.Lineages {
-		row := entryRow(l, atHead)
-		digests[i] = dg.sum(row...)
+		// the digest is of what makes the row, which is made (JSON and
+		// all) only when it is written
+		digests[i] = dg.sum(entryRow(l, atHead, false)...)
 		maxID = max(maxID, l.ID)
 		if i < len(old) {
 			if old[i] == digests[i] {
@@ -69,7 +70,7 @@ func writeEntries(ctx context.Context, tx *sql.Tx, h *provenance.History, rep *p
 			}
 			stale = append(stale, l.ID)
 		}
-		rows = append(rows, row)
+		rows = append(rows, entryRow(l, atHead, true))
 		write = append(write, l)
 	}
 	if !full {
@@ -105,11 +106,16 @@ func writeEntries(ctx context.Context, tx *sql.Tx, h *provenance.History, rep *p
 	return putAnswer(ctx, tx, "entries-digest", encodeDigests(digests))
 }
 
-// entryRow is the entries row of lineage l.
-func entryRow(l *provenance.Lineage, atHead map[int]provenance.AuditEntry) []any {
+// entryRow is the entries row of lineage l; without asJSON its lists are
+// left as they are (for the row's digest), not written as JSON.
+func entryRow(l *provenance.Lineage, atHead map[int]provenance.AuditEntry, asJSON bool) []any {
 	last := l.Events[len(l.Events)-1]
-	keys, _ := json.Marshal(last.Keys)
-	desc, _ := json.Marshal(last.Description)
+	var keys, desc any = last.Keys, last.Description
+	if asJSON {
+		k, _ := json.Marshal(last.Keys)
+		d, _ := json.Marshal(last.Description)
+		keys, desc = string(k), string(d)
+	}
 	var pos, line, linkPR, introSHA, introPR, introDate, verdict, reason any
 	ae, alive := atHead[l.ID]
 	if alive {
@@ -124,7 +130,7 @@ func entryRow(l *provenance.Lineage, atHead map[int]provenance.AuditEntry) []any
 			}
 		}
 	}
-	return []any{l.ID, alive, pos, line, string(keys), string(desc), last.PRLink, linkPR, introSHA, introPR, introDate, verdict, reason,
+	return []any{l.ID, alive, pos, line, keys, desc, last.PRLink, linkPR, introSHA, introPR, introDate, verdict, reason,
 		last.Identity}
 }
 
@@ -275,6 +281,15 @@ func (d *digester) sum(vals ...any) uint64 {
 			buf = binary.AppendVarint(append(buf, 2), int64(v))
 		case string:
 			buf = append(binary.AppendUvarint(append(buf, 3), uint64(len(v))), v...)
+		case []string: // nil apart from empty, as JSON writes them
+			tag := byte(5)
+			if v == nil {
+				tag = 6
+			}
+			buf = binary.AppendUvarint(append(buf, tag), uint64(len(v)))
+			for _, x := range v {
+				buf = append(binary.AppendUvarint(buf, uint64(len(x))), x...)
+			}
 		case []byte: // hashed where it is, not copied
 			h.Write(binary.AppendUvarint(append(buf, 4), uint64(len(v))))
 			h.Write(v)
