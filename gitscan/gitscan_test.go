@@ -838,7 +838,7 @@ func packMappings(t *testing.T) int {
 // openCorpus opens the shipped sample (without detecting a work tree
 // unless o says otherwise) and resolves main; the repository is closed
 // when the test ends.
-func openCorpus(t *testing.T, o *OpenOptions) (*Repo, plumbing.Hash) {
+func openCorpus(t testing.TB, o *OpenOptions) (*Repo, plumbing.Hash) {
 	t.Helper()
 	if o == nil {
 		o = &OpenOptions{NoDetect: true}

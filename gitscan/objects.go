@@ -460,8 +460,8 @@ func (o *objects) inflate(p *pack, off int64, out []byte) error {
 // with a parent or two are in there. A commit stored as a delta (a quarter
 // of the corpus's) is read the same way: its delta whole (they are small),
 // applied to the first bytes of its base, a commit read so or kept from
-// the last few. Measured on the corpus's 1970 commits: 3.6 µs a commit
-// instead of 6.9 µs (whole ones).
+// the last few. On the corpus's 1970 commits (BenchmarkCommitHeaders):
+// 5.5 µs a commit against 9.3 µs for whole objects.
 const (
 	commitPrefix   = 224
 	commitHead     = 512
