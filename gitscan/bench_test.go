@@ -50,7 +50,7 @@ func BenchmarkCommitHeaders(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			o := newObjects(r.packs, r.blobs.fallback, &r.fbMu, walkCacheBudget) // nothing kept
 			for _, h := range hashes {
-				if _, ok := o.commitHeader(h); !ok {
+				if _, _, ok := o.commitHeader(h, false); !ok {
 					if _, _, err := o.read(h); err != nil {
 						b.Fatal(err)
 					}

@@ -901,27 +901,62 @@ func TestCommitHeaderFromPrefix(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	short := 0
-	for _, h := range hashes {
-		_, data, err := r.obj.read(h)
-		if err != nil {
-			t.Fatal(err)
+	for _, meta := range []bool{false, true} {
+		short := 0
+		for _, h := range hashes {
+			_, data, err := r.obj.read(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := parseCommitHeader(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantMeta := parseCommitMeta(data)
+			if c, m, ok := r.obj.commitHeader(h, meta); ok {
+				short++
+				if !reflect.DeepEqual(c, want) {
+					t.Fatalf("%s: from the prefix %+v, whole %+v", h, c, want)
+				}
+				if meta && !reflect.DeepEqual(m, wantMeta) {
+					t.Fatalf("%s: metadata from the prefix %+v, whole %+v", h, m, wantMeta)
+				}
+			}
 		}
-		want, err := parseCommitHeader(data)
-		if err != nil {
-			t.Fatal(err)
+		if short < len(hashes)*4/5 {
+			t.Fatalf("meta %v: the prefix served %d of %d commits", meta, short, len(hashes))
 		}
-		if c, ok := r.obj.commitHeader(h); ok {
-			short++
-			if !reflect.DeepEqual(c, want) {
-				t.Fatalf("%s: from the prefix %+v, whole %+v", h, c, want)
+		t.Logf("meta %v: the prefix served %d of %d commits", meta, short, len(hashes))
+	}
+}
+
+// TestMetaEnd: parseCommitMeta over the bytes metaEnd says are enough
+// gives what it gives over the whole object, at every length.
+func TestMetaEnd(t *testing.T) {
+	for _, raw := range []string{
+		tree + parent + author + committer + "\n  Subject line  \n\nbody\n",
+		tree + author + committer + "gpgsig -----BEGIN PGP SIGNATURE-----\n \n abc\n -----END PGP SIGNATURE-----\n\nsigned\n",
+		tree + parent + parent + committer + author + "\nauthor after the committer is not the author\n",
+		tree + author + committer + "\n",
+		tree + author + committer,
+		tree + author + committer + "\nno newline after the subject",
+		tree + author + "encoding ISO-8859-1\n\n\nempty subject line\n",
+		"\nno headers\n",
+		"",
+	} {
+		want := parseCommitMeta([]byte(raw))
+		for n := 0; n <= len(raw); n++ {
+			end, done := metaEnd([]byte(raw[:n]), n == len(raw))
+			if n == len(raw) && !done {
+				t.Fatalf("%q: the whole object is not enough", raw)
+			}
+			if done {
+				if got := parseCommitMeta([]byte(raw[:end])); !reflect.DeepEqual(got, want) {
+					t.Fatalf("%q, first %d bytes (%d read): %+v, the whole object %+v", raw, n, end, got, want)
+				}
 			}
 		}
 	}
-	if short < len(hashes)*4/5 {
-		t.Fatalf("the prefix served %d of %d commits", short, len(hashes))
-	}
-	t.Logf("the prefix served %d of %d commits", short, len(hashes))
 }
 
 // TestDamagedPackNoPanic: a pack with bytes flipped in its commits reads
@@ -968,10 +1003,17 @@ func TestDamagedPackNoPanic(t *testing.T) {
 			n := 0
 			walkErr := r.FirstParent(context.Background(), WalkOptions{From: h}, func(nd Node) error {
 				n++
-				if c, ok := r.obj.commitHeader(nd.Hash); ok {
+				for _, meta := range []bool{false, true} {
+					c, m, ok := r.obj.commitHeader(nd.Hash, meta)
+					if !ok {
+						continue
+					}
 					if _, data, err := r.obj.read(nd.Hash); err == nil {
 						if want, err := parseCommitHeader(data); err == nil && !reflect.DeepEqual(c, want) {
 							t.Errorf("round %d, %s: short read %+v, whole %+v", round, nd.Hash, c, want)
+						}
+						if want := parseCommitMeta(data); meta && !reflect.DeepEqual(m, want) {
+							t.Errorf("round %d, %s: short read's metadata %+v, whole %+v", round, nd.Hash, m, want)
 						}
 					}
 				}
