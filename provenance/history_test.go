@@ -440,6 +440,15 @@ func TestLogAndDiff(t *testing.T) {
 	if _, err := h.Log("nope", LogOptions{}); !errors.Is(err, ErrUnknownKey) {
 		t.Errorf("log of an unknown key: %v", err)
 	}
+	// a misspelt key that only a glob names (entry #3: dsr1-*-sglang) is
+	// unknown too, with the key it was meant to be
+	var uk *UnknownKeyError
+	if _, err := h.Log("dsr1-fp8-mi355-sglang", LogOptions{}); !errors.As(err, &uk) || len(uk.Closest) == 0 || uk.Closest[0] != "dsr1-fp8-mi355x-sglang" {
+		t.Errorf("log of a misspelt key a glob matches: %v", err)
+	}
+	if _, err := h.KeyDiff("dsr1-fp8-mi355-sglang", a, plumbing.ZeroHash); !errors.Is(err, ErrUnknownKey) {
+		t.Errorf("diff of a misspelt key a glob matches: %v", err)
+	}
 }
 
 // TestReleaseThenAskAgain: after Release, a key's events and blame are

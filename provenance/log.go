@@ -1,6 +1,7 @@
 package provenance
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -181,11 +182,14 @@ func filterChange(c config.Change, filter string) []FieldChange {
 	return out
 }
 
-// everNamed reports whether any changelog entry ever named key.
+// everNamed reports whether a changelog entry ever named key itself. A
+// glob does not count: it stands for keys that exist, and a misspelt key
+// matches globs too ("dsr1-fp4-mi355x-sglng" matches dsr1*), which would
+// give it a history of other keys' entries instead of "did you mean".
 func (h *History) everNamed(key string) bool {
 	for _, l := range h.Lineages {
 		for _, e := range l.Events {
-			if KeysIn(e.Keys, key) {
+			if slices.Contains(e.Keys, key) {
 				return true
 			}
 		}
