@@ -27,6 +27,9 @@ type HistoryFlags struct {
 	Format     string
 	NoIndex    bool
 	Offline    bool
+	// RevName names Rev in errors when it is not the --rev flag (diff's
+	// rev-b argument)
+	RevName string
 }
 
 func (o *HistoryFlags) addFlags(fl *pflag.FlagSet, formats string) {
@@ -57,7 +60,11 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 	rev, err := ws.repo.Resolve(o.Rev)
 	if err != nil {
 		ws.repo.Close()
-		return nil, fmt.Errorf("--rev: %w", err)
+		name := o.RevName
+		if name == "" {
+			name = "--rev"
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	settingsRevs, err := ignoreRevs(ws, rev, nil)
 	if err != nil {

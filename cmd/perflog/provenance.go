@@ -308,7 +308,7 @@ first-parent ancestor of rev-b their merge-base is used.`,
 }
 
 func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
-	hf := &HistoryFlags{Repo: opts.Repo, Rev: opts.B, Config: opts.Config, IgnoreRevs: opts.IgnoreRevs}
+	hf := &HistoryFlags{Repo: opts.Repo, Rev: opts.B, RevName: "rev-b", Config: opts.Config, IgnoreRevs: opts.IgnoreRevs}
 	hs, err := loadHistory(ctx, opts.Factory, hf, true, true, opts.Key)
 	if err != nil {
 		return err
