@@ -174,7 +174,14 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 			parts = append(parts, fmt.Sprintf("%d %s", n, v))
 		}
 	}
-	fmt.Fprintf(errOut, "%d entries at %s: %s\n", len(rep.Entries), shortHash(rep.Rev), strings.Join(parts, ", "))
+	switch {
+	case len(parts) > 0:
+		fmt.Fprintf(errOut, "%d entries at %s: %s\n", len(rep.Entries), shortHash(rep.Rev), strings.Join(parts, ", "))
+	case opts.Key != "":
+		fmt.Fprintf(errOut, "0 entries at %s: none names a key matching %q\n", shortHash(rep.Rev), opts.Key)
+	default:
+		fmt.Fprintf(errOut, "0 entries at %s\n", shortHash(rep.Rev))
+	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(errOut, "note: %s at %s %s; the previous version stands for it\n", n.Path, shortHash(n.Commit), n.Message)
 	}
