@@ -197,6 +197,9 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 	if err != nil {
 		return err
 	}
+	if !since.IsZero() && !until.IsZero() && since.After(until) {
+		return flagErrorf("--since %s is after --until %s: no commit can match", opts.Since, opts.Until)
+	}
 	hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, true, true, opts.Key)
 	if err != nil {
 		return err
