@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"strings"
@@ -219,6 +220,12 @@ func (p *progressLine) done() {
 var tsvCellEscaper = strings.NewReplacer("\t", " ", "\n", " ")
 
 func printTable(f *Factory, format string, header []string, rows [][]string) error {
+	if format == "csv" {
+		w := csv.NewWriter(f.IO.Out)
+		w.Write(header)
+		w.WriteAll(rows) // flushes
+		return w.Error()
+	}
 	if format == "tsv" || (format == "" && !f.IO.IsStdoutTTY()) {
 		w := bufio.NewWriter(f.IO.Out)
 		fmt.Fprintln(w, strings.Join(header, "\t"))

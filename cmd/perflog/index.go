@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/csv"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -280,6 +280,9 @@ with the engine's message.`,
 				return flagErrorf("invalid --format %q (want table, tsv, json or csv)", opts.Format)
 			}
 			if len(args) == 1 {
+				if strings.TrimSpace(args[0]) == "" {
+					return &flagError{err: errors.New("query: no SQL statement"), hint: "Run 'perflog query --schema' for the tables and their columns."}
+				}
 				opts.SQL = args[0]
 			}
 			if runF != nil {
@@ -361,18 +364,6 @@ func writeResult(f *Factory, format string, res *index.Result) error {
 			rows = append(rows, m)
 		}
 		return writeJSON(out, rows)
-	case "csv":
-		w := csv.NewWriter(out)
-		w.Write(res.Columns)
-		for _, r := range res.Rows {
-			rec := make([]string, len(r))
-			for i, v := range r {
-				rec[i] = cell(v)
-			}
-			w.Write(rec)
-		}
-		w.Flush()
-		return w.Error()
 	}
 	rows := make([][]string, len(res.Rows))
 	for i, r := range res.Rows {
@@ -395,7 +386,7 @@ func writeSchema(f *Factory, format string) error {
 		}
 	}
 	if format == "tsv" || format == "csv" || (format == "" && !f.IO.IsStdoutTTY()) {
-		return printTable(f, "tsv", []string{"TABLE", "COLUMN", "TYPE", "DOC"}, rows)
+		return printTable(f, format, []string{"TABLE", "COLUMN", "TYPE", "DOC"}, rows)
 	}
 	for _, t := range index.Schema {
 		fmt.Fprintf(f.IO.Out, "%s: %s\n", t.Name, t.Doc)
