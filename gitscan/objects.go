@@ -384,31 +384,27 @@ func (o *objects) at(i int, off int64, depth int) (plumbing.ObjectType, []byte, 
 	if err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
-	t, size, k, baseOff, baseHash := e.t, e.size, e.k, e.baseOff, e.baseHash
-	if t != plumbing.OFSDeltaObject && t != plumbing.REFDeltaObject {
-		data := o.buffer(size)
-		if err := o.inflate(p, off+k, data); err != nil {
+	if e.t != plumbing.OFSDeltaObject && e.t != plumbing.REFDeltaObject {
+		data := o.buffer(e.size)
+		if err := o.inflate(p, off+e.k, data); err != nil {
 			return plumbing.InvalidObject, nil, err
 		}
-		o.cache.put(key, cached{t: t, data: data})
-		return t, data, nil
+		o.cache.put(key, cached{t: e.t, data: data})
+		return e.t, data, nil
 	}
 	// resolve the base first: the delta scratch buffer is shared
 	var bt plumbing.ObjectType
 	var base []byte
-	if t == plumbing.OFSDeltaObject {
-		bt, base, err = o.at(i, baseOff, depth+1)
+	if e.t == plumbing.OFSDeltaObject {
+		bt, base, err = o.at(i, e.baseOff, depth+1)
 	} else {
-		bt, base, err = o.read(baseHash)
+		bt, base, err = o.read(e.baseHash)
 	}
 	if err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
-	if int64(cap(o.delta)) < size {
-		o.delta = make([]byte, size)
-	}
-	delta := o.delta[:size]
-	if err := o.inflate(p, off+k, delta); err != nil {
+	delta, err := o.inflateDelta(p, off, e)
+	if err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
 	data, err := o.patch(base, delta)
@@ -417,6 +413,16 @@ func (o *objects) at(i int, off int64, depth int) (plumbing.ObjectType, []byte, 
 	}
 	o.cache.put(key, cached{t: bt, data: data})
 	return bt, data, nil
+}
+
+// inflateDelta inflates the instructions of the delta entry e at off into
+// the shared scratch buffer, valid until the next call.
+func (o *objects) inflateDelta(p *pack, off int64, e entry) ([]byte, error) {
+	if int64(cap(o.delta)) < e.size {
+		o.delta = make([]byte, e.size)
+	}
+	delta := o.delta[:e.size]
+	return delta, o.inflate(p, off+e.k, delta)
 }
 
 // inflate fills out with the zlib data starting at off.
@@ -523,11 +529,8 @@ func (o *objects) commitHeader(h plumbing.Hash, meta bool) (c rawCommit, m Commi
 			if base == nil {
 				return c, m, false
 			}
-			if int64(cap(o.delta)) < e.size {
-				o.delta = make([]byte, e.size)
-			}
-			delta := o.delta[:e.size]
-			if o.inflate(p, off+e.k, delta) != nil {
+			delta, err := o.inflateDelta(p, off, e)
+			if err != nil {
 				return c, m, false
 			}
 			srcSize, ops, ok1 := leb128(delta)
