@@ -135,6 +135,10 @@ func (h *History) writtenIn(vs []*version, in *entryInfo) (*version, bool) {
 	return nil, false
 }
 
+// lineageHints lets buildLineages start its comparison of two versions
+// after the blocks the splitter kept; the tests turn it off to compare.
+var lineageHints = true
+
 // isRevert reports whether a commit subject is git's revert subject.
 func isRevert(subject string) bool { return strings.HasPrefix(subject, `Revert "`) }
 
@@ -152,6 +156,10 @@ func (h *History) buildLineages() error {
 	var cur []*block                // the blocks of the current version
 	bad := 0                        // blocks of cur that do not load
 	var invalid []*version          // the versions that did not load before v
+	// synced: live holds the blocks cur held before v, so the blocks v kept
+	// (its first P and last S) are known to match without comparing them;
+	// comparing every block of every version was quadratic in the history
+	synced := true
 	for i := range h.cl.vers {
 		v := &h.cl.vers[i]
 		for _, iv := range invalid { // their texts are of no more use
@@ -177,20 +185,28 @@ func (h *History) buildLineages() error {
 		if msg := v.note; msg != "" {
 			h.Notes = append(h.Notes, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: h.ChangelogPath, Message: msg})
 			pending = append(pending, v)
+			synced = false
 			continue
 		}
 		invalid = pending
 		pending = nil
 		items := cur
 		// common prefix and suffix of identical blocks
-		p := 0
+		p, q := 0, 0
+		hint := synced && v.Err == "" && lineageHints
+		if hint {
+			p = min(int(v.P), len(live), len(items))
+		}
 		for p < len(live) && p < len(items) && live[p].b == items[p] {
 			p++
 		}
-		q := 0
+		if hint {
+			q = min(int(v.S), len(live)-p, len(items)-p)
+		}
 		for q < len(live)-p && q < len(items)-p && live[len(live)-1-q].b == items[len(items)-1-q] {
 			q++
 		}
+		synced = true // live is items from here on
 		if p == len(live) && p == len(items) {
 			continue
 		}
