@@ -2,10 +2,13 @@ package provenance
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
+	"maps"
 	"math/rand"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -98,5 +101,147 @@ func TestCorpusLineageHintsChangeNothing(t *testing.T) {
 	got := lineagesOf(build())
 	if len(want) < 700 || !reflect.DeepEqual(got, want) {
 		t.Fatalf("%d lineages with the hints, %d without; equal: %v", len(got), len(want), reflect.DeepEqual(got, want))
+	}
+}
+
+// TestKeyInTwoFiles: a recipe key that two master configs both hold is
+// the first file's (files in path order), and follows the key as it
+// leaves that file and comes back, at every revision.
+func TestKeyInTwoFiles(t *testing.T) {
+	s := newScripted(t)
+	const key = "dsr1-fp8-mi355x-sglang"
+	other := strings.Replace(recipeA, "v0.5.9", "v0.5.8", 1)
+	s.commit("Add to nvidia (#1)", map[string]string{"configs/nvidia-master.yaml": other})
+	s.commit("Add to amd too (#2)", map[string]string{"configs/amd-master.yaml": recipeA})
+	s.commit("Drop from amd (#3)", map[string]string{"configs/amd-master.yaml": "{}\n"})
+	s.commit("Back in amd (#4)", map[string]string{"configs/amd-master.yaml": recipeA})
+	s.commit("Drop from nvidia (#5)", map[string]string{"configs/nvidia-master.yaml": "{}\n"})
+	h := s.build(Options{Recipes: true})
+	for _, c := range []struct {
+		commit, file, image string
+	}{
+		{"Add to nvidia (#1)", "configs/nvidia-master.yaml", "v0.5.8"},
+		{"Add to amd too (#2)", "configs/amd-master.yaml", "v0.5.9"},
+		{"Drop from amd (#3)", "configs/nvidia-master.yaml", "v0.5.8"},
+		{"Back in amd (#4)", "configs/amd-master.yaml", "v0.5.9"},
+		{"Drop from nvidia (#5)", "configs/amd-master.yaml", "v0.5.9"},
+	} {
+		rep, err := h.Blame(key, s.commits[c.commit])
+		if err != nil {
+			t.Fatalf("%s: %v", c.commit, err)
+		}
+		image := ""
+		for _, f := range rep.Fields {
+			if f.Path == "image" {
+				image = f.Value
+			}
+		}
+		if rep.File != c.file || !strings.Contains(image, c.image) {
+			t.Errorf("at %q: %s in %s, want %s in %s", c.commit, image, rep.File, c.image, c.file)
+		}
+	}
+}
+
+// recipeEventsOf is what buildRecipes recorded, in a comparable form.
+func recipeEventsOf(h *History) []string {
+	id := func(b *block) string {
+		if b == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%d:%x", b.id, sha256.Sum256([]byte(b.text)))
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(h.Keys)) {
+		for _, r := range h.Keys[k].raw {
+			out = append(out, fmt.Sprintf("%s %v %d %s>%s %s %s %s", k, r.kind, r.seq, r.from, r.to, r.file, id(r.old), id(r.b)))
+		}
+	}
+	return out
+}
+
+// TestRecipeStateShortcutChangesNothing: random master-config histories
+// (two files, keys added, edited, removed, moved between the files,
+// duplicated inside a file) record the same recipe events whether the
+// touched keys are set from the new text alone or by scanning the file.
+func TestRecipeStateShortcutChangesNothing(t *testing.T) {
+	for seed := int64(1); seed <= 8; seed++ {
+		t.Run(fmt.Sprint(seed), func(t *testing.T) {
+			rng := rand.New(rand.NewSource(seed))
+			s := newScripted(t)
+			files := []string{"configs/amd-master.yaml", "configs/nvidia-master.yaml"}
+			type rec struct{ key, image string }
+			content := make([][]rec, len(files))
+			for c := 0; c < 40; c++ {
+				f := rng.Intn(len(files))
+				cs := content[f]
+				r := rec{fmt.Sprintf("k%d-mi355x-sglang", rng.Intn(6)), fmt.Sprintf("img:v%d", c)}
+				switch op := rng.Intn(6); {
+				case op < 2 || len(cs) == 0:
+					cs = slices.Insert(cs, rng.Intn(len(cs)+1), r)
+				case op == 2:
+					cs[rng.Intn(len(cs))].image = r.image
+				case op == 3:
+					i := rng.Intn(len(cs))
+					cs = slices.Delete(cs, i, i+1)
+				case op == 4 && rng.Intn(2) == 0:
+					cs = append(cs, cs[rng.Intn(len(cs))]) // the same key twice
+					cs[len(cs)-1].image = r.image
+				case op == 4: // twice in the new text
+					cs = slices.Insert(cs, rng.Intn(len(cs)+1), r, rec{r.key, r.image + "b"})
+				default: // a key moves to the other file
+					i := rng.Intn(len(cs))
+					g := 1 - f
+					content[g] = append(content[g], cs[i])
+					cs = slices.Delete(cs, i, i+1)
+				}
+				content[f] = cs
+				texts := map[string]string{}
+				for i, cs := range content {
+					var b strings.Builder
+					for _, r := range cs {
+						fmt.Fprintf(&b, "%s:\n  image: %s\n  model: m\n  runner: mi355x\n", r.key, r.image)
+					}
+					if b.Len() == 0 {
+						b.WriteString("{}\n")
+					}
+					texts[files[i]] = b.String()
+				}
+				s.commit(fmt.Sprintf("c%d (#%d)", c, 100+c), texts)
+			}
+			build := func() *History { return s.build(Options{Recipes: true}) }
+			wholeRebuild = true
+			want := recipeEventsOf(build())
+			wholeRebuild = false
+			got := recipeEventsOf(build())
+			if len(want) < 10 {
+				t.Fatalf("only %d recipe events: the history does not exercise the state", len(want))
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("recipe events differ with the shortcut:\n got %q\nwant %q", got, want)
+			}
+		})
+	}
+}
+
+// TestCorpusRecipeStateShortcutChangesNothing is the same on the real
+// history (keys in both master configs, the move from .github/configs).
+func TestCorpusRecipeStateShortcutChangesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the corpus's recipe history twice")
+	}
+	r, head := openCorpus(t)
+	build := func() *History {
+		h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	wholeRebuild = true
+	want := recipeEventsOf(build())
+	wholeRebuild = false
+	got := recipeEventsOf(build())
+	if len(want) < 1000 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("%d recipe events with the shortcut, %d without; equal: %v", len(got), len(want), reflect.DeepEqual(got, want))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -147,31 +148,64 @@ func (h *History) keyHistory(k string) *KeyHistory {
 // first slot holding a key wins, as the gate's merge rejects duplicates
 // across files; inside a file the last occurrence wins, as in PyYAML).
 type recipeState struct {
-	h     *History
-	cur   [][]*block
-	paths []string
-	byKey []map[string]*block
-	next  []int // per slot: index of its next version
-	want  map[string]bool
+	h      *History
+	cur    [][]*block
+	paths  []string
+	byKey  []map[string]*block
+	slots  map[string][]int // per key: the slots whose byKey has it, ascending
+	counts []map[string]int // per slot: how many blocks each key has
+	next   []int            // per slot: index of its next version
+	want   map[string]bool
+	mid    map[string]*block // advance's scratch: the last block of each key in a version's new text
+	midN   map[string]int    // and how many
 }
 
 func (h *History) newRecipeState() *recipeState {
 	n := len(h.cfg)
-	st := &recipeState{h: h, cur: make([][]*block, n), paths: make([]string, n), byKey: make([]map[string]*block, n), next: make([]int, n)}
+	st := &recipeState{h: h, cur: make([][]*block, n), paths: make([]string, n), byKey: make([]map[string]*block, n),
+		slots: map[string][]int{}, counts: make([]map[string]int, n), next: make([]int, n),
+		want: map[string]bool{}, mid: map[string]*block{}, midN: map[string]int{}}
 	for i := range st.byKey {
 		st.byKey[i] = map[string]*block{}
+		st.counts[i] = map[string]int{}
 	}
 	return st
 }
 
-// lookup returns key's block and file in the current state.
+// lookup returns key's block and file in the current state (the first
+// file that has it).
 func (st *recipeState) lookup(k string) (*block, string, int) {
-	for s := range st.byKey {
-		if b, ok := st.byKey[s][k]; ok {
-			return b, st.paths[s], s
-		}
+	if ss := st.slots[k]; len(ss) > 0 {
+		return st.byKey[ss[0]][k], st.paths[ss[0]], ss[0]
 	}
 	return nil, "", -1
+}
+
+// wholeRebuild makes advance scan the file for every touched key, as it
+// did before it knew when the new text holds all of a key's blocks; the
+// tests turn it on to compare.
+var wholeRebuild = false
+
+// set makes b key's block in slot s.
+func (st *recipeState) set(s int, k string, b *block) {
+	if _, ok := st.byKey[s][k]; !ok {
+		ss := st.slots[k]
+		i, _ := slices.BinarySearch(ss, s)
+		st.slots[k] = slices.Insert(ss, i, s)
+	}
+	st.byKey[s][k] = b
+}
+
+// unset removes key from slot s.
+func (st *recipeState) unset(s int, k string) {
+	if _, ok := st.byKey[s][k]; !ok {
+		return
+	}
+	delete(st.byKey[s], k)
+	ss := st.slots[k]
+	if i, found := slices.BinarySearch(ss, s); found {
+		st.slots[k] = slices.Delete(ss, i, i+1)
+	}
 }
 
 // advance applies the versions that begin at seq and returns the keys
@@ -191,28 +225,54 @@ func (st *recipeState) advance(seq int, notes *[]Note) []string {
 			continue
 		}
 		old := st.cur[s][v.P : len(st.cur[s])-int(v.S)]
+		mine := len(touched) // this slot's touched keys are touched[mine:]
+		cnt := st.counts[s]
 		for _, b := range old {
 			touched = append(touched, b.key)
+			cnt[b.key]--
 		}
+		clear(st.mid)
+		clear(st.midN)
 		for _, b := range v.Mid {
 			touched = append(touched, b.key)
+			cnt[b.key]++
+			st.mid[b.key] = b // the last one, as in the file
+			st.midN[b.key]++
 		}
 		st.cur[s] = v.applyInPlace(st.cur[s]) // the state owns its lists
 		if v.Path != "" {
 			st.paths[s] = v.Path
 		}
-		// rebuild the touched keys of this slot (a key may occur twice)
-		if st.want == nil {
-			st.want = map[string]bool{}
+		// the touched keys of this slot are set again; a key has its last
+		// block in the file (a key may occur twice). When every block of
+		// every touched key is in the new text, that is the last of them
+		// there; else the file is scanned for them
+		whole := wholeRebuild
+		for _, k := range touched[mine:] {
+			if n := cnt[k]; n != st.midN[k] {
+				whole = true
+			} else if n == 0 {
+				delete(cnt, k)
+			}
+		}
+		if !whole {
+			for _, k := range touched[mine:] {
+				if b := st.mid[k]; b != nil {
+					st.set(s, k, b)
+				} else {
+					st.unset(s, k)
+				}
+			}
+			continue
 		}
 		clear(st.want)
-		for _, k := range touched {
-			delete(st.byKey[s], k)
+		for _, k := range touched[mine:] {
+			st.unset(s, k)
 			st.want[k] = true
 		}
 		for _, b := range st.cur[s] {
 			if st.want[b.key] {
-				st.byKey[s][b.key] = b
+				st.set(s, b.key, b)
 			}
 		}
 	}
