@@ -42,6 +42,15 @@ for k in "${@:-1 3 10}"; do
     key=$( (git show HEAD:configs/amd-master.yaml 2>/dev/null || git show HEAD:configs/amd-master-t0.yaml) |
       sed -n 's/^\([a-z0-9.-]*\):$/\1/p' | awk 'NR == 1')
     echo "== ${k}x: $(git rev-list --count HEAD) commits, $(git show HEAD:perf-changelog.yaml | grep -c '^- config-keys:') entries"
+    # the floor of any build that reads each version of the changelog once
+    # (the issue's own measure of it): git's blob reader over them all. The
+    # changelog grows with the history, so the bytes read grow with its
+    # square: this floor cannot grow linearly, and the build's curve is
+    # to be read against it
+    git log --first-parent --format=%H -- perf-changelog.yaml | sed 's/$/:perf-changelog.yaml/' >"$work/versions"
+    git cat-file --batch-check <"$work/versions" |
+      awk -v n="$(wc -l <"$work/versions")" '{s += $3} END {printf "changelog versions: %d, %.0f MB in all\n", n, s / 1e6}'
+    /usr/bin/time -f "floor, git cat-file --batch of every changelog version: %e s" git cat-file --batch <"$work/versions" >/dev/null
     rm -rf .git/perflog
     /usr/bin/time -f "cold index build: %e s, peak RSS %M KB" "$p" index >/dev/null
     cp .git/perflog/index-v1.db "$work/at-head.db"
