@@ -24,13 +24,35 @@ func lineagesOf(h *History) []string {
 	return out
 }
 
-// withoutHints builds with buildLineages comparing every block of every
-// version, as it did before it trusted the splitter's kept blocks.
-func withoutHints(t *testing.T, build func() *History) *History {
+// sameEitherWay builds once with the switch *sw set to plain (the way
+// without the shortcut under test) and once as it is, and wants the same
+// record of both, of at least min items.
+func sameEitherWay(t *testing.T, sw *bool, plain bool, min int, build func() *History, record func(*History) []string) {
 	t.Helper()
-	lineageHints = false
-	defer func() { lineageHints = true }()
-	return build()
+	was := *sw
+	*sw = plain
+	want := record(build())
+	*sw = was
+	got := record(build())
+	if len(want) < min {
+		t.Fatalf("only %d items recorded: the history does not exercise the shortcut", len(want))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("the shortcut changes the result:\n got %q\nwant %q", got, want)
+	}
+}
+
+// corpusBuild builds the shipped sample's history.
+func corpusBuild(t *testing.T, o Options) func() *History {
+	r, head := openCorpus(t)
+	o.Head = head
+	return func() *History {
+		h, err := Build(context.Background(), r, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
 }
 
 // TestLineageHintsChangeNothing: random changelog histories (appends,
@@ -73,12 +95,7 @@ func TestLineageHintsChangeNothing(t *testing.T) {
 				}
 				s.commit(fmt.Sprintf("c%d (#%d)", c, 100+c), map[string]string{"perf-changelog.yaml": text})
 			}
-			build := func() *History { return s.build(Options{Changelog: true}) }
-			want := lineagesOf(withoutHints(t, build))
-			got := lineagesOf(build())
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("lineages differ with the hints:\n got %q\nwant %q", got, want)
-			}
+			sameEitherWay(t, &lineageHints, false, 5, func() *History { return s.build(Options{Changelog: true}) }, lineagesOf)
 		})
 	}
 }
@@ -89,19 +106,7 @@ func TestCorpusLineageHintsChangeNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the corpus's changelog history twice")
 	}
-	r, head := openCorpus(t)
-	build := func() *History {
-		h, err := Build(context.Background(), r, Options{Head: head, Changelog: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	want := lineagesOf(withoutHints(t, build))
-	got := lineagesOf(build())
-	if len(want) < 700 || !reflect.DeepEqual(got, want) {
-		t.Fatalf("%d lineages with the hints, %d without; equal: %v", len(got), len(want), reflect.DeepEqual(got, want))
-	}
+	sameEitherWay(t, &lineageHints, false, 700, corpusBuild(t, Options{Changelog: true}), lineagesOf)
 }
 
 // TestKeyInTwoFiles: a recipe key that two master configs both hold is
@@ -208,17 +213,7 @@ func TestRecipeStateShortcutChangesNothing(t *testing.T) {
 				}
 				s.commit(fmt.Sprintf("c%d (#%d)", c, 100+c), texts)
 			}
-			build := func() *History { return s.build(Options{Recipes: true}) }
-			wholeRebuild = true
-			want := recipeEventsOf(build())
-			wholeRebuild = false
-			got := recipeEventsOf(build())
-			if len(want) < 10 {
-				t.Fatalf("only %d recipe events: the history does not exercise the state", len(want))
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("recipe events differ with the shortcut:\n got %q\nwant %q", got, want)
-			}
+			sameEitherWay(t, &wholeRebuild, true, 10, func() *History { return s.build(Options{Recipes: true}) }, recipeEventsOf)
 		})
 	}
 }
@@ -229,19 +224,5 @@ func TestCorpusRecipeStateShortcutChangesNothing(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the corpus's recipe history twice")
 	}
-	r, head := openCorpus(t)
-	build := func() *History {
-		h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return h
-	}
-	wholeRebuild = true
-	want := recipeEventsOf(build())
-	wholeRebuild = false
-	got := recipeEventsOf(build())
-	if len(want) < 1000 || !reflect.DeepEqual(got, want) {
-		t.Fatalf("%d recipe events with the shortcut, %d without; equal: %v", len(got), len(want), reflect.DeepEqual(got, want))
-	}
+	sameEitherWay(t, &wholeRebuild, true, 1000, corpusBuild(t, Options{Recipes: true}), recipeEventsOf)
 }
