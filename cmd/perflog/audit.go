@@ -180,7 +180,7 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 	case opts.Key != "":
 		fmt.Fprintf(errOut, "0 entries at %s: none names a key matching %q\n", shortHash(rep.Rev), opts.Key)
 	default:
-		fmt.Fprintf(errOut, "0 entries at %s\n", shortHash(rep.Rev))
+		fmt.Fprintf(errOut, "0 entries at %s%s\n", shortHash(rep.Rev), absentAt(opts, rep))
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(errOut, "note: %s at %s %s; the previous version stands for it\n", n.Path, shortHash(n.Commit), n.Message)
@@ -290,4 +290,18 @@ func printClaims(f *Factory, format string, rep *provenance.AuditReport) error {
 	}
 	fmt.Fprintf(f.IO.ErrOut, "claims: %d contradicted, %d unverified, %d confirmed\n", counts[changelog.VerdictContradicted], counts[changelog.VerdictUnverified], counts[changelog.VerdictConfirmed])
 	return nil
+}
+
+// absentAt says why an audit found no entries when the changelog does not
+// exist at the audited commit ("" otherwise, or when that cannot be told).
+func absentAt(opts *AuditOptions, rep *provenance.AuditReport) string {
+	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
+	if err != nil {
+		return ""
+	}
+	defer ws.repo.Close()
+	if _, ok, err := ws.repo.FileHash(rep.Rev, rep.Path); err != nil || ok {
+		return ""
+	}
+	return ": " + rep.Path + " does not exist there"
 }

@@ -149,7 +149,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	what := "up to date"
 	switch {
 	case opts.Rebuild || st.Rebuilt:
-		what = fmt.Sprintf("rebuilt: %d commits", st.Commits)
+		what = "rebuilt"
 	case st.Dropped > 0 && st.New == 0:
 		what = fmt.Sprintf("moved back: dropped the %d commit%s above it", st.Dropped, plural(st.Dropped))
 	case st.Dropped > 0:
@@ -157,7 +157,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	case st.New > 0:
 		what = fmt.Sprintf("indexed %d new commit%s", st.New, plural(st.New))
 	}
-	fmt.Fprintf(out, "%s at %s: %s (%d commits, %s, %.0f ms)\n", relTo(path), shortHash(st.Head), what, st.Commits,
+	fmt.Fprintf(out, "%s at %s: %s (%d commit%s, %s, %.0f ms)\n", relTo(path), shortHash(st.Head), what, st.Commits, plural(st.Commits),
 		humanBytes(ix.Size()), st.Duration.Seconds()*1000)
 	if cs != nil {
 		lint := "findings up to date"
