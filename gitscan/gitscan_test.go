@@ -109,6 +109,21 @@ func TestResolveAndRead(t *testing.T) {
 // TestResolveSimpleAgreesWithGoGit checks the fast revision path against
 // go-git's ResolveRevision: where it answers, it answers the same; it
 // answers the common forms itself; it declines the rest.
+// TestResolveInEmptyRepository: a repository without commits says so
+// rather than only that HEAD is unknown.
+func TestResolveInEmptyRepository(t *testing.T) {
+	r := FromRepository(newMemRepo(t).r)
+	_, err := r.Resolve("HEAD")
+	if !errors.Is(err, ErrUnknownRev) || !strings.Contains(err.Error(), "no commits yet") {
+		t.Fatalf("Resolve(HEAD) in an empty repository: %v", err)
+	}
+	m := newMemRepo(t)
+	m.commit("c1", map[string]string{"a": "1\n"})
+	if _, err := FromRepository(m.r).Resolve("nope"); err == nil || strings.Contains(err.Error(), "no commits") {
+		t.Fatalf("Resolve(nope) with commits: %v", err)
+	}
+}
+
 func TestResolveSimpleAgreesWithGoGit(t *testing.T) {
 	m := newMemRepo(t)
 	c1 := m.commit("first", map[string]string{"a": "1"})

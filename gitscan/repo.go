@@ -255,6 +255,9 @@ func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
 	}
 	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
 	if err != nil || h == nil || h.IsZero() {
+		if _, herr := r.repo.Head(); errors.Is(herr, plumbing.ErrReferenceNotFound) {
+			return plumbing.ZeroHash, fmt.Errorf("%q: %w: the repository has no commits yet", rev, ErrUnknownRev)
+		}
 		return plumbing.ZeroHash, fmt.Errorf("%q: %w", rev, ErrUnknownRev)
 	}
 	return *h, nil
