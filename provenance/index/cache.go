@@ -21,21 +21,29 @@ var ErrNotCached = errors.New("not cached")
 
 // current checks that the index is at rev with these settings.
 func (ix *Index) current(ctx context.Context, rev plumbing.Hash, o Options) error {
+	// an index that does not open or read (damaged, not a database) is
+	// not trusted: the caller reads git, and its sync rebuilds the index
+	notCached := func() error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		return ErrNotCached
+	}
 	conn, err := ix.db.Conn(ctx)
 	if err != nil {
-		return err
+		return notCached()
 	}
 	defer conn.Close()
 	if ok, err := ix.valid(ctx, conn, Fingerprint(o.Settings)); err != nil || !ok {
-		return ErrNotCached
+		return notCached()
 	}
 	head, err := getMeta(ctx, conn, "head")
 	if err != nil {
-		return err
+		return notCached()
 	}
 	ig, err := getMeta(ctx, conn, "ignore")
 	if err != nil {
-		return err
+		return notCached()
 	}
 	if head != rev.String() || ig != ignoreKey(o.IgnoreRevs) {
 		return ErrNotCached

@@ -434,6 +434,13 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
+	// the stored answers are not read from it: the caller reads git
+	if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglang", Options{}); !errors.Is(err, ErrNotCached) {
+		t.Fatalf("stored blame from a garbage file: %v", err)
+	}
+	if _, err := ix.CachedAudit(ctx, head, Options{}); !errors.Is(err, ErrNotCached) {
+		t.Fatalf("stored audit from a garbage file: %v", err)
+	}
 	h, st, err := ix.Sync(ctx, r, head, Options{})
 	if err != nil || !st.Rebuilt || len(h.Chain) != 1970 {
 		t.Fatalf("garbage file: %+v %v", st, err)
