@@ -108,6 +108,22 @@ func TestSettings(t *testing.T) {
 	}
 }
 
+// TestUnknownSettingNamesItsSection: a misspelt key is named with its
+// section and the keys the section takes, not with perflog's Go types.
+func TestUnknownSettingNamesItsSection(t *testing.T) {
+	for in, want := range map[string]string{
+		"typo: 1\n":              `line 1: unknown setting "typo" (known: changelog, github, rules, ignore-revs, scripts, ignore-revs-file)`,
+		"changelog:\n  fle: x\n": `line 2: unknown setting "fle" under changelog (known: file, master-configs)`,
+		"github:\n  repo: a/b\n": `line 2: unknown setting "repo" under github (known: repository, aliases)`,
+		"scripts:\n  families:\n    x:\n      gpux: 1\n": `line 4: unknown setting "gpux" under scripts.families.* (known: gpu, templates, legacy-suffix)`,
+	} {
+		_, err := ParseSettings("s", []byte(in))
+		if !errors.Is(err, ErrSettings) || !strings.HasSuffix(err.Error(), want) || strings.Contains(err.Error(), "config.") {
+			t.Errorf("ParseSettings(%q) = %v\nwant ...%s", in, err, want)
+		}
+	}
+}
+
 func TestPointsAndConc(t *testing.T) {
 	v, err := pyyaml.Load([]byte("{conc-start: 4, conc-end: 48}"), pyyaml.Options{})
 	if err != nil {

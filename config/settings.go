@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -82,6 +83,7 @@ func ParseSettings(name string, data []byte) (*Settings, error) {
 	if err := dec.Decode(s); err != nil && !errors.Is(err, io.EOF) {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.ReplaceAll(strings.TrimPrefix(msg, "unmarshal errors:\n"), "\n", ";")
+		msg = unknownField.ReplaceAllStringFunc(msg, unknownSetting)
 		return nil, fmt.Errorf("%w: %s: %s", ErrSettings, name, strings.Join(strings.Fields(msg), " "))
 	}
 	for _, r := range append([]string{s.GitHub.Repository}, s.GitHub.Aliases...) {
@@ -97,6 +99,42 @@ func ParseSettings(name string, data []byte) (*Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// unknownField is yaml.v3's message for a key no field takes.
+var unknownField = regexp.MustCompile(`field (\S+) not found in type config\.(\w+)`)
+
+// settingSections names where each settings type sits in the file.
+var settingSections = map[string]reflect.Type{
+	"":                   reflect.TypeFor[Settings](),
+	"changelog":          reflect.TypeFor[ChangelogSettings](),
+	"github":             reflect.TypeFor[GitHubSettings](),
+	"scripts":            reflect.TypeFor[ScriptSettings](),
+	"scripts.families.*": reflect.TypeFor[FamilyScript](),
+}
+
+// unknownSetting rewrites yaml.v3's message for an unknown key (which
+// names a Go type) in the file's terms: the key, its section and the keys
+// the section takes.
+func unknownSetting(m string) string {
+	sub := unknownField.FindStringSubmatch(m)
+	for section, t := range settingSections {
+		if t.Name() != sub[2] {
+			continue
+		}
+		var known []string
+		for i := range t.NumField() {
+			if k, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ","); k != "" && k != "-" {
+				known = append(known, k)
+			}
+		}
+		where := ""
+		if section != "" {
+			where = " under " + section
+		}
+		return fmt.Sprintf("unknown setting %q%s (known: %s)", sub[1], where, strings.Join(known, ", "))
+	}
+	return m
 }
 
 // ChangelogPath returns the configured changelog path.
