@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -86,6 +87,9 @@ func (ix *Index) CachedBlame(ctx context.Context, rev plumbing.Hash, key string,
 	}
 	var data []byte
 	err := ix.db.QueryRowContext(ctx, `SELECT data FROM blame_cache WHERE key = ?`, key).Scan(&data)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotCached // unreadable: the caller reads git
+	}
 	if err == nil {
 		rep, err := decodeBlame(data)
 		if err != nil {

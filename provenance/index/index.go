@@ -39,9 +39,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -162,6 +164,16 @@ CREATE VIEW entry_prs AS
   SELECT e.id AS entry, e.position, e.verdict, e.pr_link_pr, e.introduced_pr, c.sha, c.date, c.subject
   FROM entries e LEFT JOIN commits c ON c.sha = e.introduced_sha;
 `
+
+// schemaObjects lists the names of the tables, indexes and views the
+// schema creates.
+var schemaObjects = sync.OnceValue(func() []string {
+	var out []string
+	for _, m := range regexp.MustCompile(`CREATE (?:TABLE|INDEX|VIEW) (\w+)`).FindAllStringSubmatch(schema, -1) {
+		out = append(out, m[1])
+	}
+	return out
+})
 
 // Fingerprint is what the stored history depends on besides git: the
 // settings that locate the files and name the repository.
@@ -442,20 +454,35 @@ func queryOne[T any](ctx context.Context, tx queryer, q string, args ...any) (T,
 // valid reports whether the stored index can be used; a missing schema is
 // not an error (the index is new).
 func (ix *Index) valid(ctx context.Context, tx queryer, fp string) (bool, error) {
-	rows0, err := tx.QueryContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type='table' AND name='meta'`)
+	// every table, index and view of the schema: an empty file is new, one
+	// that lacks some is damaged (a table dropped by hand would otherwise
+	// answer as if empty)
+	rows0, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'`)
 	if err != nil {
 		return false, staleErr(err)
 	}
-	n := 0
-	if rows0.Next() {
-		err = rows0.Scan(&n)
+	var names []string
+	for rows0.Next() {
+		var n string
+		if err = rows0.Scan(&n); err != nil {
+			break
+		}
+		names = append(names, n)
+	}
+	if err == nil {
+		err = rows0.Err()
 	}
 	rows0.Close()
 	if err != nil {
 		return false, staleErr(err)
 	}
-	if n == 0 {
+	if len(names) == 0 {
 		return false, nil
+	}
+	for _, want := range schemaObjects() {
+		if !slices.Contains(names, want) {
+			return false, fmt.Errorf("%w: %s is missing", errStale, want)
+		}
 	}
 	meta := map[string]string{}
 	rows, err := tx.QueryContext(ctx, `SELECT name, value FROM meta`)

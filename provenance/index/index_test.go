@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -421,6 +422,27 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 	ix.db.Exec(`DELETE FROM snapshot WHERE part = (SELECT min(part) FROM snapshot)`)
 	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
 		t.Fatalf("a snapshot part missing: %+v %v", st, err)
+	}
+	// a table, an index or a view dropped: no stored answer is read (a
+	// blame without its table said the key did not exist), and the next
+	// sync rebuilds
+	if objs := schemaObjects(); len(objs) < 20 || !slices.Contains(objs, "blame_cache") ||
+		!slices.Contains(objs, "field_changes_key") || !slices.Contains(objs, "entry_prs") {
+		t.Fatalf("schema objects %v", objs)
+	}
+	for _, drop := range []string{"TABLE blame_cache", "TABLE answers", "INDEX field_changes_key", "VIEW entry_prs"} {
+		if _, err := ix.db.Exec(`DROP ` + drop); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglang", Options{}); !errors.Is(err, ErrNotCached) {
+			t.Errorf("stored blame without %s: %v", drop, err)
+		}
+		if _, err := ix.CachedAudit(ctx, head, Options{}); !errors.Is(err, ErrNotCached) {
+			t.Errorf("stored audit without %s: %v", drop, err)
+		}
+		if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+			t.Fatalf("without %s: %+v %v", drop, st, err)
+		}
 	}
 	ix.Close()
 	// garbage instead of a database
