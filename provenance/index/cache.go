@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -126,8 +127,8 @@ func (ix *Index) CachedBlame(ctx context.Context, rev plumbing.Hash, key string,
 		}
 		keys = append(keys, k)
 	}
-	if len(keys) == 0 {
-		return nil, ErrNotCached
+	if len(keys) == 0 || slices.Contains(keys, key) {
+		return nil, ErrNotCached // a recipe at head without its stored blame: read git
 	}
 	return nil, &provenance.UnknownKeyError{Key: key, Closest: config.Closest(key, keys, 3)}
 }

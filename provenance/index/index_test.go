@@ -430,6 +430,17 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 		!slices.Contains(objs, "field_changes_key") || !slices.Contains(objs, "entry_prs") {
 		t.Fatalf("schema objects %v", objs)
 	}
+	// a recipe at head whose stored blame is missing is not an unknown key
+	if _, err := ix.db.Exec(`DELETE FROM blame_cache WHERE key = 'dsr1-fp4-mi355x-sglang'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglang", Options{}); !errors.Is(err, ErrNotCached) {
+		t.Errorf("stored blame missing: %v", err)
+	}
+	var unknown *provenance.UnknownKeyError
+	if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglan", Options{}); !errors.As(err, &unknown) {
+		t.Errorf("a misspelt key: %v", err)
+	}
 	for _, drop := range []string{"TABLE blame_cache", "TABLE answers", "INDEX field_changes_key", "VIEW entry_prs"} {
 		if _, err := ix.db.Exec(`DROP ` + drop); err != nil {
 			t.Fatal(err)
