@@ -546,14 +546,56 @@ func TestQuery(t *testing.T) {
 	if err != nil || len(res.Rows) != 1 || res.Rows[0][0].(int64) != 1431 {
 		t.Fatalf("last image change: %v %v", res, err)
 	}
+	attached := filepath.Join(t.TempDir(), "x.db")
 	for _, bad := range []string{`SELEC 1`, `SELECT * FROM no_such_table`, `DELETE FROM commits`, `DROP TABLE entries`,
-		`INSERT INTO notes VALUES (1, 'x', 'y', 'z')`} {
+		`INSERT INTO notes VALUES (1, 'x', 'y', 'z')`,
+		// query_only alone let these through: the first deleted rows, the
+		// second created a file
+		`PRAGMA query_only = OFF; DELETE FROM commits`, `ATTACH DATABASE '` + attached + `' AS x`,
+		`PRAGMA journal_mode = DELETE`, `BEGIN`, `CREATE TEMP TABLE t(x)`, `SELECT 1; SELECT 2`,
+		`SELECT load_extension('x')`} {
 		if _, err := ix.Query(ctx, bad); !IsQueryError(err) {
 			t.Errorf("%q: %v, want a query error", bad, err)
 		}
 	}
+	if _, err := os.Stat(attached); !os.IsNotExist(err) {
+		t.Errorf("ATTACH created %s", attached)
+	}
 	if res, _ := ix.Query(ctx, `SELECT count(*) FROM commits`); res.Rows[0][0].(int64) != 1970 {
 		t.Error("a refused write changed the index")
+	}
+	// what reads is allowed: recursive CTEs, the schema pragmas, a
+	// statement ended by a semicolon and a comment
+	for q, want := range map[string]any{
+		`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3) SELECT count(*) FROM c`: int64(3),
+		`SELECT count(*) FROM pragma_table_info('commits')`:                                                  int64(8),
+		`PRAGMA table_info(commits)`: int64(0),
+		`SELECT 'a;b'; -- the end`:   "a;b",
+	} {
+		res, err := ix.Query(ctx, q)
+		if err != nil || len(res.Rows) == 0 || res.Rows[0][0] != want {
+			t.Errorf("%q: %v %v, want %v first", q, res, err, want)
+		}
+	}
+	// the restriction stays on the query: the index is written afterwards
+	if _, _, err := ix.Sync(ctx, r, head, Options{Rebuild: true}); err != nil {
+		t.Fatalf("a sync after the queries: %v", err)
+	}
+}
+
+// TestOneStatement: a semicolon ends a statement only outside literals,
+// quoted names and comments.
+func TestOneStatement(t *testing.T) {
+	for q, one := range map[string]bool{
+		`SELECT 1`: true, `SELECT 1;`: true, "SELECT 1; \n -- done\n /* really */ ": true,
+		`SELECT 'a;b'`: true, `SELECT 'it''s; fine'`: true, `SELECT "a;b" FROM t`: true, "SELECT `a;b`": true,
+		`SELECT [a;b]`: true, `SELECT 1 /* ; SELECT 2 */`: true, "SELECT 1 -- ; SELECT 2": true, `SELECT 'open;`: true,
+		`SELECT 1; SELECT 2`: false, `SELECT 1;;`: false, "SELECT 1; -- x\nSELECT 2": false, `SELECT 'a'; DELETE FROM t`: false,
+		`SELECT 'it''s'; SELECT 2`: false, `;SELECT 1`: false,
+	} {
+		if err := oneStatement(q); (err == nil) != one {
+			t.Errorf("oneStatement(%q) = %v, want one statement: %v", q, err, one)
+		}
 	}
 }
 

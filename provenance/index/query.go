@@ -2,9 +2,13 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
+
+	"modernc.org/sqlite"
 )
 
 // Table documents one table or view of the query schema. The names are a
@@ -120,9 +124,16 @@ type Result struct {
 }
 
 // Query runs one read-only SQL statement. The connection is put in
-// query_only mode, so any write (INSERT, UPDATE, DROP, ATTACH ...) fails
-// with the engine's message.
+// query_only mode, and an authorizer lets the statement do nothing but
+// read: any write, ATTACH (which creates files), transaction control or
+// pragma other than a read-only one fails with the engine's message
+// ("not authorized"). query_only alone can be turned off by the query
+// itself, and lets ATTACH create a file. More than one statement is an
+// error: the driver would run them all and show the last.
 func (ix *Index) Query(ctx context.Context, q string) (*Result, error) {
+	if err := oneStatement(q); err != nil {
+		return nil, &QueryError{err}
+	}
 	conn, err := ix.db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -132,6 +143,11 @@ func (ix *Index) Query(ctx context.Context, q string) (*Result, error) {
 		return nil, err
 	}
 	defer conn.ExecContext(context.Background(), `PRAGMA query_only = OFF`)
+	if err := authorize(conn, readOnly); err != nil {
+		return nil, err
+	}
+	// the connection goes back to the pool, which writes too
+	defer authorize(conn, nil)
 	rows, err := conn.QueryContext(ctx, q)
 	if err != nil {
 		return nil, &QueryError{err}
@@ -169,8 +185,11 @@ type QueryError struct{ Err error }
 
 func (e *QueryError) Error() string {
 	msg := e.Err.Error()
-	if strings.Contains(msg, "attempt to write a readonly database") {
+	switch {
+	case strings.Contains(msg, "attempt to write a readonly database"):
 		msg += " (queries are read-only)"
+	case strings.Contains(msg, "not authorized"):
+		msg += " (queries are read-only: SELECT, WITH, and the pragmas that read the schema)"
 	}
 	return "query: " + msg
 }
@@ -200,4 +219,87 @@ func statFile(p string) (int64, error) {
 		return 0, err
 	}
 	return fi.Size(), nil
+}
+
+// authorize installs fn as the connection's authorizer (nil removes it).
+func authorize(conn *sql.Conn, fn sqlite.AuthorizerFn) error {
+	return conn.Raw(func(dc any) error {
+		r, ok := dc.(sqlite.AuthorizerRegisterer)
+		if !ok {
+			return fmt.Errorf("the SQLite driver cannot restrict a query (%T)", dc)
+		}
+		return r.RegisterAuthorizer(fn)
+	})
+}
+
+// readPragmas are the pragmas a query may use: they only read (the
+// schema, mostly; as statements or as pragma_* table functions).
+var readPragmas = map[string]bool{
+	"table_info": true, "table_xinfo": true, "table_list": true, "index_list": true, "index_info": true,
+	"index_xinfo": true, "foreign_key_list": true, "function_list": true, "pragma_list": true,
+	"collation_list": true, "database_list": true, "compile_options": true, "module_list": true,
+}
+
+// readOnly is the authorizer of a query: reads only.
+func readOnly(action sqlite.AuthorizerActionCode, arg1, _, _, _ string) sqlite.AuthorizerReturnCode {
+	switch action {
+	case sqlite.AuthSelect, sqlite.AuthRead, sqlite.AuthFunction, sqlite.AuthRecursive:
+		return sqlite.AuthorizerOK
+	case sqlite.AuthPragma:
+		if readPragmas[strings.ToLower(arg1)] {
+			return sqlite.AuthorizerOK
+		}
+	}
+	return sqlite.AuthorizerDeny
+}
+
+// errStatements is a query of more than one statement.
+var errStatements = errors.New("one SQL statement at a time")
+
+// oneStatement reports whether q holds more than one statement: a
+// semicolon outside string literals, quoted names and comments, followed
+// by more than blanks and comments.
+func oneStatement(q string) error {
+	ended := false // a statement ended at a semicolon
+	for i := 0; i < len(q); i++ {
+		c := q[i]
+		switch {
+		case c == '-' && strings.HasPrefix(q[i:], "--"):
+			if j := strings.IndexByte(q[i:], '\n'); j >= 0 {
+				i += j
+			} else {
+				i = len(q)
+			}
+			continue
+		case c == '/' && strings.HasPrefix(q[i:], "/*"):
+			if j := strings.Index(q[i+2:], "*/"); j >= 0 {
+				i += j + 3
+			} else {
+				i = len(q)
+			}
+			continue
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f':
+			continue
+		}
+		if ended {
+			return errStatements
+		}
+		switch c {
+		case ';':
+			ended = true
+		case '\'', '"', '`', '[':
+			end := c
+			if c == '[' {
+				end = ']'
+			}
+			// a doubled quote inside is the quote itself: skipping to the
+			// next one and going on scans it as a new quoted part
+			if j := strings.IndexByte(q[i+1:], end); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(q)
+			}
+		}
+	}
+	return nil
 }
