@@ -288,7 +288,8 @@ func newProvDiffCmd(f *Factory, runF func(context.Context, *ProvDiffOptions) err
 entry naming it in rev-a..rev-b (first-parent history of rev-b, rev-a
 excluded), with PRs, then the net difference: the short list to read before
 re-running a GPU benchmark to find a regression. When rev-a is not a
-first-parent ancestor of rev-b their merge-base is used.`,
+first-parent ancestor of rev-b their merge-base is used; a rev-a that comes
+after rev-b is an error (exit 2), not an empty range.`,
 		Example: `  $ perflog provenance diff dsr1-fp4-mi355x-sglang v1.0 main`,
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -321,11 +322,21 @@ func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 	if err != nil {
 		return fmt.Errorf("rev-a: %w", err)
 	}
+	// rev-a after rev-b would be an empty range: say so instead
+	after := &flagError{err: fmt.Errorf("rev-a %s is after rev-b %s", opts.A, opts.B),
+		hint: fmt.Sprintf("Give the older revision first: perflog provenance diff %s %s %s", opts.Key, opts.B, opts.A)}
 	note := ""
-	if _, ok := hs.h.SeqOf(a); !ok {
+	if sa, ok := hs.h.SeqOf(a); ok {
+		if sb, _ := hs.h.SeqOf(hs.rev); sa > sb {
+			return after
+		}
+	} else {
 		mb, err := hs.ws.repo.MergeBase(a, hs.rev)
 		if err != nil {
 			return fmt.Errorf("%s has no common history with %s: %w", opts.A, opts.B, err)
+		}
+		if mb == hs.rev {
+			return after
 		}
 		if _, ok := hs.h.SeqOf(mb); !ok {
 			return fmt.Errorf("%s: %w of %s", opts.A, provenance.ErrNotOnChain, opts.B)
