@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -121,6 +122,27 @@ func TestResolveInEmptyRepository(t *testing.T) {
 	m.commit("c1", map[string]string{"a": "1\n"})
 	if _, err := FromRepository(m.r).Resolve("nope"); err == nil || strings.Contains(err.Error(), "no commits") {
 		t.Fatalf("Resolve(nope) with commits: %v", err)
+	}
+}
+
+// TestShallowCommits: the boundary of a shallow clone, sorted.
+func TestShallowCommits(t *testing.T) {
+	m := newMemRepo(t)
+	a := m.commit("a", map[string]string{"a": "1\n"})
+	b := m.commit("b", map[string]string{"a": "2\n"})
+	r := FromRepository(m.r)
+	if r.Shallow() || r.ShallowCommits() != nil {
+		t.Fatal("a whole repository is not shallow")
+	}
+	if err := m.r.Storer.SetShallow([]plumbing.Hash{b, a}); err != nil {
+		t.Fatal(err)
+	}
+	want := []plumbing.Hash{a, b}
+	if bytes.Compare(b[:], a[:]) < 0 {
+		want = []plumbing.Hash{b, a}
+	}
+	if got := r.ShallowCommits(); !r.Shallow() || !slices.Equal(got, want) {
+		t.Fatalf("ShallowCommits = %v, want %v", got, want)
 	}
 }
 

@@ -12,6 +12,7 @@ package gitscan
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -183,9 +185,19 @@ func (r *Repo) CommonDir() string {
 func (r *Repo) HasCommitGraph() bool { return r.graph }
 
 // Shallow reports whether the repository is a shallow clone.
-func (r *Repo) Shallow() bool {
+func (r *Repo) Shallow() bool { return len(r.ShallowCommits()) > 0 }
+
+// ShallowCommits returns the boundary commits of a shallow clone (git's
+// .git/shallow: commits whose parents were not fetched), sorted; none for
+// a complete repository.
+func (r *Repo) ShallowCommits() []plumbing.Hash {
 	s, err := r.repo.Storer.Shallow()
-	return err == nil && len(s) > 0
+	if err != nil || len(s) == 0 {
+		return nil
+	}
+	s = slices.Clone(s)
+	slices.SortFunc(s, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) })
+	return s
 }
 
 func isGitDir(dir string) bool {

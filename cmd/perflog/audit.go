@@ -241,7 +241,7 @@ func storedClaims(ctx context.Context, opts *AuditOptions, ws *workspace, rep *p
 	}
 	defer ix.Close()
 	revs, err := ignoreRevs(ws, rep.Rev, nil)
-	if err != nil || !ix.Current(ctx, rep.Rev, index.Options{Settings: ws.settings, IgnoreRevs: revs}) {
+	if err != nil || !ix.Current(ctx, rep.Rev, ws.indexOptions(revs)) {
 		return false, err
 	}
 	f, _, err := changelog.Parse(rep.Path, raw)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"sync"
 	"time"
 
 	"github.com/perflog/perflog/gitscan"
@@ -20,6 +21,8 @@ type Factory struct {
 	OpenRepo func(dir string) (*gitscan.Repo, error)
 	// Getwd returns the working directory.
 	Getwd func() (string, error)
+
+	shallowOnce sync.Once // warnShallow's
 }
 
 func newFactory(io *iostreams.IOStreams) *Factory {

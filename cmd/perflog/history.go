@@ -77,6 +77,7 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 		ws.repo.Close()
 		return nil, err
 	}
+	warnShallow(f, ws)
 	var prs provenance.PRResolver
 	g := newGitHub(f, ws, o.Offline)
 	if g != nil {
@@ -86,7 +87,7 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 		if ix, err := index.Open(index.Path(ws.repo), false); err == nil {
 			stop := progress(f, "updating the index")
 			h, _, err := ix.History(ctx, ws.repo, rev, changelog, recipes,
-				index.Options{Settings: ws.settings, IgnoreRevs: settingsRevs, Progress: stop.update, PRs: prs})
+				withProgress(ws.indexOptions(settingsRevs), stop.update, prs))
 			stop.done()
 			if err == nil {
 				h.SetIgnoreRevs(ignore)
@@ -146,7 +147,14 @@ func cachedAnswer(ctx context.Context, f *Factory, o *HistoryFlags) (*workspace,
 		ws.repo.Close()
 		return nil, nil, plumbing.ZeroHash, index.Options{}
 	}
-	return ws, ix, rev, index.Options{Settings: ws.settings, IgnoreRevs: revs}
+	warnShallow(f, ws)
+	return ws, ix, rev, ws.indexOptions(revs)
+}
+
+// withProgress adds a build's progress and PR resolver to index options.
+func withProgress(o index.Options, p func(provenance.Progress), prs provenance.PRResolver) index.Options {
+	o.Progress, o.PRs = p, prs
+	return o
 }
 
 // ignoreRevs resolves the ignore-revs of the settings, of the settings'

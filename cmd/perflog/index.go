@@ -99,7 +99,9 @@ func openIndex(ctx context.Context, f *Factory, ws *workspace, revName string, r
 	}
 	// the index and query commands work on the tables, which describe the
 	// indexed head: the index moves to rev even when rev is older
-	io := index.Options{Settings: ws.settings, IgnoreRevs: revs, Rebuild: rebuild, Exact: true}
+	warnShallow(f, ws)
+	io := ws.indexOptions(revs)
+	io.Rebuild, io.Exact = rebuild, true
 	if !rebuild && ix.Current(ctx, rev, io) {
 		return ix, &index.Stats{Head: rev, Commits: ix.Commits(ctx)}, nil
 	}

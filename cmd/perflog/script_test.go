@@ -76,6 +76,7 @@ func TestScripts(t *testing.T) {
 			"git-branch":        cmdGitBranch,
 			"git-checkout":      cmdGitCheckout,
 			"git-remote-branch": cmdGitRemoteBranch,
+			"git-shallow":       cmdGitShallow,
 		},
 	})
 }
@@ -158,6 +159,20 @@ func cmdGitRemoteBranch(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(err)
 	}
 	ts.Check(r.Storer.SetReference(plumbing.NewHashReference(plumbing.NewRemoteReferenceName(remote, name), *h)))
+}
+
+// cmdGitShallow records REVs as the boundary of a shallow clone
+// (.git/shallow), as git fetch --depth does; without REVs, the clone is
+// whole again (git fetch --unshallow). The parents stay in the repository.
+func cmdGitShallow(ts *testscript.TestScript, neg bool, args []string) {
+	r := scriptRepo(ts)
+	var hs []plumbing.Hash
+	for _, rev := range args {
+		h, err := r.ResolveRevision(plumbing.Revision(rev))
+		ts.Check(err)
+		hs = append(hs, *h)
+	}
+	ts.Check(r.Storer.SetShallow(hs))
 }
 
 func cmdGitCheckout(ts *testscript.TestScript, neg bool, args []string) {

@@ -18,6 +18,7 @@ import (
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/provenance/index"
 	"github.com/perflog/perflog/recipe"
 )
 
@@ -344,6 +345,26 @@ func shortHash(h plumbing.Hash) string { return h.String()[:10] }
 type workspace struct {
 	repo     *gitscan.Repo
 	settings *config.Settings
+}
+
+// indexOptions are the index options of the workspace's history with
+// these ignore-revs.
+func (ws *workspace) indexOptions(revs []plumbing.Hash) index.Options {
+	return index.Options{Settings: ws.settings, IgnoreRevs: revs, Shallow: ws.repo.ShallowCommits()}
+}
+
+// warnShallow says, once per process, that a history read from a shallow
+// clone stops at its boundary: what existed there is attributed to the
+// boundary commit, not to the PR that introduced it.
+func warnShallow(f *Factory, ws *workspace) {
+	b := ws.repo.ShallowCommits()
+	if len(b) == 0 {
+		return
+	}
+	f.shallowOnce.Do(func() {
+		fmt.Fprintf(f.IO.ErrOut, "perflog: warning: shallow clone: history stops at %s, and what existed there is "+
+			"attributed to it, not to the PR that introduced it; git fetch --unshallow gives the whole history\n", shortHash(b[0]))
+	})
 }
 
 func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {

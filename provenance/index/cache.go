@@ -36,7 +36,7 @@ func (ix *Index) current(ctx context.Context, rev plumbing.Hash, o Options) erro
 		return notCached()
 	}
 	defer conn.Close()
-	if ok, err := ix.valid(ctx, conn, Fingerprint(o.Settings)); err != nil || !ok {
+	if ok, err := ix.valid(ctx, conn, o.fingerprint()); err != nil || !ok {
 		return notCached()
 	}
 	head, err := getMeta(ctx, conn, "head")

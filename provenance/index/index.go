@@ -204,6 +204,29 @@ type Options struct {
 	// Progress reports a build from git.
 	Progress func(provenance.Progress)
 	PRs      provenance.PRResolver
+	// Shallow is the repository's shallow boundary (gitscan.ShallowCommits):
+	// a history read from a shallow clone attributes what existed at its
+	// boundary to the boundary, so the index stores it with the boundary and
+	// is rebuilt when the boundary moves (git fetch --deepen, --unshallow).
+	Shallow []plumbing.Hash
+}
+
+// fingerprint is what the stored history depends on besides the commits
+// on its chain: the settings and the shallow boundary.
+func (o Options) fingerprint() string {
+	fp := Fingerprint(o.Settings)
+	if len(o.Shallow) > 0 {
+		var b strings.Builder
+		b.WriteString(fp + "|shallow:")
+		for i, h := range o.Shallow {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(h.String())
+		}
+		fp = b.String()
+	}
+	return fp
 }
 
 // Stats describes what a Sync did.
@@ -241,7 +264,7 @@ func (st *Stats) lap(name string) {
 func (ix *Index) Sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o Options) (*provenance.History, *Stats, error) {
 	start := time.Now()
 	st := &Stats{Head: rev}
-	fp := Fingerprint(o.Settings)
+	fp := o.fingerprint()
 	if o.Rebuild {
 		if err := ix.remove(); err != nil {
 			return nil, nil, err
@@ -565,7 +588,7 @@ func (ix *Index) load(ctx context.Context, r *gitscan.Repo, changelog, recipes b
 		return nil, "", err
 	}
 	defer conn.ExecContext(context.Background(), `ROLLBACK`)
-	if ok, err := ix.valid(ctx, conn, Fingerprint(o.Settings)); err != nil || !ok {
+	if ok, err := ix.valid(ctx, conn, o.fingerprint()); err != nil || !ok {
 		return nil, "", staleErr(err)
 	}
 	ig, err := getMeta(ctx, conn, "ignore")

@@ -455,6 +455,21 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 			t.Fatalf("without %s: %+v %v", drop, st, err)
 		}
 	}
+	// the shallow boundary moved (git fetch --deepen, --unshallow): the
+	// stored attributions stopped at the old one
+	shallow := Options{Shallow: []plumbing.Hash{prev}}
+	if _, err := ix.CachedAudit(ctx, head, shallow); !errors.Is(err, ErrNotCached) {
+		t.Errorf("stored audit for another shallow boundary: %v", err)
+	}
+	if _, st, err := ix.Sync(ctx, r, head, shallow); err != nil || !st.Rebuilt {
+		t.Fatalf("shallow boundary set: %+v %v", st, err)
+	}
+	if _, st, err := ix.Sync(ctx, r, head, shallow); err != nil || st.Rebuilt {
+		t.Fatalf("same boundary: %+v %v", st, err)
+	}
+	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+		t.Fatalf("unshallowed: %+v %v", st, err)
+	}
 	ix.Close()
 	// garbage instead of a database
 	if err := os.WriteFile(path, []byte(strings.Repeat("not sqlite ", 1000)), 0o644); err != nil {
