@@ -2,8 +2,11 @@ package main
 
 import (
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/perflog/perflog/internal/iostreams"
 )
 
 // TestWatchHeap: the callback sees the live heap after every collection
@@ -85,5 +88,19 @@ func TestNamesTable(t *testing.T) {
 		if got := namesTable(sql, "claims"); got != want {
 			t.Errorf("namesTable(%q) = %v, want %v", sql, got, want)
 		}
+	}
+}
+
+// TestVersion: perflog --version names the build and the Go version.
+func TestVersion(t *testing.T) {
+	io, _, out, _ := iostreams.Test()
+	root := newRootCmd(newFactory(io))
+	root.SetArgs([]string{"--version"})
+	root.SetOut(out)
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); !strings.HasPrefix(got, "perflog ") || !strings.Contains(got, ", go1.") {
+		t.Fatalf("--version printed %q", got)
 	}
 }

@@ -1,6 +1,9 @@
 package main
 
 import (
+	"runtime/debug"
+	"strings"
+
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +21,9 @@ Exit status (every command):
   130  interrupted`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
+		Version:       version(),
 	}
+	root.SetVersionTemplate("perflog {{.Version}}\n")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: err} })
 	root.AddCommand(newChangelogCmd(f), newProvenanceCmd(f), newIndexCmd(f, nil), newQueryCmd(f, nil), newConfigCmd(f), newLintCmd(f, nil))
 	return root
@@ -31,4 +36,32 @@ func newChangelogCmd(f *Factory) *cobra.Command {
 	}
 	cmd.AddCommand(newVerifyCmd(f, nil), newAuditCmd(f, nil), newNewCmd(f, nil), newRulesCmd(f))
 	return cmd
+}
+
+// version describes the binary from its build information: the module
+// version (a tagged release) or the commit it was built from, its date,
+// and whether the tree had changes, then the Go version.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	settings := map[string]string{}
+	for _, s := range bi.Settings {
+		settings[s.Key] = s.Value
+	}
+	if rev := settings["vcs.revision"]; rev != "" && (v == "" || v == "(devel)") {
+		v = rev[:min(12, len(rev))]
+		if t := settings["vcs.time"]; t != "" {
+			v += " " + strings.TrimSuffix(t, "Z")[:min(10, len(t))]
+		}
+		if settings["vcs.modified"] == "true" {
+			v += " (modified)"
+		}
+	}
+	if v == "" {
+		v = "(devel)"
+	}
+	return v + ", " + bi.GoVersion
 }
