@@ -21,8 +21,10 @@
 // and stores what they add. A revision that is not a descendant of the
 // indexed head (a force-push, a rebase, another branch) is detected the
 // same way: the index is truncated to the last common commit and the new
-// suffix indexed. An index with another schema, other settings or
-// contents that do not hold together is rebuilt, never trusted. Updates
+// suffix indexed. An index with another schema, other settings, another
+// shallow-clone boundary (Options.Shallow), a table missing or contents
+// that do not hold together is rebuilt, never trusted; a stored answer
+// is never read from one. Queries (Query) may only read. Updates
 // run in one write transaction (BEGIN IMMEDIATE), so concurrent perflog
 // processes are safe: a second updater waits, then finds the work done.
 // Deleting the file is always safe.
