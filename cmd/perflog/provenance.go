@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/provenance/index"
 )
@@ -216,7 +217,48 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 		return writeJSON(opts.Factory.IO.Out, map[string]any{"key": opts.Key, "rev": hs.rev.String(), "items": items})
 	}
 	writeLog(opts.Factory.IO.Out, items, opts.Factory.IO.ColorEnabled())
+	if len(items) == 0 {
+		logNothing(opts, hs)
+	}
 	return nil
+}
+
+// logNothing says on stderr why a log is empty: what was asked, and for a
+// --path that names no field of the recipe, the nearest ones.
+func logNothing(opts *LogOptions, hs *history) {
+	var what []string
+	if opts.Path != "" {
+		what = append(what, fmt.Sprintf("a field matching %q", opts.Path))
+	}
+	if opts.Since != "" {
+		what = append(what, "since "+opts.Since)
+	}
+	if opts.Until != "" {
+		what = append(what, "until "+opts.Until)
+	}
+	msg := fmt.Sprintf("no commit changed %s", opts.Key)
+	if len(what) > 0 {
+		msg += " (" + strings.Join(what, ", ") + ")"
+	}
+	errOut := opts.Factory.IO.ErrOut
+	fmt.Fprintf(errOut, "%s at %s\n", msg, shortHash(hs.rev))
+	if opts.Path == "" {
+		return
+	}
+	rep, err := hs.h.Blame(opts.Key, hs.rev)
+	if err != nil {
+		return
+	}
+	var paths []string
+	for _, f := range rep.Fields {
+		if provenance.PathMatch(opts.Path, f.Path) || config.HasPathPrefix(f.Path, opts.Path) {
+			return // the field exists: it just did not change in the range
+		}
+		paths = append(paths, f.Path)
+	}
+	if near := config.Closest(opts.Path, paths, 3); len(near) > 0 {
+		fmt.Fprintf(errOut, "%s has no field %q; did you mean %s?\n", opts.Key, opts.Path, strings.Join(near, ", "))
+	}
 }
 
 // writeLog prints log items like git log: a header line per commit, then
