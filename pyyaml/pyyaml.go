@@ -393,7 +393,15 @@ func Load(data []byte, opt Options) (*Value, error) {
 		}
 		root = root.Content[0]
 	}
-	return c.construct(root)
+	v, err := c.construct(root)
+	if err != nil || c.aliases == 0 {
+		return v, err
+	}
+	if expanded(v, map[*Value]int64{}, maxExpanded) > maxExpanded {
+		return nil, &Error{Line: root.Line, Column: root.Column,
+			Msg: fmt.Sprintf("the document's aliases expand it to more than %d nodes", maxExpanded)}
+	}
+	return v, nil
 }
 
 var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
@@ -449,8 +457,40 @@ func printable(r rune) bool {
 }
 
 type constructor struct {
-	opt  Options
-	done map[*yaml.Node]*Value
+	opt     Options
+	done    map[*yaml.Node]*Value
+	aliases int // alias nodes met: the document may be smaller than its value
+}
+
+// maxExpanded bounds the nodes of a document's value counted with every
+// alias expanded, as any reader of the value (a JSON dump, a walk over
+// its fields) sees it: a few hundred bytes of nested aliases (the
+// "billion laughs") expand to billions of nodes. PyYAML has no such bound,
+// and its users' dumps hang; yaml.v3 refuses such documents too.
+const maxExpanded = 1 << 22
+
+// expanded counts v's nodes with aliases expanded, stopping past limit
+// (shared values are counted once per use, but walked once).
+func expanded(v *Value, memo map[*Value]int64, limit int64) int64 {
+	if n, ok := memo[v]; ok {
+		return n
+	}
+	n := int64(1)
+	for _, it := range v.Items {
+		n += expanded(it, memo, limit)
+		if n > limit {
+			break
+		}
+	}
+	for _, p := range v.Pairs {
+		if n > limit {
+			break
+		}
+		n += expanded(p.Key, memo, limit) + expanded(p.Value, memo, limit)
+	}
+	n = min(n, limit+1)
+	memo[v] = n
+	return n
 }
 
 func (c *constructor) construct(n *yaml.Node) (*Value, error) {
@@ -464,6 +504,7 @@ func (c *constructor) construct(n *yaml.Node) (*Value, error) {
 		if n.Alias == nil {
 			return nil, &Error{Line: n.Line, Column: n.Column, Msg: "found undefined alias"}
 		}
+		c.aliases++
 		return c.construct(n.Alias)
 	case yaml.ScalarNode:
 		v, err = c.scalar(n)

@@ -1,6 +1,8 @@
 package pyyaml
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -84,4 +86,39 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAliasExpansionBound: nested aliases that expand past maxExpanded
+// nodes (the "billion laughs") are an error, quickly; anchors used a few
+// times, as configs use them, load as before.
+func TestAliasExpansionBound(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i <= 8; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [", i, i)
+		for j := 0; j < 9; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	_, err := Load([]byte(b.String()), Options{})
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(e.Msg, "aliases expand") {
+		t.Fatalf("a billion laughs: %v", err)
+	}
+	v, err := Load([]byte("base: &b {tp: 8, conc: [4, 8]}\nr1: *b\nr2: *b\nr3: {<<: *b, ep: 2}\n"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the root; base, r1 and r2 are a key and {tp: 8, conc: [4, 8]} (1+2+4
+	// nodes); r3 is a key and that map merged with ep: 2 (two more)
+	if n := expanded(v, map[*Value]int64{}, maxExpanded); n != 1+3*8+10 {
+		t.Fatalf("expanded %d nodes, want 35", n)
+	}
+	if r1, _ := v.Get("r1"); r1 == nil || r1.Kind != Map {
+		t.Fatalf("an alias did not load: %v", v)
+	}
 }
