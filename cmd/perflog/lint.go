@@ -175,11 +175,17 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 		for _, f := range fs {
 			fmt.Fprintf(out, "%s:%d: %s %s: %s\n", f.File, f.Line, f.Severity, f.Rule, f.Message)
 			if f.Source != "" {
-				fmt.Fprintf(out, "  %5d | %s\n", f.Line, f.Source)
+				fmt.Fprintf(out, "  %5d | %s\n", f.Line, printable(f.Source))
 			}
 		}
 		s := countFindings(fs)
-		fmt.Fprintf(opts.Factory.IO.ErrOut, "%d scripts (%d do not parse): %d errors, %d warnings, %d notes\n", len(rep.Scripts), rep.Unparsed, s.Errors, s.Warnings, s.Infos)
+		do := "do"
+		if rep.Unparsed == 1 {
+			do = "does"
+		}
+		fmt.Fprintf(opts.Factory.IO.ErrOut, "%d script%s (%d %s not parse): %d error%s, %d warning%s, %d note%s\n",
+			len(rep.Scripts), plural(len(rep.Scripts)), rep.Unparsed, do,
+			s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, plural(s.Infos))
 	}
 	if !ok {
 		return errFindings

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -67,7 +70,7 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 			src = lineText(f.Line)
 		}
 		if f.Line > 0 && src != "" {
-			fmt.Fprintf(w, "  %5d | %s\n", f.Line, src)
+			fmt.Fprintf(w, "  %5d | %s\n", f.Line, printable(src))
 		}
 		sev := string(f.Severity)
 		switch f.Severity {
@@ -328,4 +331,28 @@ func writeSARIF(w io.Writer, fs []changelog.Finding) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// printable makes a source line safe to print on a terminal: invalid
+// UTF-8 and control characters (a binary file, an escape sequence in a
+// script) are shown escaped, as Go quotes them; tabs stay.
+func printable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return r != '\t' && unicode.IsControl(r) }) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r != '\t' && unicode.IsControl(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
 }
