@@ -245,12 +245,16 @@ func logNothing(opts *LogOptions, hs *history) {
 	if opts.Path == "" {
 		return
 	}
-	rep, err := hs.h.Blame(opts.Key, hs.rev)
-	if err != nil {
+	seq, ok := hs.h.SeqOf(hs.rev)
+	if !ok {
+		return
+	}
+	v, _, _, ok := hs.h.RecipeAt(opts.Key, seq)
+	if !ok {
 		return
 	}
 	var paths []string
-	for _, f := range rep.Fields {
+	for _, f := range config.Flatten(v) {
 		if provenance.PathMatch(opts.Path, f.Path) || config.HasPathPrefix(f.Path, opts.Path) {
 			return // the field exists: it just did not change in the range
 		}

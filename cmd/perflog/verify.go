@@ -345,19 +345,20 @@ func shortHash(h plumbing.Hash) string { return h.String()[:10] }
 type workspace struct {
 	repo     *gitscan.Repo
 	settings *config.Settings
+	shallow  []plumbing.Hash // the shallow-clone boundary, read once
 }
 
 // indexOptions are the index options of the workspace's history with
 // these ignore-revs.
 func (ws *workspace) indexOptions(revs []plumbing.Hash) index.Options {
-	return index.Options{Settings: ws.settings, IgnoreRevs: revs, Shallow: ws.repo.ShallowCommits()}
+	return index.Options{Settings: ws.settings, IgnoreRevs: revs, Shallow: ws.shallow}
 }
 
 // warnShallow says, once per process, that a history read from a shallow
 // clone stops at its boundary: what existed there is attributed to the
 // boundary commit, not to the PR that introduced it.
 func warnShallow(f *Factory, ws *workspace) {
-	b := ws.repo.ShallowCommits()
+	b := ws.shallow
 	if len(b) == 0 {
 		return
 	}
@@ -382,7 +383,7 @@ func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 		}
 		return nil, err
 	}
-	ws := &workspace{repo: r}
+	ws := &workspace{repo: r, shallow: r.ShallowCommits()}
 	if settingsPath == "" && r.Worktree() != "" {
 		p := filepath.Join(r.Worktree(), config.SettingsFile)
 		if _, err := os.Stat(p); err == nil {
