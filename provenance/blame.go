@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -44,16 +45,75 @@ type BlameReport struct {
 // UnknownKeyError is returned for a key that does not exist at the
 // revision; it wraps ErrUnknownKey.
 type UnknownKeyError struct {
-	Key     string
+	Key string
+	// Rev is the revision asked about (an abbreviated commit; "" when
+	// unknown).
+	Rev string
+	// Closest are the nearest keys at the revision.
 	Closest []string
+	// Gone is set when the key existed before the revision and a commit
+	// at or before it ended it: deleted it, or renamed it (To is then
+	// the new key).
+	Gone *KeyEnd
+	// NoRecipes: no master config held a recipe at the revision (a
+	// revision older than the configs).
+	NoRecipes bool
+}
+
+// KeyEnd is the commit that ended a key: deleted it or renamed it.
+type KeyEnd struct {
+	Kind EventKind // EvDeleted or EvRenamed
+	To   string    // the new key of a rename
+	CommitRef
 }
 
 func (e *UnknownKeyError) Error() string {
 	msg := fmt.Sprintf("config key %q does not exist at this revision", e.Key)
+	if e.Rev != "" {
+		msg = fmt.Sprintf("config key %q does not exist at %s", e.Key, e.Rev)
+	}
+	if g := e.Gone; g != nil {
+		sha := g.Commit[:min(len(g.Commit), 10)]
+		by := sha
+		if g.PR != nil {
+			by += fmt.Sprintf(" (#%d, %s)", *g.PR, g.Date.Format(time.DateOnly))
+		} else {
+			by += fmt.Sprintf(" (%s)", g.Date.Format(time.DateOnly))
+		}
+		if g.Kind == EvRenamed && g.To != "" {
+			return msg + fmt.Sprintf(": %s renamed it to %s", by, g.To)
+		}
+		return msg + fmt.Sprintf(": %s deleted it (its last version: --rev %s~1)", by, sha)
+	}
+	if e.NoRecipes {
+		return msg + ": no master config holds a recipe there"
+	}
 	if len(e.Closest) > 0 {
 		msg += "; did you mean " + strings.Join(e.Closest, ", ") + "?"
 	}
 	return msg
+}
+
+// unknownKey is the error for a key that does not exist at seq.
+func (h *History) unknownKey(key string, seq int) error {
+	keys := h.RecipeKeysAt(seq)
+	e := &UnknownKeyError{Key: key, Rev: short(h.Chain[seq]), Closest: config.Closest(key, keys, 3), NoRecipes: len(keys) == 0}
+	if kh := h.Keys[key]; kh != nil {
+		evs := kh.Events()
+		for i := len(evs) - 1; i >= 0; i-- {
+			ev := evs[i]
+			if ev.Seq > seq {
+				continue
+			}
+			if ev.Kind == EvDeleted || (ev.Kind == EvRenamed && ev.To != "") {
+				if ref, err := h.Ref(ev.Seq); err == nil {
+					e.Gone = &KeyEnd{Kind: ev.Kind, To: ev.To, CommitRef: *ref}
+				}
+			}
+			break
+		}
+	}
+	return e
 }
 
 func (e *UnknownKeyError) Unwrap() error { return ErrUnknownKey }
@@ -112,7 +172,7 @@ func (h *History) Blame(key string, rev plumbing.Hash) (*BlameReport, error) {
 	}
 	v, file, _, ok := h.RecipeAt(key, seq)
 	if !ok {
-		return nil, &UnknownKeyError{Key: key, Closest: config.Closest(key, h.RecipeKeysAt(seq), 3)}
+		return nil, h.unknownKey(key, seq)
 	}
 	off := h.lineOffset(key, seq)
 	rep := &BlameReport{Key: key, File: file, Rev: h.Chain[seq].String(), Fields: []BlameField{}, Renames: []Rename{}}

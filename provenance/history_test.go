@@ -390,6 +390,47 @@ func TestBlameIgnoreRevs(t *testing.T) {
 	}
 }
 
+// TestUnknownKeySaysWhatEndedIt: blame of a key that is not at the
+// revision names the commit that deleted or renamed it, or says that no
+// recipe existed there yet; a misspelt key gets the nearest keys.
+func TestUnknownKeySaysWhatEndedIt(t *testing.T) {
+	s := newScripted(t)
+	before := s.commit("Scripts only (#1)", map[string]string{"benchmarks/a.sh": "echo\n"})
+	other := strings.Replace(recipeA, "dsr1-fp8-mi355x-sglang:", "dsr1-fp4-mi355x-sglang:", 1)
+	s.commit("Add (#2)", map[string]string{"configs/amd-master.yaml": recipeA + other})
+	renamed := strings.Replace(recipeA, "dsr1-fp8-mi355x-sglang:", "dsr1-fp8-mi355x-sglang-mtp:", 1)
+	s.commit("Rename (#3)", map[string]string{"configs/amd-master.yaml": renamed + other})
+	s.commit("Drop fp4 (#4)", map[string]string{"configs/amd-master.yaml": renamed})
+	h := s.build(Options{Recipes: true})
+	var uk *UnknownKeyError
+	_, err := h.Blame("dsr1-fp4-mi355x-sglang", plumbing.ZeroHash)
+	if !errors.As(err, &uk) || !errors.Is(err, ErrUnknownKey) || uk.Gone == nil || uk.Gone.Kind != EvDeleted ||
+		uk.Gone.Subject != "Drop fp4 (#4)" || uk.Gone.PR == nil || *uk.Gone.PR != 4 {
+		t.Fatalf("deleted key: %v (%+v)", err, uk)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "does not exist at "+h.Head.String()[:10]) ||
+		!strings.Contains(msg, "(#4, ") || !strings.Contains(msg, "deleted it (its last version: --rev "+uk.Gone.Commit[:10]+"~1)") {
+		t.Errorf("message: %s", msg)
+	}
+	if _, err := h.Blame("dsr1-fp8-mi355x-sglang", plumbing.ZeroHash); !errors.As(err, &uk) || uk.Gone == nil ||
+		uk.Gone.Kind != EvRenamed || uk.Gone.To != "dsr1-fp8-mi355x-sglang-mtp" || uk.Gone.Subject != "Rename (#3)" ||
+		!strings.Contains(err.Error(), "renamed it to dsr1-fp8-mi355x-sglang-mtp") {
+		t.Errorf("renamed key: %v", err)
+	}
+	// before the deletion the key is there
+	if _, err := h.Blame("dsr1-fp4-mi355x-sglang", s.commits["Rename (#3)"]); err != nil {
+		t.Errorf("blame before the deletion: %v", err)
+	}
+	if _, err := h.Blame("dsr1-fp4-mi355x-sglan", plumbing.ZeroHash); !errors.As(err, &uk) || uk.Gone != nil || uk.NoRecipes ||
+		len(uk.Closest) == 0 || uk.Closest[0] != "dsr1-fp8-mi355x-sglang-mtp" {
+		t.Errorf("misspelt key: %v", err)
+	}
+	if _, err := h.Blame("dsr1-fp8-mi355x-sglang-mtp", before); !errors.As(err, &uk) || !uk.NoRecipes ||
+		!strings.HasSuffix(err.Error(), "no master config holds a recipe there") {
+		t.Errorf("before any recipe: %v", err)
+	}
+}
+
 func TestLogAndDiff(t *testing.T) {
 	s := newScripted(t)
 	e1 := entry("dsr1-fp8-mi355x-sglang", "Add", pull(1))

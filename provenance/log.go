@@ -85,7 +85,7 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 	tl := h.keyTimeline(key, seq)
 	if len(tl) == 0 {
 		if _, _, _, ok := h.RecipeAt(key, seq); !ok && !h.everNamed(key) {
-			return nil, &UnknownKeyError{Key: key, Closest: config.Closest(key, h.RecipeKeysAt(seq), 3)}
+			return nil, h.unknownKey(key, seq)
 		}
 	}
 	names := map[string]bool{key: true}

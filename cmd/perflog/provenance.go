@@ -74,8 +74,23 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 		if err != nil {
 			return err
 		}
-		defer hs.close()
+		defer func() {
+			if hs != nil {
+				hs.close()
+			}
+		}()
 		rep, err = hs.h.Blame(opts.Key, hs.rev)
+		var uk *provenance.UnknownKeyError
+		if errors.As(err, &uk) && uk.Gone == nil && !uk.NoRecipes && hs.ix == nil {
+			// read from git for this key alone, the history stops at the
+			// revision when the key is not there; every recipe's history
+			// says whether it existed before and what ended it
+			hs.close()
+			if hs, err = loadHistory(ctx, opts.Factory, &opts.HistoryFlags, false, true); err != nil {
+				return err
+			}
+			_, err = hs.h.Blame(opts.Key, hs.rev)
+		}
 		if err != nil {
 			return err
 		}
@@ -322,6 +337,8 @@ type ProvDiffOptions struct {
 	Config     string
 	IgnoreRevs []string
 	Format     string
+	NoIndex    bool
+	Offline    bool
 	Key, A, B  string
 }
 
@@ -354,11 +371,14 @@ after rev-b is an error (exit 2), not an empty range.`,
 	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
 	fl.StringArrayVar(&opts.IgnoreRevs, "ignore-rev", nil, "look through this mechanical `commit` (repeatable)")
 	fl.StringVar(&opts.Format, "format", "", "output `format`: text or json")
+	fl.BoolVar(&opts.NoIndex, "no-index", false, "read history from git even when an index exists (see perflog index)")
+	fl.BoolVar(&opts.Offline, "offline", false, "never ask GitHub for the PR of a commit whose subject names none")
 	return cmd
 }
 
 func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
-	hf := &HistoryFlags{Repo: opts.Repo, Rev: opts.B, RevName: "rev-b", Config: opts.Config, IgnoreRevs: opts.IgnoreRevs}
+	hf := &HistoryFlags{Repo: opts.Repo, Rev: opts.B, RevName: "rev-b", Config: opts.Config, IgnoreRevs: opts.IgnoreRevs,
+		NoIndex: opts.NoIndex, Offline: opts.Offline}
 	hs, err := loadHistory(ctx, opts.Factory, hf, true, true, opts.Key)
 	if err != nil {
 		return err

@@ -130,5 +130,10 @@ func (ix *Index) CachedBlame(ctx context.Context, rev plumbing.Hash, key string,
 	if len(keys) == 0 || slices.Contains(keys, key) {
 		return nil, ErrNotCached // a recipe at head without its stored blame: read git
 	}
-	return nil, &provenance.UnknownKeyError{Key: key, Closest: config.Closest(key, keys, 3)}
+	// a key that existed once: the history says what ended it
+	var n int
+	if err := ix.db.QueryRowContext(ctx, `SELECT count(*) FROM recipe_events WHERE key = ?`, key).Scan(&n); err != nil || n > 0 {
+		return nil, ErrNotCached
+	}
+	return nil, &provenance.UnknownKeyError{Key: key, Rev: rev.String()[:10], Closest: config.Closest(key, keys, 3)}
 }

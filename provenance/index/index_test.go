@@ -438,8 +438,12 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 		t.Errorf("stored blame missing: %v", err)
 	}
 	var unknown *provenance.UnknownKeyError
-	if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglan", Options{}); !errors.As(err, &unknown) {
+	if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglan", Options{}); !errors.As(err, &unknown) || unknown.Rev != head.String()[:10] {
 		t.Errorf("a misspelt key: %v", err)
+	}
+	// a key deleted by #2101: the history says so, the index does not
+	if _, err := ix.CachedBlame(ctx, head, "gptoss-fp4-b200-trt", Options{}); !errors.Is(err, ErrNotCached) {
+		t.Errorf("a deleted key: %v", err)
 	}
 	for _, drop := range []string{"TABLE blame_cache", "TABLE answers", "INDEX field_changes_key", "VIEW entry_prs"} {
 		if _, err := ix.db.Exec(`DROP ` + drop); err != nil {
