@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -141,8 +140,7 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 		if res.Entries == nil {
 			res.Entries = []provenance.AuditEntry{}
 		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
+		enc := jsonEncoder(out)
 		return enc.Encode(res)
 	}
 	header := []string{"ENTRY", "LINE", "CONFIG-KEYS", "LINK", "INTRODUCED", "PR", "DATE", "VERDICT", "WHY"}

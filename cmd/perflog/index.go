@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -360,13 +361,10 @@ func writeResult(f *Factory, format string, res *index.Result) error {
 	out := f.IO.Out
 	switch format {
 	case "json":
-		rows := make([]map[string]any, 0, len(res.Rows))
+		names := uniqueNames(res.Columns)
+		rows := make([]jsonRow, 0, len(res.Rows))
 		for _, r := range res.Rows {
-			m := map[string]any{}
-			for i, c := range res.Columns {
-				m[c] = r[i]
-			}
-			rows = append(rows, m)
+			rows = append(rows, jsonRow{names, r})
 		}
 		return writeJSON(out, rows)
 	}
@@ -378,6 +376,57 @@ func writeResult(f *Factory, format string, res *index.Result) error {
 		}
 	}
 	return printTable(f, format, res.Columns, rows)
+}
+
+// jsonRow is a result row as a JSON object whose members keep the
+// statement's column order (a map would sort them).
+type jsonRow struct {
+	names []string
+	vals  []any
+}
+
+func (r jsonRow) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	b.WriteByte('{')
+	for i, n := range r.names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if err := enc.Encode(n); err != nil {
+			return nil, err
+		}
+		b.WriteByte(':')
+		if err := enc.Encode(r.vals[i]); err != nil {
+			return nil, err
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// uniqueNames names a result's columns for JSON objects: a name the
+// statement repeats (SELECT a.id, b.id) gets a suffix, id_2, rather than
+// one value hiding the other.
+func uniqueNames(cols []string) []string {
+	used := make(map[string]bool, len(cols))
+	for _, c := range cols {
+		used[c] = true
+	}
+	out := make([]string, len(cols))
+	seen := make(map[string]bool, len(cols))
+	for i, c := range cols {
+		n := c
+		for k := 2; seen[n]; k++ {
+			if n = fmt.Sprintf("%s_%d", c, k); used[n] {
+				n = c // taken by a column of its own: try the next suffix
+			}
+		}
+		seen[n] = true
+		out[i] = n
+	}
+	return out
 }
 
 func writeSchema(f *Factory, format string) error {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -164,8 +163,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 		if res.Findings == nil {
 			res.Findings = []changelog.Finding{}
 		}
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
+		enc := jsonEncoder(out)
 		if err := enc.Encode(res); err != nil {
 			return err
 		}

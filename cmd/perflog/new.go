@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -204,8 +203,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	}
 	out := opts.Factory.IO.Out
 	if opts.Format == "json" {
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
+		enc := jsonEncoder(out)
 		if err := enc.Encode(res); err != nil {
 			return err
 		}

@@ -140,10 +140,16 @@ func clip(s string, n int, format string) string {
 	return s[:n-3] + "..."
 }
 
-func writeJSON(w io.Writer, v any) error {
+func writeJSON(w io.Writer, v any) error { return jsonEncoder(w).Encode(v) }
+
+// jsonEncoder is how every command writes JSON: indented, and with '<',
+// '>' and '&' as they are (descriptions say "4 -> 64" and "TP & EP"; the
+// escapes are for JSON embedded in HTML).
+func jsonEncoder(w io.Writer) *json.Encoder {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	enc.SetEscapeHTML(false)
+	return enc
 }
 
 // LogOptions are the parsed flags of `perflog provenance log`.

@@ -1,6 +1,13 @@
 package main
 
-import "testing"
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+
+	"github.com/perflog/perflog/internal/iostreams"
+	"github.com/perflog/perflog/provenance/index"
+)
 
 // TestPrintable: a source excerpt prints escaped where it is not text
 // (a binary file, a terminal escape), as it is otherwise.
@@ -16,5 +23,37 @@ func TestPrintable(t *testing.T) {
 		if got := printable(in); got != want {
 			t.Errorf("printable(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestQueryJSON: query --format json keeps the statement's column order,
+// names a repeated column apart instead of dropping one of its values, and
+// writes '<', '>' and '&' as they are.
+func TestQueryJSON(t *testing.T) {
+	io, _, out, _ := iostreams.Test()
+	res := &index.Result{Columns: []string{"z", "id", "id", "id_2", "a"},
+		Rows: [][]any{{"x -> y & <z>", int64(1), int64(2), nil, 1.5}}}
+	if err := writeResult(&Factory{IO: io}, "json", res); err != nil {
+		t.Fatal(err)
+	}
+	want := `[
+  {
+    "z": "x -> y & <z>",
+    "id": 1,
+    "id_3": 2,
+    "id_2": null,
+    "a": 1.5
+  }
+]
+`
+	if out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil || len(rows) != 1 || len(rows[0]) != 5 {
+		t.Errorf("%v %v", rows, err)
+	}
+	if got := uniqueNames([]string{"a", "a", "a"}); !slices.Equal(got, []string{"a", "a_2", "a_3"}) {
+		t.Errorf("uniqueNames: %v", got)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -24,8 +23,7 @@ terminal, tab-separated values otherwise, or --format json.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch format {
 			case "json":
-				enc := json.NewEncoder(f.IO.Out)
-				enc.SetIndent("", "  ")
+				enc := jsonEncoder(f.IO.Out)
 				return enc.Encode(map[string]any{"rules": changelog.Rules})
 			case "", "table", "tsv":
 			default:

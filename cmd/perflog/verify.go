@@ -217,8 +217,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	out := opts.Factory.IO.Out
 	switch opts.Format {
 	case "json":
-		enc := json.NewEncoder(out)
-		enc.SetIndent("", "  ")
+		enc := jsonEncoder(out)
 		if err := enc.Encode(res); err != nil {
 			return err
 		}
