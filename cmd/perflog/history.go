@@ -160,29 +160,34 @@ func withProgress(o index.Options, p func(provenance.Progress), prs provenance.P
 // ignoreRevs resolves the ignore-revs of the settings, of the settings'
 // ignore-revs-file (read at rev) and of --ignore-rev.
 func ignoreRevs(ws *workspace, rev plumbing.Hash, flags []string) ([]plumbing.Hash, error) {
-	var revs []string
+	type named struct{ rev, from string } // from: where the rev is listed, for errors
+	var revs []named
 	if ws.settings != nil {
-		revs = append(revs, ws.settings.IgnoreRevs...)
+		for _, r := range ws.settings.IgnoreRevs {
+			revs = append(revs, named{r, "ignore-revs in the settings"})
+		}
 		if p := ws.settings.IgnoreRevsFile; p != "" {
 			data, err := ws.repo.ReadFile(rev, p)
 			if err != nil {
 				return nil, fmt.Errorf("ignore-revs-file: %w", err)
 			}
 			sc := bufio.NewScanner(bytes.NewReader(data))
-			for sc.Scan() {
+			for n := 1; sc.Scan(); n++ {
 				l, _, _ := strings.Cut(sc.Text(), "#")
 				if l = strings.TrimSpace(l); l != "" {
-					revs = append(revs, l)
+					revs = append(revs, named{l, fmt.Sprintf("ignore-revs-file %s:%d", p, n)})
 				}
 			}
 		}
 	}
-	revs = append(revs, flags...)
+	for _, r := range flags {
+		revs = append(revs, named{r, "ignore-rev"})
+	}
 	out := make([]plumbing.Hash, 0, len(revs))
 	for _, r := range revs {
-		h, err := ws.repo.Resolve(r)
+		h, err := ws.repo.Resolve(r.rev)
 		if err != nil {
-			return nil, fmt.Errorf("ignore-rev: %w", err)
+			return nil, fmt.Errorf("%s: %w", r.from, err)
 		}
 		out = append(out, h)
 	}
