@@ -212,14 +212,24 @@ func (p *progressLine) update(pr provenance.Progress) {
 		return
 	}
 	p.last, p.shown = time.Now(), true
-	what := fmt.Sprintf("%d commits", pr.Done)
+	fmt.Fprintf(p.f.IO.ErrOut, "\r\x1b[K%s: %s", p.label, progressText(pr))
+}
+
+// progressText says how far a stage is: "n/total what", or "n what"
+// while the total is not known (the versions to read are found as the
+// walk goes).
+func progressText(pr provenance.Progress) string {
+	what := "commits"
 	switch pr.Stage {
 	case "read":
-		what = fmt.Sprintf("%d/%d file versions", pr.Done, pr.Total)
+		what = "file versions"
 	case "claims":
-		what = fmt.Sprintf("%d/%d introducing commits", pr.Done, pr.Total)
+		what = "introducing commits"
 	}
-	fmt.Fprintf(p.f.IO.ErrOut, "\r\x1b[K%s: %s", p.label, what)
+	if pr.Total > 0 {
+		return fmt.Sprintf("%d/%d %s", pr.Done, pr.Total, what)
+	}
+	return fmt.Sprintf("%d %s", pr.Done, what)
 }
 
 func (p *progressLine) done() {

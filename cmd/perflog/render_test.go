@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perflog/perflog/internal/iostreams"
+	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/provenance/index"
 )
 
@@ -55,5 +56,22 @@ func TestQueryJSON(t *testing.T) {
 	}
 	if got := uniqueNames([]string{"a", "a", "a"}); !slices.Equal(got, []string{"a", "a_2", "a_3"}) {
 		t.Errorf("uniqueNames: %v", got)
+	}
+}
+
+// TestProgressText: a stage whose total is not known yet shows its count
+// alone, never "n/0".
+func TestProgressText(t *testing.T) {
+	for _, c := range []struct {
+		pr   provenance.Progress
+		want string
+	}{
+		{provenance.Progress{Stage: "read", Done: 704}, "704 file versions"},
+		{provenance.Progress{Stage: "claims", Done: 3, Total: 40}, "3/40 introducing commits"},
+		{provenance.Progress{Stage: "walk", Done: 1200}, "1200 commits"},
+	} {
+		if got := progressText(c.pr); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.pr, got, c.want)
+		}
 	}
 }
