@@ -84,7 +84,11 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 		prs = g
 	}
 	if !o.NoIndex {
-		if ix, err := index.Open(index.Path(ws.repo), false); err == nil {
+		ix, err := index.Open(index.Path(ws.repo), false)
+		if errors.Is(err, index.ErrNotWritable) {
+			fmt.Fprintf(f.IO.ErrOut, "perflog: %v; reading history from git\n", err)
+		}
+		if err == nil {
 			stop := progress(f, "updating the index")
 			h, _, err := ix.History(ctx, ws.repo, rev, changelog, recipes,
 				withProgress(ws.indexOptions(settingsRevs), stop.update, prs))
@@ -98,7 +102,11 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 				ws.repo.Close()
 				return nil, err
 			}
-			fmt.Fprintf(f.IO.ErrOut, "perflog: the index cannot be used (%v); reading history from git\n", err)
+			if errors.Is(err, index.ErrNotWritable) {
+				fmt.Fprintf(f.IO.ErrOut, "perflog: %v; reading history from git\n", err)
+			} else {
+				fmt.Fprintf(f.IO.ErrOut, "perflog: the index cannot be used (%v); reading history from git\n", err)
+			}
 		}
 	}
 	preferHugePages()

@@ -39,6 +39,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -68,6 +69,9 @@ const FileName = "index-v1.db"
 var (
 	ErrNoIndex  = errors.New("no index")
 	ErrReadOnly = errors.New("query must be read-only")
+	// ErrNotWritable: the index file, or its directory, cannot be
+	// written by this process; it is left as it is.
+	ErrNotWritable = errors.New("cannot be written by this user")
 )
 
 // Path returns where the index of a repository lives ("" for a
@@ -97,6 +101,13 @@ func Open(path string, create bool) (*Index, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
+	} else if f, err := os.OpenFile(path, os.O_RDWR, 0); errors.Is(err, fs.ErrPermission) {
+		// refused before SQLite opens it: SQLite would leave a WAL and
+		// shared-memory file of this user's beside it, which the owner
+		// of the index could not then write
+		return nil, fmt.Errorf("%s %w (%w)", path, ErrNotWritable, err)
+	} else if err == nil {
+		f.Close()
 	}
 	db, err := sql.Open("sqlite", dsn(path))
 	if err != nil {
@@ -280,6 +291,9 @@ func (ix *Index) Sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o
 			return err
 		})
 	}, func() error { st.Rebuilt = true; return ix.remove() })
+	if notWritable(err) {
+		return nil, nil, fmt.Errorf("%s %w (%w)", ix.path, ErrNotWritable, err)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -301,7 +315,26 @@ func staleErr(err error) error {
 	if isBusy(err) {
 		return err
 	}
+	if notWritable(err) {
+		// another user's index, or a read-only file system: the index
+		// may be sound, and is not this process's to remove
+		return err
+	}
 	return fmt.Errorf("%w: %w", errStale, err)
+}
+
+// notWritable reports whether err is SQLite's refusal to open or write
+// the file for want of permission (or of a writable directory for the
+// WAL).
+func notWritable(err error) bool {
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_READONLY, sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM:
+			return true
+		}
+	}
+	return false
 }
 
 func isBusy(err error) bool {

@@ -769,3 +769,59 @@ func TestDriverBlobsAreFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexNotWritable: an index this user cannot write (another user's,
+// a read-only file system) is refused with ErrNotWritable and left as it
+// is: never removed as damaged, and no WAL or shared-memory file of this
+// user's is left beside it. (Root writes any file: run as another user.)
+func TestIndexNotWritable(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root may write any file")
+	}
+	r, head := openCorpus(t)
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	ix, err := Open(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ix.Sync(ctx, r, head, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o444); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path, false); !errors.Is(err, ErrNotWritable) || !strings.Contains(err.Error(), path) {
+		t.Errorf("a read-only file: %v", err)
+	}
+	// a directory without write permission: SQLite cannot make its WAL
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o755)
+	ix, err = Open(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	prev, _ := r.Resolve("main~1")
+	if _, _, err := ix.Sync(ctx, r, prev, Options{Exact: true}); !errors.Is(err, ErrNotWritable) {
+		t.Errorf("a read-only directory: %v", err)
+	}
+	after, err := os.ReadFile(path)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Errorf("the index changed (%v)", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("files beside the index: %v", ents)
+	}
+}
