@@ -158,6 +158,17 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	errOut := opts.Factory.IO.ErrOut
 	if len(entries) == 0 {
 		fmt.Fprintf(errOut, "no recipe changed in %s..HEAD or in the work tree: nothing to draft\n", baseName)
+		// e.g. benchmarks/benchmark_lib.sh, which every script sources
+		// and which runs no recipe of its own (the repository adds no
+		// entry for a change to it alone), or a reformatted config
+		changed := slices.DeleteFunc(slices.Clone(ch.Changed), func(p string) bool { return p == ws.settings.ChangelogPath() })
+		if len(changed) > 0 {
+			shown, more := changed[:min(len(changed), 5)], ""
+			if n := len(changed) - len(shown); n > 0 {
+				more = fmt.Sprintf(" and %d more", n)
+			}
+			fmt.Fprintf(errOut, "changed, changing no recipe: %s%s\n", strings.Join(shown, ", "), more)
+		}
 		return nil
 	}
 	if opts.Edit {
