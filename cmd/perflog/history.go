@@ -7,11 +7,14 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/pkg/twwidth"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/pflag"
 
@@ -270,13 +273,134 @@ func printTable(f *Factory, format string, header []string, rows [][]string) err
 		}
 		return w.Flush()
 	}
-	t := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAutoWrap(tw.WrapNone))
+	t := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
+	if caps := fitColumns(header, rows, f.IO.TerminalWidth()); caps != nil {
+		// the widest columns wrap to fit the terminal
+		for _, r := range rows {
+			for i, w := range caps {
+				if i < len(r) {
+					r[i] = wrapCell(r[i], w)
+				}
+			}
+		}
+	}
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
 	return t.Render()
+}
+
+// fitColumns returns the widths to cap the widest columns of a table at
+// so that it fits width terminal columns (nil when it fits as it is, or
+// when width is 0: no limit). Narrow columns keep their width; the others
+// share what is left equally, down to minCap (or their header's width),
+// below which the table is left wider than the terminal.
+func fitColumns(header []string, rows [][]string, width int) map[int]int {
+	const minCap = 12
+	if width <= 0 || len(header) == 0 {
+		return nil
+	}
+	natural := make([]int, len(header))
+	floor := make([]int, len(header)) // the header's width: never wrapped
+	for i, h := range header {
+		natural[i], floor[i] = twwidth.Width(h), twwidth.Width(h)
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			if i < len(natural) {
+				for _, l := range strings.Split(c, "\n") {
+					natural[i] = max(natural[i], twwidth.Width(l))
+				}
+			}
+		}
+	}
+	budget := width - (3*len(header) + 1) // borders and padding
+	sum := func(c int) (n int) {
+		for i, w := range natural {
+			n += min(w, max(c, floor[i]))
+		}
+		return n
+	}
+	if sum(math.MaxInt) <= budget {
+		return nil
+	}
+	c := slices.Max(natural)
+	for c > minCap && sum(c) > budget {
+		c--
+	}
+	caps := map[int]int{}
+	for i, w := range natural {
+		if w > max(c, floor[i]) {
+			caps[i] = max(c, floor[i])
+		}
+	}
+	return caps
+}
+
+// wrapCell wraps s to lines of at most w display columns: between words,
+// and inside a word longer than w after a '-', '/', '_', '.' or ',' (a
+// config key, a path, an image), else anywhere.
+func wrapCell(s string, w int) string {
+	var out []string
+	for _, para := range strings.Split(s, "\n") {
+		var line strings.Builder
+		lw := 0
+		for _, word := range strings.Fields(para) {
+			for j, piece := range breakWord(word, w) {
+				pw := twwidth.Width(piece)
+				sep := 0
+				if lw > 0 && j == 0 {
+					sep = 1 // a space between words, none inside one
+				}
+				if lw > 0 && lw+sep+pw > w {
+					out = append(out, line.String())
+					line.Reset()
+					lw, sep = 0, 0
+				}
+				if sep == 1 {
+					line.WriteByte(' ')
+				}
+				line.WriteString(piece)
+				lw += sep + pw
+			}
+		}
+		out = append(out, line.String())
+	}
+	return strings.Join(out, "\n")
+}
+
+// breakWord splits a word wider than w into pieces of at most w columns,
+// after punctuation where it can.
+func breakWord(word string, w int) []string {
+	if twwidth.Width(word) <= w {
+		return []string{word}
+	}
+	var pieces []string
+	rs := []rune(word)
+	for len(rs) > 0 {
+		cut, width, lastPunct := 0, 0, -1
+		for cut < len(rs) {
+			cw := twwidth.Width(string(rs[cut]))
+			if width+cw > w {
+				break
+			}
+			width += cw
+			if strings.ContainsRune("-/_.,", rs[cut]) {
+				lastPunct = cut + 1
+			}
+			cut++
+		}
+		if cut == 0 {
+			cut = 1 // a character wider than w
+		}
+		if cut < len(rs) && lastPunct > 0 {
+			cut = lastPunct
+		}
+		pieces = append(pieces, string(rs[:cut]))
+		rs = rs[cut:]
+	}
+	return pieces
 }
 
 func shortSHA(s string) string {

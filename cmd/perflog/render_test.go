@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/perflog/perflog/internal/iostreams"
 	"github.com/perflog/perflog/provenance"
@@ -72,6 +74,73 @@ func TestProgressText(t *testing.T) {
 	} {
 		if got := progressText(c.pr); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.pr, got, c.want)
+		}
+	}
+}
+
+// TestTableFitsTerminal: a table on a terminal wraps its widest columns
+// to the terminal's width (words whole where they fit, long keys after a
+// '-'), and loses no text; off a terminal nothing is wrapped.
+func TestTableFitsTerminal(t *testing.T) {
+	header := []string{"ENTRY", "CONFIG-KEYS", "VERDICT", "WHY"}
+	rows := func() [][]string {
+		return [][]string{
+			{"482", "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache", "mismatch",
+				"pr-link points at #1762, but the entry was introduced by #1768 (7cc1268693); #1762 introduced the entry for minimaxm3-fp8-mi355x-vllm-disagg"},
+			{"240", "dsv4-fp4-mi355x-sglang", "ok", ""},
+		}
+	}
+	for _, width := range []int{60, 80, 100} {
+		io, _, out, _ := iostreams.Test()
+		io.SetStdoutTTY(true)
+		io.SetTerminalWidth(width)
+		if err := printTable(&Factory{IO: io}, "", header, rows()); err != nil {
+			t.Fatal(err)
+		}
+		cols := make([]strings.Builder, len(header))
+		for _, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+			if n := utf8.RuneCountInString(l); n > width {
+				t.Errorf("width %d: a line of %d columns: %s", width, n, l)
+			}
+			cells := strings.Split(l, "│")
+			if len(cells) != len(header)+2 {
+				continue // a border
+			}
+			for j := range header {
+				cols[j].WriteString(strings.ReplaceAll(cells[j+1], " ", ""))
+			}
+		}
+		for j, c := range rows()[0] {
+			if !strings.Contains(cols[j].String(), strings.ReplaceAll(c, " ", "")) {
+				t.Errorf("width %d: %q lost: %s", width, c, cols[j].String())
+			}
+		}
+	}
+	// off a terminal: TSV, one line a row
+	io, _, out, _ := iostreams.Test()
+	io.SetTerminalWidth(60)
+	if err := printTable(&Factory{IO: io}, "", header, rows()); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(out.String(), "\n"); n != 3 {
+		t.Errorf("TSV: %d lines", n)
+	}
+}
+
+func TestWrapCell(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"pr-link points at #1762, but", 12, "pr-link\npoints at\n#1762, but"},
+		{"dsv4-fp4-mi355x-sglang-disagg", 12, "dsv4-fp4-\nmi355x-\nsglang-\ndisagg"},
+		{"abcdefghijklmnop", 5, "abcde\nfghij\nklmno\np"},
+		{"short", 12, "short"},
+		{"two\n\nparas", 12, "two\n\nparas"},
+	} {
+		if got := wrapCell(c.in, c.w); got != c.want {
+			t.Errorf("wrapCell(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
 		}
 	}
 }

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/changelog"
@@ -38,19 +35,7 @@ terminal, tab-separated values otherwise, or --format json.`,
 				rows = append(rows, []string{r.ID, strings.Join(ps, ","), string(r.Severity), r.Summary})
 			}
 			header := []string{"RULE", "PROFILES", "SEVERITY", "DESCRIPTION"}
-			if format == "tsv" || (format == "" && !f.IO.IsStdoutTTY()) {
-				fmt.Fprintln(f.IO.Out, strings.Join(header, "\t"))
-				for _, r := range rows {
-					fmt.Fprintln(f.IO.Out, strings.Join(r, "\t"))
-				}
-				return nil
-			}
-			t := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off))
-			t.Header(header)
-			if err := t.Bulk(rows); err != nil {
-				return err
-			}
-			return t.Render()
+			return printTable(f, format, header, rows)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "", "output `format`: table, tsv or json (default: table on a terminal, else tsv)")

@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"strconv"
 
 	"golang.org/x/term"
 )
@@ -23,6 +24,7 @@ type IOStreams struct {
 	stdoutTTYSet, stderrTTYSet bool
 	stdinTTY, stdinTTYSet      bool
 	colorDisabled              bool
+	width                      int // set by SetTerminalWidth
 }
 
 // System returns the process's streams.
@@ -86,3 +88,24 @@ func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY, s.stderrTTYSet = v, true
 // ColorEnabled reports whether output to stdout may use ANSI colour:
 // only on a TTY and when NO_COLOR is unset.
 func (s *IOStreams) ColorEnabled() bool { return !s.colorDisabled && s.IsStdoutTTY() }
+
+// TerminalWidth is how many columns a table on stdout may take: the
+// terminal's width, else $COLUMNS, else 0 (no limit: output that is not
+// on a terminal is not wrapped).
+func (s *IOStreams) TerminalWidth() int {
+	if s.width > 0 {
+		return s.width
+	}
+	if f, ok := s.Out.(*os.File); ok && s.IsStdoutTTY() {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			return w
+		}
+	}
+	if w, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && w > 0 {
+		return w
+	}
+	return 0
+}
+
+// SetTerminalWidth overrides TerminalWidth.
+func (s *IOStreams) SetTerminalWidth(w int) { s.width = w }
