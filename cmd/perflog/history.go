@@ -273,22 +273,26 @@ func printTable(f *Factory, format string, header []string, rows [][]string) err
 		}
 		return w.Flush()
 	}
+	fitRows(f, header, rows)
 	t := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
-	if caps := fitColumns(header, rows, f.IO.TerminalWidth()); caps != nil {
-		// the widest columns wrap to fit the terminal
-		for _, r := range rows {
-			for i, w := range caps {
-				if i < len(r) {
-					r[i] = wrapCell(r[i], w)
-				}
-			}
-		}
-	}
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
 	return t.Render()
+}
+
+// fitRows wraps the widest columns of a table's rows, in place, so that
+// the table fits the terminal.
+func fitRows(f *Factory, header []string, rows [][]string) {
+	caps := fitColumns(header, rows, f.IO.TerminalWidth())
+	for _, r := range rows {
+		for i, w := range caps {
+			if i < len(r) {
+				r[i] = wrapCell(r[i], w)
+			}
+		}
+	}
 }
 
 // fitColumns returns the widths to cap the widest columns of a table at

@@ -444,10 +444,15 @@ func writeSchema(f *Factory, format string) error {
 	}
 	for _, t := range index.Schema {
 		fmt.Fprintf(f.IO.Out, "%s: %s\n", t.Name, t.Doc)
-		tb := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off))
-		tb.Header("COLUMN", "TYPE", "DOC")
+		header, rows := []string{"COLUMN", "TYPE", "DOC"}, make([][]string, 0, len(t.Columns))
 		for _, c := range t.Columns {
-			tb.Append([]string{c.Name, c.Type, c.Doc})
+			rows = append(rows, []string{c.Name, c.Type, c.Doc})
+		}
+		fitRows(f, header, rows)
+		tb := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
+		tb.Header(header)
+		if err := tb.Bulk(rows); err != nil {
+			return err
 		}
 		if err := tb.Render(); err != nil {
 			return err
