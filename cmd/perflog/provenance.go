@@ -54,6 +54,9 @@ are listed. A table on a terminal, tab-separated values otherwise, or
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Key = args[0]
+			if err := checkKeyArg(opts.Key); err != nil {
+				return err
+			}
 			if !contains([]string{"", "table", "tsv", "json"}, opts.Format) {
 				return flagErrorf("invalid --format %q (want table, tsv or json)", opts.Format)
 			}
@@ -132,6 +135,15 @@ func cachedBlame(ctx context.Context, opts *BlameOptions) (*provenance.BlameRepo
 	return ix.CachedBlame(ctx, rev, opts.Key, io)
 }
 
+// checkKeyArg refuses an empty config-key argument (a shell variable
+// that was not set) as a usage error.
+func checkKeyArg(k string) error {
+	if strings.TrimSpace(k) == "" {
+		return flagErrorf("the config key is empty")
+	}
+	return nil
+}
+
 // clip shortens a cell for a terminal table (never TSV).
 func clip(s string, n int, format string) string {
 	if format == "tsv" || len(s) <= n {
@@ -177,6 +189,9 @@ commit whose entries name the key while the recipe did not change is listed as
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Key = args[0]
+			if err := checkKeyArg(opts.Key); err != nil {
+				return err
+			}
 			if !contains([]string{"", "text", "json"}, opts.Format) {
 				return flagErrorf("invalid --format %q (want text or json)", opts.Format)
 			}
@@ -363,6 +378,9 @@ after rev-b is an error (exit 2), not an empty range.`,
 		Args:    cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Key, opts.A, opts.B = args[0], args[1], args[2]
+			if err := checkKeyArg(opts.Key); err != nil {
+				return err
+			}
 			if !contains([]string{"", "text", "json"}, opts.Format) {
 				return flagErrorf("invalid --format %q (want text or json)", opts.Format)
 			}
