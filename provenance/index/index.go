@@ -87,6 +87,13 @@ func Path(r *gitscan.Repo) string {
 type Index struct {
 	db   *sql.DB
 	path string
+	// fresh: the file did not exist when it was opened (or was removed
+	// to be rebuilt). It is built in SQLite's default rollback-journal
+	// mode, which writes each page of a whole new database once, where
+	// the WAL would write it twice (to the log, then into the file on
+	// the checkpoint: a tenth of a second on the real history); once
+	// built it is switched to the WAL (see toWAL).
+	fresh bool
 }
 
 // Open opens the index at path, creating it when create is set.
@@ -94,10 +101,12 @@ func Open(path string, create bool) (*Index, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%w: the repository has no git directory", ErrNoIndex)
 	}
+	fresh := false
 	if _, err := os.Stat(path); err != nil {
 		if !create {
 			return nil, fmt.Errorf("%w at %s", ErrNoIndex, path)
 		}
+		fresh = true
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
@@ -109,39 +118,69 @@ func Open(path string, create bool) (*Index, error) {
 	} else if err == nil {
 		f.Close()
 	}
-	db, err := sql.Open("sqlite", dsn(path))
+	db, err := sql.Open("sqlite", dsn(path, fresh))
 	if err != nil {
 		return nil, err
 	}
-	return &Index{db: db, path: path}, nil
+	return &Index{db: db, path: path, fresh: fresh}, nil
 }
 
 // dsn is the connection string of the index at path: WAL (readers never
 // wait for the writer), a busy timeout for concurrent writers, and reads
 // through a memory map, so that a short query maps the pages it reads from
-// the OS cache instead of copying each one into SQLite's page cache.
-func dsn(path string) string {
-	return "file:" + path + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)" +
+// the OS cache instead of copying each one into SQLite's page cache. A
+// fresh file is left in the mode SQLite gives a new database (a rollback
+// journal) until it is built: the WAL mode, once set, is the file's own,
+// so a connection that does not ask for it never switches a file another
+// process built back.
+func dsn(path string, fresh bool) string {
+	mode := "&_pragma=journal_mode(WAL)"
+	if fresh {
+		mode = ""
+	}
+	return "file:" + path + "?_pragma=busy_timeout(10000)" + mode + "&_pragma=synchronous(NORMAL)" +
 		"&_pragma=mmap_size(1073741824)&_txlock=immediate"
 }
 
 // Close closes the index.
 func (ix *Index) Close() error { return ix.db.Close() }
 
-// remove deletes the index files (the database and its WAL).
+// reopen replaces the connection pool with one for a fresh file or not.
+func (ix *Index) reopen(fresh bool) error {
+	ix.db.Close()
+	db, err := sql.Open("sqlite", dsn(ix.path, fresh))
+	if err != nil {
+		return err
+	}
+	ix.db, ix.fresh = db, fresh
+	return nil
+}
+
+// toWAL switches a fresh index, once built, to the WAL: connections
+// opened from now on ask for it, and the first does it now, so that the
+// file is in WAL mode when this process leaves it.
+func (ix *Index) toWAL(ctx context.Context) error {
+	if !ix.fresh {
+		return nil
+	}
+	if err := ix.reopen(false); err != nil {
+		return err
+	}
+	// another process reading the file in rollback mode holds off the
+	// switch, which SQLite does not wait for
+	return whileBusy(ctx, func() error { return ix.db.PingContext(ctx) })
+}
+
+// remove deletes the index files (the database, its WAL or rollback
+// journal); the file is then fresh.
 func (ix *Index) remove() error {
 	ix.db.Close()
-	for _, p := range []string{ix.path, ix.path + "-wal", ix.path + "-shm"} {
+	for _, p := range []string{ix.path, ix.path + "-wal", ix.path + "-shm", ix.path + "-journal"} {
 		if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
 			return err
 		}
 	}
-	db, err := sql.Open("sqlite", dsn(ix.path))
-	if err != nil {
-		return err
-	}
-	ix.db = db
-	return nil
+	return ix.reopen(true)
 }
 
 const schema = `
@@ -293,6 +332,9 @@ func (ix *Index) Sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o
 	}, func() error { st.Rebuilt = true; return ix.remove() })
 	if notWritable(err) {
 		return nil, nil, fmt.Errorf("%s %w (%w)", ix.path, ErrNotWritable, err)
+	}
+	if err == nil {
+		err = ix.toWAL(ctx)
 	}
 	if err != nil {
 		return nil, nil, err

@@ -530,6 +530,71 @@ func TestIndexConcurrentSyncs(t *testing.T) {
 	if errs[0] != nil || errs[1] != nil || chains[0] != 1970 || chains[1] != 1970 {
 		t.Fatalf("concurrent syncs: %v %v, chains %v", errs[0], errs[1], chains)
 	}
+	if m := journalMode(t, path); m != "wal" {
+		t.Errorf("after two concurrent first builds the index is in %q mode, want wal", m)
+	}
+}
+
+// journalMode reads the journal mode a database file is in, through a
+// connection that does not set one.
+func journalMode(t *testing.T, path string) string {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var mode string
+	if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	return mode
+}
+
+// TestFreshIndexEndsInWAL: a new index is built with a rollback journal
+// (each page written once) and left in WAL mode; a process that opened
+// the file before another built it does not switch it back.
+func TestFreshIndexEndsInWAL(t *testing.T) {
+	r, head := openCorpus(t)
+	path := filepath.Join(t.TempDir(), "perflog", FileName)
+	ctx := context.Background()
+	late, err := Open(path, true) // opens before the file exists
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer late.Close()
+	first, err := Open(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.fresh || !late.fresh {
+		t.Fatalf("an index opened before its file exists is fresh: %v %v", first.fresh, late.fresh)
+	}
+	if _, st, err := first.Sync(ctx, r, head, Options{}); err != nil || st.New != 1970 {
+		t.Fatalf("first build: %+v %v", st, err)
+	}
+	first.Close()
+	if m := journalMode(t, path); m != "wal" {
+		t.Fatalf("a built index is in %q mode, want wal", m)
+	}
+	if _, st, err := late.Sync(ctx, r, head, Options{}); err != nil || st.New != 0 || st.Rebuilt {
+		t.Fatalf("the other process finds the work done: %+v %v", st, err)
+	}
+	if m := journalMode(t, path); m != "wal" || late.fresh {
+		t.Fatalf("after the other process's sync the index is in %q mode (fresh %v), want wal", m, late.fresh)
+	}
+	for _, p := range []string{path + "-journal"} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s left behind", p)
+		}
+	}
+	// a rebuild starts again from a fresh file
+	if _, st, err := late.Sync(ctx, r, head, Options{Rebuild: true}); err != nil || st.New != 1970 {
+		t.Fatalf("rebuild: %+v %v", st, err)
+	}
+	if m := journalMode(t, path); m != "wal" {
+		t.Fatalf("a rebuilt index is in %q mode, want wal", m)
+	}
 }
 
 // TestQuery: read-only SQL over the documented tables; bad SQL and writes
