@@ -445,8 +445,11 @@ func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 	if opts.Format == "json" {
 		return writeJSON(out, rep)
 	}
-	fmt.Fprintf(out, "%s: %d commit%s in %s..%s\n\n", rep.Key, len(rep.Items), plural(len(rep.Items)), shortSHA(rep.From), shortSHA(rep.To))
-	writeLog(out, rep.Items, opts.Factory.IO.ColorEnabled())
+	fmt.Fprintf(out, "%s: %d commit%s in %s..%s\n", rep.Key, len(rep.Items), plural(len(rep.Items)), shortSHA(rep.From), shortSHA(rep.To))
+	if len(rep.Items) > 0 {
+		fmt.Fprintln(out)
+		writeLog(out, rep.Items, opts.Factory.IO.ColorEnabled())
+	}
 	fmt.Fprintf(out, "\nnet change %s..%s:\n", shortSHA(rep.From), shortSHA(rep.To))
 	if len(rep.Net) == 0 {
 		fmt.Fprintln(out, "    (none)")
