@@ -102,6 +102,12 @@ func Open(path string, create bool) (*Index, error) {
 		return nil, fmt.Errorf("%w: the repository has no git directory", ErrNoIndex)
 	}
 	fresh := false
+	if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
+		// left empty by a first build that was interrupted: fresh, unless
+		// a WAL beside it holds what the file does not yet
+		_, werr := os.Stat(path + "-wal")
+		fresh = errors.Is(werr, fs.ErrNotExist)
+	}
 	if _, err := os.Stat(path); err != nil {
 		if !create {
 			return nil, fmt.Errorf("%w at %s", ErrNoIndex, path)

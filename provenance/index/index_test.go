@@ -588,6 +588,25 @@ func TestFreshIndexEndsInWAL(t *testing.T) {
 			t.Errorf("%s left behind", p)
 		}
 	}
+	// an empty file (a first build interrupted) is fresh; one with a WAL
+	// beside it is not
+	empty := filepath.Join(t.TempDir(), FileName)
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, withWAL := range []bool{false, true} {
+		if withWAL {
+			os.WriteFile(empty+"-wal", nil, 0o644)
+		}
+		ix, err := Open(empty, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.fresh == withWAL {
+			t.Errorf("an empty index file (WAL beside it: %v) opens fresh = %v", withWAL, ix.fresh)
+		}
+		ix.Close()
+	}
 	// a rebuild starts again from a fresh file
 	if _, st, err := late.Sync(ctx, r, head, Options{Rebuild: true}); err != nil || st.New != 1970 {
 		t.Fatalf("rebuild: %+v %v", st, err)
