@@ -298,15 +298,19 @@ func fitRows(f *Factory, header []string, rows [][]string) {
 // fitColumns returns the widths to cap the widest columns of a table at
 // so that it fits width terminal columns (nil when it fits as it is, or
 // when width is 0: no limit). Narrow columns keep their width; the others
-// share what is left equally, down to minCap (or their header's width),
-// below which the table is left wider than the terminal.
+// share what is left equally, down to minCap (or their floor), below
+// which the table is left wider than the terminal. A column's floor is
+// its header's width, or its longest word when no word is longer than
+// minCap: hashes, dates and PR numbers are never broken. (Blame's seven
+// columns fit 80 terminal columns.)
 func fitColumns(header []string, rows [][]string, width int) map[int]int {
-	const minCap = 12
+	const minCap = 8
 	if width <= 0 || len(header) == 0 {
 		return nil
 	}
 	natural := make([]int, len(header))
-	floor := make([]int, len(header)) // the header's width: never wrapped
+	floor := make([]int, len(header))
+	word := make([]int, len(header)) // the longest word of the column
 	for i, h := range header {
 		natural[i], floor[i] = twwidth.Width(h), twwidth.Width(h)
 	}
@@ -316,7 +320,15 @@ func fitColumns(header []string, rows [][]string, width int) map[int]int {
 				for _, l := range strings.Split(c, "\n") {
 					natural[i] = max(natural[i], twwidth.Width(l))
 				}
+				for _, w := range strings.Fields(c) {
+					word[i] = max(word[i], twwidth.Width(w))
+				}
 			}
+		}
+	}
+	for i, w := range word {
+		if w <= 12 {
+			floor[i] = max(floor[i], w)
 		}
 	}
 	budget := width - (3*len(header) + 1) // borders and padding

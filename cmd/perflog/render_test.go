@@ -116,6 +116,29 @@ func TestTableFitsTerminal(t *testing.T) {
 			}
 		}
 	}
+	// blame's seven columns fit an 80-column terminal
+	blameHeader := []string{"FIELD", "VALUE", "COMMIT", "PR", "DATE", "EVENT", "SUBJECT"}
+	blameRow := []string{"scenarios.fixed-seq-len[1].search-space[0].conc-list", "[4, 8, 16, 32, 64, 128, 256]", "d4c996493e",
+		"#1431", "2026-05-18", "changed", "Update dsr1-fp4-mi355x-sglang SGLang image to v0.5.12-rocm700-mi35x (#1431)"}
+	for _, width := range []int{80, 100} {
+		io, _, out, _ := iostreams.Test()
+		io.SetStdoutTTY(true)
+		io.SetTerminalWidth(width)
+		if err := printTable(&Factory{IO: io}, "", blameHeader, [][]string{slices.Clone(blameRow)}); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+			if n := utf8.RuneCountInString(l); n > width {
+				t.Errorf("blame at width %d: a line of %d columns: %s", width, n, l)
+			}
+		}
+		// short tokens are never broken
+		for _, tok := range []string{"d4c996493e", "2026-05-18", "#1431", "changed"} {
+			if !strings.Contains(out.String(), tok) {
+				t.Errorf("blame at width %d: %s broken:\n%s", width, tok, out)
+			}
+		}
+	}
 	// off a terminal: TSV, one line a row
 	io, _, out, _ := iostreams.Test()
 	io.SetTerminalWidth(60)
