@@ -387,20 +387,27 @@ func TestIndexWritesChangedRows(t *testing.T) {
 	}
 }
 
-// TestIndexRebuildsWhatItCannotTrust: a damaged file, another schema or
-// other settings are rebuilt, never used.
-func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
+// syncedIn builds an index of the corpus at its head in dir.
+func syncedIn(t *testing.T, dir string) (*Index, *gitscan.Repo, plumbing.Hash) {
+	t.Helper()
 	r, head := openCorpus(t)
-	ctx := context.Background()
-	dir := t.TempDir()
-	path := filepath.Join(dir, FileName)
-	ix, err := Open(path, true)
+	ix, err := Open(filepath.Join(dir, FileName), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := ix.Sync(ctx, r, head, Options{}); err != nil {
+	if _, _, err := ix.Sync(context.Background(), r, head, Options{}); err != nil {
 		t.Fatal(err)
 	}
+	return ix, r, head
+}
+
+// TestIndexRebuildsWhatItCannotTrust: a damaged file, another schema or
+// other settings are rebuilt, never used.
+func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, FileName)
+	ix, r, head := syncedIn(t, dir)
 	// another schema version
 	ix.db.Exec(`UPDATE meta SET value = '0' WHERE name = 'schema'`)
 	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
@@ -481,7 +488,7 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 	}
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
-	ix, err = Open(path, false)
+	ix, err := Open(path, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -862,17 +869,10 @@ func TestIndexNotWritable(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("root may write any file")
 	}
-	r, head := openCorpus(t)
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, FileName)
-	ix, err := Open(path, true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := ix.Sync(ctx, r, head, Options{}); err != nil {
-		t.Fatal(err)
-	}
+	ix, r, _ := syncedIn(t, dir)
 	ix.Close()
 	before, err := os.ReadFile(path)
 	if err != nil {
