@@ -138,14 +138,15 @@ func Open(path string, create bool) (*Index, error) {
 // fresh file is left in the mode SQLite gives a new database (a rollback
 // journal) until it is built: the WAL mode, once set, is the file's own,
 // so a connection that does not ask for it never switches a file another
-// process built back.
+// process built back. A fresh build does not map the file either: what it
+// reads back of the pages it wrote would stay mapped (at 10x the history,
+// 20 MB more resident: 292 against 272 MB).
 func dsn(path string, fresh bool) string {
-	mode := "&_pragma=journal_mode(WAL)"
+	mode := "&_pragma=journal_mode(WAL)&_pragma=mmap_size(1073741824)"
 	if fresh {
 		mode = ""
 	}
-	return "file:" + path + "?_pragma=busy_timeout(10000)" + mode + "&_pragma=synchronous(NORMAL)" +
-		"&_pragma=mmap_size(1073741824)&_txlock=immediate"
+	return "file:" + path + "?_pragma=busy_timeout(10000)" + mode + "&_pragma=synchronous(NORMAL)&_txlock=immediate"
 }
 
 // Close closes the index.
