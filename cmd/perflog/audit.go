@@ -151,8 +151,8 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 			intro, pr, date = shortSHA(e.Introduced.Commit), prText(e.Introduced.PR), dateText(e.Introduced.Date)
 		}
 		keys := strings.Join(e.ConfigKeys, ",")
-		if opts.Format != "tsv" && len(keys) > 48 {
-			keys = keys[:45] + "..."
+		if boxed(opts.Factory, opts.Format) {
+			keys = ellipsize(keys, 48)
 		}
 		rows = append(rows, []string{fmt.Sprint(e.Index), fmt.Sprint(e.Line), keys, prText(e.PRLinkPR),
 			intro, pr, date, string(e.Verdict), e.Reason})

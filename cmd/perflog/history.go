@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/olekukonko/tablewriter"
@@ -249,10 +250,10 @@ func (p *progressLine) done() {
 	}
 }
 
-// printTable writes rows as a table on a terminal (or with --format
-// table) and as tab-separated values otherwise (or with --format tsv).
 var tsvCellEscaper = strings.NewReplacer("\t", " ", "\n", " ")
 
+// printTable writes rows as a table on a terminal (or with --format
+// table) and as tab-separated values otherwise (or with --format tsv).
 func printTable(f *Factory, format string, header []string, rows [][]string) error {
 	if format == "csv" {
 		w := csv.NewWriter(f.IO.Out)
@@ -260,7 +261,7 @@ func printTable(f *Factory, format string, header []string, rows [][]string) err
 		w.WriteAll(rows) // flushes
 		return w.Error()
 	}
-	if format == "tsv" || (format == "" && !f.IO.IsStdoutTTY()) {
+	if !boxed(f, format) {
 		w := bufio.NewWriter(f.IO.Out)
 		fmt.Fprintln(w, strings.Join(header, "\t"))
 		for _, r := range rows {
@@ -280,6 +281,22 @@ func printTable(f *Factory, format string, header []string, rows [][]string) err
 		return err
 	}
 	return t.Render()
+}
+
+// boxed reports whether printTable draws a table for the terminal (the
+// only output whose cells may be shortened: TSV, CSV and JSON are read by
+// programs, and keep every byte).
+func boxed(f *Factory, format string) bool {
+	return format == "table" || (format == "" && f.IO.IsStdoutTTY())
+}
+
+// ellipsize shortens s to at most n runes, the last three "...".
+func ellipsize(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-3]) + "..."
 }
 
 // fitRows wraps the widest columns of a table's rows, in place, so that

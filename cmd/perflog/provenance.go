@@ -110,8 +110,12 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 		if fl.Key != "" {
 			ev += " (as " + fl.Key + ")"
 		}
-		rows = append(rows, []string{fl.Path, clip(fl.Value, 60, opts.Format), shortSHA(fl.Commit), prText(fl.PR),
-			dateText(fl.Date), ev, clip(fl.Subject, 60, opts.Format)})
+		subject := fl.Subject
+		if boxed(opts.Factory, opts.Format) {
+			subject = ellipsize(subject, 60) // a value is never cut
+		}
+		rows = append(rows, []string{fl.Path, fl.Value, shortSHA(fl.Commit), prText(fl.PR),
+			dateText(fl.Date), ev, subject})
 	}
 	if err := printTable(opts.Factory, opts.Format, header, rows); err != nil {
 		return err
@@ -144,13 +148,6 @@ func checkKeyArg(k string) error {
 	return nil
 }
 
-// clip shortens a cell for a terminal table (never TSV).
-func clip(s string, n int, format string) string {
-	if format == "tsv" || len(s) <= n {
-		return s
-	}
-	return s[:n-3] + "..."
-}
 
 func writeJSON(w io.Writer, v any) error { return jsonEncoder(w).Encode(v) }
 

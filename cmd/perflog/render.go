@@ -214,10 +214,7 @@ func mdCell(s string) string {
 }
 
 func mdCode(s string) string {
-	if len(s) > 120 {
-		s = s[:117] + "..."
-	}
-	return mdCodeEscaper.Replace(s)
+	return mdCodeEscaper.Replace(ellipsize(s, 120))
 }
 
 // SARIF 2.1.0 (the subset code scanning reads).
