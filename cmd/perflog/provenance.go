@@ -148,7 +148,6 @@ func checkKeyArg(k string) error {
 	return nil
 }
 
-
 func writeJSON(w io.Writer, v any) error { return jsonEncoder(w).Encode(v) }
 
 // jsonEncoder is how every command writes JSON: indented, and with '<',
