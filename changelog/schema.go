@@ -176,10 +176,11 @@ func Validate(v *pyyaml.Value) (*Fields, []SchemaError) {
 	return f, nil
 }
 
+// short is v's repr for a message, cut to 60 characters (whole ones).
 func short(v *pyyaml.Value) string {
 	s := v.Repr()
-	if len(s) > 60 {
-		s = s[:57] + "..."
+	if utf8.RuneCountInString(s) > 60 {
+		s = string([]rune(s)[:57]) + "..."
 	}
 	return s
 }
