@@ -650,6 +650,17 @@ func TestQuery(t *testing.T) {
 	if err != nil || len(res.Rows) != 8 || res.Rows[0][0] != "ok" || res.Rows[0][1].(int64) != 693 {
 		t.Fatalf("verdicts: %v %v", res, err)
 	}
+	// a BLOB is bytes, not text: kept whole and shown in hex
+	res, err = ix.Query(ctx, `SELECT x'00ff41', 'A'`)
+	if err != nil || len(res.Rows) != 1 {
+		t.Fatalf("blob: %v %v", res, err)
+	}
+	if b, ok := res.Rows[0][0].(Blob); !ok || !bytes.Equal(b, []byte{0, 0xff, 'A'}) || b.String() != `\x00ff41` {
+		t.Errorf("blob: %#v", res.Rows[0][0])
+	}
+	if s, ok := res.Rows[0][1].(string); !ok || s != "A" {
+		t.Errorf("text: %#v", res.Rows[0][1])
+	}
 	// the image of the recipe blamed earlier, through its field changes
 	res, err = ix.Query(ctx, `SELECT c.pr FROM field_changes f JOIN commits c USING (seq)
 		WHERE f.key = 'dsr1-fp4-mi355x-sglang' AND f.path = 'image' ORDER BY f.seq DESC LIMIT 1`)

@@ -3,6 +3,8 @@ package index
 import (
 	"context"
 	"database/sql"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -120,8 +122,19 @@ var Schema = []Table{
 // Result is the outcome of a query.
 type Result struct {
 	Columns []string
-	Rows    [][]any // nil, int64, float64, string
+	Rows    [][]any // nil, int64, float64, string, Blob
 }
+
+// Blob is a BLOB value of a query's result (x'..' literals, zeroblob,
+// CAST(.. AS BLOB)). Its text, in every output format, is PostgreSQL's
+// hex form: \x and two hex digits a byte, so that no byte is lost or
+// printed raw to a terminal.
+type Blob []byte
+
+func (b Blob) String() string { return `\x` + hex.EncodeToString(b) }
+
+// MarshalJSON writes the hex form as a JSON string.
+func (b Blob) MarshalJSON() ([]byte, error) { return json.Marshal(b.String()) }
 
 // Query runs one read-only SQL statement. The connection is put in
 // query_only mode, and an authorizer lets the statement do nothing but
@@ -169,7 +182,7 @@ func (ix *Index) Query(ctx context.Context, q string) (*Result, error) {
 		}
 		for i, v := range vals {
 			if b, ok := v.([]byte); ok {
-				vals[i] = string(b)
+				vals[i] = Blob(b) // Scan copied it
 			}
 		}
 		res.Rows = append(res.Rows, vals)
