@@ -264,8 +264,8 @@ A statement that names the claims or findings table fills it first (the
 first time over a whole history takes seconds; see perflog index --checks).
 
 A table on a terminal, tab-separated values otherwise, or --format json (an
-array of objects) or csv; a BLOB value prints in hex (\\x00ff41). Bad SQL, or a statement that would write, exits 2
-with the engine's message. The statement may only read: SELECT and WITH, and
+array of objects) or csv; a BLOB value prints in hex (\x00ff41). Bad SQL, or
+a statement that would write, exits 2 with the engine's message. The statement may only read: SELECT and WITH, and
 the pragmas that read the schema (table_info, index_list, ..., also as
 pragma_* table functions); writes, ATTACH, transactions and other pragmas are
 refused, and so is more than one statement.`,
