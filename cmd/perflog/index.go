@@ -265,10 +265,11 @@ first time over a whole history takes seconds; see perflog index --checks).
 
 A table on a terminal, tab-separated values otherwise, or --format json (an
 array of objects) or csv; a BLOB value prints in hex (\x00ff41). Bad SQL, or
-a statement that would write, exits 2 with the engine's message. The statement may only read: SELECT and WITH, and
-the pragmas that read the schema (table_info, index_list, ..., also as
-pragma_* table functions); writes, ATTACH, transactions and other pragmas are
-refused, and so is more than one statement.`,
+a statement that would write, exits 2 with the engine's message. The
+statement may only read: SELECT and WITH, and the pragmas that read the
+schema (table_info, index_list, ..., also as pragma_* table functions);
+writes, ATTACH, transactions and other pragmas are refused, and so is more
+than one statement.`,
 		Example: `  $ perflog query --schema
   $ perflog query "SELECT key, image FROM recipes_at_head WHERE image LIKE '%:latest' OR image LIKE '%nightly%'"
   $ perflog query "SELECT c.pr, c.date, f.key, f.old, f.new FROM field_changes f JOIN commits c USING (seq)
