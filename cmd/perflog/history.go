@@ -317,11 +317,11 @@ func fitRows(f *Factory, header []string, rows [][]string) {
 // when width is 0: no limit). Narrow columns keep their width; the others
 // share what is left equally, down to minCap (or their floor), below
 // which the table is left wider than the terminal. A column's floor is
-// its header's width, or its longest word when no word is longer than
-// minCap: hashes, dates and PR numbers are never broken. (Blame's seven
-// columns fit 80 terminal columns.)
+// its header's width, or its longest word when none is longer than
+// shortWord: hashes, dates and PR numbers are never broken. (Blame's
+// seven columns fit 80 terminal columns.)
 func fitColumns(header []string, rows [][]string, width int) map[int]int {
-	const minCap = 8
+	const minCap, shortWord = 8, 12
 	if width <= 0 || len(header) == 0 {
 		return nil
 	}
@@ -344,7 +344,7 @@ func fitColumns(header []string, rows [][]string, width int) map[int]int {
 		}
 	}
 	for i, w := range word {
-		if w <= 12 {
+		if w <= shortWord {
 			floor[i] = max(floor[i], w)
 		}
 	}

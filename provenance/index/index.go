@@ -101,18 +101,12 @@ func Open(path string, create bool) (*Index, error) {
 	if path == "" {
 		return nil, fmt.Errorf("%w: the repository has no git directory", ErrNoIndex)
 	}
-	fresh := false
-	if fi, err := os.Stat(path); err == nil && fi.Size() == 0 {
-		// left empty by a first build that was interrupted: fresh, unless
-		// a WAL beside it holds what the file does not yet
-		_, werr := os.Stat(path + "-wal")
-		fresh = errors.Is(werr, fs.ErrNotExist)
-	}
-	if _, err := os.Stat(path); err != nil {
+	fi, err := os.Stat(path)
+	fresh := err != nil
+	if fresh {
 		if !create {
 			return nil, fmt.Errorf("%w at %s", ErrNoIndex, path)
 		}
-		fresh = true
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, err
 		}
@@ -123,6 +117,12 @@ func Open(path string, create bool) (*Index, error) {
 		return nil, fmt.Errorf("%s %w (%w)", path, ErrNotWritable, err)
 	} else if err == nil {
 		f.Close()
+		if fi.Size() == 0 {
+			// left empty by a first build that was interrupted: fresh,
+			// unless a WAL beside it holds what the file does not yet
+			_, werr := os.Stat(path + "-wal")
+			fresh = errors.Is(werr, fs.ErrNotExist)
+		}
 	}
 	db, err := sql.Open("sqlite", dsn(path, fresh))
 	if err != nil {
