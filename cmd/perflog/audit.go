@@ -157,7 +157,9 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 		rows = append(rows, []string{fmt.Sprint(e.Index), fmt.Sprint(e.Line), keys, prText(e.PRLinkPR),
 			intro, pr, date, string(e.Verdict), e.Reason})
 	}
-	if err := printTable(opts.Factory, opts.Format, header, rows); err != nil {
+	// on a narrow terminal the line and the commit go first: the entry
+	// number and the PR say as much
+	if err := printTable(opts.Factory, opts.Format, header, rows, "LINE", "INTRODUCED"); err != nil {
 		return err
 	}
 	if opts.Claims != "" {

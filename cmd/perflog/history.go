@@ -253,8 +253,10 @@ func (p *progressLine) done() {
 var tsvCellEscaper = strings.NewReplacer("\t", " ", "\n", " ")
 
 // printTable writes rows as a table on a terminal (or with --format
-// table) and as tab-separated values otherwise (or with --format tsv).
-func printTable(f *Factory, format string, header []string, rows [][]string) error {
+// table) and as tab-separated values otherwise (or with --format tsv). A
+// terminal table leaves out the columns named in drop, in their order,
+// while it cannot fit the terminal otherwise; TSV and CSV keep them.
+func printTable(f *Factory, format string, header []string, rows [][]string, drop ...string) error {
 	if format == "csv" {
 		w := csv.NewWriter(f.IO.Out)
 		w.Write(header)
@@ -274,7 +276,7 @@ func printTable(f *Factory, format string, header []string, rows [][]string) err
 		}
 		return w.Flush()
 	}
-	fitRows(f, header, rows)
+	header, rows = fitRows(f, header, rows, drop...)
 	t := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
@@ -300,9 +302,25 @@ func ellipsize(s string, n int) string {
 }
 
 // fitRows wraps the widest columns of a table's rows, in place, so that
-// the table fits the terminal.
-func fitRows(f *Factory, header []string, rows [][]string) {
-	caps := fitColumns(header, rows, f.IO.TerminalWidth())
+// the table fits the terminal, first leaving out the columns named in
+// drop, in their order, while it cannot fit with them.
+func fitRows(f *Factory, header []string, rows [][]string, drop ...string) ([]string, [][]string) {
+	width := f.IO.TerminalWidth()
+	caps, fits := fitColumns(header, rows, width)
+	for _, name := range drop {
+		if fits {
+			break
+		}
+		if i := slices.Index(header, name); i >= 0 {
+			header = slices.Delete(slices.Clone(header), i, i+1)
+			for j, r := range rows {
+				if i < len(r) {
+					rows[j] = slices.Delete(r, i, i+1)
+				}
+			}
+			caps, fits = fitColumns(header, rows, width)
+		}
+	}
 	for _, r := range rows {
 		for i, w := range caps {
 			if i < len(r) {
@@ -310,6 +328,7 @@ func fitRows(f *Factory, header []string, rows [][]string) {
 			}
 		}
 	}
+	return header, rows
 }
 
 // fitColumns returns the widths to cap the widest columns of a table at
@@ -319,11 +338,12 @@ func fitRows(f *Factory, header []string, rows [][]string) {
 // which the table is left wider than the terminal. A column's floor is
 // its header's width, or its longest word when none is longer than
 // shortWord: hashes, dates and PR numbers are never broken. (Blame's
-// seven columns fit 80 terminal columns.)
-func fitColumns(header []string, rows [][]string, width int) map[int]int {
+// seven columns fit 80 terminal columns.) fits reports whether the
+// table, so capped, fits.
+func fitColumns(header []string, rows [][]string, width int) (caps map[int]int, fits bool) {
 	const minCap, shortWord = 8, 12
 	if width <= 0 || len(header) == 0 {
-		return nil
+		return nil, true
 	}
 	natural := make([]int, len(header))
 	floor := make([]int, len(header))
@@ -356,19 +376,19 @@ func fitColumns(header []string, rows [][]string, width int) map[int]int {
 		return n
 	}
 	if sum(math.MaxInt) <= budget {
-		return nil
+		return nil, true
 	}
 	c := slices.Max(natural)
 	for c > minCap && sum(c) > budget {
 		c--
 	}
-	caps := map[int]int{}
+	caps = map[int]int{}
 	for i, w := range natural {
 		if w > max(c, floor[i]) {
 			caps[i] = max(c, floor[i])
 		}
 	}
-	return caps
+	return caps, sum(c) <= budget
 }
 
 // wrapCell wraps s to lines of at most w display columns: between words,

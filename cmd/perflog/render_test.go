@@ -139,6 +139,38 @@ func TestTableFitsTerminal(t *testing.T) {
 			}
 		}
 	}
+	// audit's nine columns: at 80 the line and the commit are left out,
+	// at 160 (and off a terminal) every column stays
+	auditHeader := []string{"ENTRY", "LINE", "CONFIG-KEYS", "LINK", "INTRODUCED", "PR", "DATE", "VERDICT", "WHY"}
+	auditRow := []string{"482", "3904", "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache", "#1762", "7cc1268693", "#1768", "2026-07-20",
+		"mismatch", "pr-link points at #1762, but the entry was introduced by #1768 (7cc1268693)"}
+	for _, c := range []struct {
+		width int
+		tty   bool
+		cols  int
+	}{{80, true, 7}, {160, true, 9}, {80, false, 9}} {
+		io, _, out, _ := iostreams.Test()
+		io.SetStdoutTTY(c.tty)
+		io.SetTerminalWidth(c.width)
+		if err := printTable(&Factory{IO: io}, "", slices.Clone(auditHeader), [][]string{slices.Clone(auditRow)}, "LINE", "INTRODUCED"); err != nil {
+			t.Fatal(err)
+		}
+		first := strings.SplitN(out.String(), "\n", 3)[0]
+		if !c.tty {
+			if n := len(strings.Split(first, "\t")); n != c.cols {
+				t.Errorf("TSV: %d columns: %s", n, first)
+			}
+			continue
+		}
+		if n := strings.Count(first, "┬") + 1; n != c.cols {
+			t.Errorf("audit at width %d: %d columns, want %d:\n%s", c.width, n, c.cols, out)
+		}
+		for _, l := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+			if n := utf8.RuneCountInString(l); n > c.width {
+				t.Errorf("audit at width %d: a line of %d columns: %s", c.width, n, l)
+			}
+		}
+	}
 	// off a terminal: TSV, one line a row
 	io, _, out, _ := iostreams.Test()
 	io.SetTerminalWidth(60)
