@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -198,22 +199,28 @@ commit whose entries name the key while the recipe did not change is listed as
 		},
 	}
 	opts.addFlags(cmd.Flags(), "text or json")
-	cmd.Flags().StringVar(&opts.Since, "since", "", "only commits on or after this `date` (YYYY-MM-DD or RFC 3339)")
+	cmd.Flags().StringVar(&opts.Since, "since", "", "only commits on or after this `date` (YYYY-MM-DD, RFC 3339, or \"2 weeks ago\")")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "only commits on or before this `date`")
 	cmd.Flags().StringVar(&opts.Path, "path", "", "only changes of this `field` (or below it; '*' wildcards)")
 	return cmd
 }
 
-func parseDate(flag, s string, endOfDay bool) (time.Time, error) {
+// parseDate reads a --since or --until date: YYYY-MM-DD (UTC; the end of
+// that day with endOfDay), RFC 3339, or as git log takes it, "N units ago"
+// (seconds to years) and "yesterday", counted back from now.
+func parseDate(flag, s string, endOfDay bool, now time.Time) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
 	if t, err := time.Parse(time.RFC3339, s); err == nil {
 		return t, nil
 	}
+	if t, ok := relativeDate(s, now); ok {
+		return t, nil
+	}
 	t, err := time.Parse("2006-01-02", s)
 	if err != nil {
-		return time.Time{}, flagErrorf("invalid --%s %q (want YYYY-MM-DD or RFC 3339)", flag, s)
+		return time.Time{}, flagErrorf("invalid --%s %q (want YYYY-MM-DD, RFC 3339, or N days/weeks/months ago)", flag, s)
 	}
 	if endOfDay {
 		t = t.Add(24*time.Hour - time.Nanosecond)
@@ -221,12 +228,46 @@ func parseDate(flag, s string, endOfDay bool) (time.Time, error) {
 	return t, nil
 }
 
+// relativeDate reads "N <unit>[s] ago" ("2 weeks ago", "3.days.ago" as
+// git also takes it) and "yesterday".
+func relativeDate(s string, now time.Time) (time.Time, bool) {
+	f := strings.Fields(strings.ReplaceAll(strings.ToLower(strings.TrimSpace(s)), ".", " "))
+	if len(f) == 1 && f[0] == "yesterday" {
+		return now.AddDate(0, 0, -1), true
+	}
+	if len(f) != 3 || f[2] != "ago" {
+		return time.Time{}, false
+	}
+	n, err := strconv.Atoi(f[0])
+	if err != nil || n < 0 {
+		return time.Time{}, false
+	}
+	switch strings.TrimSuffix(f[1], "s") {
+	case "second":
+		return now.Add(-time.Duration(n) * time.Second), true
+	case "minute":
+		return now.Add(-time.Duration(n) * time.Minute), true
+	case "hour":
+		return now.Add(-time.Duration(n) * time.Hour), true
+	case "day":
+		return now.AddDate(0, 0, -n), true
+	case "week":
+		return now.AddDate(0, 0, -7*n), true
+	case "month":
+		return now.AddDate(0, -n, 0), true
+	case "year":
+		return now.AddDate(-n, 0, 0), true
+	}
+	return time.Time{}, false
+}
+
 func logRun(ctx context.Context, opts *LogOptions) error {
-	since, err := parseDate("since", opts.Since, false)
+	now := time.Now()
+	since, err := parseDate("since", opts.Since, false, now)
 	if err != nil {
 		return err
 	}
-	until, err := parseDate("until", opts.Until, true)
+	until, err := parseDate("until", opts.Until, true, now)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/perflog/perflog/internal/iostreams"
@@ -196,6 +197,38 @@ func TestWrapCell(t *testing.T) {
 	} {
 		if got := wrapCell(c.in, c.w); got != c.want {
 			t.Errorf("wrapCell(%q, %d) = %q, want %q", c.in, c.w, got, c.want)
+		}
+	}
+}
+
+// TestParseDate: --since and --until take dates, RFC 3339 instants and,
+// as git log does, "N units ago" and "yesterday".
+func TestParseDate(t *testing.T) {
+	now := time.Date(2026, 12, 4, 10, 30, 0, 0, time.UTC)
+	for _, c := range []struct {
+		in       string
+		endOfDay bool
+		want     time.Time
+	}{
+		{"2026-07-01", false, time.Date(2026, 7, 1, 0, 0, 0, 0, time.UTC)},
+		{"2026-07-01", true, time.Date(2026, 7, 1, 23, 59, 59, 999999999, time.UTC)},
+		{"2026-07-01T12:00:00+02:00", false, time.Date(2026, 7, 1, 10, 0, 0, 0, time.UTC)},
+		{"2 weeks ago", false, time.Date(2026, 11, 20, 10, 30, 0, 0, time.UTC)},
+		{"1 week ago", true, time.Date(2026, 11, 27, 10, 30, 0, 0, time.UTC)},
+		{"3.days.ago", false, time.Date(2026, 12, 1, 10, 30, 0, 0, time.UTC)},
+		{"5 Hours Ago", false, time.Date(2026, 12, 4, 5, 30, 0, 0, time.UTC)},
+		{"6 months ago", false, time.Date(2026, 6, 4, 10, 30, 0, 0, time.UTC)},
+		{"1 year ago", false, time.Date(2025, 12, 4, 10, 30, 0, 0, time.UTC)},
+		{"yesterday", false, time.Date(2026, 12, 3, 10, 30, 0, 0, time.UTC)},
+	} {
+		got, err := parseDate("since", c.in, c.endOfDay, now)
+		if err != nil || !got.Equal(c.want) {
+			t.Errorf("parseDate(%q) = %v, %v; want %v", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{"2026-07", "two weeks ago", "2 fortnights ago", "-1 days ago", "ago", "2 weeks"} {
+		if _, err := parseDate("since", bad, false, now); err == nil || !strings.Contains(err.Error(), "invalid --since") {
+			t.Errorf("parseDate(%q): %v", bad, err)
 		}
 	}
 }
