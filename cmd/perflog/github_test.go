@@ -174,16 +174,22 @@ func TestGitHubPRLookupIsCachedAndOptional(t *testing.T) {
 	if code, _, _ := runWith(t, env, "changelog", "new", "--repo", repo, "--base", "main~1", "--dry-run"); code != 0 || len(g.callList()) != 1 {
 		t.Fatalf("second run: exit %d, calls %v", code, g.callList())
 	}
-	// no token, or --offline: never asked
+	// no token, or --offline: never asked; the squash commit's subject
+	// names the PR, as verify reads it
 	for _, e := range []map[string]string{{"GITHUB_API_URL": g.URL}, env} {
 		args := []string{"changelog", "new", "--repo", corpusCopy(t), "--base", "main~1", "--dry-run"}
 		if e["GITHUB_TOKEN"] != "" {
 			args = append(args, "--offline")
 		}
 		_, _, errOut := runWith(t, e, args...)
-		if !strings.Contains(errOut, "XXX placeholder") || len(g.callList()) != 1 {
+		if !strings.Contains(errOut, "PR #2707 from the head commit's subject") || len(g.callList()) != 1 {
 			t.Fatalf("offline run asked GitHub (%v) or %q", g.callList(), errOut)
 		}
+	}
+	// a range of more than one commit has no such subject: the placeholder
+	_, _, errOut = runWith(t, env, "changelog", "new", "--repo", corpusCopy(t), "--base", "main~2", "--dry-run", "--offline")
+	if !strings.Contains(errOut, "XXX placeholder") {
+		t.Fatalf("two commits offline: %q", errOut)
 	}
 }
 
@@ -201,9 +207,10 @@ func TestGitHubFailuresFallBackOffline(t *testing.T) {
 			g := newFakeGitHub(t)
 			g.status, g.headers = tc.status, tc.headers
 			env := map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": g.URL}
+			// offline, the PR comes from the squash commit's subject
 			code, out, errOut := runWith(t, env, "changelog", "new", "--repo", corpusCopy(t), "--base", "main~1", "--dry-run")
-			if code != 0 || !strings.Contains(out, "pull/XXX") {
-				t.Fatalf("exit %d, out %q", code, out)
+			if code != 0 || !strings.Contains(out, "pull/2707") || !strings.Contains(errOut, "from the head commit's subject") {
+				t.Fatalf("exit %d, out %q, stderr %q", code, out, errOut)
 			}
 			if strings.Count(errOut, "warning: GitHub is unavailable") != 1 || !strings.Contains(errOut, tc.want) || strings.Contains(errOut+out, testToken) {
 				t.Fatalf("stderr %q", errOut)

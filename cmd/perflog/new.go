@@ -49,8 +49,9 @@ is described from the structural diff in the repository's style: image
 removed, search-space rows added, removed or with new concurrencies, new and
 renamed recipes. Recipes whose changes read the same share one entry;
 append-only: true is set only when the diff proves that search-space points
-were only added. pr-link is this PR (--pr, the CI environment, or GitHub),
-else the XXX placeholder the gate accepts on pull requests.
+were only added. pr-link is this PR (--pr, the CI environment, GitHub, or
+the "(#N)" of a one-commit range's subject), else the XXX placeholder the
+gate accepts on pull requests.
 
 Every byte before the append is kept, one empty line separates entries and
 the file ends with one newline; the write is atomic. Running it again
@@ -142,6 +143,11 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		if n, ok := lookupPR(ctx, opts.Factory, ws, head); ok {
 			pr, prSource = n, "GitHub"
 		}
+	}
+	if pr == 0 {
+		// as verify reads it: "... (#2710)" in the subject of a one-commit
+		// range (a squash merge on main)
+		pr, prSource = subjectPR(ws, base, head)
 	}
 	repo := ws.settings.Repository()
 	link := "https://github.com/" + repo + "/pull/XXX"

@@ -119,6 +119,17 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// subjectPR is the PR a one-commit range names in its commit's subject
+// ("... (#2710)", as a squash merge writes it on main), or 0.
+func subjectPR(ws *workspace, base, head plumbing.Hash) (int, string) {
+	if c, err := ws.repo.Commit(head); err == nil && len(c.Parents) > 0 && c.Parents[0] == base {
+		if n, ok := c.PR(); ok {
+			return n, "the head commit's subject"
+		}
+	}
+	return 0, ""
+}
+
 // verifyResult is the JSON document of --format json. Field names are a
 // public contract: add, never rename.
 type verifyResult struct {
@@ -184,12 +195,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		return err
 	}
 	if pr == 0 && opts.Profile == changelog.ProfileFull {
-		// on main, a one-commit range names its PR in the squash subject
-		if c, err := ws.repo.Commit(head); err == nil && len(c.Parents) > 0 && c.Parents[0] == base {
-			if n, ok := c.PR(); ok {
-				pr, prSource = n, "the head commit's subject"
-			}
-		}
+		pr, prSource = subjectPR(ws, base, head)
 	}
 	in, err := changelog.LoadInput(ws.repo, ws.settings, base, head, baseName, opts.Head)
 	if err != nil {
