@@ -292,12 +292,16 @@ func boxed(f *Factory, format string) bool {
 	return format == "table" || (format == "" && f.IO.IsStdoutTTY())
 }
 
-// ellipsize shortens s to at most n runes, the last three "...".
+// ellipsize shortens s to at most n runes, the last three "..." (when n
+// leaves room for them).
 func ellipsize(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)
+	if n <= 3 {
+		return string(r[:max(n, 0)])
+	}
 	return string(r[:n-3]) + "..."
 }
 

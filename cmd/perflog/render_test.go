@@ -232,3 +232,22 @@ func TestParseDate(t *testing.T) {
 		}
 	}
 }
+
+func TestEllipsize(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"exactly10!", 10, "exactly10!"},
+		{"a longer text", 10, "a longe..."},
+		{"ééééééééééé", 10, "ééééééé..."},
+		{"abcdef", 3, "abc"},
+		{"abcdef", 0, ""},
+	} {
+		if got := ellipsize(c.in, c.n); got != c.want {
+			t.Errorf("ellipsize(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
