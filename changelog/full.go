@@ -204,7 +204,7 @@ func verifyFull(in *Input) *Report {
 	for _, e := range head.Entries {
 		if !strings.HasPrefix(head.LineText(e.Line), "- config-keys:") {
 			add(Finding{Rule: RuleEntryStart, Line: e.Line, Entry: e.Index, Source: head.LineText(e.Line),
-				Message: fmt.Sprintf("entry %d must start with a \"- config-keys:\" line at column 0", e.Index)})
+				Message: fmt.Sprintf("entry %d must start with a \"- config-keys:\" line at column 0%s", e.Index, bomHint(head.LineText(e.Line)))})
 		}
 	}
 	if n := countEntryStarts(string(in.Head)); n != len(head.Entries) {

@@ -69,7 +69,7 @@ func parseStrict(path string, raw []byte, label string, lineOf bool) (*File, []F
 				break
 			}
 		}
-		add(RuleEntryStart, line, "%s has %d top-level config entries but YAML parsed %d entries (every entry must start with a \"- config-keys:\" line at column 0)", label, n, len(f.Entries))
+		add(RuleEntryStart, line, "%s has %d top-level config entries but YAML parsed %d entries (every entry must start with a \"- config-keys:\" line at column 0)%s", label, n, len(f.Entries), bomHint(string(raw)))
 		return nil, fs
 	}
 	for _, e := range f.Entries {
@@ -308,4 +308,14 @@ func splitKeepEnds(b []byte) [][]byte {
 		out = append(out, b[start:])
 	}
 	return out
+}
+
+// bomHint explains an entry line that does not start with "- config-keys:"
+// because the file begins with a UTF-8 byte-order mark, which YAML loaders
+// skip and a reader does not see.
+func bomHint(line string) string {
+	if strings.HasPrefix(line, "\ufeff") {
+		return "; the file begins with a UTF-8 byte-order mark (U+FEFF): remove it"
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,6 +114,16 @@ func TestFullProfileRules(t *testing.T) {
 	tabbed := strings.Replace(a, "- Update config-a", "- \"Up\tdate config-a\"", 1)
 	if rep := verify(t, ProfileFull, tabbed, tabbed+"\n"+ent("config-b", link+"42"), 42); !rep.OK() {
 		t.Fatalf("inherited tab: %v", rep.Findings)
+	}
+	// a byte-order mark, invisible in an excerpt, is named
+	for _, p := range []Profile{ProfileFull, ProfileStrict} {
+		rep := verify(t, p, a, "\ufeff"+a+"\n"+ent("config-b", link+"42"), 42)
+		if !hasRule(rep, RuleEntryStart) || !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return strings.Contains(f.Message, "byte-order mark") }) {
+			t.Fatalf("%s, BOM: %v", p, rep.Findings)
+		}
+	}
+	if rep := verify(t, ProfileFull, a, "  "+a, 42); slices.ContainsFunc(rep.Findings, func(f Finding) bool { return strings.Contains(f.Message, "byte-order mark") }) {
+		t.Fatalf("no BOM, yet named: %v", rep.Findings)
 	}
 	// the gate never checks links but checks keys
 	if rep := verify(t, ProfileGate, a, a+"\n"+ent("config-b", link+"7"), 42); !rep.OK() {
