@@ -69,8 +69,9 @@ const (
 	RulePRFormat      = "pr-link/format"      // not a canonical pull-request link
 
 	// config keys.
-	RuleUnknownKey    = "config-keys/unknown" // key or glob matches no recipe
-	RuleMasterInvalid = "config/invalid"      // the master configs cannot be loaded
+	RuleUnknownKey    = "config-keys/unknown"  // key or glob matches no recipe
+	RuleRepeatedKey   = "config-keys/repeated" // an entry lists a key twice
+	RuleMasterInvalid = "config/invalid"       // the master configs cannot be loaded
 
 	// coverage: which recipes the change changed vs the entries it adds.
 	RuleMissingEntry = "coverage/missing-entry" // a recipe changed and no new entry covers it

@@ -302,6 +302,7 @@ func verifyFull(in *Input) *Report {
 			validValues = append(validValues, e.Value)
 			validIndex = append(validIndex, e.Index)
 			checkLinkFull(in, lk, head, e, add)
+			checkRepeatedKeys(head, e, add)
 		}
 	}
 	for _, e := range head.Entries {
@@ -318,6 +319,27 @@ func verifyFull(in *Input) *Report {
 	}
 	verifyDiffAware(in, rep, ch.Added, addAny(in, rep))
 	return rep
+}
+
+// checkRepeatedKeys warns about a config-key that entry e lists more than
+// once (harmless to the sweep, but a copy-paste slip a reviewer asks about).
+func checkRepeatedKeys(head *File, e *Entry, add func(Finding)) {
+	v, ok := e.Value.Get(FieldConfigKeys)
+	if !ok {
+		return
+	}
+	first := map[string]int{}
+	for _, it := range v.Items {
+		if it.Kind != pyyaml.Str {
+			continue
+		}
+		if l, seen := first[it.Str]; seen {
+			add(Finding{Rule: RuleRepeatedKey, Severity: Warning, Line: it.Line, Entry: e.Index, ConfigKey: it.Str, Source: head.LineText(it.Line),
+				Message: fmt.Sprintf("entry %d lists config-key %s twice (first on line %d)", e.Index, pyQuote(it.Str), l)})
+			continue
+		}
+		first[it.Str] = it.Line
+	}
 }
 
 func checkLinkFull(in *Input, lk links, head *File, e *Entry, add func(Finding)) {

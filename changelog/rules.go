@@ -55,6 +55,7 @@ var Rules = []RuleInfo{
 	{RulePRPlaceholder, inStrictFull, Error, "an XXX placeholder outside a pull request (on a PR run: a note)"},
 	{RulePRFormat, inStrictFull, Error, "a pr-link that is not a canonical pull-request link"},
 	{RuleUnknownKey, inGateFull, Error, "a config-key or glob matches no recipe in the master configs at head"},
+	{RuleRepeatedKey, inFull, Warning, "a new entry lists the same config-key twice"},
 	{RuleMasterInvalid, inGateFull, Error, "the master configs are missing or do not load"},
 	{RuleMissingEntry, inFull, Error, "a recipe's config or the script that runs it changed and no new entry lists it"},
 	{RuleUnchangedKey, inFull, Warning, "a new entry lists a recipe whose config and scripts did not change"},

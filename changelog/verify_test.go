@@ -115,6 +115,13 @@ func TestFullProfileRules(t *testing.T) {
 	if rep := verify(t, ProfileFull, tabbed, tabbed+"\n"+ent("config-b", link+"42"), 42); !rep.OK() {
 		t.Fatalf("inherited tab: %v", rep.Findings)
 	}
+	// a key listed twice: a warning at its second line, the change passes
+	twice := "- config-keys:\n  - config-b\n  - config-c\n  - config-b\n  description:\n  - Update b and c\n  pr-link: " + link + "42\n"
+	rep = verify(t, ProfileFull, a, a+"\n"+twice, 42)
+	if !rep.OK() || len(rep.Findings) != 1 || rep.Findings[0].Rule != RuleRepeatedKey || rep.Findings[0].Severity != Warning ||
+		rep.Findings[0].Line != 10 || rep.Findings[0].ConfigKey != "config-b" || !strings.Contains(rep.Findings[0].Message, "first on line 8") {
+		t.Fatalf("repeated key: %+v", rep.Findings)
+	}
 	// a byte-order mark, invisible in an excerpt, is named
 	for _, p := range []Profile{ProfileFull, ProfileStrict} {
 		rep := verify(t, p, a, "\ufeff"+a+"\n"+ent("config-b", link+"42"), 42)
