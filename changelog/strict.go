@@ -69,7 +69,7 @@ func parseStrict(path string, raw []byte, label string, lineOf bool) (*File, []F
 				break
 			}
 		}
-		add(RuleEntryStart, line, "%s has %d top-level config entries but YAML parsed %d entries (every entry must start with a \"- config-keys:\" line at column 0)%s", label, n, len(f.Entries), bomHint(string(raw)))
+		add(RuleEntryStart, line, "%s has %d top-level config entries but YAML parsed %d entries (every entry must start with a \"- config-keys:\" line at column 0)%s", label, n, len(f.Entries), bomHint(f.LineText(1)))
 		return nil, fs
 	}
 	for _, e := range f.Entries {
