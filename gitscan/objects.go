@@ -3,11 +3,11 @@ package gitscan
 import (
 	"bufio"
 	"bytes"
-	"compress/flate"
-	"compress/zlib"
 	"container/list"
 	"errors"
 	"fmt"
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/zlib"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,7 +28,10 @@ import (
 // (BenchmarkFirstParent; commits are read short, see commitHeader) where
 // go-git's object storage takes ~200 ms, and reading 810 versions of a 400 KB file
 // newest first ~110 ms instead of ~320 ms (the storage re-inflates and
-// copies every object through its generic cache).
+// copies every object through its generic cache). It inflates with
+// klauspost/compress (the standard library's decoder with faster Huffman
+// decoding): measured on the corpus, a cold `changelog audit --no-index`
+// 109.8 -> 104.2 ms and BenchmarkCommitHeaders 20.4 -> 17.7 ms.
 //
 // Anything the pack reader does not hold (loose objects, objects in
 // alternates, REF-delta bases outside the packs, in-memory repositories)
@@ -463,8 +466,9 @@ func (o *objects) inflate(p *pack, off int64, out []byte) error {
 // a commit is one block, so reading its headers costs as much as reading
 // its message. Given only the first commitPrefix bytes of the compressed
 // stream, the inflater stops where they end and hands over what it decoded
-// (compress/flate flushes its output on an error); the headers of a commit
-// with a parent or two are in there. A walk that wants each commit's
+// (it flushes its output on an error, as compress/flate does;
+// TestCommitHeaderFromPrefix checks that the prefix serves); the headers
+// of a commit with a parent or two are in there. A walk that wants each commit's
 // author, date and subject too (Meta) gives it metaPrefix bytes, which hold
 // the subject line of all but the longest headers. A commit stored as a
 // delta (a quarter of the corpus's) is read the same way: its delta whole
