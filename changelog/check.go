@@ -610,10 +610,33 @@ func (s *subject) sameSetting(name string) *Evidence {
 	}
 	re := regexp.MustCompile(`[A-Za-z0-9_.-]*` + regexp.QuoteMeta(key) + `[A-Za-z0-9_.-]*(?:["']?\s*[:= ]\s*["']?[A-Za-z0-9_.-]+)?`)
 	for _, e := range grep(s.head.sources, re, "head", key) {
-		e.Text = re.FindString(e.Text)
+		e.Text = quotedMatch(e.Text, re)
 		return &e
 	}
 	return nil
+}
+
+// quotedMatch is re's first match in line, widened by a quote on either
+// side when the match holds that quote: a JSON option reads
+// "name": "value", not name": "value.
+func quotedMatch(line string, re *regexp.Regexp) string {
+	loc := re.FindStringIndex(line)
+	if loc == nil {
+		return ""
+	}
+	lo, hi := loc[0], loc[1]
+	for _, q := range []byte{'"', '\''} {
+		if strings.IndexByte(line[loc[0]:loc[1]], q) < 0 {
+			continue
+		}
+		if lo > 0 && line[lo-1] == q {
+			lo--
+		}
+		if hi < len(line) && line[hi] == q {
+			hi++
+		}
+	}
+	return line[lo:hi]
 }
 
 func (s *subject) filesText() string {

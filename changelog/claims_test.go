@@ -3,6 +3,7 @@ package changelog
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -171,7 +172,8 @@ const testScript = `#!/bin/bash
 source "$(dirname "$0")/../../benchmark_lib.sh"
 export VLLM_USE_X=1
 vllm serve "$MODEL" --tensor-parallel-size "$TP" --max-num-seqs 256 \
-  --kv-cache-dtype fp8 --attention_config.k1_special_backend fast
+  --kv-cache-dtype fp8 --attention_config.k1_special_backend fast \
+  --compilation-config '{"level": 3, "k1_msa_backend": "cutlass"}'
 `
 
 func testRev(image, script string) memFiles {
@@ -203,6 +205,7 @@ func TestCheckClaims(t *testing.T) {
 		{"Export VLLM_USE_X=0", "env:contradicted"},
 		{"Set VLLM_OTHER_THING=1", "env:contradicted"},
 		{"Set VLLM_K1_SPECIAL_BACKEND=fast", "env:contradicted"},
+		{"Set VLLM_K1_MSA_BACKEND=cutlass", "env:contradicted"},
 		{"Add --max-num-seqs 128", "flag:confirmed"},
 		{"Add --max-num-seqs 256", "flag:contradicted"},
 		{"Add --enable-prefix-caching", "flag:contradicted"},
@@ -231,8 +234,32 @@ func TestCheckClaims(t *testing.T) {
 				t.Errorf("%q: no hint to the option set instead: %+v", tc.bullet, r)
 			}
 		}
+		if strings.Contains(tc.bullet, "K1_MSA") {
+			// the option inside a JSON argument, with its quotes whole
+			if r := CheckClaims(ch, []ClaimEntry{{Index: 1, Value: v}}); len(r) != 1 || !strings.Contains(r[0].Reason, `they set "k1_msa_backend": "cutlass" instead`) {
+				t.Errorf("%q: no hint to the option set instead: %+v", tc.bullet, r)
+			}
+		}
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%q: %s, want %s", tc.bullet, strings.Join(got, " "), tc.want)
+		}
+	}
+}
+
+// TestQuotedMatch: the option a bullet's variable names, as the hint
+// quotes it, keeps its quotes whole.
+func TestQuotedMatch(t *testing.T) {
+	re := regexp.MustCompile(`[A-Za-z0-9_.-]*msa_backend[A-Za-z0-9_.-]*(?:["']?\s*[:= ]\s*["']?[A-Za-z0-9_.-]+)?`)
+	for line, want := range map[string]string{
+		`attention-config: '{"backend": "X", "msa_backend": "cutlass"}'`: `"msa_backend": "cutlass"`,
+		`--attention_config.msa_backend cutlass \`:                       `--attention_config.msa_backend cutlass`,
+		`export MSA_X=1 msa_backend='fast' # note`:                       `msa_backend='fast'`,
+		`msa_backend: fast`: `msa_backend: fast`,
+		`"msa_backend"`:     `msa_backend`,
+		`no setting here`:   ``,
+	} {
+		if got := quotedMatch(line, re); got != want {
+			t.Errorf("%s: %q, want %q", line, got, want)
 		}
 	}
 }
