@@ -258,6 +258,9 @@ func (h *History) SetIgnoreRevs(revs []plumbing.Hash) {
 func (h *History) setChain(newestFirst []plumbing.Hash, ignore []plumbing.Hash) {
 	n := len(newestFirst)
 	h.Chain = make([]plumbing.Hash, n)
+	if len(h.seq) == 0 {
+		h.seq = make(map[plumbing.Hash]int, n)
+	}
 	for i, c := range newestFirst {
 		h.Chain[n-1-i] = c
 		h.seq[c] = n - 1 - i
@@ -553,6 +556,9 @@ func reversed(s []plumbing.Hash) []plumbing.Hash {
 func (h *History) adopt(base *History, fork int) {
 	h.Chain = append([]plumbing.Hash(nil), base.Chain[:fork+1]...)
 	base.mu.Lock()
+	if len(h.meta) == 0 {
+		h.meta = make(map[plumbing.Hash]*CommitInfo, len(base.meta))
+	}
 	for c, ci := range base.meta {
 		if sq, ok := base.seq[c]; ok && sq <= fork {
 			h.meta[c] = ci

@@ -239,17 +239,21 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 	if s.From != 0 {
 		return nil, fmt.Errorf("%w: a part from seq %d is not a whole snapshot", ErrSnapshot, s.From)
 	}
-	h := &History{Head: plumbing.Hash(s.Head), seq: map[plumbing.Hash]int{}, Keys: map[string]*KeyHistory{},
-		ChangelogPath: o.Settings.ChangelogPath(), meta: map[plumbing.Hash]*CommitInfo{}, settings: o.Settings,
+	// sized and allocated at once: an index update restores the whole
+	// history in a fresh process, where every page of growth faults
+	h := &History{Head: plumbing.Hash(s.Head), seq: make(map[plumbing.Hash]int, len(s.Commits)), Keys: map[string]*KeyHistory{},
+		ChangelogPath: o.Settings.ChangelogPath(), meta: make(map[plumbing.Hash]*CommitInfo, len(s.Commits)), settings: o.Settings,
 		renames: map[int]map[string]string{}, readBlob: o.ReadBlob, memo: config.NewMemo()}
 	h.load = func(c plumbing.Hash) (*CommitInfo, error) {
 		return nil, fmt.Errorf("%w: commit %s has no metadata", ErrSnapshot, c)
 	}
 	chain := make([]plumbing.Hash, len(s.Commits))
+	infos := make([]CommitInfo, len(s.Commits))
 	for i, c := range s.Commits {
 		chain[len(chain)-1-i] = plumbing.Hash(c.Hash)
-		h.meta[plumbing.Hash(c.Hash)] = &CommitInfo{Hash: plumbing.Hash(c.Hash), Author: c.Author, Email: c.Email, Date: c.Date,
+		infos[i] = CommitInfo{Hash: plumbing.Hash(c.Hash), Author: c.Author, Email: c.Email, Date: c.Date,
 			Subject: c.Subject, PR: c.PR, PRSource: c.PRSource}
+		h.meta[plumbing.Hash(c.Hash)] = &infos[i]
 	}
 	h.setChain(chain, o.IgnoreRevs)
 	if len(h.Chain) > 0 && h.Chain[len(h.Chain)-1] != plumbing.Hash(s.Head) {
@@ -257,8 +261,10 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 	}
 	blocks := make(map[int]*block, len(s.Blocks))
 	ch := newChunks()
-	for _, sb := range s.Blocks {
-		b := &block{id: sb.ID, text: sb.Text, key: sb.Key, hash: sb.Hash, src: o.Text, kind: listFile}
+	all := make([]block, len(s.Blocks))
+	for i, sb := range s.Blocks {
+		b := &all[i]
+		b.id, b.text, b.key, b.hash, b.src, b.kind = sb.ID, sb.Text, sb.Key, sb.Hash, o.Text, listFile
 		if sb.Recipe {
 			b.kind, b.chunks = mapFile, ch
 		} else {
@@ -272,7 +278,7 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 		blocks[sb.ID] = b
 	}
 	for si, ss := range s.Slots {
-		sl := &slot{kind: listFile}
+		sl := &slot{kind: listFile, vers: make([]version, 0, len(ss.Versions))}
 		if ss.Recipe {
 			sl.kind = mapFile
 		}
@@ -290,6 +296,9 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 					v.written = map[int]int{}
 				}
 				v.written[sv.Written[i]] = sv.Written[i+1]
+			}
+			if len(sv.Mid) > 0 {
+				v.Mid = make([]*block, 0, len(sv.Mid))
 			}
 			for _, id := range sv.Mid {
 				b, ok := blocks[id]
