@@ -25,7 +25,13 @@ const auditWireVersion = 1
 
 // encodeAuditEntries encodes audit entries.
 func encodeAuditEntries(es []provenance.AuditEntry) ([]byte, error) {
-	w := &wire.Writer{}
+	return encodeAuditEntriesTo(nil, es)
+}
+
+// encodeAuditEntriesTo is encodeAuditEntries into buf, reused (the
+// chunks of an audit are encoded one after another into one buffer).
+func encodeAuditEntriesTo(buf []byte, es []provenance.AuditEntry) ([]byte, error) {
+	w := &wire.Writer{B: buf[:0]}
 	w.Uvarint(auditWireVersion)
 	w.Len(len(es), es == nil)
 	for i := range es {

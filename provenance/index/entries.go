@@ -6,11 +6,12 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/perflog/perflog/provenance"
 )
@@ -168,11 +169,13 @@ func writeAudit(ctx context.Context, tx *sql.Tx, rep *provenance.AuditReport) er
 	}
 	head := auditHead{Report: *rep, Entries: len(rep.Entries)}
 	head.Report.Entries = nil
+	var buf []byte // each chunk's encoding, reused: the driver copies what it binds
 	for i, lo := 0, 0; lo < len(rep.Entries); i, lo = i+1, lo+auditChunk {
-		data, err := encodeAuditEntries(rep.Entries[lo:min(lo+auditChunk, len(rep.Entries))])
+		data, err := encodeAuditEntriesTo(buf, rep.Entries[lo:min(lo+auditChunk, len(rep.Entries))])
 		if err != nil {
 			return err
 		}
+		buf = data
 		d := digestOf(data)
 		head.Chunks = append(head.Chunks, d)
 		if i < len(old.Chunks) && old.Chunks[i] == d {
@@ -260,11 +263,19 @@ func digestOf(vals ...any) uint64 {
 	return d.sum(vals...)
 }
 
-// digester digests rows, reusing its buffer from one row to the next.
-type digester struct{ buf []byte }
+// digester digests rows (xxHash64: FNV, byte by byte, took 1.2 of an
+// update's 28 ms), reusing its hash and buffer from one row to the next.
+type digester struct {
+	h   *xxhash.Digest
+	buf []byte
+}
 
 func (d *digester) sum(vals ...any) uint64 {
-	h := fnv.New64a()
+	if d.h == nil {
+		d.h = xxhash.New()
+	}
+	h := d.h
+	h.Reset()
 	buf := d.buf[:0]
 	for _, v := range vals {
 		switch v := v.(type) {
