@@ -162,7 +162,19 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		return err
 	}
 	errOut := opts.Factory.IO.ErrOut
+	path := ws.settings.ChangelogPath()
+	res := newResult{File: path, Base: base.String(), Head: head.String(), Entries: []changelog.DraftEntry{},
+		Claims: []changelog.ClaimResult{}, Replaced: []int{}}
+	if pr > 0 {
+		res.PR = &pr
+	}
 	if len(entries) == 0 {
+		if opts.Format == "json" {
+			// a script reads a document either way: no entries
+			if err := jsonEncoder(opts.Factory.IO.Out).Encode(res); err != nil {
+				return err
+			}
+		}
 		fmt.Fprintf(errOut, "no recipe changed in %s..HEAD or in the work tree: nothing to draft\n", baseName)
 		// e.g. benchmarks/benchmark_lib.sh, which every script sources
 		// and which runs no recipe of its own (the repository adds no
@@ -185,11 +197,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 			return err
 		}
 	}
-	path := ws.settings.ChangelogPath()
-	res := newResult{File: path, Base: base.String(), Head: head.String(), Entries: entries, Replaced: []int{}}
-	if pr > 0 {
-		res.PR = &pr
-	}
+	res.Entries = entries
 	claims := checkDraftClaims(ch, entries)
 	res.Claims = claims
 	if !opts.DryRun {
