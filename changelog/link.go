@@ -1,7 +1,6 @@
 package changelog
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 )
@@ -17,19 +16,65 @@ type Link struct {
 	PR int
 }
 
-var pullURL = regexp.MustCompile(`^(?:https?://)?(?:www\.)?github\.com/([A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+)/pull/(\d+)(?:[/#?].*)?$`)
-
-// ParseLink reads a pr-link leniently (see Link).
+// ParseLink reads a pr-link leniently (see Link): after surrounding
+// space, [http[s]://][www.]github.com/OWNER/NAME/pull/N, optionally
+// followed by one of / # ? and anything but a line break. (An audit
+// reads every entry's link, and the regular expression this replaces
+// took 15 of the 340 ms of an index update at ten times the corpus;
+// TestParseLinkMatchesPattern checks the two agree.)
 func ParseLink(s string) Link {
-	m := pullURL.FindStringSubmatch(strings.TrimSpace(s))
-	if m == nil {
+	s = strings.TrimSpace(s)
+	if r, ok := strings.CutPrefix(s, "http"); ok {
+		r, _ = strings.CutPrefix(r, "s")
+		if s, ok = strings.CutPrefix(r, "://"); !ok {
+			return Link{}
+		}
+	}
+	s, _ = strings.CutPrefix(s, "www.")
+	s, ok := strings.CutPrefix(s, "github.com/")
+	if !ok {
 		return Link{}
 	}
-	n, err := strconv.Atoi(m[2])
+	owner := nameRun(s)
+	if owner == 0 || owner == len(s) || s[owner] != '/' {
+		return Link{}
+	}
+	name := nameRun(s[owner+1:])
+	if name == 0 {
+		return Link{}
+	}
+	repo := s[:owner+1+name]
+	rest, ok := strings.CutPrefix(s[len(repo):], "/pull/")
+	if !ok {
+		return Link{}
+	}
+	digits := 0
+	for digits < len(rest) && rest[digits] >= '0' && rest[digits] <= '9' {
+		digits++
+	}
+	if digits == 0 {
+		return Link{}
+	}
+	if tail := rest[digits:]; tail != "" && (strings.IndexByte("/#?", tail[0]) < 0 || strings.IndexByte(tail, '\n') >= 0) {
+		return Link{}
+	}
+	n, err := strconv.Atoi(rest[:digits])
 	if err != nil {
 		return Link{}
 	}
-	return Link{Repo: m[1], PR: n}
+	return Link{Repo: repo, PR: n}
+}
+
+// nameRun is the length of the run of owner or repository name
+// characters ([A-Za-z0-9_.-]) s begins with.
+func nameRun(s string) int {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return i
+		}
+	}
+	return len(s)
 }
 
 // In reports whether the link points into one of repos (owner/name,
