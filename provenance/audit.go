@@ -2,6 +2,8 @@ package provenance
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -290,8 +292,8 @@ func (h *History) verdict(e *EntryAt, intro Event, link changelog.Link, repos []
 	}
 	// a re-land whose text changed: the linked PR's entry for the same
 	// config-keys had been removed (reverted) before this one came
-	for _, l := range h.Lineages {
-		if l == e.Lin || len(l.Events) == 0 || l.Events[0].Seq >= intro.Seq || !sameSet(l.Events[0].Keys, e.Keys()) || l.AliveAt(intro.Seq) {
+	for _, l := range h.lineagesFirstNaming(e.Keys()) {
+		if l == e.Lin || l.Events[0].Seq >= intro.Seq || l.AliveAt(intro.Seq) {
 			continue
 		}
 		if pr, err := h.prAt(l.Events[0].Seq); err != nil {
@@ -349,21 +351,35 @@ func (h *History) changelogCreated() int {
 	return -1
 }
 
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	m := map[string]int{}
-	for _, x := range a {
-		m[x]++
-	}
-	for _, x := range b {
-		if m[x] == 0 {
-			return false
+// lineagesFirstNaming lists, in lineage order, the lineages whose first
+// event names the same config-keys as keys (the same multiset, in any
+// order). Indexed once: each mismatched entry looks its candidates up,
+// where scanning every lineage made an audit quadratic in the entries.
+func (h *History) lineagesFirstNaming(keys []string) []*Lineage {
+	h.byKeysOnce.Do(func() {
+		h.byKeys = map[string][]*Lineage{}
+		for _, l := range h.Lineages {
+			if len(l.Events) > 0 {
+				k := keySet(l.Events[0].Keys)
+				h.byKeys[k] = append(h.byKeys[k], l)
+			}
 		}
-		m[x]--
+	})
+	return h.byKeys[keySet(keys)]
+}
+
+// keySet is a multiset of keys as a string: sorted, each key after its
+// length (so that no two multisets give one string).
+func keySet(keys []string) string {
+	s := slices.Clone(keys)
+	slices.Sort(s)
+	var b strings.Builder
+	for _, k := range s {
+		b.WriteString(strconv.Itoa(len(k)))
+		b.WriteByte(':')
+		b.WriteString(k)
 	}
-	return true
+	return b.String()
 }
 
 // describe names the commit at seq: "#123 (abc1234567)".

@@ -145,6 +145,10 @@ type History struct {
 	// in lineage order (see introducedBy)
 	introducedOnce sync.Once
 	introducedPR   map[int][]Event
+	// byKeysOnce indexes the lineages by the config-keys of their first
+	// event, as a multiset, in lineage order (see lineagesFirstNaming)
+	byKeysOnce sync.Once
+	byKeys     map[string][]*Lineage
 
 	placedMemo map[plumbing.Hash][]placed // see placedOf
 	// headLines holds the first line of each block of the changelog at

@@ -532,3 +532,34 @@ func TestReleaseThenAskAgain(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditRelandWithNewText: an entry whose text changed when it came
+// back after a revert links the PR that added the entry before: relanded
+// when that entry named the same config-keys (in any order), a mismatch
+// when it named others.
+func TestAuditRelandWithNewText(t *testing.T) {
+	for _, tc := range []struct {
+		first   string // the config-keys of #10's entry
+		verdict Verdict
+	}{
+		{"k2,k1", VerdictRelanded},
+		{"k1,k2,k3", VerdictMismatch},
+		{"k1", VerdictMismatch},
+	} {
+		s := newScripted(t)
+		base := entry("k0", "Add k0", pull(1))
+		s.commit("Add k0 (#1)", map[string]string{"perf-changelog.yaml": file(base)})
+		s.commit("Try TP8 (#10)", map[string]string{"perf-changelog.yaml": file(base, entry(tc.first, "Try TP8", pull(10)))})
+		s.commit(`Revert "Try TP8 (#10)" (#11)`, map[string]string{"perf-changelog.yaml": file(base)})
+		s.commit("Re-land TP8 (#12)", map[string]string{"perf-changelog.yaml": file(base, entry("k1,k2", "Try TP8 again, with the fix", pull(10)))})
+		rep, err := s.build(Options{Changelog: true}).Audit(AuditOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAudit(t, rep, want{VerdictOK, "Add k0 (#1)", "introduced"}, want{tc.verdict, "Re-land TP8 (#12)", "introduced"})
+		why := rep.Entries[1].Reason
+		if tc.verdict == VerdictRelanded && !strings.Contains(why, "re-lands the entry #10 added (removed by #11") {
+			t.Errorf("%s: reason %q", tc.first, why)
+		}
+	}
+}
