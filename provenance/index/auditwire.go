@@ -23,14 +23,10 @@ import (
 // auditWireVersion begins every encoded chunk and head.
 const auditWireVersion = 1
 
-// encodeAuditEntries encodes audit entries.
-func encodeAuditEntries(es []provenance.AuditEntry) ([]byte, error) {
-	return encodeAuditEntriesTo(nil, es)
-}
-
-// encodeAuditEntriesTo is encodeAuditEntries into buf, reused (the
-// chunks of an audit are encoded one after another into one buffer).
-func encodeAuditEntriesTo(buf []byte, es []provenance.AuditEntry) ([]byte, error) {
+// encodeAuditEntries encodes audit entries into buf, reused (the chunks
+// of an audit are encoded one after another into one buffer; nil for a
+// new one).
+func encodeAuditEntries(buf []byte, es []provenance.AuditEntry) ([]byte, error) {
 	w := &wire.Writer{B: buf[:0]}
 	w.Uvarint(auditWireVersion)
 	w.Len(len(es), es == nil)

@@ -73,7 +73,7 @@ func sampleAudit() ([]provenance.AuditEntry, *auditHead) {
 
 func TestAuditWireRoundTrip(t *testing.T) {
 	es, head := sampleAudit()
-	data, err := encodeAuditEntries(es)
+	data, err := encodeAuditEntries(nil, es)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestAuditWireRoundTrip(t *testing.T) {
 // or a wrong answer taken for a stored one.
 func TestAuditWireCorrupt(t *testing.T) {
 	es, head := sampleAudit()
-	data, _ := encodeAuditEntries(es)
+	data, _ := encodeAuditEntries(nil, es)
 	hd := head.encode()
 	for n := range len(data) {
 		if _, err := decodeAuditEntries(data[:n]); !errors.Is(err, wire.ErrCorrupt) {
@@ -142,7 +142,7 @@ func gobOf(t *testing.T, v any) []byte {
 // FuzzAuditWire: any bytes decode without panicking.
 func FuzzAuditWire(f *testing.F) {
 	es, head := sampleAudit()
-	data, _ := encodeAuditEntries(es)
+	data, _ := encodeAuditEntries(nil, es)
 	f.Add(data)
 	f.Add(head.encode())
 	f.Add(sampleBlameData(f))

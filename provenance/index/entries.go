@@ -171,7 +171,7 @@ func writeAudit(ctx context.Context, tx *sql.Tx, rep *provenance.AuditReport) er
 	head.Report.Entries = nil
 	var buf []byte // each chunk's encoding, reused: the driver copies what it binds
 	for i, lo := 0, 0; lo < len(rep.Entries); i, lo = i+1, lo+auditChunk {
-		data, err := encodeAuditEntriesTo(buf, rep.Entries[lo:min(lo+auditChunk, len(rep.Entries))])
+		data, err := encodeAuditEntries(buf, rep.Entries[lo:min(lo+auditChunk, len(rep.Entries))])
 		if err != nil {
 			return err
 		}
