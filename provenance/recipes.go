@@ -303,13 +303,19 @@ func (h *History) cfgSeqs() []int {
 // recipes involved in such a commit are parsed here.
 func (h *History) buildRecipes() {
 	st := h.newRecipeState()
+	type before struct {
+		b    *block
+		file string
+	}
+	// per commit, cleared for the next: the touched keys before and after
+	// it, and the renames by old key
+	touched, after, to := map[string]before{}, map[string]before{}, map[string]string{}
+	var keys, ks []string
 	for _, seq := range h.cfgSeqs() {
-		type before struct {
-			b    *block
-			file string
-		}
-		touched := map[string]before{}
-		var keys []string
+		clear(touched)
+		clear(after)
+		clear(to)
+		keys = keys[:0]
 		// what the touched keys were before this commit
 		probe := func(ks []string) {
 			for _, k := range ks {
@@ -327,7 +333,7 @@ func (h *History) buildRecipes() {
 				if v.Err != "" {
 					continue
 				}
-				var ks []string
+				ks = ks[:0]
 				for _, b := range st.cur[s][v.P : len(st.cur[s])-int(v.S)] {
 					ks = append(ks, b.key)
 				}
@@ -339,7 +345,6 @@ func (h *History) buildRecipes() {
 		}
 		st.advance(seq, &h.Notes)
 		var gone, came []string
-		after := map[string]before{}
 		for _, k := range keys {
 			b, f, _ := st.lookup(k)
 			after[k] = before{b, f}
@@ -377,7 +382,6 @@ func (h *History) buildRecipes() {
 			}
 			kh.raw = append(kh.raw, rawEvent{kind: EvCreated, seq: seq, file: a.file, b: a.b})
 		}
-		to := map[string]string{}
 		for n, old := range renamed {
 			to[old] = n
 		}
@@ -390,6 +394,11 @@ func (h *History) buildRecipes() {
 			kh.raw = append(kh.raw, ev)
 		}
 	}
+	// the state after the last version is the state at Head, which blame
+	// and the index's rows at head ask for: stateAt would replay it all
+	h.mu.Lock()
+	h.state, h.stateSeq = st, len(h.Chain)-1
+	h.mu.Unlock()
 }
 
 // pairRenames pairs disappearing keys with appearing ones whose recipes
