@@ -920,3 +920,56 @@ func TestIndexNotWritable(t *testing.T) {
 		t.Errorf("files beside the index: %v", ents)
 	}
 }
+
+// TestIndexKeyPlacesStepwise: the file and line of each recipe at head
+// (recipes_at_head) stay right through updates that move keys without
+// changing them: a line shift in one file, a key moved to the other file,
+// a key in both files (the first file wins) and taken out of the first
+// again, an edit of the other file alone, an identical recipe moved.
+func TestIndexKeyPlacesStepwise(t *testing.T) {
+	s := newScript(t)
+	r := func(k, img string) string {
+		return k + ":\n  image: " + img + "\n  model: m\n  runner: mi355x\n  precision: fp8\n  framework: sglang\n"
+	}
+	cat := func(parts ...string) string { return strings.Join(parts, "\n") }
+	cl := "- config-keys:\n    - a\n  description:\n    - \"add\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1\n"
+	const amd, nv = "configs/amd-master.yaml", "configs/nvidia-master.yaml"
+	ctx := context.Background()
+	ix := newIndex(t)
+	for i, st := range []struct {
+		name  string
+		files map[string]string
+	}{
+		{"start", map[string]string{"perf-changelog.yaml": cl, amd: cat(r("a", "1"), r("b", "1")), nv: cat(r("c", "1"), r("d", "1"))}},
+		{"a line shift in amd", map[string]string{amd: cat(r("a", "1"), r("x", "1"), r("b", "1"))}},
+		{"b moves to nvidia", map[string]string{amd: cat(r("a", "1"), r("x", "1")), nv: cat(r("c", "1"), r("b", "1"), r("d", "1"))}},
+		{"c in both files", map[string]string{amd: cat(r("c", "1"), r("a", "1"), r("x", "1"))}},
+		{"c back to nvidia alone", map[string]string{amd: cat(r("a", "1"), r("x", "1"))}},
+		{"nvidia alone shifts", map[string]string{nv: cat("# nvidia recipes", "", r("c", "1"), r("b", "1"), r("d", "1"))}},
+		{"d moves unchanged", map[string]string{amd: cat(r("a", "1"), r("d", "1"), r("x", "1")), nv: cat("# nvidia recipes", "", r("c", "1"), r("b", "1"))}},
+	} {
+		s.commitFiles(fmt.Sprintf("%s (#%d)", st.name, i+2), st.files)
+		if _, _, err := ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+			t.Fatal(err)
+		}
+		cold := newIndex(t)
+		if _, _, err := cold.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(st.name, func(t *testing.T) { sameTables(t, ix, cold) })
+	}
+	// and the places are where the files put the keys
+	res, err := ix.Query(ctx, `SELECT key, file, line FROM recipes_at_head ORDER BY key`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, row := range res.Rows {
+		got = append(got, strings.TrimSpace(fmt.Sprintln(row...)))
+	}
+	want := []string{"a configs/amd-master.yaml 1", "b configs/nvidia-master.yaml 10", "c configs/nvidia-master.yaml 3",
+		"d configs/amd-master.yaml 8", "x configs/amd-master.yaml 15"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("places at head:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
