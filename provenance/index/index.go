@@ -506,9 +506,17 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	if ig, _ := getMeta(ctx, tx, "ignore"); ig != ignoreKey(o.IgnoreRevs) {
 		outFork = -1 // the query tables were computed with other ignore-revs
 	}
+	// a rewritten history dropped commits whose recipe changes the rows at
+	// head still hold: their keys are computed again too
+	var dropped []string
+	if st.Dropped > 0 && outFork >= 0 {
+		if dropped, err = keysChangedAbove(ctx, tx, outFork); err != nil {
+			return nil, err
+		}
+	}
 	// the recipe rows are computed on the other cores while the snapshot,
 	// the commits and the entries are written
-	rec := startRecipes(h, outFork)
+	rec := startRecipes(h, outFork, dropped...)
 	defer rec.stop()
 	if err := store(ctx, tx, sd); err != nil {
 		return nil, err
@@ -526,6 +534,25 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	err = tx.Commit()
 	st.lap("commit")
 	return h, err
+}
+
+// keysChangedAbove lists the keys the stored recipe events change above
+// seq (renames name both keys).
+func keysChangedAbove(ctx context.Context, tx *sql.Tx, seq int) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT key FROM recipe_events WHERE seq > ?`, seq)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		out = append(out, k)
+	}
+	return out, rows.Err()
 }
 
 func ignoreKey(revs []plumbing.Hash) string {

@@ -973,3 +973,61 @@ func TestIndexKeyPlacesStepwise(t *testing.T) {
 		t.Errorf("places at head:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestIndexRewriteDropsRecipeChanges: when a rewritten history drops
+// commits that changed recipes (an image, a rename, a key moved to the
+// other file unchanged) and the new commits touch no config, the rows at
+// head and the stored blames are those of the new head, as an index built
+// there holds (the old head's were kept).
+func TestIndexRewriteDropsRecipeChanges(t *testing.T) {
+	s := newScript(t)
+	r := func(k, img string) string {
+		return k + ":\n  image: " + img + "\n  model: m\n  runner: mi355x\n  precision: fp8\n  framework: sglang\n"
+	}
+	cl := "- config-keys:\n    - a\n  description:\n    - \"add\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1\n"
+	const amd, nv = "configs/amd-master.yaml", "configs/nvidia-master.yaml"
+	ctx := context.Background()
+	base := s.commitFiles("one (#1)", map[string]string{"perf-changelog.yaml": cl,
+		amd: r("a", "v1") + "\n" + r("b", "v1") + "\n" + r("m", "v1") + "\n" + r("z", "v1"), nv: r("c", "v1")})
+	ix := newIndex(t)
+	if _, _, err := ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	// dropped later: a's image, b renamed to b2, m moved to nvidia as it
+	// is, c copied into amd, which then holds it (the first file wins),
+	// and z, unchanged, pushed down by a new x
+	s.commitFiles("two (#2)", map[string]string{amd: r("c", "v1") + "\n" + r("x", "v1") + "\n" + r("a", "v2") + "\n" + r("b2", "v1") + "\n" + r("z", "v1"),
+		nv: r("c", "v1") + "\n" + r("m", "v1")})
+	if _, _, err := ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s.reset(base)
+	head := s.commitFiles("three (#3)", map[string]string{"perf-changelog.yaml": cl + "\n" + strings.ReplaceAll(cl, "add", "again")})
+	if _, st, err := ix.Sync(ctx, s.repo, head, Options{}); err != nil || st.Dropped != 1 || st.New != 1 {
+		t.Fatalf("rewritten history: %+v %v", st, err)
+	}
+	cold := newIndex(t)
+	if _, _, err := cold.Sync(ctx, s.repo, head, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sameTables(t, ix, cold)
+	for _, k := range []string{"a", "b", "c", "m", "z"} {
+		got, err := ix.CachedBlame(ctx, head, k, Options{})
+		if err != nil {
+			t.Fatalf("stored blame of %s: %v", k, err)
+		}
+		want, err := cold.CachedBlame(ctx, head, k, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(got)
+		b, _ := json.Marshal(want)
+		if string(a) != string(b) {
+			t.Errorf("the stored blame of %s after the rewrite:\n%s\nwant\n%s", k, a, b)
+		}
+	}
+	var uk *provenance.UnknownKeyError
+	if _, err := ix.CachedBlame(ctx, head, "b2", Options{}); !errors.As(err, &uk) {
+		t.Errorf("stored blame of b2, which the new head does not have: %v", err)
+	}
+}

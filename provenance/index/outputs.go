@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -128,8 +129,9 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 		return err
 	}
 	// every key's file and line at head (cheap: nothing is parsed), when
-	// a master config changed above fork (a full build wrote them above)
-	if fork < 0 || !h.ConfigChangedAfter(fork) {
+	// a master config changed above fork or a rewritten history dropped
+	// commits there (a full build wrote them above)
+	if fork < 0 || (st.Dropped == 0 && !h.ConfigChangedAfter(fork)) {
 		return nil
 	}
 	return updatePlaces(ctx, tx, h.KeyPlaces(head))
@@ -182,7 +184,7 @@ const keyBatch = 64
 type recipeJob struct {
 	h                 *provenance.History
 	fork              int
-	changed           []string // keys with events above fork, sorted
+	changed           []string // keys with events above fork (and the also keys), sorted
 	keys              []string // keys to compute, in write order
 	isChanged, isHead map[string]bool
 	out               chan computed
@@ -199,9 +201,17 @@ type computed struct {
 }
 
 // startRecipes starts computing the recipe rows of h above fork (fork < 0:
-// everything). The History must not change until the job is stopped.
-func startRecipes(h *provenance.History, fork int) *recipeJob {
-	j := &recipeJob{h: h, fork: fork, changed: h.KeysChangedAfter(fork),
+// everything), taking the keys also as changed there (the keys the
+// commits a rewritten history dropped changed). The History must not
+// change until the job is stopped.
+func startRecipes(h *provenance.History, fork int, also ...string) *recipeJob {
+	changed := h.KeysChangedAfter(fork)
+	if len(also) > 0 {
+		changed = append(changed, also...)
+		slices.Sort(changed)
+		changed = slices.Compact(changed)
+	}
+	j := &recipeJob{h: h, fork: fork, changed: changed,
 		out: make(chan computed, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	atHead := j.changed
 	if fork < 0 {
@@ -313,9 +323,15 @@ func (w *recipeWriter) write(h *provenance.History, j *recipeJob) error {
 	return nil
 }
 
-// events writes the recipe events and field changes of key above fork.
+// events writes the recipe events and field changes of key above fork
+// (none for a key h does not know: one only the commits a rewritten
+// history dropped had).
 func (w *recipeWriter) events(h *provenance.History, k string, fork int) error {
-	for _, e := range h.Keys[k].Events() {
+	kh := h.Keys[k]
+	if kh == nil {
+		return nil
+	}
+	for _, e := range kh.Events() {
 		if e.Seq <= fork {
 			continue
 		}
