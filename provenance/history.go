@@ -521,6 +521,15 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 			}
 		}
 		sl := readings[i].finish(n, fork+1, baseList)
+		// the walk notes every file at the first commit it reads: when the
+		// file is as it was at fork, that is no new version (an update
+		// would add one per file, and a note again for a changelog that
+		// does not load, which a build from the root does not)
+		if k := len(kept); k > 0 && len(sl.vers) > 0 {
+			if a, b := &kept[k-1], &sl.vers[0]; a.Blob == b.Blob && a.Path == b.Path && a.Err == b.Err {
+				sl.vers = sl.vers[1:]
+			}
+		}
 		sl.vers = append(kept, sl.vers...)
 		return sl
 	}

@@ -1031,3 +1031,42 @@ func TestIndexRewriteDropsRecipeChanges(t *testing.T) {
 		t.Errorf("stored blame of b2, which the new head does not have: %v", err)
 	}
 }
+
+// TestIndexUpdateKeepsUnchangedFiles: an update adds no version of a file
+// its commits did not change; with a changelog that does not load at the
+// old head, its note stays that head's alone, as in an index built at once.
+func TestIndexUpdateKeepsUnchangedFiles(t *testing.T) {
+	s := newScript(t)
+	r := func(img string) string {
+		return "k:\n  image: " + img + "\n  model: m\n  runner: mi355x\n  precision: fp8\n  framework: sglang\n"
+	}
+	good := "- config-keys:\n    - k\n  description:\n    - \"add\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/1\n"
+	bad := good + "- config-keys: [k\n"
+	ctx := context.Background()
+	ix := newIndex(t)
+	sync := func() *provenance.History {
+		t.Helper()
+		h, _, err := ix.Sync(ctx, s.repo, s.head(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	s.commitFiles("one (#1)", map[string]string{"perf-changelog.yaml": good, "configs/amd-master.yaml": r("v1")})
+	sync()
+	s.commitFiles("two (#2)", map[string]string{"perf-changelog.yaml": bad})
+	if h := sync(); h.ConfigChangedAfter(len(h.Chain) - 2) {
+		t.Error("a commit that changed only the changelog changed a master config")
+	}
+	s.commitFiles("three (#3)", map[string]string{"configs/amd-master.yaml": r("v2")})
+	sync()
+	cold := newIndex(t)
+	if _, _, err := cold.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	sameTables(t, ix, cold)
+	res, err := ix.Query(ctx, `SELECT count(*) FROM notes`)
+	if err != nil || res.Rows[0][0].(int64) != 1 {
+		t.Errorf("notes: %v %v, want the one of commit two", res, err)
+	}
+}
