@@ -157,6 +157,9 @@ type History struct {
 	headLinesBlob plumbing.Hash
 	state         *recipeState // see stateAt
 	stateSeq      int
+	// touched holds, per recipe key, the last seq whose master config
+	// versions touched one of its blocks (see KeyPlacesSince)
+	touched map[string]int
 
 	entryIdxOnce sync.Once
 	entryAt      map[int][]Event // seq → entry events (introduced, edited, re-added)

@@ -303,6 +303,7 @@ func (h *History) cfgSeqs() []int {
 // recipes involved in such a commit are parsed here.
 func (h *History) buildRecipes() {
 	st := h.newRecipeState()
+	h.touched = map[string]int{}
 	type before struct {
 		b    *block
 		file string
@@ -346,6 +347,7 @@ func (h *History) buildRecipes() {
 		st.advance(seq, &h.Notes)
 		var gone, came []string
 		for _, k := range keys {
+			h.touched[k] = seq
 			b, f, _ := st.lookup(k)
 			after[k] = before{b, f}
 			old := touched[k]
@@ -521,9 +523,44 @@ type KeyPlace struct {
 
 // KeyPlaces returns the file and line of every recipe key at seq (reading
 // the master config files at seq; nothing is parsed).
-func (h *History) KeyPlaces(seq int) map[string]KeyPlace {
+func (h *History) KeyPlaces(seq int) map[string]KeyPlace { return h.keyPlaces(seq, nil) }
+
+// KeyPlacesSince is KeyPlaces(Head) for the keys whose place may differ
+// from theirs at seq fork: the keys of the master config files changed
+// after fork, and the keys a change after fork touched (one that left a
+// file, or came into one, unchanged, may change files). Only the files
+// holding one of them are read.
+func (h *History) KeyPlacesSince(fork int) map[string]KeyPlace {
+	head := len(h.Chain) - 1
+	st := h.stateAt(head)
+	want := map[string]bool{}
+	for k, sq := range h.touched {
+		if sq > fork {
+			want[k] = true
+		}
+	}
+	for s, sl := range h.cfg {
+		if n := len(sl.vers); n > 0 && sl.vers[n-1].Seq > fork {
+			for k := range st.byKey[s] {
+				want[k] = true
+			}
+		}
+	}
+	return h.keyPlaces(head, want)
+}
+
+// keyPlaces is KeyPlaces for the keys in want (all when nil), reading
+// only the files that hold one of them at seq.
+func (h *History) keyPlaces(seq int, want map[string]bool) map[string]KeyPlace {
 	out := map[string]KeyPlace{}
+	var st *recipeState
+	if want != nil {
+		st = h.stateAt(seq)
+	}
 	for s := len(h.cfg) - 1; s >= 0; s-- { // the first file holding a key wins
+		if st != nil && !holdsAny(st.byKey[s], want) {
+			continue
+		}
 		var at *version
 		for i := range h.cfg[s].vers {
 			v := &h.cfg[s].vers[i]
@@ -542,10 +579,30 @@ func (h *History) KeyPlaces(seq int) map[string]KeyPlace {
 			continue
 		}
 		for _, p := range ps { // the last occurrence wins
-			out[p.b.key] = KeyPlace{File: at.Path, Line: int(p.line)}
+			if want == nil || want[p.b.key] {
+				out[p.b.key] = KeyPlace{File: at.Path, Line: int(p.line)}
+			}
 		}
 	}
 	return out
+}
+
+// holdsAny reports whether keys has one of want.
+func holdsAny(keys map[string]*block, want map[string]bool) bool {
+	if len(keys) > len(want) {
+		for k := range want {
+			if keys[k] != nil {
+				return true
+			}
+		}
+		return false
+	}
+	for k := range keys {
+		if want[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // RecipeKeysAt returns the recipe keys at seq in load order.

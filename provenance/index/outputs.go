@@ -131,10 +131,15 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 	// every key's file and line at head (cheap: nothing is parsed), when
 	// a master config changed above fork or a rewritten history dropped
 	// commits there (a full build wrote them above)
-	if fork < 0 || (st.Dropped == 0 && !h.ConfigChangedAfter(fork)) {
+	switch {
+	case fork < 0:
 		return nil
+	case st.Dropped > 0: // the stored places are the dropped head's
+		return updatePlaces(ctx, tx, h.KeyPlaces(head))
+	case h.ConfigChangedAfter(fork):
+		return updatePlaces(ctx, tx, h.KeyPlacesSince(fork))
 	}
-	return updatePlaces(ctx, tx, h.KeyPlaces(head))
+	return nil
 }
 
 // updatePlaces sets the file and line of the recipes_at_head rows whose
