@@ -153,8 +153,7 @@ func (h *History) buildLineages() error {
 	var live []inst
 	dead := map[string][]*Lineage{} // identity → removed lineages, oldest first
 	var pending []*version          // versions that do not load since the last one that does
-	var cur []*block                // the blocks of the current version
-	bad := 0                        // blocks of cur that do not load
+	var r goodReplay                // r.cur: the blocks of the current version
 	var invalid []*version          // the versions that did not load before v
 	// synced: live holds the blocks cur held before v, so the blocks v kept
 	// (its first P and last S) are known to match without comparing them;
@@ -166,21 +165,9 @@ func (h *History) buildLineages() error {
 			iv.raw, iv.rawRead = "", false
 		}
 		invalid = nil
-		if v.Err == "" {
-			for _, b := range cur[v.P : len(cur)-int(v.S)] {
-				if b.failed() != nil {
-					bad--
-				}
-			}
-			for _, b := range v.Mid {
-				if b.failed() != nil {
-					bad++
-				}
-			}
-			cur = v.applyInPlace(cur)
-		}
+		r.apply(v)
 		if !v.noted { // known when restored: computing it reads the version again
-			v.note, v.noted = h.versionError(v, cur, bad), true
+			v.note, v.noted = h.versionError(v, r.cur, r.bad), true
 		}
 		if msg := v.note; msg != "" {
 			h.Notes = append(h.Notes, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: h.ChangelogPath, Message: msg})
@@ -190,7 +177,7 @@ func (h *History) buildLineages() error {
 		}
 		invalid = pending
 		pending = nil
-		items := cur
+		items := r.cur
 		// common prefix and suffix of identical blocks
 		p, q := 0, 0
 		hint := synced && v.Err == "" && lineageHints
@@ -346,6 +333,10 @@ func (h *History) buildLineages() error {
 		}
 		live = slices.Replace(live, p, len(live)-q, next...)
 	}
+	// the entries after the last version, which the audit at Head lists
+	// (EntriesAt would replay every version again)
+	h.clHead.list, h.clHead.at = r.result()
+	h.clHead.ok = true
 	return nil
 }
 
@@ -394,40 +385,18 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 	if h.cl == nil {
 		return nil
 	}
-	// cur is replayed in place; good is the list of at, the last version
-	// whose entries all load (cur itself while goodIsCur; copied before a
-	// version with a failing entry changes cur)
-	var cur, good []*block
+	var good []*block
 	var at *version
-	goodIsCur := false
-	bad := 0
-	for i := range h.cl.vers {
-		v := &h.cl.vers[i]
-		if v.Seq > seq {
-			break
-		}
-		if v.Err == "" {
-			for _, b := range cur[v.P : len(cur)-int(v.S)] {
-				if b.failed() != nil {
-					bad--
-				}
-			}
-			for _, b := range v.Mid {
-				if b.failed() != nil {
-					bad++
-				}
-			}
-			if goodIsCur && bad != 0 {
-				good, goodIsCur = slices.Clone(cur), false
-			}
-			cur = v.applyInPlace(cur)
-			if bad == 0 {
-				at, goodIsCur = v, true
+	if n := len(h.cl.vers); h.clHead.ok && n > 0 && seq >= h.cl.vers[n-1].Seq {
+		good, at = h.clHead.list, h.clHead.at // after the last version
+	} else {
+		var r goodReplay
+		for i := range h.cl.vers {
+			if v := &h.cl.vers[i]; v.Seq <= seq {
+				r.apply(v)
 			}
 		}
-	}
-	if goodIsCur {
-		good = cur
+		good, at = r.result()
 	}
 	if at == nil || at.Blob.IsZero() {
 		return nil
@@ -450,6 +419,49 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 		out[i] = e
 	}
 	return out
+}
+
+// goodReplay replays changelog versions to the last one whose entries
+// all load (the entries EntriesAt lists).
+type goodReplay struct {
+	// cur is replayed in place; good is the list of at, the last version
+	// whose entries all load (cur itself while goodIsCur; copied before a
+	// version with a failing entry changes cur)
+	cur, good []*block
+	at        *version
+	goodIsCur bool
+	bad       int // blocks of cur that do not load
+}
+
+// apply applies the next version (one that does not cut changes nothing).
+func (r *goodReplay) apply(v *version) {
+	if v.Err != "" {
+		return
+	}
+	for _, b := range r.cur[v.P : len(r.cur)-int(v.S)] {
+		if b.failed() != nil {
+			r.bad--
+		}
+	}
+	for _, b := range v.Mid {
+		if b.failed() != nil {
+			r.bad++
+		}
+	}
+	if r.goodIsCur && r.bad != 0 {
+		r.good, r.goodIsCur = slices.Clone(r.cur), false
+	}
+	r.cur = v.applyInPlace(r.cur)
+	if r.bad == 0 {
+		r.at, r.goodIsCur = v, true
+	}
+}
+
+func (r *goodReplay) result() ([]*block, *version) {
+	if r.goodIsCur {
+		return r.cur, r.at
+	}
+	return r.good, r.at
 }
 
 // linesOf returns the first line of each of the n blocks of a version

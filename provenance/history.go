@@ -157,6 +157,13 @@ type History struct {
 	headLinesBlob plumbing.Hash
 	state         *recipeState // see stateAt
 	stateSeq      int
+	// clHead is the changelog's replay after its last version, as
+	// buildLineages left it (see EntriesAt)
+	clHead struct {
+		list []*block
+		at   *version
+		ok   bool
+	}
 	// touched holds, per recipe key, the last seq whose master config
 	// versions touched one of its blocks (see KeyPlacesSince)
 	touched map[string]int

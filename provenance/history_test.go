@@ -563,3 +563,40 @@ func TestAuditRelandWithNewText(t *testing.T) {
 		}
 	}
 }
+
+// TestEntriesAtHeadAsReplayed: the entries at Head that buildLineages
+// leaves are those a replay of every version gives, also when the head
+// version has an entry that does not load (the entries are then those of
+// the last version whose entries all load).
+func TestEntriesAtHeadAsReplayed(t *testing.T) {
+	e1, e2 := entry("k1", "first", pull(1)), entry("k2", "second", pull(2))
+	broken := "- config-keys:\n    - k3\n  description:\n    - \"a\"\n  description:\n    - \"b\"\n  pr-link: " + pull(3) + "\n"
+	for _, tc := range []struct {
+		name  string
+		files []string
+		want  int // entries at head
+	}{
+		{"plain", []string{file(e1), file(e1, e2)}, 2},
+		{"a failing entry at head", []string{file(e1), file(e1, e2), file(e1, e2, broken)}, 2},
+		{"fixed again", []string{file(e1), file(e1, broken), file(e1, e2)}, 2},
+	} {
+		s := newScripted(t)
+		for i, f := range tc.files {
+			s.commit(fmt.Sprintf("c%d (#%d)", i, i+1), map[string]string{"perf-changelog.yaml": f})
+		}
+		h := s.build(Options{Changelog: true})
+		head := len(h.Chain) - 1
+		cached := h.EntriesAt(head)
+		h.clHead.ok = false
+		replayed := h.EntriesAt(head)
+		if len(cached) != tc.want || len(replayed) != tc.want {
+			t.Errorf("%s: %d entries cached, %d replayed, want %d", tc.name, len(cached), len(replayed), tc.want)
+			continue
+		}
+		for i := range cached {
+			if a, b := cached[i], replayed[i]; a.b != b.b || a.Lin != b.Lin || a.Index != b.Index || a.Line != b.Line {
+				t.Errorf("%s: entry %d differs: %+v, replayed %+v", tc.name, i+1, a, b)
+			}
+		}
+	}
+}
