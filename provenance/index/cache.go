@@ -114,18 +114,9 @@ func (ix *Index) CachedBlame(ctx context.Context, rev plumbing.Hash, key string,
 		}
 		return rep, nil
 	}
-	rows, err := ix.db.QueryContext(ctx, `SELECT key FROM recipes_at_head`)
+	keys, err := queryList[string](ctx, ix.db, `SELECT key FROM recipes_at_head`)
 	if err != nil {
 		return nil, ErrNotCached
-	}
-	defer rows.Close()
-	var keys []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		keys = append(keys, k)
 	}
 	if len(keys) == 0 || slices.Contains(keys, key) {
 		return nil, ErrNotCached // a recipe at head without its stored blame: read git

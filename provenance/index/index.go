@@ -510,7 +510,9 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	// head still hold: their keys are computed again too
 	var dropped []string
 	if st.Dropped > 0 && outFork >= 0 {
-		if dropped, err = keysChangedAbove(ctx, tx, outFork); err != nil {
+		// (the stored events above fork are the dropped commits'; a
+		// rename names both keys)
+		if dropped, err = queryList[string](ctx, tx, `SELECT DISTINCT key FROM recipe_events WHERE seq > ?`, outFork); err != nil {
 			return nil, err
 		}
 	}
@@ -534,25 +536,6 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	err = tx.Commit()
 	st.lap("commit")
 	return h, err
-}
-
-// keysChangedAbove lists the keys the stored recipe events change above
-// seq (renames name both keys).
-func keysChangedAbove(ctx context.Context, tx *sql.Tx, seq int) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT key FROM recipe_events WHERE seq > ?`, seq)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
 }
 
 func ignoreKey(revs []plumbing.Hash) string {
@@ -585,28 +568,31 @@ func queryOne[T any](ctx context.Context, tx queryer, q string, args ...any) (T,
 	return v, rows.Err()
 }
 
+// queryList returns the values of the one column q selects.
+func queryList[T any](ctx context.Context, tx queryer, q string, args ...any) ([]T, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
 // valid reports whether the stored index can be used; a missing schema is
 // not an error (the index is new).
 func (ix *Index) valid(ctx context.Context, tx queryer, fp string) (bool, error) {
 	// every table, index and view of the schema: an empty file is new, one
 	// that lacks some is damaged (a table dropped by hand would otherwise
 	// answer as if empty)
-	rows0, err := tx.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'`)
-	if err != nil {
-		return false, staleErr(err)
-	}
-	var names []string
-	for rows0.Next() {
-		var n string
-		if err = rows0.Scan(&n); err != nil {
-			break
-		}
-		names = append(names, n)
-	}
-	if err == nil {
-		err = rows0.Err()
-	}
-	rows0.Close()
+	names, err := queryList[string](ctx, tx, `SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'`)
 	if err != nil {
 		return false, staleErr(err)
 	}
