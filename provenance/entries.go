@@ -340,6 +340,30 @@ func (h *History) buildLineages() error {
 	return nil
 }
 
+// EventsSettledAt returns the seq through which the changelog events of
+// h are those of any history that shares its commits through seq fork.
+// Mostly fork itself; but an entry that first comes into a version after
+// fork is introduced at the oldest version that did not load in the run
+// of them before it (Event.Unloadable), and that run may begin at or
+// before fork: the events from its first version on can still change.
+func (h *History) EventsSettledAt(fork int) int {
+	settled := fork
+	if h.cl == nil {
+		return settled
+	}
+	for i := len(h.cl.vers) - 1; i >= 0; i-- {
+		v := &h.cl.vers[i]
+		if v.Seq > fork {
+			continue
+		}
+		if v.noted && v.note == "" {
+			break // the newest version at or before fork that loads
+		}
+		settled = v.Seq - 1
+	}
+	return settled
+}
+
 // EntryAt is one entry of the changelog at a revision with its lineage.
 type EntryAt struct {
 	Index int // 1-based position in the file

@@ -50,15 +50,22 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 	if err := writeEntries(ctx, tx, h, rep, fork < 0); err != nil {
 		return err
 	}
-	// events are only appended above fork (lineage ids are assigned in
-	// history order, so the ones below fork are as stored); the tables
-	// hold rows above fork only after a rewritten history (the deletes
-	// scan the tables)
+	// events are only appended above where they are settled (lineage ids
+	// are assigned in history order, so the ones below are as stored):
+	// fork, or before it when the changelog did not load there (see
+	// EventsSettledAt); the tables hold rows above that only after a
+	// rewritten history or then (the deletes scan the tables)
 	above := fork < 0 || st.Dropped > 0
-	if above {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM entry_events WHERE seq > ?`, fork); err != nil {
+	evFork := fork
+	if fork >= 0 {
+		evFork = h.EventsSettledAt(fork)
+	}
+	if above || evFork < fork {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM entry_events WHERE seq > ?`, evFork); err != nil {
 			return err
 		}
+	}
+	if above {
 		// checked claims are kept by entry id, which a rewritten history
 		// may give to another entry; they are checked again on demand
 		for _, q := range []string{`DELETE FROM claims`, `DELETE FROM claims_checked`, `DELETE FROM meta WHERE name = 'claims-head'`} {
@@ -70,7 +77,7 @@ func writeOutputs(ctx context.Context, tx *sql.Tx, h *provenance.History, fork i
 	insEv := newInserter(ctx, tx, "entry_events", "entry", "seq", "sha", "kind", "pr_link", "from_link", "note", "fingerprint")
 	for _, l := range h.Lineages {
 		for _, ev := range l.Events {
-			if ev.Seq <= fork {
+			if ev.Seq <= evFork {
 				continue
 			}
 			var note any
