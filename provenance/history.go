@@ -51,6 +51,11 @@ type Options struct {
 	// commit extended with them. When the walk meets no commit of Base
 	// (unrelated history), Base is not used.
 	Base *History
+	// FirstBlockID is the least number a new block gets. A store of
+	// blocks by number passes one past the numbers it holds: after a
+	// rewritten history, Base knows only the blocks of its chain, and a
+	// block of the dropped commits must not lend its number to another.
+	FirstBlockID int
 }
 
 // PRResolver finds the pull request of a commit whose subject has no
@@ -336,6 +341,7 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	if o.Base != nil {
 		sp.seed(o.Base)
 	}
+	sp.nextID = max(sp.nextID, o.FirstBlockID)
 	go func() {
 		defer close(reqs)
 		state := make([]slotState, 1+nfiles)

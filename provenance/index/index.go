@@ -484,8 +484,14 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	} else if err := create(ctx, tx, fp); err != nil {
 		return nil, err
 	}
+	// new blocks are numbered past every stored one: the blocks of
+	// commits a rewritten history dropped stay stored (see store)
+	firstBlock, err := queryOne[int](ctx, tx, `SELECT coalesce(max(id), -1) + 1 FROM blocks`)
+	if err != nil {
+		return nil, err
+	}
 	h, err := provenance.Build(ctx, r, provenance.Options{Head: rev, Settings: o.Settings, Changelog: true, Recipes: true,
-		IgnoreRevs: o.IgnoreRevs, Progress: o.Progress, PRs: o.PRs, Base: base})
+		IgnoreRevs: o.IgnoreRevs, Progress: o.Progress, PRs: o.PRs, Base: base, FirstBlockID: firstBlock})
 	if err != nil {
 		return nil, err
 	}
@@ -835,7 +841,9 @@ func store(ctx context.Context, tx *sql.Tx, sd *stored) error {
 	if err := insC.flush(); err != nil {
 		return err
 	}
-	// blocks are immutable and shared: insert the ones not stored yet
+	// blocks are immutable and shared: insert the ones not stored yet (a
+	// number, once given, is never given to another text, the dropped
+	// commits' included: see Options.FirstBlockID)
 	lite := *snap
 	lite.Blocks = make([]provenance.SnapBlock, len(snap.Blocks))
 	insB := newInserter(ctx, tx, "blocks", "id", "recipe", "key", "text")
