@@ -85,8 +85,12 @@ type AuditEntry struct {
 
 // AuditReport is the outcome of Audit.
 type AuditReport struct {
-	Rev     plumbing.Hash
-	Path    string
+	Rev  plumbing.Hash
+	Path string
+	// Version is the blob of the changelog version the entries are of: the
+	// file at Rev, or the newest older version that loads when it does not
+	// (see Notes); zero when there is none. AuditText reads it.
+	Version plumbing.Hash
 	Entries []AuditEntry
 	Summary map[Verdict]int
 	Notes   []Note
@@ -146,7 +150,11 @@ func (h *History) Audit(o AuditOptions) (*AuditReport, error) {
 	if o.Key != "" {
 		re = keyFilter(o.Key)
 	}
-	for _, e := range h.EntriesAt(seq) {
+	entries, at := h.entriesAt(seq)
+	if at != nil {
+		rep.Version = at.Blob
+	}
+	for _, e := range entries {
 		if re != nil && !anyOf(e.Keys(), re) {
 			continue
 		}
@@ -167,7 +175,7 @@ func FilterAudit(rep *AuditReport, glob string) *AuditReport {
 		return rep
 	}
 	match := keyFilter(glob)
-	out := &AuditReport{Rev: rep.Rev, Path: rep.Path, Notes: rep.Notes, Summary: map[Verdict]int{}}
+	out := &AuditReport{Rev: rep.Rev, Path: rep.Path, Version: rep.Version, Notes: rep.Notes, Summary: map[Verdict]int{}}
 	for _, e := range rep.Entries {
 		if anyOf(e.ConfigKeys, match) {
 			out.Entries = append(out.Entries, e)

@@ -22,6 +22,15 @@ func CheckAuditClaims(ctx context.Context, r *gitscan.Repo, s *config.Settings, 
 	return CheckAuditClaimsOf(ctx, r, s, rep, raw, nil, nil)
 }
 
+// AuditText reads the changelog text an audit's entries are of (see
+// AuditReport.Version): the claims of its entries are read from it.
+func AuditText(r *gitscan.Repo, rep *AuditReport) ([]byte, error) {
+	if !rep.Version.IsZero() {
+		return r.ReadBlob(rep.Version)
+	}
+	return r.ReadFile(rep.Rev, rep.Path)
+}
+
 // claimsReadCache is the object cache CheckAuditClaims reads with (see
 // gitscan.Repo.SetReadCache): on the InferenceX history the whole check
 // takes 3 s with 16 MiB, against 10 s with the default (4 MiB: 6.8 s; 32

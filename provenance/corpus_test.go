@@ -512,6 +512,49 @@ func TestCorpusClaims(t *testing.T) {
 	}
 }
 
+// TestCorpusClaimsWhereTheChangelogDoesNotLoad: at a commit whose
+// changelog does not load, the audit lists the entries of the version
+// before it, and their claims are read from that version's text (they
+// failed with the parse error of the commit's own text).
+func TestCorpusClaimsWhereTheChangelogDoesNotLoad(t *testing.T) {
+	r, _, h, _ := corpusAudit(t)
+	rev, err := r.Resolve("31bbb66b54")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := h.Audit(AuditOptions{Rev: rev})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := r.ReadFile(rev, rep.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := changelog.Parse(rep.Path, own); err == nil {
+		t.Fatal("the changelog at 31bbb66b54 loads; the test needs one that does not")
+	}
+	raw, err := AuditText(r, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _, err := changelog.Parse(rep.Path, raw)
+	if err != nil || len(f.Entries) != len(rep.Entries) || len(rep.Notes) == 0 {
+		t.Fatalf("the audited version: %v, %d entries against %d audited, %d notes", err, len(f.Entries), len(rep.Entries), len(rep.Notes))
+	}
+	last := len(rep.Entries)
+	err = CheckAuditClaimsOf(context.Background(), r, &config.Settings{}, rep, raw, func(e *AuditEntry) bool { return e.Index > last-20 }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, e := range rep.Entries {
+		n += len(e.Claims)
+	}
+	if n == 0 {
+		t.Error("no claim of the last 20 entries was checked")
+	}
+}
+
 // TestCorpusEntryLines: the lines of the entries at Head, which Build
 // keeps from cutting that version, are where yaml.v3 finds the list's
 // items; and a version read again from git (an older one, through

@@ -406,8 +406,15 @@ func (e *EntryAt) Value() *pyyaml.Value {
 // that loads, at or before seq) and attaches each to its lineage: live
 // lineages with the entry's identity, oldest first, in file order.
 func (h *History) EntriesAt(seq int) []*EntryAt {
+	out, _ := h.entriesAt(seq)
+	return out
+}
+
+// entriesAt is EntriesAt with the version the entries are of (nil when
+// there is none).
+func (h *History) entriesAt(seq int) ([]*EntryAt, *version) {
 	if h.cl == nil {
-		return nil
+		return nil, nil
 	}
 	var good []*block
 	var at *version
@@ -423,7 +430,7 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 		good, at = r.result()
 	}
 	if at == nil || at.Blob.IsZero() {
-		return nil
+		return nil, nil
 	}
 	lines := h.linesOf(at, listFile, len(good))
 	byID := map[string][]*Lineage{}
@@ -442,7 +449,7 @@ func (h *History) EntriesAt(seq int) []*EntryAt {
 		}
 		out[i] = e
 	}
-	return out
+	return out, at
 }
 
 // goodReplay replays changelog versions to the last one whose entries

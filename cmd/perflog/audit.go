@@ -199,7 +199,7 @@ func auditClaims(ctx context.Context, opts *AuditOptions, rep *provenance.AuditR
 		return err
 	}
 	defer ws.repo.Close()
-	raw, err := ws.repo.ReadFile(rep.Rev, rep.Path)
+	raw, err := provenance.AuditText(ws.repo, rep) // the version the entries are of
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ import (
 // TestAuditWireFields fails when a field is added and not encoded.
 
 // auditWireVersion begins every encoded chunk and head.
-const auditWireVersion = 1
+const auditWireVersion = 2
 
 // encodeAuditEntries encodes audit entries into buf, reused (the chunks
 // of an audit are encoded one after another into one buffer; nil for a
@@ -147,6 +147,7 @@ func (h *auditHead) encode() []byte {
 	rep := &h.Report
 	w.String(string(rep.Rev[:]))
 	w.String(rep.Path)
+	w.String(string(rep.Version[:]))
 	verdicts := make([]string, 0, len(rep.Summary))
 	for v := range rep.Summary {
 		verdicts = append(verdicts, string(v))
@@ -175,6 +176,7 @@ func decodeAuditHead(data []byte) (*auditHead, error) {
 	rep := &h.Report
 	rep.Rev = hashOf(r)
 	rep.Path = r.String()
+	rep.Version = hashOf(r)
 	if n, isNil := r.Len(2); !isNil && r.Err() == nil {
 		rep.Summary = make(map[provenance.Verdict]int, n)
 		for range n {

@@ -25,7 +25,7 @@ func TestAuditWireFields(t *testing.T) {
 		reflect.TypeFor[provenance.AuditEntry]():  {"Index", "Line", "ConfigKeys", "PRLink", "PRLinkPR", "Introduced", "Events", "Verdict", "Reason", "Claims"},
 		reflect.TypeFor[provenance.CommitRef]():   {"Commit", "PR", "Date", "Subject", "Ignored"},
 		reflect.TypeFor[provenance.AuditEvent]():  {"Type", "CommitRef", "From", "To", "Note"},
-		reflect.TypeFor[provenance.AuditReport](): {"Rev", "Path", "Entries", "Summary", "Notes"},
+		reflect.TypeFor[provenance.AuditReport](): {"Rev", "Path", "Version", "Entries", "Summary", "Notes"},
 		reflect.TypeFor[provenance.Note]():        {"Seq", "Commit", "Path", "Message"},
 		reflect.TypeFor[provenance.BlameReport](): {"Key", "File", "Rev", "Fields", "Renames", "Notes"},
 		reflect.TypeFor[provenance.BlameField]():  {"Path", "Value", "Line", "CommitRef", "Event", "Key"},
@@ -65,6 +65,7 @@ func sampleAudit() ([]provenance.AuditEntry, *auditHead) {
 		{Index: 5, Claims: []changelog.ClaimResult{}},
 	}
 	h := &auditHead{Report: provenance.AuditReport{Rev: plumbing.NewHash("1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0"), Path: "perf-changelog.yaml",
+		Version: plumbing.NewHash("d1f1c0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0"),
 		Summary: map[provenance.Verdict]int{"ok": 693, "mismatch": 8},
 		Notes:   []provenance.Note{{Seq: 12, Commit: plumbing.NewHash("31bbb66b54000000000000000000000000000000"), Path: "p", Message: "does not load"}}},
 		Entries: 772, Chunks: []uint64{0, 1 << 63, 42}}

@@ -141,7 +141,7 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 		}
 	}
 	if len(todo) > 0 {
-		raw, err := r.ReadFile(rev, rep.Path)
+		raw, err := provenance.AuditText(r, rep)
 		if err != nil {
 			return err
 		}

@@ -116,14 +116,14 @@ func (r *randomRepo) step(rng *rand.Rand, n int) string {
 	if len(r.files[0]) > 0 {
 		k = r.files[0][0]
 	}
-	r.entries = append(r.entries, fmt.Sprintf("- config-keys:\n    - %s\n  description:\n    - \"change %d\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/%d\n", k, n, n))
+	r.entries = append(r.entries, fmt.Sprintf("- config-keys:\n    - %s\n  description:\n    - \"change %d: image img:v2, TP8 conc 4\"\n  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/%d\n", k, n, n))
 	return "entry"
 }
 
 // TestIndexRandomHistoriesStepwise: an index updated after each commit of
 // random histories (with rewrites: a reset to an earlier commit and new
-// commits on it) holds the tables, stored audit and stored blames of an
-// index built at once at every step.
+// commits on it) holds the tables (the checks tables too), stored audit
+// and stored blames of an index built at once at every step.
 func TestIndexRandomHistoriesStepwise(t *testing.T) {
 	ctx := context.Background()
 	// 18 and 57 found the two bugs this test was written to catch, with
@@ -169,6 +169,13 @@ func TestIndexRandomHistoriesStepwise(t *testing.T) {
 			cold := newIndex(t)
 			if _, _, err := cold.Sync(ctx, s.repo, s.head(), Options{}); err != nil {
 				t.Fatal(err)
+			}
+			// and the checks tables (claims, findings), also where the
+			// changelog at head does not load
+			for _, x := range []*Index{ix, cold} {
+				if _, err := x.Check(ctx, s.repo, CheckOptions{Claims: true, Findings: true}); err != nil {
+					t.Fatalf("seed %d after %v: checks: %v", seed, did, err)
+				}
 			}
 			if a, b := tables(t, ix), tables(t, cold); a != b {
 				t.Fatalf("seed %d after %v: the tables differ from an index built at once:\n%s", seed, did, firstDiff(a, b))
