@@ -15,7 +15,7 @@ import (
 // CheckAuditClaims checks the description claims of every audited entry
 // against the commit that introduced it (its first parent..it): the
 // claim checker of verify, run over history. The entries' text is read
-// from the changelog at the audited revision (raw). Claims of entries
+// from raw, the changelog version the audit lists (AuditText). Claims of entries
 // whose introducing commit is unknown, and of backfilled and relanded
 // entries (their text describes an earlier change), are not checked.
 func CheckAuditClaims(ctx context.Context, r *gitscan.Repo, s *config.Settings, rep *AuditReport, raw []byte) error {
