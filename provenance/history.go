@@ -169,9 +169,9 @@ type History struct {
 		at   *version
 		ok   bool
 	}
-	// touched holds, per recipe key, the last seq whose master config
+	// lastTouched holds, per recipe key, the last seq whose master config
 	// versions touched one of its blocks (see KeyPlacesSince)
-	touched map[string]int
+	lastTouched map[string]int
 
 	entryIdxOnce sync.Once
 	entryAt      map[int][]Event // seq → entry events (introduced, edited, re-added)

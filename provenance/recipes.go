@@ -303,7 +303,7 @@ func (h *History) cfgSeqs() []int {
 // recipes involved in such a commit are parsed here.
 func (h *History) buildRecipes() {
 	st := h.newRecipeState()
-	h.touched = map[string]int{}
+	h.lastTouched = map[string]int{}
 	type before struct {
 		b    *block
 		file string
@@ -347,7 +347,7 @@ func (h *History) buildRecipes() {
 		st.advance(seq, &h.Notes)
 		var gone, came []string
 		for _, k := range keys {
-			h.touched[k] = seq
+			h.lastTouched[k] = seq
 			b, f, _ := st.lookup(k)
 			after[k] = before{b, f}
 			old := touched[k]
@@ -508,11 +508,17 @@ func (h *History) placedAt(key string, seq int) (placed, string, bool) {
 // beginning above seq after.
 func (h *History) ConfigChangedAfter(after int) bool {
 	for _, sl := range h.cfg {
-		if n := len(sl.vers); n > 0 && sl.vers[n-1].Seq > after {
+		if sl.changedAfter(after) {
 			return true
 		}
 	}
 	return false
+}
+
+// changedAfter reports whether the slot has a version after seq.
+func (sl *slot) changedAfter(seq int) bool {
+	n := len(sl.vers)
+	return n > 0 && sl.vers[n-1].Seq > seq
 }
 
 // KeyPlace is where a recipe key is written at a revision.
@@ -534,13 +540,13 @@ func (h *History) KeyPlacesSince(fork int) map[string]KeyPlace {
 	head := len(h.Chain) - 1
 	st := h.stateAt(head)
 	want := map[string]bool{}
-	for k, sq := range h.touched {
+	for k, sq := range h.lastTouched {
 		if sq > fork {
 			want[k] = true
 		}
 	}
 	for s, sl := range h.cfg {
-		if n := len(sl.vers); n > 0 && sl.vers[n-1].Seq > fork {
+		if sl.changedAfter(fork) {
 			for k := range st.byKey[s] {
 				want[k] = true
 			}
