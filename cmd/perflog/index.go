@@ -107,7 +107,7 @@ func openIndex(ctx context.Context, f *Factory, ws *workspace, revName string, r
 		return ix, &index.Stats{Head: rev, Commits: ix.Commits(ctx)}, nil
 	}
 	preferHugePages()
-	if rebuild || ix.Commits(ctx) == 0 {
+	if rebuild || ix.Empty(ctx) {
 		allCores() // a cold build: its pipelines pay on every core
 	}
 	p := progress(f, "indexing history")

@@ -68,6 +68,15 @@ func (ix *Index) Commits(ctx context.Context) int {
 	return n
 }
 
+// Empty reports whether the index holds no commit (as a new index does,
+// or one that cannot be read). Unlike Commits, it reads one row, not the
+// whole table.
+func (ix *Index) Empty(ctx context.Context) bool {
+	var n int
+	err := ix.db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM commits)`).Scan(&n)
+	return err != nil || n == 0
+}
+
 // CachedAudit returns the stored audit when the index is at rev.
 func (ix *Index) CachedAudit(ctx context.Context, rev plumbing.Hash, o Options) (*provenance.AuditReport, error) {
 	if err := ix.current(ctx, rev, o); err != nil {

@@ -401,6 +401,26 @@ func syncedIn(t *testing.T, dir string) (*Index, *gitscan.Repo, plumbing.Hash) {
 	return ix, r, head
 }
 
+// TestIndexEmpty: a new index is empty, a synced one is not, and Empty
+// agrees with Commits.
+func TestIndexEmpty(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	ix, err := Open(filepath.Join(dir, FileName), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ix.Empty(ctx) || ix.Commits(ctx) != 0 {
+		t.Fatalf("new index: empty %v, %d commits", ix.Empty(ctx), ix.Commits(ctx))
+	}
+	ix.Close()
+	ix, _, _ = syncedIn(t, dir)
+	defer ix.Close()
+	if ix.Empty(ctx) || ix.Commits(ctx) == 0 {
+		t.Fatalf("synced index: empty %v, %d commits", ix.Empty(ctx), ix.Commits(ctx))
+	}
+}
+
 // TestIndexRebuildsWhatItCannotTrust: a damaged file, another schema or
 // other settings are rebuilt, never used.
 func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
