@@ -37,6 +37,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -49,6 +50,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cespare/xxhash/v2"
 	"github.com/go-git/go-git/v5/plumbing"
 	"modernc.org/sqlite" // the database/sql driver "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -60,7 +62,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "12"
+const SchemaVersion = "13"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -207,7 +209,7 @@ CREATE TABLE recipes_at_head(key TEXT PRIMARY KEY, file TEXT, line INTEGER, imag
 CREATE TABLE fields_at_head(key TEXT NOT NULL, path TEXT NOT NULL, value TEXT);
 CREATE TABLE notes(seq INTEGER, sha TEXT, file TEXT, message TEXT);
 CREATE TABLE answers(name TEXT PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE snapshot(part INTEGER PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE snapshot(seg INTEGER PRIMARY KEY, part INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE TABLE blame_cache(key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE claims(entry INTEGER NOT NULL, bullet INTEGER, kind TEXT, text TEXT, name TEXT, negated INTEGER, value TEXT, from_value TEXT,
   verdict TEXT, reason TEXT, sha TEXT, evidence TEXT, data TEXT);
@@ -722,6 +724,30 @@ type queryer interface {
 // maxParts bounds the parts of the stored snapshot.
 const maxParts = 64
 
+// Each part is stored in segments of at most segBytes, one row each, in
+// order of seg. A row that fits in its page (4 KiB, SQLite's default, which
+// the index keeps) is read in place; a larger value spills into overflow
+// pages, which SQLite copies into a buffer of its own allocated for the
+// read. The whole snapshot of the corpus (0.9 MB) in one row cost an
+// update about 240 page faults for that buffer alone. A part ends with the
+// xxHash64 of its bytes (sealPart), so that a segment lost or damaged makes
+// the snapshot stale, never a different history.
+const segBytes = 3900
+
+// sealPart appends the digest of data to it.
+func sealPart(data []byte) []byte {
+	return binary.LittleEndian.AppendUint64(data, xxhash.Sum64(data))
+}
+
+// openPart checks and strips the digest sealPart appended.
+func openPart(data []byte) ([]byte, error) {
+	n := len(data) - 8
+	if n < 0 || binary.LittleEndian.Uint64(data[n:]) != xxhash.Sum64(data[:n]) {
+		return nil, fmt.Errorf("%w: a snapshot part does not match its digest", errStale)
+	}
+	return data[:n], nil
+}
+
 // driverBlobs: modernc.org/sqlite hands over each BLOB value in a slice of
 // its own, copied out of SQLite's memory, and database/sql passes that
 // slice through as the sql.RawBytes a row is scanned into. The decoders of
@@ -731,26 +757,76 @@ const maxParts = 64
 
 // load reads the stored snapshot, keeping the parts asked for.
 func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance.Snapshot, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT data FROM snapshot ORDER BY part`)
+	// each part is joined in one buffer, of its size
+	sizes := map[int]int{}
+	// (in order of seg: a GROUP BY would sort, copying every value)
+	rows, err := tx.QueryContext(ctx, `SELECT part, length(data) FROM snapshot ORDER BY seg`)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var part, n int
+		if err := rows.Scan(&part, &n); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		sizes[part] += n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	rows, err = tx.QueryContext(ctx, `SELECT part, data FROM snapshot ORDER BY seg`)
 	if err != nil {
 		return nil, err
 	}
 	var parts []*provenance.Snapshot
-	for rows.Next() {
-		var data sql.RawBytes // the driver's own copy, adopted (see driverBlobs)
-		if err := rows.Scan(&data); err != nil {
-			rows.Close()
-			return nil, err
+	var buf []byte // the part being read: its segments, joined
+	part := -1
+	flush := func() error {
+		if part < 0 {
+			return nil
 		}
-		p, err := decodeSnapshot(data)
+		data, err := openPart(buf)
 		if err != nil {
-			rows.Close()
-			return nil, err
+			return err
+		}
+		p, err := decodeSnapshot(data) // adopts buf, which is not reused
+		if err != nil {
+			return err
 		}
 		parts = append(parts, p)
+		buf = nil
+		return nil
+	}
+	for rows.Next() {
+		var n int
+		var data sql.RawBytes
+		if err := rows.Scan(&n, &data); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		if n != part {
+			if err := flush(); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			part = n
+		}
+		if buf == nil && len(data) == sizes[n] {
+			buf = data // a part of one segment: the driver's own copy, adopted (see driverBlobs)
+			continue
+		}
+		if buf == nil {
+			buf = make([]byte, 0, sizes[n])
+		}
+		buf = append(buf, data...)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if err := flush(); err != nil {
 		return nil, err
 	}
 	if len(parts) == 0 {
@@ -799,7 +875,7 @@ func snapshotFor(ctx context.Context, tx *sql.Tx, h *provenance.History, fork in
 	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(id), -1) FROM blocks`).Scan(&maxID); err != nil {
 		return nil, err
 	}
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM snapshot`).Scan(&nparts); err != nil {
+	if err := tx.QueryRowContext(ctx, `SELECT count(DISTINCT part) FROM snapshot`).Scan(&nparts); err != nil {
 		return nil, err
 	}
 	out := &stored{fork: fork, maxID: maxID}
@@ -866,6 +942,17 @@ func store(ctx context.Context, tx *sql.Tx, sd *stored) error {
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO snapshot(part, data) VALUES((SELECT coalesce(max(part), -1) + 1 FROM snapshot), ?)`, data)
-	return err
+	part := 0
+	if err := tx.QueryRowContext(ctx, `SELECT coalesce(max(part), -1) + 1 FROM snapshot`).Scan(&part); err != nil {
+		return err
+	}
+	ins := newInserter(ctx, tx, "snapshot", "part", "data")
+	for data = sealPart(data); len(data) > 0; {
+		n := min(len(data), segBytes)
+		if err := ins.add(part, data[:n]); err != nil {
+			return err
+		}
+		data = data[n:]
+	}
+	return ins.flush()
 }

@@ -138,7 +138,7 @@ func TestIndexAnswersLikeGit(t *testing.T) {
 	}
 	// each update appended what it added to the stored snapshot
 	var parts int
-	if err := ix.db.QueryRow(`SELECT count(*) FROM snapshot`).Scan(&parts); err != nil || parts != 3 {
+	if err := ix.db.QueryRow(`SELECT count(DISTINCT part) FROM snapshot`).Scan(&parts); err != nil || parts != 3 {
 		t.Fatalf("the stored snapshot has %d parts (%v), want 3: the history, then each update", parts, err)
 	}
 	if got := answers(t, h, keys); got != want {
@@ -213,7 +213,7 @@ func TestIndexRewrittenHistory(t *testing.T) {
 		t.Fatalf("rewritten history: %+v %v", st, err)
 	}
 	var parts int
-	if err := ix.db.QueryRow(`SELECT count(*) FROM snapshot`).Scan(&parts); err != nil || parts != 1 {
+	if err := ix.db.QueryRow(`SELECT count(DISTINCT part) FROM snapshot`).Scan(&parts); err != nil || parts != 1 {
 		t.Fatalf("after a rewrite the snapshot has %d parts (%v), want it stored whole", parts, err)
 	}
 	res, err := ix.Query(ctx, `SELECT group_concat(subject, '|') FROM (SELECT subject FROM commits ORDER BY seq)`)
@@ -233,7 +233,7 @@ func TestIndexRewrittenHistory(t *testing.T) {
 	if _, st, err := ix.Sync(ctx, s.repo, s.head(), Options{}); err != nil || st.New != 1 {
 		t.Fatalf("sync after the rewrite: %+v %v", st, err)
 	}
-	if err := ix.db.QueryRow(`SELECT count(*) FROM snapshot`).Scan(&parts); err != nil || parts != 2 {
+	if err := ix.db.QueryRow(`SELECT count(DISTINCT part) FROM snapshot`).Scan(&parts); err != nil || parts != 2 {
 		t.Fatalf("the snapshot has %d parts (%v), want 2", parts, err)
 	}
 }
@@ -449,6 +449,28 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 	ix.db.Exec(`DELETE FROM snapshot WHERE part = (SELECT min(part) FROM snapshot)`)
 	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
 		t.Fatalf("a snapshot part missing: %+v %v", st, err)
+	}
+	// a part is stored in segments: one lost, or one byte of one changed,
+	// is caught by the part's digest (the history's decoder alone could
+	// read some such damage as another history)
+	var segs int
+	if err := ix.db.QueryRow(`SELECT count(*) FROM snapshot`).Scan(&segs); err != nil || segs < 3 {
+		t.Fatalf("the snapshot of the corpus is stored in %d segments (%v), want several", segs, err)
+	}
+	for what, damage := range map[string]string{
+		"a segment lost":    `DELETE FROM snapshot WHERE seg = (SELECT min(seg) + 1 FROM snapshot)`,
+		"a byte changed":    `UPDATE snapshot SET data = substr(data, 1, 100) || x'ff' || substr(data, 102) WHERE seg = (SELECT min(seg) + 1 FROM snapshot)`,
+		"segments swapped":  `UPDATE snapshot SET seg = -seg WHERE seg IN (SELECT seg FROM snapshot ORDER BY seg LIMIT 2)`,
+		"the digest absent": `UPDATE snapshot SET data = substr(data, 1, length(data) - 8) WHERE seg = (SELECT max(seg) FROM snapshot)`,
+	} {
+		if res, err := ix.db.Exec(damage); err != nil {
+			t.Fatal(err)
+		} else if n, _ := res.RowsAffected(); n == 0 {
+			t.Fatalf("%s: nothing damaged", what)
+		}
+		if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+			t.Fatalf("%s: %+v %v", what, st, err)
+		}
 	}
 	// a table, an index or a view dropped: no stored answer is read (a
 	// blame without its table said the key did not exist), and the next
