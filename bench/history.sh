@@ -24,7 +24,7 @@ if [ -z "$corpus" ]; then
     git clone -q "$root/testdata/corpus/inferencex.git" "$corpus"
   fi
 fi
-go build -o "$work/perflog" "$root/cmd/perflog"
+CGO_ENABLED=0 go build -o "$work/perflog" "$root/cmd/perflog" # static, as README's install
 p=$work/perflog
 cd "$corpus"
 amd=${AMD_KEY:-dsr1-fp4-mi355x-sglang}          # one of the oldest recipes: the longest walk

@@ -15,7 +15,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 synth=${SYNTH_DIR:-/tmp/perflog-synth}
 mkdir -p "$synth"
-go build -o "$work/perflog" "$root/cmd/perflog"
+CGO_ENABLED=0 go build -o "$work/perflog" "$root/cmd/perflog" # static, as README's install
 p=$work/perflog
 corpus=$synth/k1
 if [ ! -d "$corpus/.git" ]; then

@@ -22,7 +22,7 @@ if [ -z "$corpus" ]; then
     git clone -q "$root/testdata/corpus/inferencex.git" "$corpus"
   fi
 fi
-go build -o "$work/perflog" "$root/cmd/perflog"
+CGO_ENABLED=0 go build -o "$work/perflog" "$root/cmd/perflog" # static, as README's install
 cd "$corpus"
 pr=$(git log -1 --format=%s | sed -n 's/.*(#\([0-9]*\)).*/\1/p')
 cmds=()
