@@ -74,9 +74,24 @@ func adviseHeap() {
 	limit := debug.SetMemoryLimit(math.MaxInt64)
 	adviseHuge(thpHeap)
 	debug.SetMemoryLimit(limit)
+	if _, set := os.LookupEnv("GOGC"); !set && percent == gcPercent {
+		// a run still on the light runs' setting (see tuneGC) lets its
+		// heap grow into the advised range before collecting again
+		percent = gcAdvised
+	}
 	debug.SetGCPercent(percent)
 	runtime.GC()
 }
+
+// gcAdvised is the GOGC of a run once its heap is advised: with the
+// collector's minimum heap of 4 MB times GOGC/100, the first collection
+// comes at 64 MB instead of 16, within the soft memory limit. A one-commit
+// index update (15-20 MB) then does not collect at all: each collection
+// faults in fresh blocks of the runtime's span sets (200 of the update's
+// 2000 page faults; 63 → 62 ms median, 66 → 63 ms at the 75th percentile
+// over 50 runs each). A run whose live heap grows past bigHeap goes to
+// GOGC 100 as before.
+const gcAdvised = 1600
 
 // adviseHuge allocates n bytes, untouched (fresh from the OS, so never
 // zeroed by the runtime), and advises the huge pages inside them.
