@@ -462,7 +462,8 @@ func (h *History) placedAt(key string, seq int) (placed, string, bool) {
 		return placed{}, "", false
 	}
 	if b.load(); b.err != nil {
-		// the newest older version of the recipe that loads
+		// the newest older version of the recipe that loads, placed where
+		// the key is at seq (where KeyPlaces puts it too)
 		b = nil
 		if kh := h.Keys[key]; kh != nil {
 			for i := len(kh.raw) - 1; i >= 0; i-- {
@@ -478,9 +479,8 @@ func (h *History) placedAt(key string, seq int) (placed, string, bool) {
 		if b == nil {
 			return placed{}, "", false
 		}
-		return placed{b: b}, file, true
 	}
-	// the block's line in the version of its file at seq
+	// the key's line in the version of its file at seq
 	var at *version
 	for i := range h.cfg[s].vers {
 		v := &h.cfg[s].vers[i]
