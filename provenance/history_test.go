@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -599,4 +601,115 @@ func TestEntriesAtHeadAsReplayed(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestEventsAboveAsTheirSuffix: for every key of the real history, at
+// forks around its versions, EventsAbove lists what Events lists above
+// the fork (events and notes), and materialises nothing.
+func TestEventsAboveAsTheirSuffix(t *testing.T) {
+	r, head := openCorpus(t)
+	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked, withNotes, renamed := checkEventsAbove(t, h)
+	// the history has keys with versions that do not load, and keys
+	// renamed or deleted: the cases the replay's seed must get right
+	if checked < 1000 || withNotes == 0 || renamed < 10 {
+		t.Fatalf("checked %d forks; %d keys with notes, %d renamed or deleted", checked, withNotes, renamed)
+	}
+}
+
+// TestEventsAboveSeedsPastWhatDoesNotLoad: above a version that does not
+// load, the next one is diffed against the last one that did; above a
+// deletion, the next version creates the key again.
+func TestEventsAboveSeedsPastWhatDoesNotLoad(t *testing.T) {
+	s := newScripted(t)
+	cfg := func(image string) map[string]string {
+		text := strings.Replace(recipeA, "v0.5.9", image, 1)
+		if strings.HasPrefix(image, "{") { // a flow mapping never closed: the recipe does not load
+			text = strings.Replace(recipeA, "lmsysorg/sglang:v0.5.9-rocm700-mi35x", image, 1)
+		}
+		return map[string]string{"configs/amd-master.yaml": text, "configs/nvidia-master.yaml": "{}\n"}
+	}
+	s.commit("Add (#1)", cfg("v0.5.9"))
+	s.commit("Bump (#2)", cfg("v0.5.10"))
+	s.commit("Break (#3)", cfg("{v0.5.11"))
+	s.commit("Mend (#4)", cfg("v0.5.12"))
+	s.commit("Break again (#5)", cfg("{v0.5.13"))
+	s.commit("Delete (#6)", map[string]string{"configs/amd-master.yaml": "{}\n"})
+	s.commit("Again (#7)", cfg("v0.5.14"))
+	s.commit("Bump (#8)", cfg("v0.5.15"))
+	h := s.build(Options{Recipes: true})
+	checked, withNotes, renamed := checkEventsAbove(t, h)
+	if checked < 8 || withNotes != 1 || renamed != 1 {
+		t.Fatalf("checked %d forks; %d keys with notes, %d renamed or deleted", checked, withNotes, renamed)
+	}
+}
+
+// checkEventsAbove compares EventsAbove with Events for every key of h at
+// every fork, and counts the forks, the keys with notes and the keys
+// renamed or deleted.
+func checkEventsAbove(t *testing.T, h *History) (checked, withNotes, renamed int) {
+	t.Helper()
+	type above struct {
+		fork          int
+		events, notes string
+	}
+	for _, k := range slices.Sorted(maps.Keys(h.Keys)) {
+		kh := h.Keys[k]
+		if !slices.IsSortedFunc(kh.raw, func(a, b rawEvent) int { return a.seq - b.seq }) {
+			t.Fatalf("%s: versions out of order", k)
+		}
+		forks := map[int]bool{-1: true, len(h.Chain) - 1: true}
+		for i, r := range kh.raw {
+			if len(kh.raw) < 12 || i < 2 || i == len(kh.raw)/2 || i >= len(kh.raw)-2 {
+				forks[r.seq-1], forks[r.seq] = true, true
+			}
+		}
+		var got []above
+		for _, f := range slices.Sorted(maps.Keys(forks)) {
+			evs, notes := kh.EventsAbove(f)
+			got = append(got, above{f, jsonOf(evs), jsonOf(notes)})
+		}
+		if kh.done || kh.evs != nil {
+			t.Fatalf("%s: EventsAbove materialised the events", k)
+		}
+		all := kh.Events()
+		for _, g := range got {
+			var evs []*RecipeEvent
+			var notes []Note
+			for _, e := range all {
+				if e.Seq > g.fork {
+					evs = append(evs, e)
+				}
+			}
+			for _, n := range kh.note {
+				if n.Seq > g.fork {
+					notes = append(notes, n)
+				}
+			}
+			if want := jsonOf(evs); g.events != want {
+				t.Errorf("%s above %d: events\n%s\nwant\n%s", k, g.fork, g.events, want)
+			}
+			if want := jsonOf(notes); g.notes != want {
+				t.Errorf("%s above %d: notes\n%s\nwant\n%s", k, g.fork, g.notes, want)
+			}
+			// once materialised, the same answer from the events kept
+			if evs2, notes2 := kh.EventsAbove(g.fork); jsonOf(evs2) != g.events || jsonOf(notes2) != g.notes {
+				t.Errorf("%s above %d: materialised answer differs", k, g.fork)
+			}
+			checked++
+		}
+		if len(kh.note) > 0 {
+			withNotes++
+		}
+		for _, e := range all {
+			if e.Kind == EvRenamed || e.Kind == EvDeleted {
+				renamed++
+				break
+			}
+		}
+	}
+	return checked, withNotes, renamed
 }

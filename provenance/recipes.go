@@ -1,6 +1,7 @@
 package provenance
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"runtime"
@@ -44,6 +45,14 @@ type KeyHistory struct {
 	done bool // evs and note are materialised
 	evs  []*RecipeEvent
 	note []Note
+	// above is what EventsAbove last replayed (kept until release)
+	above *eventsAbove
+}
+
+type eventsAbove struct {
+	fork int
+	evs  []*RecipeEvent
+	note []Note
 }
 
 // rawEvent is what the version walk saw of a key; diffs are computed
@@ -74,7 +83,7 @@ func (kh *KeyHistory) Events() []*RecipeEvent {
 // recipes' blocks; they are made again when next asked for.
 func (kh *KeyHistory) release() {
 	kh.mu.Lock()
-	kh.evs, kh.note, kh.done = nil, nil, false
+	kh.evs, kh.note, kh.done, kh.above = nil, nil, false, nil
 	kh.mu.Unlock()
 	for _, r := range kh.raw {
 		for _, b := range []*block{r.b, r.old} {
@@ -86,43 +95,119 @@ func (kh *KeyHistory) release() {
 }
 
 func (kh *KeyHistory) materialize() {
-	// this key's versions are parsed with their own memos, dropped with
-	// them (see block.value)
-	ch, memo := newChunks(), config.NewMemo()
-	var last *pyyaml.Value
-	seen := false
+	p := newKeyReplay(kh)
 	for _, r := range kh.raw {
-		var val *pyyaml.Value
-		if r.b != nil {
-			v, err := r.b.value(ch)
-			if err != nil {
-				kh.note = append(kh.note, Note{Seq: r.seq, Path: r.file, Message: fmt.Sprintf("recipe %s does not load: %v", kh.Key, err)})
-				continue
-			}
-			val = v
-		}
-		e := &RecipeEvent{Kind: r.kind, Seq: r.seq, Key: kh.Key, From: r.from, To: r.to, File: r.file}
-		switch {
-		case r.kind == EvDeleted || (r.kind == EvRenamed && r.to != ""):
-			if !seen {
-				continue
-			}
-			e.Diff = config.DiffMemo(last, nil, memo)
-		case r.kind == EvRenamed:
-			old, _ := r.old.value(ch)
-			e.Diff = config.DiffMemo(old, val, memo)
-		case !seen:
-			e.Kind, e.Diff = EvCreated, config.DiffMemo(nil, val, memo)
-		default:
-			e.Diff = config.DiffMemo(last, val, memo)
-			if len(e.Diff.Changes) == 0 && len(e.Diff.Moves) == 0 {
-				last = val // formatting or comments only
-				continue
-			}
-		}
-		last, seen = val, r.b != nil // a deletion: the next version creates the key again
-		kh.evs = append(kh.evs, e)
+		p.step(r)
 	}
+	kh.evs, kh.note = p.evs, p.note
+}
+
+// EventsAbove returns the key's events at seqs above fork, and the notes
+// of its versions there that do not load: what Events lists there. Unless
+// the events are materialised already, it replays only the versions above
+// fork, from the state the whole replay has at fork (the last version at
+// or before it that loads, or none after a deletion), so that an index
+// update reads the versions a few new commits made, not the key's whole
+// life. The replay is kept (for the last fork asked) until the key's
+// events are released; the events are not materialised by it.
+func (kh *KeyHistory) EventsAbove(fork int) ([]*RecipeEvent, []Note) {
+	kh.mu.Lock()
+	defer kh.mu.Unlock()
+	if kh.done {
+		i, _ := slices.BinarySearchFunc(kh.evs, fork+1, func(e *RecipeEvent, seq int) int { return cmp.Compare(e.Seq, seq) })
+		j, _ := slices.BinarySearchFunc(kh.note, fork+1, func(n Note, seq int) int { return cmp.Compare(n.Seq, seq) })
+		return slices.Clip(nilIfEmpty(kh.evs[i:])), slices.Clip(nilIfEmpty(kh.note[j:]))
+	}
+	if a := kh.above; a != nil && a.fork == fork {
+		return a.evs, a.note
+	}
+	i, _ := slices.BinarySearchFunc(kh.raw, fork+1, func(r rawEvent, seq int) int { return cmp.Compare(r.seq, seq) })
+	p := newKeyReplay(kh)
+	p.seed(kh.raw[:i])
+	for _, r := range kh.raw[i:] {
+		p.step(r)
+	}
+	evs, note := slices.Clip(p.evs), slices.Clip(p.note)
+	kh.above = &eventsAbove{fork, evs, note}
+	return evs, note
+}
+
+// nilIfEmpty is s, or nil when s is empty (as a replay that found
+// nothing returns).
+func nilIfEmpty[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// keyReplay turns a key's versions into its events, one version at a
+// time: last is the recipe the next version is diffed against, seen
+// whether the key exists. A key's versions are parsed with their own memos
+// (see block.value), dropped with the replay.
+type keyReplay struct {
+	kh   *KeyHistory
+	ch   *chunks
+	memo *config.Memo
+	last *pyyaml.Value
+	seen bool
+	evs  []*RecipeEvent
+	note []Note
+}
+
+func newKeyReplay(kh *KeyHistory) *keyReplay {
+	return &keyReplay{kh: kh, ch: newChunks(), memo: config.NewMemo()}
+}
+
+// seed sets the state step would have after the versions raw: the last of
+// them that sets it is either a deletion or a rename away (no recipe) or a
+// recipe that loads; one that does not load leaves the state as it was.
+func (p *keyReplay) seed(raw []rawEvent) {
+	for i := len(raw) - 1; i >= 0; i-- {
+		r := raw[i]
+		if r.b == nil {
+			return
+		}
+		if v, err := r.b.value(p.ch); err == nil {
+			p.last, p.seen = v, true
+			return
+		}
+	}
+}
+
+// step replays one version.
+func (p *keyReplay) step(r rawEvent) {
+	kh := p.kh
+	var val *pyyaml.Value
+	if r.b != nil {
+		v, err := r.b.value(p.ch)
+		if err != nil {
+			p.note = append(p.note, Note{Seq: r.seq, Path: r.file, Message: fmt.Sprintf("recipe %s does not load: %v", kh.Key, err)})
+			return
+		}
+		val = v
+	}
+	e := &RecipeEvent{Kind: r.kind, Seq: r.seq, Key: kh.Key, From: r.from, To: r.to, File: r.file}
+	switch {
+	case r.kind == EvDeleted || (r.kind == EvRenamed && r.to != ""):
+		if !p.seen {
+			return
+		}
+		e.Diff = config.DiffMemo(p.last, nil, p.memo)
+	case r.kind == EvRenamed:
+		old, _ := r.old.value(p.ch)
+		e.Diff = config.DiffMemo(old, val, p.memo)
+	case !p.seen:
+		e.Kind, e.Diff = EvCreated, config.DiffMemo(nil, val, p.memo)
+	default:
+		e.Diff = config.DiffMemo(p.last, val, p.memo)
+		if len(e.Diff.Changes) == 0 && len(e.Diff.Moves) == 0 {
+			p.last = val // formatting or comments only
+			return
+		}
+	}
+	p.last, p.seen = val, r.b != nil // a deletion: the next version creates the key again
+	p.evs = append(p.evs, e)
 }
 
 // Rename thresholds (see config.PairRenames).
