@@ -3,6 +3,7 @@ package provenance
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"regexp"
 	"runtime"
 	"slices"
@@ -775,6 +776,22 @@ func (h *History) Release(keys ...string) {
 			kh.release()
 		}
 	}
+}
+
+// KeysWrittenAfter lists, sorted, the keys of the recipes written anew
+// (new or changed blocks) by master config versions above seq after,
+// including those that do not load. Unlike KeysChangedAfter it needs only
+// the versions, so it answers for a history restored as a Build's base.
+func (h *History) KeysWrittenAfter(after int) []string {
+	seen := map[string]bool{}
+	for _, sl := range h.cfg {
+		for i := len(sl.vers) - 1; i >= 0 && sl.vers[i].Seq > after; i-- {
+			for _, b := range sl.vers[i].Mid {
+				seen[b.key] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // KeysChangedAfter lists, sorted, the keys with a recipe change at a seq

@@ -523,6 +523,9 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 		if dropped, err = queryList[string](ctx, tx, `SELECT DISTINCT key FROM recipe_events WHERE seq > ?`, outFork); err != nil {
 			return nil, err
 		}
+		// and a recipe whose dropped versions did not load has no events
+		// there, but its stored blame has their notes
+		dropped = append(dropped, base.KeysWrittenAfter(outFork)...)
 	}
 	// the recipe rows are computed on the other cores while the snapshot,
 	// the commits and the entries are written

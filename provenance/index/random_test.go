@@ -163,7 +163,7 @@ func TestIndexRandomRecipesStepwise(t *testing.T) {
 	if testing.Short() {
 		seeds = seeds[:1]
 	}
-	randomStepwise(t, seeds, 20, true, true)
+	randomStepwise(t, seeds, 30, true, true)
 }
 
 // randomStepwise runs the random histories of the seeds, steps commits
@@ -263,7 +263,8 @@ func firstDiff(a, b string) string {
 	al, bl := strings.Split(a, "\n"), strings.Split(b, "\n")
 	for i := range min(len(al), len(bl)) {
 		if al[i] != bl[i] {
-			return fmt.Sprintf("line %d:\n%s\n%s", i+1, al[i], bl[i])
+			lo := max(0, i-30)
+			return fmt.Sprintf("line %d:\n%s\n%s\n--- context a:\n%s\n--- context b:\n%s", i+1, al[i], bl[i], strings.Join(al[lo:min(i+8, len(al))], "\n"), strings.Join(bl[lo:min(i+8, len(bl))], "\n"))
 		}
 	}
 	return fmt.Sprintf("%d lines against %d", len(al), len(bl))
