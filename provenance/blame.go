@@ -174,19 +174,9 @@ func (h *History) Blame(key string, rev plumbing.Hash) (*BlameReport, error) {
 	if !ok {
 		return nil, h.unknownKey(key, seq)
 	}
-	off := h.lineOffset(key, seq)
 	rep := &BlameReport{Key: key, File: file, Rev: h.Chain[seq].String(), Fields: []BlameField{}, Renames: []Rename{}}
-	type track struct {
-		cur  string // the field's path in the version being examined
-		done bool
-		ev   *RecipeEvent
-	}
 	fields := config.Flatten(v)
-	ts := make([]track, len(fields))
-	for i, f := range fields {
-		ts[i].cur = f.Path
-	}
-	open := len(fields)
+	ts := newTracks(fields)
 	tl := h.keyTimeline(key, seq)
 	seen := map[string]bool{}
 	for _, e := range tl {
@@ -200,6 +190,131 @@ func (h *History) Blame(key string, rev plumbing.Hash) (*BlameReport, error) {
 			}
 		}
 	}
+	if err := h.follow(ts, tl, rep); err != nil {
+		return nil, err
+	}
+	off := h.lineOffset(key, seq)
+	for i, f := range fields {
+		t := ts[i]
+		if !t.done {
+			// the recipe predates the history examined
+			t.ev = &RecipeEvent{Kind: EvCreated, Seq: 0, Key: key}
+			if len(tl) > 0 {
+				t.ev.Key = tl[len(tl)-1].Key
+			}
+		}
+		bf, err := h.blameField(key, f, off, t)
+		if err != nil {
+			return nil, err
+		}
+		rep.Fields = append(rep.Fields, bf)
+	}
+	return rep, nil
+}
+
+// BlameAbove is Blame of key at Head computed from prev, the key's blame
+// at seq fork (as Blame gave it there, with the same ignore-revs), and the
+// key's events above fork alone: a field those events do not set has the
+// attribution prev gives the field it was at fork, and the renames prev
+// lists are kept as far back as Blame's walk would still go. So an index
+// update does not replay a changed recipe's whole life. It reports false
+// where that would not be Blame's answer: the key created, renamed or
+// deleted above fork, a version of any recipe there that does not load
+// (Blame lists the notes of the keys the recipe had), a field prev does
+// not list. notesAbove reports whether a key has such a version above
+// fork (the caller knows: it asks EventsAbove of every key changed there).
+func (h *History) BlameAbove(key string, prev *BlameReport, fork int, notesAbove bool) (*BlameReport, bool, error) {
+	head := len(h.Chain) - 1
+	kh := h.Keys[key]
+	if prev == nil || prev.Key != key || notesAbove || kh == nil || fork < 0 || fork >= head {
+		return nil, false, nil
+	}
+	v, file, _, ok := h.RecipeAt(key, head)
+	if !ok {
+		return nil, false, nil
+	}
+	evs, _ := kh.EventsAbove(fork)
+	tl := make([]*RecipeEvent, 0, len(evs))
+	for i := len(evs) - 1; i >= 0; i-- {
+		if evs[i].Kind != EvChanged {
+			return nil, false, nil
+		}
+		tl = append(tl, evs[i])
+	}
+	rep := &BlameReport{Key: key, File: file, Rev: h.Chain[head].String(), Fields: []BlameField{}, Renames: []Rename{}, Notes: prev.Notes}
+	fields := config.Flatten(v)
+	ts := newTracks(fields)
+	if err := h.follow(ts, tl, rep); err != nil {
+		return nil, false, err
+	}
+	was := make(map[string]*BlameField, len(prev.Fields))
+	for i := range prev.Fields {
+		was[prev.Fields[i].Path] = &prev.Fields[i]
+	}
+	// Blame's walk goes on below fork until the last field left is
+	// attributed: it lists the renames it passes until then
+	closing := head + 1
+	off := h.lineOffset(key, head)
+	for i, f := range fields {
+		t := ts[i]
+		if t.done {
+			bf, err := h.blameField(key, f, off, t)
+			if err != nil {
+				return nil, false, err
+			}
+			rep.Fields = append(rep.Fields, bf)
+			continue
+		}
+		p := was[t.cur]
+		if p == nil {
+			return nil, false, nil
+		}
+		seq, ok := h.seq[plumbing.NewHash(p.Commit)]
+		if !ok {
+			return nil, false, nil
+		}
+		closing = min(closing, seq)
+		bf := *p
+		bf.Path, bf.Value, bf.Line = f.Path, f.Value, f.Line+off
+		rep.Fields = append(rep.Fields, bf)
+	}
+	for _, r := range prev.Renames {
+		seq, ok := h.seq[plumbing.NewHash(r.Commit)]
+		if !ok {
+			return nil, false, nil
+		}
+		if seq >= closing {
+			rep.Renames = append(rep.Renames, r)
+		}
+	}
+	return rep, true, nil
+}
+
+// track follows one field of a recipe back through its events: cur is its
+// path in the version being examined; ev the event that set it, once done.
+type track struct {
+	cur  string
+	done bool
+	ev   *RecipeEvent
+}
+
+func newTracks(fields []config.Field) []track {
+	ts := make([]track, len(fields))
+	for i, f := range fields {
+		ts[i].cur = f.Path
+	}
+	return ts
+}
+
+// follow walks the timeline tl (newest first) until every track is done,
+// listing on rep the renames it passes.
+func (h *History) follow(ts []track, tl []*RecipeEvent, rep *BlameReport) error {
+	open := 0
+	for _, t := range ts {
+		if !t.done {
+			open++
+		}
+	}
 	for _, e := range tl {
 		if open == 0 {
 			break
@@ -207,7 +322,7 @@ func (h *History) Blame(key string, rev plumbing.Hash) (*BlameReport, error) {
 		if e.Kind == EvRenamed && e.From != "" {
 			ref, err := h.Ref(e.Seq)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			rep.Renames = append(rep.Renames, Rename{From: e.From, To: e.Key, CommitRef: *ref})
 		}
@@ -240,30 +355,25 @@ func (h *History) Blame(key string, rev plumbing.Hash) (*BlameReport, error) {
 			open--
 		}
 	}
-	for i, f := range fields {
-		bf := BlameField{Path: f.Path, Value: f.Value, Line: f.Line + off}
-		t := ts[i]
-		if !t.done {
-			// the recipe predates the history examined
-			t.ev = &RecipeEvent{Kind: EvCreated, Seq: 0, Key: key}
-			if len(tl) > 0 {
-				t.ev.Key = tl[len(tl)-1].Key
-			}
-		}
-		ref, err := h.Ref(t.ev.Seq)
-		if err != nil {
-			return nil, err
-		}
-		bf.CommitRef, bf.Event = *ref, t.ev.Kind
-		if t.ev.Kind == EvRenamed && changeHits(t.ev.Diff, t.cur) {
-			bf.Event = EvChanged
-		}
-		if t.ev.Key != key {
-			bf.Key = t.ev.Key
-		}
-		rep.Fields = append(rep.Fields, bf)
+	return nil
+}
+
+// blameField is the blame of field f (of key, whose first line is off
+// lines down its file) by the event of its done track t.
+func (h *History) blameField(key string, f config.Field, off int, t track) (BlameField, error) {
+	bf := BlameField{Path: f.Path, Value: f.Value, Line: f.Line + off}
+	ref, err := h.Ref(t.ev.Seq)
+	if err != nil {
+		return bf, err
 	}
-	return rep, nil
+	bf.CommitRef, bf.Event = *ref, t.ev.Kind
+	if t.ev.Kind == EvRenamed && changeHits(t.ev.Diff, t.cur) {
+		bf.Event = EvChanged
+	}
+	if t.ev.Key != key {
+		bf.Key = t.ev.Key
+	}
+	return bf, nil
 }
 
 func changeHits(d *config.RecipeDiff, p string) bool {

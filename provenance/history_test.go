@@ -713,3 +713,106 @@ func checkEventsAbove(t *testing.T, h *History) (checked, withNotes, renamed int
 	}
 	return checked, withNotes, renamed
 }
+
+// TestBlameAboveAsBlame: on the real history, the blame of a recipe at
+// head made from its blame at an earlier commit and its events since
+// (BlameAbove) is Blame's, notes and renames included, wherever it
+// answers; it answers for most recipes changed since a recent commit.
+func TestBlameAboveAsBlame(t *testing.T) {
+	r, head := openCorpus(t)
+	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := len(h.Chain) - 1
+	answered, declined := 0, 0
+	for _, back := range []int{1, 2, 5, 20, 60, 200} {
+		fork := last - back
+		notesAbove := false
+		changed := h.KeysChangedAfter(fork)
+		for _, k := range changed {
+			if _, notes := h.Keys[k].EventsAbove(fork); len(notes) > 0 {
+				notesAbove = true
+			}
+		}
+		for _, k := range changed {
+			want, err := h.Blame(k, head)
+			if err != nil {
+				continue // not at head
+			}
+			prev, err := h.Blame(k, h.Chain[fork])
+			if err != nil {
+				continue // not at the fork
+			}
+			got, ok, err := h.BlameAbove(k, prev, fork, notesAbove)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				declined++
+				continue
+			}
+			answered++
+			if g, w := jsonOf([]any{got, got.Notes}), jsonOf([]any{want, want.Notes}); g != w {
+				t.Fatalf("%s from %d commits back:\n%s\nwant\n%s", k, back, g, w)
+			}
+		}
+	}
+	t.Logf("answered %d, declined %d", answered, declined)
+	if answered < 50 || answered < 3*declined {
+		t.Fatalf("answered %d, declined %d", answered, declined)
+	}
+}
+
+// TestBlameAboveFollowsMovesAndRenames: BlameAbove answers as Blame where
+// a new commit swaps list items (a field's attribution is the one it had
+// at its old place) and where the fields the new commits leave alone were
+// all set after an old rename (Blame's walk stops before the rename, and
+// does not list it).
+func TestBlameAboveFollowsMovesAndRenames(t *testing.T) {
+	s := newScripted(t)
+	recipe := func(key, image, model, runner string, items ...string) map[string]string {
+		text := fmt.Sprintf("%s:\n  image: %s\n  model: %s\n  runner: %s\n  search-space:\n", key, image, model, runner)
+		for _, it := range items {
+			text += "  - " + it + "\n"
+		}
+		return map[string]string{"configs/amd-master.yaml": text, "configs/nvidia-master.yaml": "{}\n"}
+	}
+	tp4, tp6, tp8, tp8b := "{ tp: 4, conc-list: [1, 2] }", "{ tp: 6, conc-list: [3, 5] }", "{ tp: 8, conc-list: [4, 8] }", "{ tp: 8, conc-list: [4, 8, 16] }"
+	s.commit("Add (#1)", recipe("a", "img:v1", "m1", "r1", tp4))
+	s.commit("Rename (#2)", recipe("b", "img:v1", "m1", "r1", tp4))
+	s.commit("TP8 (#3)", recipe("b", "img:v1", "m2", "r2", tp4, tp8))
+	s.commit("Everything but the image (#4)", recipe("b", "img:v1", "m3", "r3", tp6, tp8))
+	s.commit("Swap (#5)", recipe("b", "img:v1", "m3", "r3", tp8b, tp6))
+	s.commit("Image (#6)", recipe("b", "img:v2", "m3", "r3", tp8b, tp6))
+	h := s.build(Options{Recipes: true})
+	last := len(h.Chain) - 1
+	if n := len(h.Keys["b"].Events()); n < 5 {
+		t.Fatalf("%d events of b", n)
+	}
+	renamesKept := map[int]int{} // renames of prev's not in the head's
+	for fork := 1; fork < last; fork++ {
+		want, err := h.Blame("b", h.Head)
+		if err != nil {
+			t.Fatal(err)
+		}
+		prev, err := h.Blame("b", h.Chain[fork])
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok, err := h.BlameAbove("b", prev, fork, false)
+		if err != nil || !ok {
+			t.Fatalf("above %d: %v %v", fork, ok, err)
+		}
+		if g, w := jsonOf([]any{got, got.Notes}), jsonOf([]any{want, want.Notes}); g != w {
+			t.Fatalf("above %d:\n%s\nwant\n%s", fork, g, w)
+		}
+		renamesKept[fork] = len(prev.Renames) - len(got.Renames)
+	}
+	// from the rename on, prev lists it (the image was set before it)
+	// and the head's blame does not: the image changed since, and
+	// everything else after the rename
+	if renamesKept[1] != 1 || renamesKept[2] != 1 || renamesKept[3] != 1 || renamesKept[4] != 1 {
+		t.Fatalf("renames dropped from prev's, by fork: %v", renamesKept)
+	}
+}

@@ -529,7 +529,13 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	}
 	// the recipe rows are computed on the other cores while the snapshot,
 	// the commits and the entries are written
-	rec := startRecipes(h, outFork, dropped...)
+	var prev map[string]*provenance.BlameReport
+	if outFork >= 0 && st.Dropped == 0 {
+		if prev, err = storedBlames(ctx, tx, h, outFork); err != nil {
+			return nil, err
+		}
+	}
+	rec := startRecipesFrom(h, outFork, prev, dropped...)
 	defer rec.stop()
 	if err := store(ctx, tx, sd); err != nil {
 		return nil, err
@@ -547,6 +553,39 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	err = tx.Commit()
 	st.lap("commit")
 	return h, err
+}
+
+// storedBlames reads the stored blames of the keys h changed above fork,
+// when the stored rows at head are those of fork's commit (nil
+// otherwise); a blame that does not decode is left out (its key's blame
+// is then computed whole).
+func storedBlames(ctx context.Context, tx *sql.Tx, h *provenance.History, fork int) (map[string]*provenance.BlameReport, error) {
+	if head, err := getMeta(ctx, tx, "head"); err != nil || head != h.Chain[fork].String() {
+		return nil, err
+	}
+	keys := h.KeysChangedAfter(fork)
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	q, err := tx.PrepareContext(ctx, `SELECT data FROM blame_cache WHERE key = ?`)
+	if err != nil {
+		return nil, err
+	}
+	defer q.Close()
+	out := map[string]*provenance.BlameReport{}
+	for _, k := range keys {
+		var data []byte
+		switch err := q.QueryRowContext(ctx, k).Scan(&data); {
+		case errors.Is(err, sql.ErrNoRows):
+			continue
+		case err != nil:
+			return nil, err
+		}
+		if b, err := decodeBlame(data); err == nil {
+			out[k] = b
+		}
+	}
+	return out, nil
 }
 
 func ignoreKey(revs []plumbing.Hash) string {

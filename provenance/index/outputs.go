@@ -194,8 +194,11 @@ const keyBatch = 64
 // producer's goroutine between two batches: a release drops parses a
 // computation may be reading (a renamed key's old recipe).
 type recipeJob struct {
-	h                 *provenance.History
-	fork              int
+	h    *provenance.History
+	fork int
+	// prev holds the stored blames at fork of changed keys, when the
+	// stored rows at head are fork's (see provenance.History.BlameAbove)
+	prev              map[string]*provenance.BlameReport
 	changed           []string // keys with events above fork (and the also keys), sorted
 	keys              []string // keys to compute, in write order
 	isChanged, isHead map[string]bool
@@ -217,13 +220,19 @@ type computed struct {
 // commits a rewritten history dropped changed). The History must not
 // change until the job is stopped.
 func startRecipes(h *provenance.History, fork int, also ...string) *recipeJob {
+	return startRecipesFrom(h, fork, nil, also...)
+}
+
+// startRecipesFrom is startRecipes with the stored blames at fork of the
+// keys changed above it (nil: none usable).
+func startRecipesFrom(h *provenance.History, fork int, prev map[string]*provenance.BlameReport, also ...string) *recipeJob {
 	changed := h.KeysChangedAfter(fork)
 	if len(also) > 0 {
 		changed = append(changed, also...)
 		slices.Sort(changed)
 		changed = slices.Compact(changed)
 	}
-	j := &recipeJob{h: h, fork: fork, changed: changed,
+	j := &recipeJob{h: h, fork: fork, changed: changed, prev: prev,
 		out: make(chan computed, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	atHead := j.changed
 	if fork < 0 {
@@ -252,6 +261,19 @@ func (j *recipeJob) produce() {
 	defer close(j.done)
 	defer close(j.out)
 	head := len(j.h.Chain) - 1
+	// an update replays only the changed keys' versions above fork; a
+	// blame made from the stored one needs to know that none of them
+	// has a version there that does not load
+	var notesAbove atomic.Bool
+	if j.fork >= 0 {
+		parallel(len(j.changed), func(i int) {
+			if kh := j.h.Keys[j.changed[i]]; kh != nil {
+				if _, notes := kh.EventsAbove(j.fork); len(notes) > 0 {
+					notesAbove.Store(true)
+				}
+			}
+		})
+	}
 	var sent [][]string // sent and not released yet, oldest first
 	// release waits for the oldest sent batch to be written and releases
 	// it; a batch already written is released even when the job stops
@@ -280,9 +302,9 @@ func (j *recipeJob) produce() {
 		parallel(len(batch), func(i int) {
 			k := batch[i]
 			if j.isHead[k] {
-				outs[i] = headRows(j.h, k, head)
+				outs[i] = headRows(j.h, k, head, j.prev[k], j.fork, notesAbove.Load())
 			}
-			if kh := j.h.Keys[k]; kh != nil && j.isChanged[k] {
+			if kh := j.h.Keys[k]; kh != nil && j.isChanged[k] && j.fork < 0 {
 				kh.Events()
 			}
 		})
@@ -343,7 +365,11 @@ func (w *recipeWriter) events(h *provenance.History, k string, fork int) error {
 	if kh == nil {
 		return nil
 	}
-	for _, e := range kh.Events() {
+	evs := kh.Events
+	if fork >= 0 {
+		evs = func() []*provenance.RecipeEvent { e, _ := kh.EventsAbove(fork); return e }
+	}
+	for _, e := range evs() {
 		if e.Seq <= fork {
 			continue
 		}
@@ -396,7 +422,9 @@ type keyRows struct {
 	err    error
 }
 
-func headRows(h *provenance.History, k string, head int) keyRows {
+// headRows computes the rows of key k at head; its blame from prev, the
+// stored one at fork, when that gives Blame's answer (BlameAbove).
+func headRows(h *provenance.History, k string, head int, prev *provenance.BlameReport, fork int, notesAbove bool) keyRows {
 	v, file, line, ok := h.RecipeAt(k, head)
 	if !ok {
 		return keyRows{}
@@ -413,7 +441,10 @@ func headRows(h *provenance.History, k string, head int) keyRows {
 	}
 	out := keyRows{recipe: []any{k, file, line, str("image"), str("model"), str("model-prefix"), str("runner"),
 		str("precision"), str("framework"), mn}, fields: config.Flatten(v)}
-	b, err := h.Blame(k, h.Head)
+	b, ok, err := h.BlameAbove(k, prev, fork, notesAbove)
+	if err == nil && !ok {
+		b, err = h.Blame(k, h.Head)
+	}
 	if err != nil {
 		return keyRows{err: err}
 	}
