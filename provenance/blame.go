@@ -221,12 +221,11 @@ func (h *History) Blame(key string, rev plumbing.Hash) (*BlameReport, error) {
 // where that would not be Blame's answer: the key created, renamed or
 // deleted above fork, a version of any recipe there that does not load
 // (Blame lists the notes of the keys the recipe had), a field prev does
-// not list. notesAbove reports whether a key has such a version above
-// fork (the caller knows: it asks EventsAbove of every key changed there).
-func (h *History) BlameAbove(key string, prev *BlameReport, fork int, notesAbove bool) (*BlameReport, bool, error) {
+// not list.
+func (h *History) BlameAbove(key string, prev *BlameReport, fork int) (*BlameReport, bool, error) {
 	head := len(h.Chain) - 1
 	kh := h.Keys[key]
-	if prev == nil || prev.Key != key || notesAbove || kh == nil || fork < 0 || fork >= head {
+	if prev == nil || prev.Key != key || kh == nil || fork < 0 || fork >= head || h.recipeFailsAbove(fork) {
 		return nil, false, nil
 	}
 	v, file, _, ok := h.RecipeAt(key, head)
@@ -288,6 +287,30 @@ func (h *History) BlameAbove(key string, prev *BlameReport, fork int, notesAbove
 		}
 	}
 	return rep, true, nil
+}
+
+// recipeFailsAbove reports whether a version of a recipe above fork does
+// not load (memoized: BlameAbove asks it for every changed key).
+func (h *History) recipeFailsAbove(fork int) bool {
+	h.mu.Lock()
+	fails, known := h.unloadedAbove[fork]
+	h.mu.Unlock()
+	if known {
+		return fails
+	}
+	for _, k := range h.KeysChangedAfter(fork) {
+		if _, notes := h.Keys[k].EventsAbove(fork); len(notes) > 0 {
+			fails = true
+			break
+		}
+	}
+	h.mu.Lock()
+	if h.unloadedAbove == nil {
+		h.unloadedAbove = map[int]bool{}
+	}
+	h.unloadedAbove[fork] = fails
+	h.mu.Unlock()
+	return fails
 }
 
 // track follows one field of a recipe back through its events: cur is its

@@ -172,6 +172,8 @@ type History struct {
 	// lastTouched holds, per recipe key, the last seq whose master config
 	// versions touched one of its blocks (see KeyPlacesSince)
 	lastTouched map[string]int
+	// unloadedAbove memoizes recipeFailsAbove, per fork (under mu)
+	unloadedAbove map[int]bool
 
 	entryIdxOnce sync.Once
 	entryAt      map[int][]Event // seq → entry events (introduced, edited, re-added)

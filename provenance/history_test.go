@@ -728,14 +728,7 @@ func TestBlameAboveAsBlame(t *testing.T) {
 	answered, declined := 0, 0
 	for _, back := range []int{1, 2, 5, 20, 60, 200} {
 		fork := last - back
-		notesAbove := false
-		changed := h.KeysChangedAfter(fork)
-		for _, k := range changed {
-			if _, notes := h.Keys[k].EventsAbove(fork); len(notes) > 0 {
-				notesAbove = true
-			}
-		}
-		for _, k := range changed {
+		for _, k := range h.KeysChangedAfter(fork) {
 			want, err := h.Blame(k, head)
 			if err != nil {
 				continue // not at head
@@ -744,7 +737,7 @@ func TestBlameAboveAsBlame(t *testing.T) {
 			if err != nil {
 				continue // not at the fork
 			}
-			got, ok, err := h.BlameAbove(k, prev, fork, notesAbove)
+			got, ok, err := h.BlameAbove(k, prev, fork)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -800,7 +793,7 @@ func TestBlameAboveFollowsMovesAndRenames(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok, err := h.BlameAbove("b", prev, fork, false)
+		got, ok, err := h.BlameAbove("b", prev, fork)
 		if err != nil || !ok {
 			t.Fatalf("above %d: %v %v", fork, ok, err)
 		}

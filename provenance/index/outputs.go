@@ -261,16 +261,13 @@ func (j *recipeJob) produce() {
 	defer close(j.done)
 	defer close(j.out)
 	head := len(j.h.Chain) - 1
-	// an update replays only the changed keys' versions above fork; a
-	// blame made from the stored one needs to know that none of them
-	// has a version there that does not load
-	var notesAbove atomic.Bool
+	// an update replays only the changed keys' versions above fork (on
+	// all cores, before the blames made from the stored ones ask whether
+	// one of them does not load)
 	if j.fork >= 0 {
 		parallel(len(j.changed), func(i int) {
 			if kh := j.h.Keys[j.changed[i]]; kh != nil {
-				if _, notes := kh.EventsAbove(j.fork); len(notes) > 0 {
-					notesAbove.Store(true)
-				}
+				kh.EventsAbove(j.fork)
 			}
 		})
 	}
@@ -302,7 +299,7 @@ func (j *recipeJob) produce() {
 		parallel(len(batch), func(i int) {
 			k := batch[i]
 			if j.isHead[k] {
-				outs[i] = headRows(j.h, k, head, j.prev[k], j.fork, notesAbove.Load())
+				outs[i] = headRows(j.h, k, head, j.prev[k], j.fork)
 			}
 			if kh := j.h.Keys[k]; kh != nil && j.isChanged[k] && j.fork < 0 {
 				kh.Events()
@@ -424,7 +421,7 @@ type keyRows struct {
 
 // headRows computes the rows of key k at head; its blame from prev, the
 // stored one at fork, when that gives Blame's answer (BlameAbove).
-func headRows(h *provenance.History, k string, head int, prev *provenance.BlameReport, fork int, notesAbove bool) keyRows {
+func headRows(h *provenance.History, k string, head int, prev *provenance.BlameReport, fork int) keyRows {
 	v, file, line, ok := h.RecipeAt(k, head)
 	if !ok {
 		return keyRows{}
@@ -441,7 +438,7 @@ func headRows(h *provenance.History, k string, head int, prev *provenance.BlameR
 	}
 	out := keyRows{recipe: []any{k, file, line, str("image"), str("model"), str("model-prefix"), str("runner"),
 		str("precision"), str("framework"), mn}, fields: config.Flatten(v)}
-	b, ok, err := h.BlameAbove(k, prev, fork, notesAbove)
+	b, ok, err := h.BlameAbove(k, prev, fork)
 	if err == nil && !ok {
 		b, err = h.Blame(k, h.Head)
 	}
