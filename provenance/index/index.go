@@ -62,7 +62,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "13"
+const SchemaVersion = "14"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -771,54 +771,49 @@ const maxParts = 64
 // the index keeps) is read in place; a larger value spills into overflow
 // pages, which SQLite copies into a buffer of its own allocated for the
 // read. The whole snapshot of the corpus (0.9 MB) in one row cost an
-// update about 240 page faults for that buffer alone. A part ends with the
-// xxHash64 of its bytes (sealPart), so that a segment lost or damaged makes
-// the snapshot stale, never a different history.
+// update about 240 page faults for that buffer alone. A part is framed
+// with its length and the xxHash64 of its bytes (sealPart), so that a
+// segment lost or damaged makes the snapshot stale, never a different
+// history.
 const segBytes = 3900
 
-// sealPart appends the digest of data to it.
+// sealPart frames data for storage: its length first (of the framed
+// part, 8 bytes, so that a reader sizes its buffer from the first
+// segment), then data, then the xxHash64 of data.
 func sealPart(data []byte) []byte {
-	return binary.LittleEndian.AppendUint64(data, xxhash.Sum64(data))
+	out := make([]byte, 8, 8+len(data)+8)
+	binary.LittleEndian.PutUint64(out, uint64(8+len(data)+8))
+	out = append(out, data...)
+	return binary.LittleEndian.AppendUint64(out, xxhash.Sum64(data))
 }
 
-// openPart checks and strips the digest sealPart appended.
-func openPart(data []byte) ([]byte, error) {
-	n := len(data) - 8
-	if n < 0 || binary.LittleEndian.Uint64(data[n:]) != xxhash.Sum64(data[:n]) {
-		return nil, fmt.Errorf("%w: a snapshot part does not match its digest", errStale)
+// partSize is the length a framed part says it has; ok is false when
+// that cannot be a part.
+func partSize(first []byte) (int, bool) {
+	if len(first) < 8 {
+		return 0, false
 	}
-	return data[:n], nil
+	n := binary.LittleEndian.Uint64(first)
+	return int(n), n >= 16 && n <= maxPartBytes
 }
 
-// driverBlobs: modernc.org/sqlite hands over each BLOB value in a slice of
-// its own, copied out of SQLite's memory, and database/sql passes that
-// slice through as the sql.RawBytes a row is scanned into. The decoders of
-// the stored answers adopt it (wire.Adopt) instead of copying it again: a
-// warm audit then faults in its 2 MB once, not twice.
-// TestDriverBlobsAreFresh checks that the driver still works so.
+// maxPartBytes bounds what a damaged length makes a reader allocate (the
+// whole snapshot of a history ten times the corpus is 10 MB).
+const maxPartBytes = 1 << 28
+
+// openPart checks a framed part (its length and digest) and returns its
+// data.
+func openPart(part []byte) ([]byte, error) {
+	n, ok := partSize(part)
+	if !ok || n != len(part) || binary.LittleEndian.Uint64(part[n-8:]) != xxhash.Sum64(part[8:n-8]) {
+		return nil, fmt.Errorf("%w: a snapshot part does not match its length or digest", errStale)
+	}
+	return part[8 : n-8], nil
+}
 
 // load reads the stored snapshot, keeping the parts asked for.
 func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance.Snapshot, error) {
-	// each part is joined in one buffer, of its size
-	sizes := map[int]int{}
-	// (in order of seg: a GROUP BY would sort, copying every value)
-	rows, err := tx.QueryContext(ctx, `SELECT part, length(data) FROM snapshot ORDER BY seg`)
-	if err != nil {
-		return nil, err
-	}
-	for rows.Next() {
-		var part, n int
-		if err := rows.Scan(&part, &n); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		sizes[part] += n
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	rows, err = tx.QueryContext(ctx, `SELECT part, data FROM snapshot ORDER BY seg`)
+	rows, err := tx.QueryContext(ctx, `SELECT part, data FROM snapshot ORDER BY seg`)
 	if err != nil {
 		return nil, err
 	}
@@ -855,12 +850,18 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 			}
 			part = n
 		}
-		if buf == nil && len(data) == sizes[n] {
-			buf = data // a part of one segment: the driver's own copy, adopted (see driverBlobs)
-			continue
-		}
 		if buf == nil {
-			buf = make([]byte, 0, sizes[n])
+			// a part's first segment says its size: one buffer for it
+			size, ok := partSize(data)
+			if !ok {
+				rows.Close()
+				return nil, fmt.Errorf("%w: a snapshot part does not say its size", errStale)
+			}
+			if size == len(data) {
+				buf = data // a part of one segment: the driver's own copy, adopted (see driverBlobs)
+				continue
+			}
+			buf = make([]byte, 0, size)
 		}
 		buf = append(buf, data...)
 	}

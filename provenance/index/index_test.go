@@ -451,8 +451,8 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 		t.Fatalf("a snapshot part missing: %+v %v", st, err)
 	}
 	// a part is stored in segments: one lost, or one byte of one changed,
-	// is caught by the part's digest (the history's decoder alone could
-	// read some such damage as another history)
+	// is caught by the part's length and digest (the history's decoder
+	// alone could read some such damage as another history)
 	var segs int
 	if err := ix.db.QueryRow(`SELECT count(*) FROM snapshot`).Scan(&segs); err != nil || segs < 3 {
 		t.Fatalf("the snapshot of the corpus is stored in %d segments (%v), want several", segs, err)
@@ -462,6 +462,8 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 		"a byte changed":    `UPDATE snapshot SET data = substr(data, 1, 100) || x'ff' || substr(data, 102) WHERE seg = (SELECT min(seg) + 1 FROM snapshot)`,
 		"segments swapped":  `UPDATE snapshot SET seg = -seg WHERE seg IN (SELECT seg FROM snapshot ORDER BY seg LIMIT 2)`,
 		"the digest absent": `UPDATE snapshot SET data = substr(data, 1, length(data) - 8) WHERE seg = (SELECT max(seg) FROM snapshot)`,
+		"a size beyond any": `UPDATE snapshot SET data = x'ffffffffffffff7f' || substr(data, 9) WHERE seg = (SELECT min(seg) FROM snapshot)`,
+		"a size too small":  `UPDATE snapshot SET data = x'1000000000000000' || substr(data, 9) WHERE seg = (SELECT min(seg) FROM snapshot)`,
 	} {
 		if res, err := ix.db.Exec(damage); err != nil {
 			t.Fatal(err)
