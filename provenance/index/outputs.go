@@ -362,11 +362,13 @@ func (w *recipeWriter) events(h *provenance.History, k string, fork int) error {
 	if kh == nil {
 		return nil
 	}
-	evs := kh.Events
+	var evs []*provenance.RecipeEvent
 	if fork >= 0 {
-		evs = func() []*provenance.RecipeEvent { e, _ := kh.EventsAbove(fork); return e }
+		evs, _ = kh.EventsAbove(fork) // the versions above fork only
+	} else {
+		evs = kh.Events()
 	}
-	for _, e := range evs() {
+	for _, e := range evs {
 		if e.Seq <= fork {
 			continue
 		}
