@@ -777,6 +777,13 @@ const maxParts = 64
 // history.
 const segBytes = 3900
 
+// driverBlobs: modernc.org/sqlite hands over each BLOB value in a slice of
+// its own, copied out of SQLite's memory, and database/sql passes that
+// slice through as the sql.RawBytes a row is scanned into. The decoders of
+// the stored answers adopt it (wire.Adopt) instead of copying it again: a
+// warm audit then faults in its 2 MB once, not twice.
+// TestDriverBlobsAreFresh checks that the driver still works so.
+
 // sealPart frames data for storage: its length first (of the framed
 // part, 8 bytes, so that a reader sizes its buffer from the first
 // segment), then data, then the xxHash64 of data.
