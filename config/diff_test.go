@@ -23,14 +23,18 @@ func load(t *testing.T, doc string) *pyyaml.Value {
 	return v
 }
 
-// sameBothWays diffs old and new with the differ's shortcut for equal
-// subtrees and by walking them, and fails unless the results are equal.
+// sameBothWays diffs old and new with the differ's shortcuts (equal
+// subtrees not walked, moves scored lazily) and the plain way, and fails
+// unless the results are equal.
 func sameBothWays(t *testing.T, name string, old, new *pyyaml.Value) *config.RecipeDiff {
 	t.Helper()
 	defer config.WalkEqual(false)
+	defer config.ScoreAllMoves(false)
 	config.WalkEqual(true)
+	config.ScoreAllMoves(true)
 	walked, walkedSim := config.Diff(old, new), config.Similarity(old, new)
 	config.WalkEqual(false)
+	config.ScoreAllMoves(false)
 	fast, fastSim := config.Diff(old, new), config.Similarity(old, new)
 	if !reflect.DeepEqual(walked, fast) {
 		t.Fatalf("%s: the shortcut changed the diff:\nwalked %+v\nfast   %+v", name, walked, fast)

@@ -235,6 +235,17 @@ func DiffMemo(old, new *pyyaml.Value, m *Memo) *RecipeDiff {
 	d := newDiffer(m)
 	d.node(old, new, "", "")
 	d.pairMoves()
+	// rendered once the moves are paired: a paired subtree leaves its
+	// enclosing change, whose rendering would be thrown away
+	for i := range d.changes {
+		c := &d.changes[i]
+		if c.Old == "" && c.OldV != nil {
+			c.Old = Render(c.OldV)
+		}
+		if c.New == "" && c.NewV != nil {
+			c.New = Render(c.NewV)
+		}
+	}
 	return &RecipeDiff{Changes: d.changes, Moves: d.moves}
 }
 
@@ -372,12 +383,6 @@ type differ struct {
 
 func (d *differ) add(c Change) {
 	if !d.noMoves {
-		if c.Old == "" && c.OldV != nil {
-			c.Old = Render(c.OldV)
-		}
-		if c.New == "" && c.NewV != nil {
-			c.New = Render(c.NewV)
-		}
 		d.changes = append(d.changes, c)
 	}
 }
@@ -499,28 +504,19 @@ func (d *differ) pairMoves() {
 	if d.noMoves {
 		return
 	}
-	type node struct {
-		change int // index into d.changes of the enclosing change
-		path   string
-		v      *pyyaml.Value
-	}
-	var rem, add []node
+	var rem, add []moveNode
 	for ci, c := range d.changes {
 		switch c.Kind {
 		case Removed:
-			eachStruct(c.OldV, c.Path, func(p string, v *pyyaml.Value) { rem = append(rem, node{ci, p, v}) })
+			eachStruct(c.OldV, c.Path, func(p string, v *pyyaml.Value) { rem = append(rem, moveNode{ci, p, v}) })
 		case Added:
-			eachStruct(c.NewV, c.Path, func(p string, v *pyyaml.Value) { add = append(add, node{ci, p, v}) })
+			eachStruct(c.NewV, c.Path, func(p string, v *pyyaml.Value) { add = append(add, moveNode{ci, p, v}) })
 		}
 	}
 	if len(rem) == 0 || len(add) == 0 {
 		return
 	}
-	type cand struct {
-		r, a int
-		s    float64
-	}
-	var cs []cand
+	var cands []candidate
 	for ri, r := range rem {
 		for ai, a := range add {
 			if isMap(r.v) != isMap(a.v) {
@@ -530,33 +526,10 @@ func (d *differ) pairMoves() {
 			if float64(min(nr, na)) < MoveThreshold*float64(max(nr, na)) {
 				continue // cannot reach the threshold
 			}
-			if s := d.similarity(r.v, a.v); s >= MoveThreshold {
-				// prefer the largest subtree: an enclosing list moved
-				// whole beats its items matched one by one
-				cs = append(cs, cand{ri, ai, s * float64(max(nr, na))})
-			}
+			cands = append(cands, candidate{ri, ai, max(nr, na)})
 		}
 	}
-	sort.SliceStable(cs, func(i, j int) bool { return cs[i].s > cs[j].s })
-	usedR, usedA := map[string]bool{}, map[string]bool{}
-	overlaps := func(used map[string]bool, p string) bool {
-		for u := range used {
-			if HasPathPrefix(p, u) || HasPathPrefix(u, p) {
-				return true
-			}
-		}
-		return false
-	}
-	type pair struct{ r, a node }
-	var pairs []pair
-	for _, c := range cs {
-		r, a := rem[c.r], add[c.a]
-		if overlaps(usedR, r.path) || overlaps(usedA, a.path) {
-			continue
-		}
-		usedR[r.path], usedA[a.path] = true, true
-		pairs = append(pairs, pair{r, a})
-	}
+	pairs := pickMoves(d, rem, add, cands)
 	if len(pairs) == 0 {
 		return
 	}
@@ -565,8 +538,9 @@ func (d *differ) pairMoves() {
 	var paired []string // paths (new paths for additions, old for removals)
 	touched := map[int]bool{}
 	for _, p := range pairs {
-		touched[p.r.change], touched[p.a.change] = true, true
-		paired = append(paired, p.r.path, p.a.path)
+		r, a := rem[p[0]], add[p[1]]
+		touched[r.change], touched[a.change] = true, true
+		paired = append(paired, r.path, a.path)
 	}
 	orig := d.changes
 	d.changes = nil
@@ -582,8 +556,9 @@ func (d *differ) pairMoves() {
 		}
 	}
 	for _, p := range pairs {
-		d.moves[p.a.path] = p.r.path
-		d.node(p.r.v, p.a.v, p.a.path, p.r.path)
+		r, a := rem[p[0]], add[p[1]]
+		d.moves[a.path] = r.path
+		d.node(r.v, a.v, a.path, r.path)
 	}
 }
 
