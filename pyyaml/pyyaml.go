@@ -704,30 +704,61 @@ var (
 	reMerge = lazyre.New(`^(?:<<)$`)
 )
 
-// Resolve returns the YAML 1.1 tag PyYAML gives a plain scalar. Resolvers
-// are tried in PyYAML's order for the value's first character.
+// Resolve returns the YAML 1.1 tag PyYAML gives a plain scalar: the
+// first of PyYAML's implicit resolvers, in its order, that matches. The
+// booleans, nulls, "<<" and "=" are whole words; a number or a timestamp
+// begins with a digit, a sign or a dot and has none but a few characters;
+// a run of decimal digits is an int (as the int resolver says) unless an
+// octal-looking one: those answers skip the regular expressions, which
+// every other candidate goes through.
 func Resolve(s string) string {
-	if s == "" {
+	switch s {
+	case "":
 		return "!!null"
-	}
-	switch c := s[0]; {
-	case strings.IndexByte("yYnNtTfFoO", c) >= 0 && reBool().MatchString(s):
+	case "yes", "Yes", "YES", "no", "No", "NO", "true", "True", "TRUE", "false", "False", "FALSE", "on", "On", "ON", "off", "Off", "OFF":
 		return "!!bool"
-	case strings.IndexByte("-+0123456789.", c) >= 0 && reFloat().MatchString(s):
-		return "!!float"
-	case strings.IndexByte("-+0123456789", c) >= 0 && reInt().MatchString(s):
-		return "!!int"
-	case c == '<' && reMerge().MatchString(s):
-		return "!!merge"
-	case strings.IndexByte("~nN", c) >= 0 && reNull().MatchString(s):
+	case "~", "null", "Null", "NULL":
 		return "!!null"
-	case strings.IndexByte("0123456789", c) >= 0 && reTime().MatchString(s):
-		return "!!timestamp"
-	case c == '=' && reValue().MatchString(s):
+	case "<<":
+		return "!!merge"
+	case "=":
 		return "!!value"
+	}
+	c := s[0]
+	if !(c >= '0' && c <= '9' || c == '-' || c == '+' || c == '.') {
+		return "!!str"
+	}
+	digits := true
+	for i := 0; i < len(s); i++ {
+		b := s[i]
+		if b < '0' || b > '9' {
+			digits = false
+			if !numberChars[b] {
+				return "!!str"
+			}
+		}
+	}
+	switch {
+	case digits && (c != '0' || len(s) == 1):
+		return "!!int"
+	case reFloat().MatchString(s):
+		return "!!float"
+	case c != '.' && reInt().MatchString(s):
+		return "!!int"
+	case c >= '0' && c <= '9' && reTime().MatchString(s):
+		return "!!timestamp"
 	}
 	return "!!str"
 }
+
+// numberChars holds the characters, digits aside, that a float, an int or a
+// timestamp of PyYAML's resolvers may have.
+var numberChars = func() (t [256]bool) {
+	for _, b := range []byte("+-._:eExbacdefABCDEFinfINFaNtTZ \t") {
+		t[b] = true
+	}
+	return t
+}()
 
 func (c *constructor) scalar(n *yaml.Node) (*Value, error) {
 	tag, tagged := explicitTag(n)
