@@ -83,7 +83,7 @@ func (c *chunks) parse(text string) (*pyyaml.Value, bool) {
 // parseRecipe loads a recipe block "key:\n  ..." piecewise; ok is false
 // when it must be parsed whole.
 func (c *chunks) parseRecipe(text string) (key string, v *pyyaml.Value, ok bool) {
-	if strings.ContainsAny(text, "\t&*!%\r") || strings.Contains(text, "\n---") {
+	if strings.ContainsAny(text, "\t\r") || strings.Contains(text, "\n---") || hasNodeSyntax(text) {
 		return "", nil, false
 	}
 	first, body, _ := strings.Cut(text, "\n")
@@ -101,6 +101,33 @@ func (c *chunks) parseRecipe(text string) (key string, v *pyyaml.Value, ok bool)
 	}
 	v, ok = c.node(body, lines, ind)
 	return k, v, ok
+}
+
+// hasNodeSyntax reports whether text may hold an anchor, an alias, a tag
+// or a directive: a '&', '*', '!' or '%' outside comments ("# 1*DEP8 +
+// 1*DEP8", "# TP & EP" are common in the corpus's larger recipes). A
+// comment here begins with a '#' at the start of a line's content or after
+// a blank, with no quote before it on the line (a quoted scalar may hold
+// " #", and may span lines: what such a line hides is inside quotes,
+// where these characters are text).
+func hasNodeSyntax(text string) bool {
+	for len(text) > 0 {
+		line, rest, _ := strings.Cut(text, "\n")
+		text = rest
+		if !strings.ContainsAny(line, "&*!%") {
+			continue
+		}
+		for i := 0; i < len(line); i++ {
+			c := line[i]
+			if c == '#' && (i == 0 || line[i-1] == ' ') {
+				break
+			}
+			if strings.IndexByte("&*!%'\"", c) >= 0 {
+				return true // a quote first: the line is not read further
+			}
+		}
+	}
+	return false
 }
 
 func plainKey(k string) bool {

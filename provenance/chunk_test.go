@@ -113,3 +113,31 @@ func TestChunkMemo(t *testing.T) {
 	}
 	checkMemo(t, ch, 1)
 }
+
+// TestHasNodeSyntax: anchors, aliases, tags and directives send a recipe
+// to a whole parse; the same characters in comments do not.
+func TestHasNodeSyntax(t *testing.T) {
+	cases := map[string]bool{
+		"k:\n  a: 1\n":                                 false,
+		"k:\n  # 1*DEP8 + 1*DEP8\n  a: 1\n":            false,
+		"k:\n  a: 1 # TP & EP\n":                       false,
+		"#!shebang-like & comment\nk:\n  a: 1\n":       false,
+		"k:\n  base: &b {tp: 8}\n  other: *b\n":        true,
+		"k:\n  a: !!str 5\n":                           true,
+		"%YAML 1.1\nk:\n  a: 1\n":                      true,
+		"k:\n  a: x#y & z\n":                           true, // no blank before '#': not a comment
+		"k:\n  a: \"x # y\" & z\n":                     true, // a quote first: the rest of the line counts
+		"k:\n  a: 'it''s # not' *b\n":                  true,
+		"k:\n  url: http://h/x?a=1&b=2 # see & here\n": true,
+	}
+	for text, want := range cases {
+		if got := hasNodeSyntax(text); got != want {
+			t.Errorf("hasNodeSyntax(%q) = %v, want %v", text, got, want)
+		}
+	}
+	// an anchor used across pieces: the recipe is parsed whole, as one
+	ch := newChunks()
+	if _, _, ok := ch.parseRecipe("k:\n  base: &b {tp: 8}\n  other: *b\n"); ok {
+		t.Error("a recipe with an anchor and an alias was parsed piecewise")
+	}
+}
