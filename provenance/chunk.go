@@ -20,8 +20,9 @@ import (
 // history.
 //
 // Lines of values parsed piecewise count from their piece, not the file:
-// history diffs do not show lines; blame reads its lines from a whole
-// parse of the recipe at the revision (block.full).
+// history diffs do not show lines. Blame reads its lines from the recipe
+// at the revision parsed with its pieces placed (placeRecipe: copies of
+// the pieces with the lines a whole parse gives; block.full).
 
 // chunks memoises parsed pieces by text; safe for concurrent use.
 type chunks struct {
@@ -83,6 +84,21 @@ func (c *chunks) parse(text string) (*pyyaml.Value, bool) {
 // parseRecipe loads a recipe block "key:\n  ..." piecewise; ok is false
 // when it must be parsed whole.
 func (c *chunks) parseRecipe(text string) (key string, v *pyyaml.Value, ok bool) {
+	return c.recipe(text, 0)
+}
+
+// placeRecipe is parseRecipe for a value whose nodes have the lines of a
+// whole parse of text (their columns are not set): built from copies of
+// the pieces, placed where each piece is, so that nothing it returns is
+// shared with another parse. It is what a blame needs of the recipe at its
+// head (block.full) at a fraction of a whole parse's cost.
+func (c *chunks) placeRecipe(text string) (key string, v *pyyaml.Value, ok bool) {
+	return c.recipe(text, 2) // the body begins on the block's second line
+}
+
+// recipe reads a recipe block; base, when not 0, is the line of the body
+// in the block, and the value is placed (see placeRecipe).
+func (c *chunks) recipe(text string, base int) (key string, v *pyyaml.Value, ok bool) {
 	if strings.ContainsAny(text, "\t\r") || strings.Contains(text, "\n---") || hasNodeSyntax(text) {
 		return "", nil, false
 	}
@@ -99,7 +115,7 @@ func (c *chunks) parseRecipe(text string) (key string, v *pyyaml.Value, ok bool)
 	if !okInd || ind == 0 {
 		return "", nil, false
 	}
-	v, ok = c.node(body, lines, ind)
+	v, ok = c.node(body, lines, ind, base)
 	return k, v, ok
 }
 
@@ -168,7 +184,14 @@ func firstIndent(lines []string) (int, bool) {
 // text: the parts of a recipe an edit did not touch are neither cut nor
 // parsed again, and keep their values (which a diff then skips by
 // identity).
-func (c *chunks) node(text string, lines []string, ind int) (*pyyaml.Value, bool) {
+//
+// base, when not 0, is the line of lines[0] in the recipe block: the value
+// is then assembled from placed copies of the pieces (see place), and not
+// memoised.
+func (c *chunks) node(text string, lines []string, ind, base int) (*pyyaml.Value, bool) {
+	if base != 0 {
+		return c.cut(text, lines, ind, base)
+	}
 	k := nodeKey{text, ind}
 	c.mu.Lock()
 	v, ok := c.nodes[k]
@@ -176,7 +199,7 @@ func (c *chunks) node(text string, lines []string, ind int) (*pyyaml.Value, bool
 	if ok {
 		return v, v != nil
 	}
-	v, ok = c.cut(text, lines, ind)
+	v, ok = c.cut(text, lines, ind, 0)
 	if !ok {
 		v = nil
 	}
@@ -186,17 +209,19 @@ func (c *chunks) node(text string, lines []string, ind int) (*pyyaml.Value, bool
 	return v, ok
 }
 
-// kid is one child of a node: its lines and their text.
+// kid is one child of a node: its lines and their text, and the index of
+// its first line in the node's lines.
 type kid struct {
 	lines []string
 	text  string
+	first int
 }
 
 // rest is the text of the kid's lines after the first.
 func (k kid) rest() string { return k.text[len(k.lines[0]):] }
 
 // cut parses lines for node: it cuts them into children and reads each.
-func (c *chunks) cut(text string, lines []string, ind int) (*pyyaml.Value, bool) {
+func (c *chunks) cut(text string, lines []string, ind, base int) (*pyyaml.Value, bool) {
 	var kids []kid
 	at, from := 0, 0 // the offset in text of the line, and of the last kid
 	extend := func(l string) {
@@ -204,7 +229,7 @@ func (c *chunks) cut(text string, lines []string, ind int) (*pyyaml.Value, bool)
 		k.lines = append(k.lines, l)
 		k.text = text[from : at+len(l)]
 	}
-	for _, l := range lines {
+	for n, l := range lines {
 		i := indentOf(l)
 		switch {
 		case i < 0:
@@ -214,7 +239,7 @@ func (c *chunks) cut(text string, lines []string, ind int) (*pyyaml.Value, bool)
 		case i < ind:
 			return nil, false
 		case i == ind && (len(kids) == 0 || !isItemContinuation(l, ind, kids[len(kids)-1])):
-			kids = append(kids, kid{lines: []string{l}, text: l})
+			kids = append(kids, kid{lines: []string{l}, text: l, first: n})
 			from = at
 		default:
 			if len(kids) == 0 {
@@ -228,9 +253,9 @@ func (c *chunks) cut(text string, lines []string, ind int) (*pyyaml.Value, bool)
 		return nil, false
 	}
 	if first := kids[0].lines[0][ind:]; strings.HasPrefix(first, "- ") || strings.TrimSpace(first) == "-" {
-		return c.sequence(kids, ind)
+		return c.sequence(kids, ind, base)
 	}
-	return c.mapping(kids, ind)
+	return c.mapping(kids, ind, base)
 }
 
 // isItemContinuation: inside "key:" followed by "- item" lines at the same
@@ -272,8 +297,11 @@ func single(k []string) bool {
 	return true
 }
 
-func (c *chunks) sequence(kids []kid, ind int) (*pyyaml.Value, bool) {
+func (c *chunks) sequence(kids []kid, ind, base int) (*pyyaml.Value, bool) {
 	out := &pyyaml.Value{Kind: pyyaml.Seq, Items: make([]*pyyaml.Value, len(kids))}
+	if base != 0 {
+		out.Line = base + kids[0].first
+	}
 	// one-line items ("- { tp: 4, ... }") are parsed together: one parser
 	// run per list rather than per item
 	var batch strings.Builder
@@ -285,7 +313,7 @@ func (c *chunks) sequence(kids []kid, ind int) (*pyyaml.Value, bool) {
 		}
 		if single(k) {
 			if v, ok := c.line(strings.TrimPrefix(k[0][ind:], "-")); ok {
-				out.Items[i] = v
+				out.Items[i] = atLine(v, base, kd.first)
 				continue
 			}
 			batch.WriteString(dedent(k[:1], ind))
@@ -298,7 +326,7 @@ func (c *chunks) sequence(kids []kid, ind int) (*pyyaml.Value, bool) {
 			if key, _, ok := strings.Cut(item, ":"); ok && plainKey(key) {
 				first := k[0][:ind] + "  " + item
 				lines := append([]string{first}, k[1:]...)
-				if v, ok := c.node(first+kd.rest(), lines, ind+2); ok && v.Kind == pyyaml.Map {
+				if v, ok := c.node(first+kd.rest(), lines, ind+2, below(base, kd.first)); ok && v.Kind == pyyaml.Map {
 					out.Items[i] = v
 					continue
 				}
@@ -308,7 +336,7 @@ func (c *chunks) sequence(kids []kid, ind int) (*pyyaml.Value, bool) {
 		if !ok || v.Kind != pyyaml.Seq || len(v.Items) != 1 {
 			return nil, false
 		}
-		out.Items[i] = v.Items[0]
+		out.Items[i] = atLine(v.Items[0], base, kd.first)
 	}
 	if len(at) > 0 {
 		v, ok := c.parse(batch.String())
@@ -316,14 +344,17 @@ func (c *chunks) sequence(kids []kid, ind int) (*pyyaml.Value, bool) {
 			return nil, false
 		}
 		for j, i := range at {
-			out.Items[i] = v.Items[j]
+			out.Items[i] = atLine(v.Items[j], base, kids[i].first-j)
 		}
 	}
 	return out, true
 }
 
-func (c *chunks) mapping(kids []kid, ind int) (*pyyaml.Value, bool) {
+func (c *chunks) mapping(kids []kid, ind, base int) (*pyyaml.Value, bool) {
 	out := &pyyaml.Value{Kind: pyyaml.Map, Pairs: make([]pyyaml.Pair, len(kids))}
+	if base != 0 {
+		out.Line = base + kids[0].first
+	}
 	seen := map[string]bool{}
 	// one-line "key: value" children are parsed together
 	var batch strings.Builder
@@ -337,6 +368,9 @@ func (c *chunks) mapping(kids []kid, ind int) (*pyyaml.Value, bool) {
 		}
 		seen[key] = true
 		out.Pairs[i].Key = &pyyaml.Value{Kind: pyyaml.Str, Str: key}
+		if base != 0 {
+			out.Pairs[i].Key.Line = base + kd.first
+		}
 		nested := strings.TrimSpace(stripComment(rest)) == "" && !single(k)
 		switch {
 		case nested:
@@ -347,12 +381,12 @@ func (c *chunks) mapping(kids []kid, ind int) (*pyyaml.Value, bool) {
 			if !ok || si < ind || (si == ind && !strings.HasPrefix(strings.TrimLeft(firstContent(sub), " "), "-")) {
 				return nil, false
 			}
-			if out.Pairs[i].Value, ok = c.node(kd.rest(), sub, si); !ok {
+			if out.Pairs[i].Value, ok = c.node(kd.rest(), sub, si, below(base, kd.first+1)); !ok {
 				return nil, false
 			}
 		case single(k):
 			if v, ok := c.line(rest); ok {
-				out.Pairs[i].Value = v
+				out.Pairs[i].Value = atLine(v, base, kd.first)
 				continue
 			}
 			batch.WriteString(dedent(k[:1], ind))
@@ -362,7 +396,7 @@ func (c *chunks) mapping(kids []kid, ind int) (*pyyaml.Value, bool) {
 			if !ok || v.Kind != pyyaml.Map || len(v.Pairs) != 1 {
 				return nil, false
 			}
-			out.Pairs[i].Value = v.Pairs[0].Value
+			out.Pairs[i].Value = atLine(v.Pairs[0].Value, base, kd.first)
 		}
 	}
 	if len(at) > 0 {
@@ -374,10 +408,52 @@ func (c *chunks) mapping(kids []kid, ind int) (*pyyaml.Value, bool) {
 			if v.Pairs[j].Key.Kind != pyyaml.Str || v.Pairs[j].Key.Str != out.Pairs[i].Key.Str {
 				return nil, false
 			}
-			out.Pairs[i].Value = v.Pairs[j].Value
+			out.Pairs[i].Value = atLine(v.Pairs[j].Value, base, kids[i].first-j)
 		}
 	}
 	return out, true
+}
+
+// below is the base of a node whose lines begin at index i of lines
+// beginning at line base (0 stays 0: not placing).
+func below(base, i int) int {
+	if base == 0 {
+		return 0
+	}
+	return base + i
+}
+
+// atLine returns piece v, parsed from a text whose first line is at index
+// i of lines beginning at line base, as a copy placed there; v itself
+// when not placing (base 0). A piece's nodes count lines from 1.
+func atLine(v *pyyaml.Value, base, i int) *pyyaml.Value {
+	if base == 0 {
+		return v
+	}
+	return shifted(v, base+i-1)
+}
+
+// shifted copies v with every line moved by d.
+func shifted(v *pyyaml.Value, d int) *pyyaml.Value {
+	if v == nil {
+		return nil
+	}
+	w := *v
+	w.Line += d
+	w.Column = 0
+	if v.Items != nil {
+		w.Items = make([]*pyyaml.Value, len(v.Items))
+		for i, it := range v.Items {
+			w.Items[i] = shifted(it, d)
+		}
+	}
+	if v.Pairs != nil {
+		w.Pairs = make([]pyyaml.Pair, len(v.Pairs))
+		for i, p := range v.Pairs {
+			w.Pairs[i] = pyyaml.Pair{Key: shifted(p.Key, d), Value: shifted(p.Value, d)}
+		}
+	}
+	return &w
 }
 
 func firstContent(lines []string) string {

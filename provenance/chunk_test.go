@@ -51,7 +51,7 @@ func checkMemo(t *testing.T, ch *chunks, every int) {
 		if m := len(lines); lines[m-1] == "" {
 			lines = lines[:m-1]
 		}
-		again, ok := newChunks().cut(k.text, lines, k.ind)
+		again, ok := newChunks().cut(k.text, lines, k.ind, 0)
 		if !ok || config.Canonical(again) != config.Canonical(v) {
 			t.Fatalf("memo entry at indent %d holds %s; its text reads as %s (ok=%v):\n%s",
 				k.ind, config.Render(v), config.Render(again), ok, k.text)
@@ -139,5 +139,66 @@ func TestHasNodeSyntax(t *testing.T) {
 	ch := newChunks()
 	if _, _, ok := ch.parseRecipe("k:\n  base: &b {tp: 8}\n  other: *b\n"); ok {
 		t.Error("a recipe with an anchor and an alias was parsed piecewise")
+	}
+}
+
+// TestPlaceRecipe: a placed parse puts every node on the line a whole
+// parse does, through every way the cutter reads a piece: one-line values
+// read alone or together (quoted ones), values over several lines, nested
+// and compact blocks, block mappings as list items, comments and blanks
+// between them.
+func TestPlaceRecipe(t *testing.T) {
+	texts := []string{chunkRecipe, `k:
+  image: "img:1"
+  # a comment
+
+  model: 'm'
+  runner: "r" # trailing
+  list:
+  - "a"
+  - 'b'
+
+  - { tp: 8, ep: "4" }
+  - tp: 4
+    name: "x"
+    conc-list: [1,
+      2, 4]
+  flow: [a,
+    b]
+  text: >-
+    one
+    two
+  deep:
+    deeper:
+      - "q"
+      - r: 's'
+        t: "u"
+`, `k:
+  a: 1 # one
+  b: x # two
+  c: "y" # three
+  s:
+  - 1 # four
+  - z # five
+  - [a,
+    b]
+  - "w" # six
+  m: é
+`}
+	for _, text := range texts {
+		whole, err := pyyaml.Load([]byte(text), pyyaml.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, v, ok := newChunks().placeRecipe(text)
+		if !ok {
+			t.Fatalf("not read piecewise:\n%s", text)
+		}
+		if config.Canonical(v) != config.Canonical(whole.Pairs[0].Value) {
+			t.Fatalf("placed parse reads %s", config.Render(v))
+		}
+		if where := otherLines(v, whole.Pairs[0].Value, ""); where != "" {
+			t.Fatalf("placed parse puts %s:\n%s", where, text)
+		}
 	}
 }

@@ -446,6 +446,15 @@ func TestCorpusChunkedParseMatchesWhole(t *testing.T) {
 				if k != full.Pairs[0].Key.Str || config.Canonical(pv) != config.Canonical(full.Pairs[0].Value) {
 					t.Fatalf("piecewise parse differs:\n%s\npiecewise: %s\nwhole:     %s", b.text, config.Render(pv), config.Render(full.Pairs[0].Value))
 				}
+				// placed: equal, and every node on the line a whole parse
+				// puts it
+				_, lv, ok := ch.placeRecipe(b.text)
+				if !ok || config.Canonical(lv) != config.Canonical(pv) {
+					t.Fatalf("placed parse differs (ok=%v):\n%s", ok, b.text)
+				}
+				if where := otherLines(lv, full.Pairs[0].Value, ""); where != "" {
+					t.Fatalf("placed parse puts %s:\n%s", where, b.text)
+				}
 			}
 		}
 	}
@@ -454,6 +463,29 @@ func TestCorpusChunkedParseMatchesWhole(t *testing.T) {
 	}
 	checkMemo(t, ch, 5)
 	t.Logf("%d distinct recipes: %d piecewise, %d whole", pieces+whole, pieces, whole)
+}
+
+// otherLines describes the first node of a that is not on the line of its
+// counterpart in b ("" when none is).
+func otherLines(a, b *pyyaml.Value, path string) string {
+	if a.Line != b.Line {
+		return fmt.Sprintf("%q on line %d, not %d", path, a.Line, b.Line)
+	}
+	for i := range a.Items {
+		if w := otherLines(a.Items[i], b.Items[i], fmt.Sprintf("%s[%d]", path, i)); w != "" {
+			return w
+		}
+	}
+	for i, p := range a.Pairs {
+		q := b.Pairs[i]
+		if w := otherLines(p.Key, q.Key, path+" key "+p.Key.Str); w != "" {
+			return w
+		}
+		if w := otherLines(p.Value, q.Value, path+"."+p.Key.Str); w != "" {
+			return w
+		}
+	}
+	return ""
 }
 
 // TestCorpusClaims runs the claim checker over the real history (audit

@@ -56,8 +56,9 @@ type block struct {
 	entry     *entryInfo
 }
 
-// full returns the value from a whole parse of the block: its nodes carry
-// their lines in the block (a piecewise parse's do not).
+// full returns the block's value with its nodes on their lines in the
+// block, as a whole parse has them (a piecewise parse's count from their
+// piece): placed from the pieces (chunks.placeRecipe), or parsed whole.
 func (b *block) full() *pyyaml.Value {
 	b.load()
 	if b.chunks == nil || b.err != nil {
@@ -67,7 +68,9 @@ func (b *block) full() *pyyaml.Value {
 	defer b.mu.Unlock()
 	if !b.hasFull {
 		b.fullVal, b.hasFull = b.val, true
-		if v, err := pyyaml.Load([]byte(b.text), pyyaml.Options{}); err == nil && v.Kind == pyyaml.Map && len(v.Pairs) == 1 {
+		if k, v, ok := b.chunks.placeRecipe(b.text); ok && k == b.key {
+			b.fullVal = v
+		} else if v, err := pyyaml.Load([]byte(b.text), pyyaml.Options{}); err == nil && v.Kind == pyyaml.Map && len(v.Pairs) == 1 {
 			b.fullVal = v.Pairs[0].Value
 		}
 	}
