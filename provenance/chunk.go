@@ -224,9 +224,10 @@ func (k kid) rest() string { return k.text[len(k.lines[0]):] }
 func (c *chunks) cut(text string, lines []string, ind, base int) (*pyyaml.Value, bool) {
 	var kids []kid
 	at, from := 0, 0 // the offset in text of the line, and of the last kid
-	extend := func(l string) {
+	// a kid's lines are a window on lines (which nobody appends to)
+	extend := func(n int, l string) {
 		k := &kids[len(kids)-1]
-		k.lines = append(k.lines, l)
+		k.lines = lines[k.first : n+1 : n+1]
 		k.text = text[from : at+len(l)]
 	}
 	for n, l := range lines {
@@ -234,18 +235,18 @@ func (c *chunks) cut(text string, lines []string, ind, base int) (*pyyaml.Value,
 		switch {
 		case i < 0:
 			if len(kids) > 0 {
-				extend(l)
+				extend(n, l)
 			}
 		case i < ind:
 			return nil, false
 		case i == ind && (len(kids) == 0 || !isItemContinuation(l, ind, kids[len(kids)-1])):
-			kids = append(kids, kid{lines: []string{l}, text: l, first: n})
+			kids = append(kids, kid{lines: lines[n : n+1 : n+1], text: l, first: n})
 			from = at
 		default:
 			if len(kids) == 0 {
 				return nil, false
 			}
-			extend(l)
+			extend(n, l)
 		}
 		at += len(l)
 	}
