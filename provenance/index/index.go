@@ -972,7 +972,7 @@ func store(ctx context.Context, tx *sql.Tx, sd *stored) error {
 	// commits' included: see Options.FirstBlockID)
 	lite := *snap
 	lite.Blocks = make([]provenance.SnapBlock, len(snap.Blocks))
-	insB := newInserter(ctx, tx, "blocks", "id", "recipe", "key", "text")
+	insB := newInserter(ctx, tx, "blocks", "id", "recipe", "key", "text").bigRows()
 	for i, b := range snap.Blocks {
 		if b.ID > maxID {
 			if b.Text == "" {
