@@ -16,7 +16,9 @@ type moveNode struct {
 }
 
 // candidate pairs rem[r] and add[a]; bound is the larger leaf count, the
-// most the pair can score (similarity × bound).
+// most the pair can score. A pair scores its similarity times its bound:
+// the largest subtree is preferred, so that an enclosing list moved whole
+// beats its items matched one by one.
 type candidate struct{ r, a, bound int }
 
 // pickMoves chooses the moves among cands (listed in (r, a) order): the
@@ -65,8 +67,6 @@ func (d *differ) pickAll(rem, add []moveNode, cands []candidate) [][2]int {
 	var cs []scored
 	for _, c := range cands {
 		if s := d.similarity(rem[c.r].v, add[c.a].v); s >= MoveThreshold {
-			// prefer the largest subtree: an enclosing list moved
-			// whole beats its items matched one by one
 			cs = append(cs, scored{c, s * float64(c.bound)})
 		}
 	}
