@@ -40,21 +40,26 @@ var resolveSeeds = []string{
 	"lmsysorg/sglang:v0.5.5-rocm700-mi35x", "dsr1-fp8-h200-dynamo-trt", "9999999999999999999999", "0_0",
 }
 
+// sameAsRegexps fails t unless Resolve answers for s as the resolvers'
+// regular expressions do.
+func sameAsRegexps(t *testing.T, s string) {
+	t.Helper()
+	if got, want := Resolve(s), resolveByRegexps(s); got != want {
+		t.Fatalf("Resolve(%q) = %s, want %s", s, got, want)
+	}
+}
+
 // TestResolveAsPyYAML: the shortcuts of Resolve answer as the resolvers'
 // regular expressions do.
 func TestResolveAsPyYAML(t *testing.T) {
 	for _, s := range resolveSeeds {
-		if got, want := Resolve(s), resolveByRegexps(s); got != want {
-			t.Errorf("Resolve(%q) = %s, want %s", s, got, want)
-		}
+		sameAsRegexps(t, s)
 	}
 	// every string of up to four characters from the ones that matter
 	const alphabet = "01789+-._:eExbTZ n"
 	var grow func(s string, n int)
 	grow = func(s string, n int) {
-		if got, want := Resolve(s), resolveByRegexps(s); got != want {
-			t.Fatalf("Resolve(%q) = %s, want %s", s, got, want)
-		}
+		sameAsRegexps(t, s)
 		if n == 0 {
 			return
 		}
@@ -69,9 +74,5 @@ func FuzzResolve(f *testing.F) {
 	for _, s := range resolveSeeds {
 		f.Add(s)
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := Resolve(s), resolveByRegexps(s); got != want {
-			t.Fatalf("Resolve(%q) = %s, want %s", s, got, want)
-		}
-	})
+	f.Fuzz(sameAsRegexps)
 }
