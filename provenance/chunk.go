@@ -186,7 +186,7 @@ func firstIndent(lines []string) (int, bool) {
 // identity).
 //
 // base, when not 0, is the line of lines[0] in the recipe block: the value
-// is then assembled from placed copies of the pieces (see place), and not
+// is then assembled from placed copies of the pieces (see atLine), and not
 // memoised.
 func (c *chunks) node(text string, lines []string, ind, base int) (*pyyaml.Value, bool) {
 	if base != 0 {
@@ -299,10 +299,7 @@ func single(k []string) bool {
 }
 
 func (c *chunks) sequence(kids []kid, ind, base int) (*pyyaml.Value, bool) {
-	out := &pyyaml.Value{Kind: pyyaml.Seq, Items: make([]*pyyaml.Value, len(kids))}
-	if base != 0 {
-		out.Line = base + kids[0].first
-	}
+	out := &pyyaml.Value{Kind: pyyaml.Seq, Items: make([]*pyyaml.Value, len(kids)), Line: below(base, kids[0].first)}
 	// one-line items ("- { tp: 4, ... }") are parsed together: one parser
 	// run per list rather than per item
 	var batch strings.Builder
@@ -352,10 +349,7 @@ func (c *chunks) sequence(kids []kid, ind, base int) (*pyyaml.Value, bool) {
 }
 
 func (c *chunks) mapping(kids []kid, ind, base int) (*pyyaml.Value, bool) {
-	out := &pyyaml.Value{Kind: pyyaml.Map, Pairs: make([]pyyaml.Pair, len(kids))}
-	if base != 0 {
-		out.Line = base + kids[0].first
-	}
+	out := &pyyaml.Value{Kind: pyyaml.Map, Pairs: make([]pyyaml.Pair, len(kids)), Line: below(base, kids[0].first)}
 	seen := map[string]bool{}
 	// one-line "key: value" children are parsed together
 	var batch strings.Builder
@@ -368,10 +362,7 @@ func (c *chunks) mapping(kids []kid, ind, base int) (*pyyaml.Value, bool) {
 			return nil, false
 		}
 		seen[key] = true
-		out.Pairs[i].Key = &pyyaml.Value{Kind: pyyaml.Str, Str: key}
-		if base != 0 {
-			out.Pairs[i].Key.Line = base + kd.first
-		}
+		out.Pairs[i].Key = &pyyaml.Value{Kind: pyyaml.Str, Str: key, Line: below(base, kd.first)}
 		nested := strings.TrimSpace(stripComment(rest)) == "" && !single(k)
 		switch {
 		case nested:
