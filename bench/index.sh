@@ -54,6 +54,16 @@ for k in "${@:-1 3 10}"; do
     rm -rf .git/perflog
     /usr/bin/time -f "cold index build: %e s, peak RSS %M KB" "$p" index >/dev/null
     cp .git/perflog/index-v1.db "$work/at-head.db"
+    # the issue's target for it: a cold build within twice the cold audit
+    # (the audit without an index reads every changelog version too)
+    hyperfine -N --warmup 1 --runs "${RUNS:-10}" "$p index --rebuild" "$p changelog audit --no-index" 2>&1 |
+      awk 'function ms(v, unit) { return unit == "s" ? v * 1000 : v }
+        /^Benchmark/ { name = ($0 ~ /rebuild/) ? "cold index build" : "cold audit" }
+        /Time \(mean/ { mean[name] = ms($5, $6); printf "%s: mean %s %s ± %s %s", name, $5, $6, $8, $9 }
+        /Range \(min/ { low[name] = ms($5, $6); print ", min " $5 " " $6 }
+        END { if (mean["cold audit"] > 0 && low["cold audit"] > 0)
+          printf "cold build / cold audit: %.2f of the means, %.2f of the minimums (target: at most 2)\n",
+            mean["cold index build"] / mean["cold audit"], low["cold index build"] / low["cold audit"] }'
     rm -rf .git/perflog && "$p" index --rev HEAD~1 >/dev/null && cp .git/perflog/index-v1.db "$work/behind.db"
     rm -f .git/perflog/index-v1.db-wal .git/perflog/index-v1.db-shm
     # the index is rewritten in place and synced before each run: an update
