@@ -1,5 +1,10 @@
 package config
 
+import (
+	"cmp"
+	"slices"
+)
+
 // WalkEqual switches the differ's shortcut for equal subtrees off (true)
 // or on, for the tests of package config_test.
 func WalkEqual(on bool) { walkEqual = on }
@@ -11,4 +16,26 @@ func ScoreAllMoves(on bool) {
 	if on {
 		pickMoves = (*differ).pickAll
 	}
+}
+
+// pickAll scores every candidate, then chooses in order of score.
+func (d *differ) pickAll(rem, add []moveNode, cands []candidate) [][2]int {
+	var cs []scored
+	for _, c := range cands {
+		if s := d.similarity(rem[c.r].v, add[c.a].v); s >= MoveThreshold {
+			cs = append(cs, scored{c, s * float64(c.bound)})
+		}
+	}
+	slices.SortStableFunc(cs, func(x, y scored) int { return cmp.Compare(y.score, x.score) })
+	usedR, usedA := map[string]bool{}, map[string]bool{}
+	var pairs [][2]int
+	for _, c := range cs {
+		r, a := rem[c.r].path, add[c.a].path
+		if overlapsAny(usedR, r) || overlapsAny(usedA, a) {
+			continue
+		}
+		usedR[r], usedA[a] = true, true
+		pairs = append(pairs, [2]int{c.r, c.a})
+	}
+	return pairs
 }

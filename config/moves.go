@@ -24,11 +24,11 @@ type candidate struct{ r, a, bound int }
 // pickMoves chooses the moves among cands (listed in (r, a) order): the
 // candidate that scores highest (ties in (r, a) order) if its similarity
 // reaches MoveThreshold, then the next highest that overlaps no subtree
-// chosen, and so on (a variable so that the tests can put pickAll's
-// answer beside it).
+// chosen, and so on (a variable so that the tests can put the answer of
+// scoring every candidate first beside it: see export_test.go).
 var pickMoves = (*differ).pickLazily
 
-// pickLazily is pickAll without scoring every candidate: candidates are
+// pickLazily chooses without scoring every candidate: candidates are
 // scored in order of their bound, only while one could still beat or tie
 // the best scored one, and a candidate that overlaps a chosen subtree is
 // never scored. When a restructure moves a large subtree, its pair is
@@ -60,28 +60,6 @@ func (d *differ) pickLazily(rem, add []moveNode, cands []candidate) [][2]int {
 			pairs = append(pairs, [2]int{best.r, best.a})
 		}
 	}
-}
-
-// pickAll scores every candidate, then chooses in order of score.
-func (d *differ) pickAll(rem, add []moveNode, cands []candidate) [][2]int {
-	var cs []scored
-	for _, c := range cands {
-		if s := d.similarity(rem[c.r].v, add[c.a].v); s >= MoveThreshold {
-			cs = append(cs, scored{c, s * float64(c.bound)})
-		}
-	}
-	slices.SortStableFunc(cs, func(x, y scored) int { return cmp.Compare(y.score, x.score) })
-	usedR, usedA := map[string]bool{}, map[string]bool{}
-	var pairs [][2]int
-	for _, c := range cs {
-		r, a := rem[c.r].path, add[c.a].path
-		if overlapsAny(usedR, r) || overlapsAny(usedA, a) {
-			continue
-		}
-		usedR[r], usedA[a] = true, true
-		pairs = append(pairs, [2]int{c.r, c.a})
-	}
-	return pairs
 }
 
 // overlapsAny reports whether p is, contains or lies in a path of used.
