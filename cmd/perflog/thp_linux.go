@@ -93,17 +93,50 @@ func adviseHeap() {
 // GOGC 100 as before.
 const gcAdvised = 1600
 
+// hugePage is the size of a transparent huge page on amd64 and arm64
+// (4 KiB base pages).
+const hugePage = 2 << 20
+
 // adviseHuge allocates n bytes, untouched (fresh from the OS, so never
 // zeroed by the runtime), and advises the huge pages inside them.
+//
+// The allocation rarely begins on a huge page: the part of it below the
+// first one (up to 2 MB) shares its huge page with the objects allocated
+// before, whose small pages are already there, so the kernel would keep
+// faulting that part in page by page. It is the lowest free memory the
+// heap has once the allocation is freed, so the run's first large
+// allocations land there (an index update's 0.9 MB snapshot, 230 faults).
+// That huge page is collapsed at once instead (collapseHuge): an index
+// update took 1720 page faults on average, 1470 with it, and 2-3 ms less
+// (interleaved runs, 40 each: mean 58.2 → 54.6 ms, then 55.8 → 53.7 ms).
 func adviseHuge(n int) {
 	b := make([]byte, n)
-	const huge = 2 << 20
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	beg := int((p+huge-1)&^(huge-1) - p)     // offsets in b of the first and
-	end := int((p+uintptr(n))&^(huge-1) - p) // past the last whole huge page
+	beg := int((p+hugePage-1)&^(hugePage-1) - p) // offsets in b of the first and
+	end := int((p+uintptr(n))&^(hugePage-1) - p) // past the last whole huge page
 	if beg < end {
 		// an error (a kernel without THP) leaves the pages as they are
 		_ = syscall.Madvise(b[beg:end], syscall.MADV_HUGEPAGE)
 	}
+	if beg > 0 {
+		_ = collapseHuge((p+hugePage-1)&^(hugePage-1) - hugePage)
+	}
 	runtime.KeepAlive(b)
+}
+
+// madvCollapse is Linux's MADV_COLLAPSE (since 6.1; not in package
+// syscall).
+const madvCollapse = 25
+
+// collapseHuge backs the huge page at addr (aligned) with one huge page
+// now, copying the small pages it has: the rest of it is then never
+// faulted in. Kernels before 6.1, or without huge pages, refuse (EINVAL),
+// which leaves the pages as they are. addr is passed as a number: the
+// page holds objects of the heap and free memory, which must not be seen
+// by the collector as one slice.
+func collapseHuge(addr uintptr) error {
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, addr, hugePage, madvCollapse); e != 0 {
+		return e
+	}
+	return nil
 }
