@@ -243,7 +243,17 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 	// history in a fresh process, where every page of growth faults
 	h := &History{Head: plumbing.Hash(s.Head), seq: make(map[plumbing.Hash]int, len(s.Commits)), Keys: map[string]*KeyHistory{},
 		ChangelogPath: o.Settings.ChangelogPath(), meta: make(map[plumbing.Hash]*CommitInfo, len(s.Commits)), settings: o.Settings,
-		renames: map[int]map[string]string{}, readBlob: o.ReadBlob, memo: config.NewMemo()}
+		renames: map[int]map[string]string{}, memo: config.NewMemo()}
+	if o.ReadBlob != nil {
+		// one reader at a time, as for a built History: the repository's
+		// reader is not safe for concurrent use, and an index writing its
+		// query tables reads lines for the audit and the recipes at once
+		h.readBlob = func(b plumbing.Hash) ([]byte, error) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			return o.ReadBlob(b)
+		}
+	}
 	h.load = func(c plumbing.Hash) (*CommitInfo, error) {
 		return nil, fmt.Errorf("%w: commit %s has no metadata", ErrSnapshot, c)
 	}

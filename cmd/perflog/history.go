@@ -166,6 +166,9 @@ func cachedAnswer(ctx context.Context, f *Factory, o *HistoryFlags) (*workspace,
 // withProgress adds a build's progress and PR resolver to index options.
 func withProgress(o index.Options, p func(provenance.Progress), prs provenance.PRResolver) index.Options {
 	o.Progress, o.PRs = p, prs
+	// an index behind rev is brought up to date from git first: the
+	// heavier work, for which the heap gets huge pages (see thp_linux.go)
+	o.BeforeSync = preferHugePages
 	return o
 }
 

@@ -192,6 +192,44 @@ func TestIndexAnswersLikeGit(t *testing.T) {
 // TestIndexRewrittenHistory: an index at a commit that is not on the new
 // head's chain (a force-push) keeps the common part and indexes the new
 // suffix.
+// History answers from the stored history when it holds rev, and syncs
+// (telling BeforeSync first) only when it does not.
+func TestIndexHistorySyncsOnlyWhenBehind(t *testing.T) {
+	ctx := context.Background()
+	r, head := openCorpus(t)
+	prev, _ := r.Resolve("main~1")
+	ix := newIndex(t)
+	if _, _, err := ix.Sync(ctx, r, prev, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	syncs := 0
+	o := Options{BeforeSync: func() { syncs++ }}
+	for i, c := range []struct {
+		rev       plumbing.Hash
+		new, sync int
+	}{
+		{head, 1, 1}, // behind: synced
+		{head, 0, 1}, // indexed now
+		{prev, 0, 1}, // an older commit of the indexed chain
+	} {
+		h, st, err := ix.History(ctx, r, c.rev, true, true, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.New != c.new || syncs != c.sync {
+			t.Fatalf("step %d: %d commits indexed, BeforeSync called %d times; want %d and %d", i, st.New, syncs, c.new, c.sync)
+		}
+		if _, on := h.SeqOf(c.rev); !on || h.Head != head {
+			t.Fatalf("step %d: a history with head %s, which does not hold %s", i, h.Head, c.rev)
+		}
+	}
+	// other ignore-revs: the query tables are computed again
+	o.IgnoreRevs = []plumbing.Hash{prev}
+	if _, _, err := ix.History(ctx, r, head, true, true, o); err != nil || syncs != 2 {
+		t.Fatalf("other ignore-revs: BeforeSync called %d times (%v), want 2", syncs, err)
+	}
+}
+
 func TestIndexRewrittenHistory(t *testing.T) {
 	s := newScript(t)
 	e := func(n int) string {
