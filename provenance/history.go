@@ -569,7 +569,11 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 			}
 			h.cfg = append(h.cfg, finish(i, mapFile, old))
 		}
-		h.buildRecipes()
+		if base != nil && fork == len(base.Chain)-1 && base.lastTouched != nil && len(base.cfg) == nfiles {
+			h.resumeRecipes(base, fork) // base's recipe history, and the versions above it
+		} else {
+			h.buildRecipes()
+		}
 	}
 	return h, nil
 }

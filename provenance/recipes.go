@@ -388,8 +388,81 @@ func (h *History) cfgSeqs() []int {
 // renamed: the new key's history continues the old one's. Only the
 // recipes involved in such a commit are parsed here.
 func (h *History) buildRecipes() {
-	st := h.newRecipeState()
+	h.Notes = append(h.Notes, h.configNotes()...)
 	h.lastTouched = map[string]int{}
+	h.replayRecipes(h.newRecipeState(), -1)
+}
+
+// resumeRecipes is buildRecipes for a history that extends base, whose
+// recipe history is known (restored from a snapshot, or built), from
+// base's head on: base's keys and the state at its head are taken over,
+// and only the versions above it are replayed. An index update replayed
+// every version of every master config (2.6 ms of an update of the
+// corpus's last commit). fork is base's head, the last seq both share.
+func (h *History) resumeRecipes(base *History, fork int) {
+	h.Notes = append(h.Notes, h.configNotes()...)
+	for k, kh := range base.Keys {
+		kh.mu.Lock()
+		h.Keys[k] = &KeyHistory{Key: k, raw: slices.Clip(kh.raw)} // appended to as a copy
+		kh.mu.Unlock()
+	}
+	h.lastTouched = maps.Clone(base.lastTouched)
+	if h.lastTouched == nil {
+		h.lastTouched = map[string]int{}
+	}
+	if h.memo == nil && len(h.Keys) > 0 {
+		h.memo = config.NewMemo()
+	}
+	h.replayRecipes(h.stateFromLists(fork), fork)
+}
+
+// configNotes notes the master config versions that do not load, by seq
+// then file (as the replay meets them).
+func (h *History) configNotes() []Note {
+	var out []Note
+	for _, seq := range h.cfgSeqs() {
+		for _, sl := range h.cfg {
+			i, found := slices.BinarySearchFunc(sl.vers, seq, func(v version, seq int) int { return cmp.Compare(v.Seq, seq) })
+			if found && sl.vers[i].Err != "" {
+				v := &sl.vers[i]
+				out = append(out, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: v.Path, Message: "does not load: " + v.Err})
+			}
+		}
+	}
+	return out
+}
+
+// stateFromLists is the state the replay has after the versions up to
+// seq, made from the files' lists of blocks at seq without replaying
+// them.
+func (h *History) stateFromLists(seq int) *recipeState {
+	st := h.newRecipeState()
+	for s, sl := range h.cfg {
+		for i := range sl.vers {
+			v := &sl.vers[i]
+			if v.Seq > seq {
+				break
+			}
+			st.next[s]++
+			if v.Err != "" {
+				continue
+			}
+			st.cur[s] = v.applyInPlace(st.cur[s])
+			if v.Path != "" {
+				st.paths[s] = v.Path
+			}
+		}
+		for _, b := range st.cur[s] {
+			st.counts[s][b.key]++
+			st.set(s, b.key, b) // the last occurrence wins
+		}
+	}
+	return st
+}
+
+// replayRecipes applies the master config versions above fork to st,
+// recording each key's changes (see buildRecipes).
+func (h *History) replayRecipes(st *recipeState, fork int) {
 	type before struct {
 		b    *block
 		file string
@@ -399,6 +472,9 @@ func (h *History) buildRecipes() {
 	touched, after, to := map[string]before{}, map[string]before{}, map[string]string{}
 	var keys, ks []string
 	for _, seq := range h.cfgSeqs() {
+		if seq <= fork {
+			continue
+		}
 		clear(touched)
 		clear(after)
 		clear(to)
@@ -430,7 +506,7 @@ func (h *History) buildRecipes() {
 				probe(ks)
 			}
 		}
-		st.advance(seq, &h.Notes)
+		st.advance(seq, nil) // (noted by configNotes)
 		var gone, came []string
 		for _, k := range keys {
 			h.lastTouched[k] = seq

@@ -1,12 +1,14 @@
 package provenance
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -29,6 +31,32 @@ type Snapshot struct {
 	Blocks  []SnapBlock
 	Slots   []SnapSlot // the changelog first (when built), then the master config files
 	Renames []SnapRename
+	// Raw and Touched are what the replay of the master config versions
+	// found (see History.buildRecipes): every recipe key's changes, by seq
+	// then key, and the last seq that touched each key, by key. They
+	// follow from the versions; restoring them spares a history restored
+	// from an index, and an update extending one, the replay of every
+	// version (the tests hold them to a replay).
+	Raw     []SnapRaw
+	Touched []SnapTouched
+}
+
+// SnapRaw is a change of a recipe key as the replay saw it: Old and B are
+// block IDs (-1: none), B the recipe after the change, Old the gone key's
+// recipe of a rename.
+type SnapRaw struct {
+	Key      string
+	Kind     EventKind
+	Seq      int
+	From, To string
+	File     string
+	Old, B   int
+}
+
+// SnapTouched is the last seq whose versions touched a recipe key.
+type SnapTouched struct {
+	Key string
+	Seq int
 }
 
 // SnapCommit is a commit of the chain with its metadata.
@@ -160,7 +188,45 @@ func (h *History) SnapshotAbove(fork, lastBlock int) (*Snapshot, error) {
 		a, b := s.Renames[i], s.Renames[j]
 		return a.Seq < b.Seq || a.Seq == b.Seq && a.To < b.To
 	})
+	if len(h.cfg) > 0 {
+		s.Raw, s.Touched = h.snapRaw(fork)
+	}
 	return s, nil
+}
+
+// snapRaw takes the recipe keys' changes above fork, and the keys touched
+// there.
+func (h *History) snapRaw(fork int) ([]SnapRaw, []SnapTouched) {
+	id := func(b *block) int {
+		if b == nil {
+			return -1
+		}
+		return b.id
+	}
+	var raw []SnapRaw
+	for k, kh := range h.Keys {
+		kh.mu.Lock()
+		for _, r := range kh.raw {
+			if r.seq > fork {
+				raw = append(raw, SnapRaw{Key: k, Kind: r.kind, Seq: r.seq, From: r.from, To: r.to, File: r.file, Old: id(r.old), B: id(r.b)})
+			}
+		}
+		kh.mu.Unlock()
+	}
+	slices.SortFunc(raw, func(a, b SnapRaw) int {
+		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	var touched []SnapTouched
+	for k, sq := range h.lastTouched {
+		if sq > fork {
+			touched = append(touched, SnapTouched{k, sq})
+		}
+	}
+	slices.SortFunc(touched, func(a, b SnapTouched) int { return strings.Compare(a.Key, b.Key) })
+	return raw, touched
 }
 
 // MergeSnapshots appends parts (see SnapshotAbove) to a whole snapshot, in
@@ -184,6 +250,8 @@ func MergeSnapshots(whole *Snapshot, parts ...*Snapshot) (*Snapshot, error) {
 		whole.Commits = append(whole.Commits, p.Commits...)
 		whole.Blocks = append(whole.Blocks, p.Blocks...)
 		whole.Renames = append(whole.Renames, p.Renames...)
+		whole.Raw = append(whole.Raw, p.Raw...)
+		whole.Touched = mergeTouched(whole.Touched, p.Touched)
 		for i, sl := range p.Slots {
 			if i == len(whole.Slots) {
 				whole.Slots = append(whole.Slots, SnapSlot{Recipe: sl.Recipe})
@@ -195,6 +263,25 @@ func MergeSnapshots(whole *Snapshot, parts ...*Snapshot) (*Snapshot, error) {
 		}
 	}
 	return whole, nil
+}
+
+// mergeTouched is a with b's keys replacing a's, sorted by key as both.
+func mergeTouched(a, b []SnapTouched) []SnapTouched {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]SnapTouched, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(b) == 0 || len(a) > 0 && a[0].Key < b[0].Key:
+			out, a = append(out, a[0]), a[1:]
+		case len(a) == 0 || b[0].Key < a[0].Key:
+			out, b = append(out, b[0]), b[1:]
+		default: // the same key: the later part's
+			out, a, b = append(out, b[0]), a[1:], b[1:]
+		}
+	}
+	return out
 }
 
 func snapBlock(b *block) SnapBlock {
@@ -336,6 +423,11 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 			h.renames[r.Seq][r.To] = r.From
 		}
 	}
+	if len(h.cfg) > 0 {
+		if err := h.restoreRecipes(s, blocks); err != nil {
+			return nil, err
+		}
+	}
 	if o.BaseOnly {
 		return h, ctx.Err()
 	}
@@ -345,9 +437,50 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 		}
 	}
 	if len(h.cfg) > 0 {
-		h.buildRecipes()
+		// (after the changelog's notes, as a build has them)
+		h.Notes = append(h.Notes, h.configNotes()...)
 	}
 	return h, ctx.Err()
+}
+
+// restoreRecipes takes the recipe keys' changes from the snapshot (see
+// Snapshot.Raw) instead of replaying the versions, and makes the state at
+// head from the files' lists.
+func (h *History) restoreRecipes(s *Snapshot, blocks map[int]*block) error {
+	at := func(id int) (*block, error) {
+		if id < 0 {
+			return nil, nil
+		}
+		b, ok := blocks[id]
+		if !ok || b.kind != mapFile {
+			return nil, fmt.Errorf("%w: a recipe change names block %d", ErrSnapshot, id)
+		}
+		return b, nil
+	}
+	last := -1
+	for _, r := range s.Raw {
+		if r.Seq < last || r.Seq < 0 || r.Seq >= len(h.Chain) {
+			return fmt.Errorf("%w: a recipe change at seq %d", ErrSnapshot, r.Seq)
+		}
+		last = r.Seq
+		old, err := at(r.Old)
+		if err != nil {
+			return err
+		}
+		b, err := at(r.B)
+		if err != nil {
+			return err
+		}
+		kh := h.keyHistory(r.Key)
+		kh.raw = append(kh.raw, rawEvent{kind: r.Kind, seq: r.Seq, from: r.From, to: r.To, file: r.File, old: old, b: b})
+	}
+	h.lastTouched = make(map[string]int, len(s.Touched))
+	for _, t := range s.Touched {
+		h.lastTouched[t.Key] = t.Seq
+	}
+	head := len(h.Chain) - 1
+	h.state, h.stateSeq = h.stateFromLists(head), head
+	return nil
 }
 
 // checkSlot verifies that a slot's deltas apply: a corrupt index must not

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -54,6 +57,48 @@ func firstDiff(a, b string) string {
 	return fmt.Sprintf("lengths %d and %d", len(a), len(b))
 }
 
+// replayOf renders what the replay of the master config versions leaves
+// in h: every key's changes (blocks by the hash of their text: a history
+// extended from a snapshot numbers its new blocks otherwise), the last seq
+// that touched each key, the notes and the state at head.
+func replayOf(h *History) string {
+	hashOf := func(b *block) string {
+		switch {
+		case b == nil:
+			return "-"
+		case b.text != "":
+			return fmt.Sprintf("%x", textHash([]byte(b.text)))
+		}
+		return fmt.Sprintf("%x", b.hash)
+	}
+	var sb strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(h.Keys)) {
+		for _, r := range h.Keys[k].raw {
+			fmt.Fprintf(&sb, "%s %s@%d %q>%q %s old=%s new=%s\n", k, r.kind, r.seq, r.from, r.to, r.file, hashOf(r.old), hashOf(r.b))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(h.lastTouched)) {
+		fmt.Fprintf(&sb, "touched %s@%d\n", k, h.lastTouched[k])
+	}
+	for _, n := range h.Notes {
+		fmt.Fprintf(&sb, "note %+v\n", n)
+	}
+	st := h.stateAt(len(h.Chain) - 1)
+	for s := range st.cur {
+		fmt.Fprintf(&sb, "slot %d %q next %d:", s, st.paths[s], st.next[s])
+		for _, b := range st.cur[s] {
+			fmt.Fprintf(&sb, " %s=%s", b.key, hashOf(b))
+		}
+		for _, k := range slices.Sorted(maps.Keys(st.byKey[s])) {
+			if st.counts[s][k] > 0 {
+				fmt.Fprintf(&sb, " [%s %s %d %v]", k, hashOf(st.byKey[s][k]), st.counts[s][k], st.slots[k])
+			}
+		}
+		sb.WriteString("\n")
+	}
+	return sb.String()
+}
+
 // TestSnapshotRestoreAndExtend: a history restored from its snapshot, and
 // one extended from an older snapshot, answer exactly as one built from
 // git — the promise of the index.
@@ -87,6 +132,12 @@ func TestSnapshotRestoreAndExtend(t *testing.T) {
 	if got := answers(t, rest, keys); got != want {
 		t.Fatalf("restored history answers differently: %s", firstDiff(got, want))
 	}
+	// the recipes' history is restored as the replay found it, not
+	// replayed again
+	wantReplay := replayOf(full)
+	if got := replayOf(rest); got != wantReplay {
+		t.Fatalf("the restored recipe history differs from the replay: %s", firstDiff(got, wantReplay))
+	}
 
 	// an index at an older commit, extended to head
 	old, err := r.Resolve("main~150")
@@ -114,6 +165,10 @@ func TestSnapshotRestoreAndExtend(t *testing.T) {
 	}
 	if got := answers(t, ext, keys); got != want {
 		t.Fatalf("extended history answers differently: %s", firstDiff(got, want))
+	}
+	// it replayed only the versions above the base, from the base's state
+	if got := replayOf(ext); got != wantReplay {
+		t.Fatalf("the extended recipe history differs from the replay: %s", firstDiff(got, wantReplay))
 	}
 	// the extension's snapshot holds the base's blocks, not copies
 	esnap, err := ext.Snapshot()

@@ -62,7 +62,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "14"
+const SchemaVersion = "15"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -921,7 +921,7 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 		s.Slots, s.Blocks = slots, blocks
 		s.Changelog, s.Recipes = changelog, recipes
 		if !recipes {
-			s.Renames = nil
+			s.Renames, s.Raw, s.Touched = nil, nil, nil
 		}
 	}
 	return s, nil

@@ -4,12 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/provenance"
 )
 
 // randomRepo is the state of a small scripted repository: two master
@@ -224,9 +228,39 @@ func randomStepwise(t *testing.T, seeds []uint64, steps int, rich, ignore bool) 
 			if a, b := storedAnswers(t, ix, s.head(), o), storedAnswers(t, cold, s.head(), o); a != b {
 				t.Fatalf("seed %d after %v: the stored answers differ from an index built at once:\n%s", seed, did, firstDiff(a, b))
 			}
+			// the recipe history the index restores (stored as the
+			// updates extended it, not replayed) is the one git gives
+			rh, _, err := ix.History(ctx, s.repo, s.head(), true, true, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gh, err := provenance.Build(ctx, s.repo, provenance.Options{Head: s.head(), Changelog: true, Recipes: true, IgnoreRevs: o.IgnoreRevs})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := recipeHistory(t, rh), recipeHistory(t, gh); a != b {
+				t.Fatalf("seed %d after %v: the restored recipe history differs from git's:\n%s", seed, did, firstDiff(a, b))
+			}
 			cold.Close() // many seeds would hold many files open
 		}
 	}
+}
+
+// recipeHistory renders a history's recipe events (every key's, the
+// deleted ones' too), notes, and what it says of the keys at head and of
+// the keys touched in its second half.
+func recipeHistory(t *testing.T, h *provenance.History) string {
+	t.Helper()
+	head, mid := len(h.Chain)-1, len(h.Chain)/2
+	out := []any{h.Notes, h.RecipeKeysAt(head), h.KeyPlaces(head), h.KeyPlacesSince(mid), h.KeysChangedAfter(mid)}
+	for _, k := range slices.Sorted(maps.Keys(h.Keys)) {
+		out = append(out, k, h.Keys[k].Events())
+	}
+	j, err := json.Marshal(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(j)
 }
 
 // storedAnswers renders the stored audit and the stored blame of every

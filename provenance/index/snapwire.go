@@ -15,7 +15,7 @@ import (
 // added and not encoded.
 
 // snapWireVersion begins every encoded snapshot part.
-const snapWireVersion = 1
+const snapWireVersion = 2
 
 func encodeSnapshot(s *provenance.Snapshot) ([]byte, error) {
 	w := &wire.Writer{B: make([]byte, 0, 64<<10)}
@@ -71,6 +71,22 @@ func encodeSnapshot(s *provenance.Snapshot) ([]byte, error) {
 		w.String(r.From)
 		w.String(r.To)
 	}
+	w.Len(len(s.Raw), s.Raw == nil)
+	for _, r := range s.Raw {
+		w.String(r.Key)
+		w.String(string(r.Kind))
+		w.Int(r.Seq)
+		w.String(r.From)
+		w.String(r.To)
+		w.String(r.File)
+		w.Int(r.Old)
+		w.Int(r.B)
+	}
+	w.Len(len(s.Touched), s.Touched == nil)
+	for _, t := range s.Touched {
+		w.String(t.Key)
+		w.Int(t.Seq)
+	}
 	return w.B, nil
 }
 
@@ -106,6 +122,13 @@ func decodeSnapshot(data []byte) (*provenance.Snapshot, error) {
 	})
 	s.Renames = wire.List(r, 3, func() provenance.SnapRename {
 		return provenance.SnapRename{Seq: r.Int(), From: r.String(), To: r.String()}
+	})
+	s.Raw = wire.List(r, 8, func() provenance.SnapRaw {
+		return provenance.SnapRaw{Key: r.String(), Kind: provenance.EventKind(r.String()), Seq: r.Int(), From: r.String(), To: r.String(),
+			File: r.String(), Old: r.Int(), B: r.Int()}
+	})
+	s.Touched = wire.List(r, 2, func() provenance.SnapTouched {
+		return provenance.SnapTouched{Key: r.String(), Seq: r.Int()}
 	})
 	if err := r.Done(); err != nil {
 		return nil, err

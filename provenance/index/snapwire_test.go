@@ -16,12 +16,14 @@ import (
 // snapwire.go does not encode (update it, and SchemaVersion).
 func TestSnapWireFields(t *testing.T) {
 	for typ, want := range map[reflect.Type][]string{
-		reflect.TypeFor[provenance.Snapshot]():    {"Head", "Changelog", "Recipes", "From", "Commits", "Blocks", "Slots", "Renames"},
+		reflect.TypeFor[provenance.Snapshot]():    {"Head", "Changelog", "Recipes", "From", "Commits", "Blocks", "Slots", "Renames", "Raw", "Touched"},
 		reflect.TypeFor[provenance.SnapCommit]():  {"Hash", "Author", "Email", "Date", "Subject", "PR", "PRSource"},
 		reflect.TypeFor[provenance.SnapBlock]():   {"ID", "Recipe", "Key", "Hash", "Text", "Identity", "PRLink", "ConfigKeys", "Description", "Err"},
 		reflect.TypeFor[provenance.SnapSlot]():    {"Recipe", "Versions"},
 		reflect.TypeFor[provenance.SnapVersion](): {"Seq", "Path", "Blob", "Err", "P", "S", "Mid", "Note", "Written"},
 		reflect.TypeFor[provenance.SnapRename]():  {"Seq", "From", "To"},
+		reflect.TypeFor[provenance.SnapRaw]():     {"Key", "Kind", "Seq", "From", "To", "File", "Old", "B"},
+		reflect.TypeFor[provenance.SnapTouched](): {"Key", "Seq"},
 	} {
 		checkFields(t, typ, want, "snapwire.go")
 	}
@@ -44,8 +46,9 @@ func TestSnapWireRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Commits) == 0 || len(s.Blocks) == 0 || len(s.Slots) < 2 || len(s.Renames) == 0 {
-		t.Fatalf("a thin snapshot: %d commits, %d blocks, %d files, %d renames", len(s.Commits), len(s.Blocks), len(s.Slots), len(s.Renames))
+	if len(s.Commits) == 0 || len(s.Blocks) == 0 || len(s.Slots) < 2 || len(s.Renames) == 0 || len(s.Raw) == 0 || len(s.Touched) == 0 {
+		t.Fatalf("a thin snapshot: %d commits, %d blocks, %d files, %d renames, %d recipe changes, %d keys touched",
+			len(s.Commits), len(s.Blocks), len(s.Slots), len(s.Renames), len(s.Raw), len(s.Touched))
 	}
 	data, err := encodeSnapshot(s)
 	if err != nil {
@@ -84,7 +87,9 @@ func FuzzSnapWire(f *testing.F) {
 	s := &provenance.Snapshot{Changelog: true, Commits: []provenance.SnapCommit{{Author: "a", PR: 3}},
 		Blocks:  []provenance.SnapBlock{{ID: 1, Key: "k", ConfigKeys: []string{"x"}}},
 		Slots:   []provenance.SnapSlot{{Versions: []provenance.SnapVersion{{Seq: 0, Mid: []int{1}, Written: []int{1, -1}}}}},
-		Renames: []provenance.SnapRename{{Seq: 0, From: "a", To: "b"}}}
+		Renames: []provenance.SnapRename{{Seq: 0, From: "a", To: "b"}},
+		Raw:     []provenance.SnapRaw{{Key: "b", Kind: provenance.EvRenamed, From: "a", File: "f", Old: -1, B: 1}},
+		Touched: []provenance.SnapTouched{{Key: "b"}}}
 	data, err := encodeSnapshot(s)
 	if err != nil {
 		f.Fatal(err)
