@@ -592,9 +592,9 @@ func (h *History) RecipeAt(key string, seq int) (v *pyyaml.Value, file string, l
 	return p.b.full(), file, int(p.line), true
 }
 
-// stateAt replays the master config versions up to seq (the last one
-// asked for is kept: blame and the index ask for the head again and
-// again). The state must not be modified.
+// stateAt is the state after the master config versions up to seq (the
+// last one asked for is kept: blame and the index ask for the head again
+// and again). The state must not be modified.
 func (h *History) stateAt(seq int) *recipeState {
 	h.mu.Lock()
 	if h.stateSeq == seq && h.state != nil {
@@ -603,13 +603,7 @@ func (h *History) stateAt(seq int) *recipeState {
 		return st
 	}
 	h.mu.Unlock()
-	st := h.newRecipeState()
-	for _, sq := range h.cfgSeqs() {
-		if sq > seq {
-			break
-		}
-		st.advance(sq, nil)
-	}
+	st := h.stateFromLists(seq)
 	h.mu.Lock()
 	h.state, h.stateSeq = st, seq
 	h.mu.Unlock()

@@ -444,8 +444,7 @@ func Restore(ctx context.Context, s *Snapshot, o RestoreOptions) (*History, erro
 }
 
 // restoreRecipes takes the recipe keys' changes from the snapshot (see
-// Snapshot.Raw) instead of replaying the versions, and makes the state at
-// head from the files' lists.
+// Snapshot.Raw) instead of replaying the versions.
 func (h *History) restoreRecipes(s *Snapshot, blocks map[int]*block) error {
 	at := func(id int) (*block, error) {
 		if id < 0 {
@@ -478,9 +477,7 @@ func (h *History) restoreRecipes(s *Snapshot, blocks map[int]*block) error {
 	for _, t := range s.Touched {
 		h.lastTouched[t.Key] = t.Seq
 	}
-	head := len(h.Chain) - 1
-	h.state, h.stateSeq = h.stateFromLists(head), head
-	return nil
+	return nil // (the state at head is made when asked for: stateAt)
 }
 
 // checkSlot verifies that a slot's deltas apply: a corrupt index must not
