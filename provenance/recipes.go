@@ -296,7 +296,7 @@ func (st *recipeState) unset(s int, k string) {
 
 // advance applies the versions that begin at seq and returns the keys
 // they touch; a version that does not load is noted and skipped.
-func (st *recipeState) advance(seq int, notes *[]Note) []string {
+func (st *recipeState) advance(seq int) []string {
 	var touched []string
 	for s, sl := range st.h.cfg {
 		if st.next[s] >= len(sl.vers) || sl.vers[st.next[s]].Seq != seq {
@@ -304,10 +304,7 @@ func (st *recipeState) advance(seq int, notes *[]Note) []string {
 		}
 		v := &sl.vers[st.next[s]]
 		st.next[s]++
-		if v.Err != "" {
-			if notes != nil {
-				*notes = append(*notes, Note{Seq: v.Seq, Commit: st.h.Chain[v.Seq], Path: v.Path, Message: "does not load: " + v.Err})
-			}
+		if v.Err != "" { // (noted by configNotes)
 			continue
 		}
 		old := st.cur[s][v.P : len(st.cur[s])-int(v.S)]
@@ -365,20 +362,18 @@ func (st *recipeState) advance(seq int, notes *[]Note) []string {
 	return touched
 }
 
-// seqs lists the seqs at which some slot has a version, ascending.
-func (h *History) cfgSeqs() []int {
-	seen := map[int]bool{}
+// cfgSeqsAbove lists the seqs above fork at which some slot has a
+// version, ascending.
+func (h *History) cfgSeqsAbove(fork int) []int {
 	var out []int
 	for _, sl := range h.cfg {
-		for _, v := range sl.vers {
-			if !seen[v.Seq] {
-				seen[v.Seq] = true
-				out = append(out, v.Seq)
-			}
+		i, _ := slices.BinarySearchFunc(sl.vers, fork+1, func(v version, seq int) int { return cmp.Compare(v.Seq, seq) })
+		for _, v := range sl.vers[i:] {
+			out = append(out, v.Seq)
 		}
 	}
-	sort.Ints(out)
-	return out
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // buildRecipes walks the master config versions oldest first and records,
@@ -420,15 +415,14 @@ func (h *History) resumeRecipes(base *History, fork int) {
 // then file (as the replay meets them).
 func (h *History) configNotes() []Note {
 	var out []Note
-	for _, seq := range h.cfgSeqs() {
-		for _, sl := range h.cfg {
-			i, found := slices.BinarySearchFunc(sl.vers, seq, func(v version, seq int) int { return cmp.Compare(v.Seq, seq) })
-			if found && sl.vers[i].Err != "" {
-				v := &sl.vers[i]
+	for _, sl := range h.cfg { // file by file, then stably by seq
+		for i := range sl.vers {
+			if v := &sl.vers[i]; v.Err != "" {
 				out = append(out, Note{Seq: v.Seq, Commit: h.Chain[v.Seq], Path: v.Path, Message: "does not load: " + v.Err})
 			}
 		}
 	}
+	slices.SortStableFunc(out, func(a, b Note) int { return cmp.Compare(a.Seq, b.Seq) })
 	return out
 }
 
@@ -471,10 +465,7 @@ func (h *History) replayRecipes(st *recipeState, fork int) {
 	// it, and the renames by old key
 	touched, after, to := map[string]before{}, map[string]before{}, map[string]string{}
 	var keys, ks []string
-	for _, seq := range h.cfgSeqs() {
-		if seq <= fork {
-			continue
-		}
+	for _, seq := range h.cfgSeqsAbove(fork) {
 		clear(touched)
 		clear(after)
 		clear(to)
@@ -506,7 +497,7 @@ func (h *History) replayRecipes(st *recipeState, fork int) {
 				probe(ks)
 			}
 		}
-		st.advance(seq, nil) // (noted by configNotes)
+		st.advance(seq)
 		var gone, came []string
 		for _, k := range keys {
 			h.lastTouched[k] = seq
