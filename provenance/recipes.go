@@ -397,17 +397,9 @@ func (h *History) buildRecipes() {
 func (h *History) resumeRecipes(base *History, fork int) {
 	h.Notes = append(h.Notes, h.configNotes()...)
 	for k, kh := range base.Keys {
-		kh.mu.Lock()
 		h.Keys[k] = &KeyHistory{Key: k, raw: slices.Clip(kh.raw)} // appended to as a copy
-		kh.mu.Unlock()
 	}
 	h.lastTouched = maps.Clone(base.lastTouched)
-	if h.lastTouched == nil {
-		h.lastTouched = map[string]int{}
-	}
-	if h.memo == nil && len(h.Keys) > 0 {
-		h.memo = config.NewMemo()
-	}
 	h.replayRecipes(h.stateFromLists(fork), fork)
 }
 

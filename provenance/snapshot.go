@@ -205,13 +205,11 @@ func (h *History) snapRaw(fork int) ([]SnapRaw, []SnapTouched) {
 	}
 	var raw []SnapRaw
 	for k, kh := range h.Keys {
-		kh.mu.Lock()
 		for _, r := range kh.raw {
 			if r.seq > fork {
 				raw = append(raw, SnapRaw{Key: k, Kind: r.kind, Seq: r.seq, From: r.from, To: r.to, File: r.file, Old: id(r.old), B: id(r.b)})
 			}
 		}
-		kh.mu.Unlock()
 	}
 	slices.SortFunc(raw, func(a, b SnapRaw) int {
 		if c := cmp.Compare(a.Seq, b.Seq); c != 0 {
