@@ -756,7 +756,8 @@ func (ix *Index) load(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, c
 	var n int
 	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM commits WHERE sha = ?`, rev.String()).Scan(&n); err != nil {
 		return nil, staleErr(err)
-	} else if n == 0 {
+	}
+	if n == 0 {
 		return nil, nil
 	}
 	snap, err := load(ctx, conn, changelog, recipes)
@@ -764,7 +765,9 @@ func (ix *Index) load(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, c
 		return nil, staleErr(err)
 	}
 	if !slices.ContainsFunc(snap.Commits, func(c provenance.SnapCommit) bool { return plumbing.Hash(c.Hash) == rev }) {
-		return nil, nil // (written with the commits table: the Sync finds out)
+		// (they are written together; should they disagree, the Sync
+		// indexes rev again)
+		return nil, nil
 	}
 	return ix.restore(ctx, r, snap, o, false)
 }
