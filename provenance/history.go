@@ -43,7 +43,9 @@ type Options struct {
 	// these keys at Head (renames across files are then not followed).
 	// With Recipes and without Changelog the walk also stops once every
 	// key (and the keys it was renamed from) has been traced to its
-	// creation.
+	// creation. When a key is not at Head, every file is followed, as
+	// without Keys: only every recipe's history says whether the key
+	// existed before and what became of it.
 	Keys []string
 	// Base is a History of an older head (restored from an index, say):
 	// the walk stops at the first commit of Base's chain and only the
@@ -313,7 +315,12 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	}
 	h := newHistory(ctx, r, o)
 	if len(o.Keys) > 0 && o.Recipes && !o.Changelog {
-		return h, h.buildKeys(ctx, r, o)
+		err := h.buildKeys(ctx, r, o)
+		if !errors.Is(err, errKeyNotAtHead) {
+			return h, err
+		}
+		o.Keys = nil // a key not at Head: every recipe's history
+		h = newHistory(ctx, r, o)
 	}
 	layouts := h.settings.MasterCandidates()
 	paths := []string{h.ChangelogPath}
@@ -380,7 +387,14 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 			files := selectLayout(layouts, st.Blobs[1:])
 			if len(o.Keys) > 0 && tracked == nil {
 				var err error
-				if tracked, err = h.keyFiles(r, newSplitter(), files, o.Keys); err != nil {
+				tracked, err = h.keyFiles(r, newSplitter(), files, o.Keys)
+				if errors.Is(err, errKeyNotAtHead) {
+					// every file is followed: only every recipe's history
+					// says whether the key existed before
+					for i := 0; i < nfiles; i++ {
+						tracked[i] = true
+					}
+				} else if err != nil {
 					return err
 				}
 			}

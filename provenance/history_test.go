@@ -2,6 +2,7 @@ package provenance
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -807,5 +808,50 @@ func TestBlameAboveFollowsMovesAndRenames(t *testing.T) {
 	// everything else after the rename
 	if renamesKept[1] != 1 || renamesKept[2] != 1 || renamesKept[3] != 1 || renamesKept[4] != 1 {
 		t.Fatalf("renames dropped from prev's, by fork: %v", renamesKept)
+	}
+}
+
+// A key that is not at Head cannot be followed from the files holding it
+// there: a build for it reads every recipe's history, so that its log,
+// blame and diff answer as a build without Options.Keys (and as the
+// index) does. They used to answer from Head alone: no recipe history at
+// all, and a diff across its deletion that found no change.
+func TestKeyNotAtHeadAnswersAsEveryRecipe(t *testing.T) {
+	s := newScripted(t)
+	other := "\nother-key:\n  image: x\n"
+	s.commit("Add recipe (#1)", map[string]string{"configs/amd-master.yaml": recipeA + other, "configs/nvidia-master.yaml": "{}\n",
+		"perf-changelog.yaml": entry("dsr1-fp8-mi355x-sglang", "Add it", "https://github.com/o/r/pull/1")})
+	s.commit("Bump image (#2)", map[string]string{"configs/amd-master.yaml": strings.Replace(recipeA, "v0.5.9", "v0.5.10", 1) + other})
+	s.commit("Remove it (#3)", map[string]string{"configs/amd-master.yaml": strings.TrimPrefix(other, "\n")})
+	key := "dsr1-fp8-mi355x-sglang"
+	render := func(h *History) string {
+		t.Helper()
+		l, err := h.Log(key, LogOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := h.Log(key, LogOptions{After: s.commits["Add recipe (#1)"]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, berr := h.Blame(key, plumbing.ZeroHash)
+		j, _ := json.Marshal([]any{l, d, berr.Error()})
+		return string(j)
+	}
+	for _, o := range []Options{{Changelog: true, Recipes: true}, {Recipes: true}} {
+		want := render(s.build(o))
+		if !strings.Contains(want, `"deleted"`) || !strings.Contains(want, "v0.5.10") {
+			t.Fatalf("the full history lacks the key's life: %s", want)
+		}
+		o.Keys = []string{key}
+		if got := render(s.build(o)); got != want {
+			t.Errorf("changelog %v: a build for the key alone answers\n%s\nnot\n%s", o.Changelog, got, want)
+		}
+	}
+	// a key that never existed: the same error, with the nearest keys
+	_, err := s.build(Options{Recipes: true, Keys: []string{"other-ke"}}).Blame("other-ke", plumbing.ZeroHash)
+	var uk *UnknownKeyError
+	if !errors.As(err, &uk) || uk.Gone != nil || len(uk.Closest) == 0 || uk.Closest[0] != "other-key" {
+		t.Errorf("a key that never existed: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package provenance
 import (
 	"bytes"
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -45,11 +46,7 @@ func (h *History) buildKeys(ctx context.Context, r *gitscan.Repo, o Options) err
 			// at Head: find the files holding the keys
 			var err error
 			if tracked, err = h.keyFiles(r, sp, files, o.Keys); err != nil {
-				return err
-			}
-			if len(tracked) == 0 {
-				chain = append(chain, st.Hash) // unknown keys: Head alone
-				return gitscan.ErrStop
+				return err // (errKeyNotAtHead: Build reads every recipe's history)
 			}
 		}
 		// read the tracked files this commit changed
@@ -191,6 +188,7 @@ func keysOf(lists [][]*block) map[string]*block {
 // whose text does not contain a key is not cut.
 func (h *History) keyFiles(r *gitscan.Repo, sp *splitter, files []cfgFile, keys []string) (map[int]bool, error) {
 	tracked := map[int]bool{}
+	found := map[string]bool{}
 	h.headFiles = files
 	for i, f := range files {
 		if f.Blob.IsZero() {
@@ -210,12 +208,21 @@ func (h *History) keyFiles(r *gitscan.Repo, sp *splitter, files []cfgFile, keys 
 		}
 		for _, b := range bs {
 			if slices.Contains(keys, b.key) {
-				tracked[i] = true
+				tracked[i], found[b.key] = true, true
 			}
 		}
 	}
+	if len(found) < len(keys) {
+		return tracked, errKeyNotAtHead
+	}
 	return tracked, nil
 }
+
+// errKeyNotAtHead: a key asked for is not at Head, so the files holding
+// it cannot be told from there; only every recipe's history says whether
+// it existed before, and what became of it (Build then follows every
+// file: the answers are those of a build without Options.Keys).
+var errKeyNotAtHead = errors.New("a key is not at Head")
 
 // headKeysOf returns every recipe key of the files at Head, in load order.
 func (h *History) headKeysOf(files []cfgFile) []string {

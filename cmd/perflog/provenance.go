@@ -78,23 +78,10 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 		if err != nil {
 			return err
 		}
-		defer func() {
-			if hs != nil {
-				hs.close()
-			}
-		}()
+		defer hs.close()
+		// (a key not at the revision is read with every recipe's history,
+		// which says whether it existed before: provenance.Options.Keys)
 		rep, err = hs.h.Blame(opts.Key, hs.rev)
-		var uk *provenance.UnknownKeyError
-		if errors.As(err, &uk) && uk.Gone == nil && !uk.NoRecipes && hs.ix == nil {
-			// read from git for this key alone, the history stops at the
-			// revision when the key is not there; every recipe's history
-			// says whether it existed before and what ended it
-			hs.close()
-			if hs, err = loadHistory(ctx, opts.Factory, &opts.HistoryFlags, false, true); err != nil {
-				return err
-			}
-			_, err = hs.h.Blame(opts.Key, hs.rev)
-		}
 		if err != nil {
 			return err
 		}
