@@ -95,7 +95,7 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 		if err == nil {
 			stop := progress(f, "updating the index")
 			h, _, err := ix.History(ctx, ws.repo, rev, changelog, recipes,
-				withProgress(ws.indexOptions(settingsRevs), stop.update, prs))
+				syncOptions(ws.indexOptions(settingsRevs), stop.update, prs))
 			stop.done()
 			if err == nil {
 				h.SetIgnoreRevs(ignore)
@@ -163,8 +163,9 @@ func cachedAnswer(ctx context.Context, f *Factory, o *HistoryFlags) (*workspace,
 	return ws, ix, rev, ws.indexOptions(revs)
 }
 
-// withProgress adds a build's progress and PR resolver to index options.
-func withProgress(o index.Options, p func(provenance.Progress), prs provenance.PRResolver) index.Options {
+// syncOptions adds to index options what a sync of a history command
+// needs: the build's progress, the PR resolver, and huge pages first.
+func syncOptions(o index.Options, p func(provenance.Progress), prs provenance.PRResolver) index.Options {
 	o.Progress, o.PRs = p, prs
 	// an index behind rev is brought up to date from git first: the
 	// heavier work, for which the heap gets huge pages (see thp_linux.go)

@@ -112,14 +112,15 @@ const hugePage = 2 << 20
 func adviseHuge(n int) {
 	b := make([]byte, n)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
-	beg := int((p+hugePage-1)&^(hugePage-1) - p) // offsets in b of the first and
-	end := int((p+uintptr(n))&^(hugePage-1) - p) // past the last whole huge page
+	first := (p + hugePage - 1) &^ (hugePage - 1) // the first whole huge page
+	beg := int(first - p)                         // offsets in b of it and
+	end := int((p+uintptr(n))&^(hugePage-1) - p)  // past the last whole one
 	if beg < end {
 		// an error (a kernel without THP) leaves the pages as they are
 		_ = syscall.Madvise(b[beg:end], syscall.MADV_HUGEPAGE)
 	}
 	if beg > 0 {
-		_ = collapseHuge((p+hugePage-1)&^(hugePage-1) - hugePage)
+		_ = collapseHuge(first - hugePage) // the one b begins in
 	}
 	runtime.KeepAlive(b)
 }

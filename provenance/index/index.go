@@ -460,7 +460,7 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 		st.lap("load")
 		// when rev is not indexed, the history is restored only as the
 		// base of the Build, which derives its own
-		indexed := slices.ContainsFunc(snap.Commits, func(c provenance.SnapCommit) bool { return plumbing.Hash(c.Hash) == rev })
+		indexed := holds(snap, rev)
 		if indexed && o.Exact {
 			// an older commit of the indexed chain becomes the head: the
 			// commits above it are dropped, as for a rewritten history
@@ -764,12 +764,17 @@ func (ix *Index) load(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, c
 	if err != nil {
 		return nil, staleErr(err)
 	}
-	if !slices.ContainsFunc(snap.Commits, func(c provenance.SnapCommit) bool { return plumbing.Hash(c.Hash) == rev }) {
+	if !holds(snap, rev) {
 		// (they are written together; should they disagree, the Sync
 		// indexes rev again)
 		return nil, nil
 	}
 	return ix.restore(ctx, r, snap, o, false)
+}
+
+// holds reports whether rev is on the chain of a stored snapshot.
+func holds(snap *provenance.Snapshot, rev plumbing.Hash) bool {
+	return slices.ContainsFunc(snap.Commits, func(c provenance.SnapCommit) bool { return plumbing.Hash(c.Hash) == rev })
 }
 
 // queryer is what load and the writers need of a transaction.
