@@ -470,7 +470,9 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 			}
 			indexed = head == rev.String()
 		}
-		if base, err = ix.restore(ctx, r, snap, o, !indexed); err != nil {
+		texts := &blockTexts{db: ix.db, tx: tx}
+		defer texts.detach()
+		if base, err = ix.restore(ctx, r, snap, o, !indexed, texts); err != nil {
 			return nil, staleErr(err)
 		}
 		st.lap("restore")
@@ -700,18 +702,52 @@ func setMeta(ctx context.Context, tx *sql.Tx, k, v string) error {
 // restore rebuilds the history from a snapshot loaded from the index
 // (only as a Build base when baseOnly is set); block texts are read on
 // demand.
-func (ix *Index) restore(ctx context.Context, r *gitscan.Repo, snap *provenance.Snapshot, o Options, baseOnly bool) (*provenance.History, error) {
-	stmt, err := ix.db.PrepareContext(ctx, `SELECT text FROM blocks WHERE id = ?`)
-	if err != nil {
-		return nil, err
-	}
-	text := func(id int) (string, error) {
-		var t string
-		err := stmt.QueryRowContext(context.Background(), id).Scan(&t)
-		return t, err
-	}
+func (ix *Index) restore(ctx context.Context, r *gitscan.Repo, snap *provenance.Snapshot, o Options, baseOnly bool, texts *blockTexts) (*provenance.History, error) {
 	return provenance.Restore(ctx, snap, provenance.RestoreOptions{Settings: o.Settings, IgnoreRevs: o.IgnoreRevs,
-		Text: text, ReadBlob: r.ReadBlob, PRs: o.PRs, BaseOnly: baseOnly})
+		Text: texts.text, ReadBlob: r.ReadBlob, PRs: o.PRs, BaseOnly: baseOnly})
+}
+
+// blockTexts reads the texts of a restored history's blocks on demand:
+// through the transaction of the sync that restored it while that is open,
+// then on a statement of its own, prepared at the first read after (a
+// restored history reads few texts or none, and a connection of its own
+// costs more than they do: an update reads one).
+type blockTexts struct {
+	db   *sql.DB
+	mu   sync.Mutex
+	tx   *sql.Tx
+	stmt *sql.Stmt
+}
+
+const blockTextQuery = `SELECT text FROM blocks WHERE id = ?`
+
+func (b *blockTexts) text(id int) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var row *sql.Row
+	if b.tx != nil {
+		row = b.tx.QueryRowContext(context.Background(), blockTextQuery, id)
+	} else {
+		if b.stmt == nil {
+			stmt, err := b.db.PrepareContext(context.Background(), blockTextQuery)
+			if err != nil {
+				return "", err
+			}
+			b.stmt = stmt
+		}
+		row = b.stmt.QueryRowContext(context.Background(), id)
+	}
+	var t string
+	err := row.Scan(&t)
+	return t, err
+}
+
+// detach makes the reads after it use a connection of their own (call it
+// before the transaction ends).
+func (b *blockTexts) detach() {
+	b.mu.Lock()
+	b.tx = nil
+	b.mu.Unlock()
 }
 
 // History returns the history of rev from the index: restored as stored
@@ -769,7 +805,7 @@ func (ix *Index) load(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, c
 		// indexes rev again)
 		return nil, nil
 	}
-	return ix.restore(ctx, r, snap, o, false)
+	return ix.restore(ctx, r, snap, o, false, &blockTexts{db: ix.db})
 }
 
 // holds reports whether rev is on the chain of a stored snapshot.
