@@ -142,11 +142,17 @@ func Open(path string, create bool) (*Index, error) {
 // so a connection that does not ask for it never switches a file another
 // process built back. A fresh build does not map the file either: what it
 // reads back of the pages it wrote would stay mapped (at 10x the history,
-// 20 MB more resident: 292 against 272 MB).
+// 20 MB more resident: 292 against 272 MB), and it keeps a small page
+// cache: a build writes its pages once and reads few back, and each page
+// of cache is fresh memory of SQLite's allocator, which the heap's huge
+// pages do not cover (a 4 KiB page fault costs about 10 µs on the VM this
+// was measured on: the default 2 MB cache took 900 of a cold build's 4400
+// faults; 256 KiB, a cold build 380 → 342 ms with the inserter's smaller
+// statements, medians of 25 interleaved runs).
 func dsn(path string, fresh bool) string {
 	mode := "&_pragma=journal_mode(WAL)&_pragma=mmap_size(1073741824)"
 	if fresh {
-		mode = ""
+		mode = "&_pragma=cache_size(-256)"
 	}
 	return "file:" + path + "?_pragma=busy_timeout(10000)" + mode + "&_pragma=synchronous(NORMAL)&_txlock=immediate"
 }
