@@ -106,10 +106,14 @@ func openIndex(ctx context.Context, f *Factory, ws *workspace, revName string, r
 	if !rebuild && ix.Current(ctx, rev, io) {
 		return ix, &index.Stats{Head: rev, Commits: ix.Commits(ctx)}, nil
 	}
-	preferHugePages()
 	if rebuild || ix.Empty(ctx) {
-		allCores() // a cold build: its pipelines pay on every core
+		// a cold build: its pipelines pay on every core, and it
+		// collects only once its heap is large
+		allCores()
+		bulkGC()
+		preferHugePagesFor(bulkHeap + 32<<20)
 	}
+	preferHugePages()
 	p := progress(f, "indexing history")
 	io.Progress = p.update
 	_, st, err := ix.Sync(ctx, ws.repo, rev, io)

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"math"
+	"os"
 	"runtime"
+	"runtime/debug"
 	"testing"
 )
 
@@ -49,5 +52,40 @@ func TestCores(t *testing.T) {
 func TestStartup(t *testing.T) {
 	if startupProcs != 1 || startupRate != 0 {
 		t.Fatalf("after the inits: GOMAXPROCS %d, MemProfileRate %d; want 1 and 0", startupProcs, startupRate)
+	}
+}
+
+// A cold build does not collect until its heap reaches bulkHeap, unless
+// the user set the collector: then it is left as set.
+func TestBulkGC(t *testing.T) {
+	percent := debug.SetGCPercent(100)
+	limit := debug.SetMemoryLimit(math.MaxInt64)
+	defer func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}()
+	for _, c := range []struct {
+		gogc, memlimit string
+		percent        int
+		limit          int64
+	}{
+		{"", "", -1, bulkHeap},
+		{"50", "", 100, math.MaxInt64},
+		{"", "1GiB", 100, math.MaxInt64},
+	} {
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+		for k, v := range map[string]string{"GOGC": c.gogc, "GOMEMLIMIT": c.memlimit} {
+			if v == "" {
+				t.Setenv(k, "") // restored after the test
+				os.Unsetenv(k)
+			} else {
+				t.Setenv(k, v)
+			}
+		}
+		bulkGC()
+		if p, l := debug.SetGCPercent(100), debug.SetMemoryLimit(-1); p != c.percent || l != c.limit {
+			t.Errorf("GOGC=%q GOMEMLIMIT=%q: GC percent %d, limit %d; want %d and %d", c.gogc, c.memlimit, p, l, c.percent, c.limit)
+		}
 	}
 }

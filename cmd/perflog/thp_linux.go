@@ -42,16 +42,23 @@ import (
 // under strict overcommit or a limit on the address space, or with
 // GODEBUG=disablethp=1 or PERFLOG_NOTHP=1.
 
-// thpHeap is how much of the heap is asked for huge pages.
+// thpHeap is how much of the heap is asked for huge pages (a cold index
+// build asks for more: see bulkHeap).
 const thpHeap = 128 << 20
 
 var hugeOnce sync.Once
 
 // preferHugePages prepares the heap of a run about to do such work (see
 // above); only the first call does anything.
-func preferHugePages() { hugeOnce.Do(adviseHeap) }
+func preferHugePages() { preferHugePagesFor(thpHeap) }
 
-func adviseHeap() {
+// preferHugePagesFor is preferHugePages for a run whose heap may grow to
+// n bytes before it collects (see bulkGC).
+func preferHugePagesFor(n int) { hugeOnce.Do(func() { adviseHeapFor(n) }) }
+
+func adviseHeap() { adviseHeapFor(thpHeap) }
+
+func adviseHeapFor(n int) {
 	if os.Getenv("PERFLOG_NOTHP") != "" || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
 		return
 	}
@@ -74,7 +81,7 @@ func adviseHeap() {
 	// own span lists
 	percent := debug.SetGCPercent(-1)
 	limit := debug.SetMemoryLimit(math.MaxInt64)
-	adviseHuge(thpHeap)
+	adviseHuge(n)
 	debug.SetMemoryLimit(limit)
 	if _, set := os.LookupEnv("GOGC"); !set && percent == gcPercent {
 		// a run still on the light runs' setting (see tuneGC) lets its

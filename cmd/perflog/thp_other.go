@@ -4,3 +4,6 @@ package main
 
 // preferHugePages is Linux-only (see thp_linux.go).
 func preferHugePages() {}
+
+// preferHugePagesFor is Linux-only (see thp_linux.go).
+func preferHugePagesFor(int) {}
