@@ -75,6 +75,28 @@ func (ix *Index) Check(ctx context.Context, r *gitscan.Repo, o CheckOptions) (*C
 	return st, nil
 }
 
+// Checked reports whether the tables o selects are up to date with the
+// indexed head: a Check would then read nothing (a caller prepares for the
+// heavier work otherwise).
+func (ix *Index) Checked(ctx context.Context, o CheckOptions) bool {
+	head, err := getMeta(ctx, ix.db, "head")
+	if err != nil || head == "" {
+		return false
+	}
+	for _, t := range []struct {
+		want bool
+		meta string
+	}{{o.Claims, "claims-head"}, {o.Findings, "findings-head"}} {
+		if !t.want {
+			continue
+		}
+		if at, err := getMeta(ctx, ix.db, t.meta); err != nil || at != head {
+			return false
+		}
+	}
+	return true
+}
+
 // checkKey is what an entry's stored claims were checked for: the commit
 // that introduced its content, or "-" when its claims are not checked.
 func checkKey(e *provenance.AuditEntry) string {

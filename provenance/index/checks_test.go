@@ -119,12 +119,20 @@ func TestIndexChecks(t *testing.T) {
 	}
 	check := func(want CheckStats) {
 		t.Helper()
-		st, err := ix.Check(ctx, s.repo, CheckOptions{Claims: true, Findings: true})
+		o := CheckOptions{Claims: true, Findings: true}
+		// Checked says beforehand whether the check has work to do
+		if got := ix.Checked(ctx, o); got != (want == CheckStats{}) {
+			t.Fatalf("Checked before a check that does %+v: %v", want, got)
+		}
+		st, err := ix.Check(ctx, s.repo, o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if *st != want {
 			t.Fatalf("check did %+v, want %+v", *st, want)
+		}
+		if !ix.Checked(ctx, o) || !ix.Checked(ctx, CheckOptions{Claims: true}) || !ix.Checked(ctx, CheckOptions{Findings: true}) {
+			t.Fatal("Checked is false after a check")
 		}
 	}
 	check(CheckStats{Entries: 2, Claims: 2, Linted: true})
