@@ -46,34 +46,47 @@ import (
 // build asks for more: see bulkHeap).
 const thpHeap = 128 << 20
 
-var hugeOnce sync.Once
+var (
+	hugeOnce sync.Once
+	hugeHeap bool // what the first preferHugePagesFor found
+)
 
 // preferHugePages prepares the heap of a run about to do such work (see
 // above); only the first call does anything.
 func preferHugePages() { preferHugePagesFor(thpHeap) }
 
 // preferHugePagesFor is preferHugePages for a run whose heap may grow to
-// n bytes before it collects (see bulkGC).
-func preferHugePagesFor(n int) { hugeOnce.Do(func() { adviseHeapFor(n) }) }
+// n bytes before it collects (see bulkGC); it reports whether the heap
+// gets huge pages.
+func preferHugePagesFor(n int) bool {
+	hugeOnce.Do(func() { hugeHeap = adviseHeapFor(n) })
+	return hugeHeap
+}
 
-func adviseHeap() { adviseHeapFor(thpHeap) }
+func adviseHeap() bool { return adviseHeapFor(thpHeap) }
 
-func adviseHeapFor(n int) {
+// adviseHeapFor advises the next n bytes of the heap for huge pages, and
+// reports whether the heap gets them: advised, or given to every mapping
+// (transparent_hugepage=always).
+func adviseHeapFor(n int) bool {
 	if os.Getenv("PERFLOG_NOTHP") != "" || strings.Contains(os.Getenv("GODEBUG"), "disablethp=1") {
-		return
+		return false
 	}
 	mode, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled")
-	if err != nil || !bytes.Contains(mode, []byte("[madvise]")) {
-		return
+	if err != nil {
+		return false
+	}
+	if !bytes.Contains(mode, []byte("[madvise]")) {
+		return bytes.Contains(mode, []byte("[always]"))
 	}
 	// under strict overcommit, or a limit on the address space, the
 	// mapping could be refused, which is fatal to a Go program
 	if o, err := os.ReadFile("/proc/sys/vm/overcommit_memory"); err != nil || bytes.HasPrefix(bytes.TrimSpace(o), []byte("2")) {
-		return
+		return false
 	}
 	var as syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &as); err != nil || as.Cur != ^uint64(0) {
-		return
+		return false
 	}
 	// one collection, the one that frees the allocation (its range is then
 	// free heap, advised): the allocation alone would start another, and
@@ -90,6 +103,7 @@ func adviseHeapFor(n int) {
 	}
 	debug.SetGCPercent(percent)
 	runtime.GC()
+	return true
 }
 
 // gcAdvised is the GOGC of a run once its heap is advised: with the

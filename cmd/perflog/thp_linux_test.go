@@ -45,12 +45,16 @@ func TestAdviseHeap(t *testing.T) {
 	}
 	t.Setenv("PERFLOG_NOTHP", "1")
 	before := hugeAdvised(t)
-	adviseHeap()
+	if adviseHeap() {
+		t.Error("PERFLOG_NOTHP=1: the heap said to have huge pages")
+	}
 	if got := hugeAdvised(t); got != before {
 		t.Fatalf("PERFLOG_NOTHP=1: %d bytes advised, want %d", got, before)
 	}
 	t.Setenv("PERFLOG_NOTHP", "")
-	adviseHeap()
+	if !adviseHeap() {
+		t.Error("the heap advised is said to have small pages")
+	}
 	if got := hugeAdvised(t) - before; got < thpHeap-2<<20 {
 		t.Fatalf("%d more bytes of the heap advised for huge pages, want at least %d", got, thpHeap-2<<20)
 	}
