@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -8,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/internal/iostreams"
 	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/provenance/index"
@@ -248,6 +250,34 @@ func TestEllipsize(t *testing.T) {
 	} {
 		if got := ellipsize(c.in, c.n); got != c.want {
 			t.Errorf("ellipsize(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+// writeAuditJSON streams the entries, and writes what encoding the whole
+// document at once writes.
+func TestWriteAuditJSON(t *testing.T) {
+	pr := 12
+	ref := provenance.CommitRef{Commit: "1fe5131ba9", PR: &pr, Date: time.Date(2026, 7, 1, 22, 59, 29, 0, time.FixedZone("", 9*3600)), Subject: `Tune "k1" <TP & EP> (#12)`}
+	entries := []provenance.AuditEntry{
+		{Index: 1, Line: 1, ConfigKeys: []string{"a-*", "b"}, PRLink: "https://x/pull/12", PRLinkPR: &pr, Introduced: &ref,
+			Events: []provenance.AuditEvent{{Type: provenance.EvIntroduced, CommitRef: ref, Note: "4 -> 64 ✓"}}, Verdict: "ok"},
+		{Index: 2, Line: 9, Verdict: "no-pr", Reason: "no link"},
+		{Index: 3, ConfigKeys: []string{}, Events: []provenance.AuditEvent{}, Verdict: "mismatch",
+			Claims: []changelog.ClaimResult{{Entry: 3, Line: 4, Keys: []string{"k"}, Verdict: "confirmed"}}},
+	}
+	for _, es := range [][]provenance.AuditEntry{entries, entries[:1], {}} {
+		res := auditResult{Rev: "1fe5131ba9e3", File: `perf "changelog".yaml`, Entries: es,
+			Summary: map[provenance.Verdict]int{"ok": 1, "no-pr": 1}, Notes: []noteJSON{{Commit: "ab", File: "f", Message: "m <x>"}}}
+		var want, got bytes.Buffer
+		if err := jsonEncoder(&want).Encode(res); err != nil {
+			t.Fatal(err)
+		}
+		if err := writeAuditJSON(&got, res); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("%d entries: streamed\n%s\nwant\n%s", len(es), got.String(), want.String())
 		}
 	}
 }
