@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -108,9 +107,7 @@ type auditResult struct {
 }
 
 // writeAuditJSON writes res as jsonEncoder does, the entries one at a
-// time: the whole document at once took megabytes of buffers (the
-// corpus's 1.5 MB of JSON, then indented into a second buffer), each of
-// their pages a fault in a fresh process.
+// time (see writeJSONList).
 func writeAuditJSON(w io.Writer, res auditResult) error {
 	entries := res.Entries
 	res.Entries = []provenance.AuditEntry{}
@@ -118,31 +115,17 @@ func writeAuditJSON(w io.Writer, res auditResult) error {
 	if err := jsonEncoder(&doc).Encode(res); err != nil {
 		return err
 	}
-	const empty = `"entries": []`
-	head, tail, ok := bytes.Cut(doc.Bytes(), []byte(empty))
+	head, tail, ok := bytes.Cut(doc.Bytes(), []byte(`"entries": []`))
 	if !ok || len(entries) == 0 {
 		_, err := w.Write(doc.Bytes())
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 64<<10)
 	bw.Write(head)
-	bw.WriteString(`"entries": [`)
-	var one bytes.Buffer
-	enc := json.NewEncoder(&one)
-	enc.SetIndent("    ", "  ") // an entry's lines, two levels in
-	enc.SetEscapeHTML(false)
-	for i := range entries {
-		one.Reset()
-		if err := enc.Encode(&entries[i]); err != nil {
-			return err
-		}
-		if i > 0 {
-			bw.WriteByte(',')
-		}
-		bw.WriteString("\n    ")
-		bw.Write(bytes.TrimSuffix(one.Bytes(), []byte("\n")))
+	bw.WriteString(`"entries": `)
+	if err := writeJSONList(bw, "  ", len(entries), func(i int) any { return &entries[i] }); err != nil {
+		return err
 	}
-	bw.WriteString("\n  ]")
 	bw.Write(tail)
 	return bw.Flush()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -378,11 +379,12 @@ func writeResult(f *Factory, format string, res *index.Result) error {
 	switch format {
 	case "json":
 		names := uniqueNames(res.Columns)
-		rows := make([]jsonRow, 0, len(res.Rows))
-		for _, r := range res.Rows {
-			rows = append(rows, jsonRow{names, r})
+		bw := bufio.NewWriterSize(out, 64<<10)
+		if err := writeJSONList(bw, "", len(res.Rows), func(i int) any { return jsonRow{names, res.Rows[i]} }); err != nil {
+			return err
 		}
-		return writeJSON(out, rows)
+		bw.WriteByte('\n')
+		return bw.Flush()
 	}
 	rows := make([][]string, len(res.Rows))
 	for i, r := range res.Rows {

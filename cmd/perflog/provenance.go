@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -137,6 +139,36 @@ func checkKeyArg(k string) error {
 }
 
 func writeJSON(w io.Writer, v any) error { return jsonEncoder(w).Encode(v) }
+
+// writeJSONList writes what jsonEncoder writes for a list of n items, on
+// a line indented by prefix, one item at a time: encoding a long list at
+// once (an audit's entries, a query's rows) took megabytes of buffers,
+// the whole document and then its indented copy, each of their pages a
+// fault in a fresh process.
+func writeJSONList(w *bufio.Writer, prefix string, n int, item func(i int) any) error {
+	if n == 0 {
+		_, err := w.WriteString("[]")
+		return err
+	}
+	var one bytes.Buffer
+	enc := json.NewEncoder(&one)
+	enc.SetIndent(prefix+"  ", "  ") // an item's lines, one level in
+	enc.SetEscapeHTML(false)
+	w.WriteByte('[')
+	for i := range n {
+		one.Reset()
+		if err := enc.Encode(item(i)); err != nil {
+			return err
+		}
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString("\n" + prefix + "  ")
+		w.Write(bytes.TrimSuffix(one.Bytes(), []byte("\n")))
+	}
+	_, err := w.WriteString("\n" + prefix + "]")
+	return err
+}
 
 // jsonEncoder is how every command writes JSON: indented, and with '<',
 // '>' and '&' as they are (descriptions say "4 -> 64" and "TP & EP"; the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"slices"
@@ -278,6 +279,32 @@ func TestWriteAuditJSON(t *testing.T) {
 		}
 		if got.String() != want.String() {
 			t.Fatalf("%d entries: streamed\n%s\nwant\n%s", len(es), got.String(), want.String())
+		}
+	}
+}
+
+// writeJSONList writes a query's rows as encoding the whole list does.
+func TestWriteJSONList(t *testing.T) {
+	names := []string{"seq", "subject", "pr"}
+	all := [][]any{{int64(1), `Tune "k1" <TP & EP>`, nil}, {int64(2), "ünïcode\n", int64(7)}, {int64(3), "", 2.5}}
+	for n := 0; n <= len(all); n++ {
+		rows := make([]jsonRow, n)
+		for i := range rows {
+			rows[i] = jsonRow{names, all[i]}
+		}
+		var want bytes.Buffer
+		if err := jsonEncoder(&want).Encode(rows); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		bw := bufio.NewWriter(&got)
+		if err := writeJSONList(bw, "", n, func(i int) any { return rows[i] }); err != nil {
+			t.Fatal(err)
+		}
+		bw.WriteByte('\n')
+		bw.Flush()
+		if got.String() != want.String() {
+			t.Fatalf("%d rows: streamed\n%s\nwant\n%s", n, got.String(), want.String())
 		}
 	}
 }
