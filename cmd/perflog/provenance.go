@@ -154,6 +154,7 @@ func writeJSONList(w *bufio.Writer, prefix string, n int, item func(i int) any) 
 	enc := json.NewEncoder(&one)
 	enc.SetIndent(prefix+"  ", "  ") // an item's lines, one level in
 	enc.SetEscapeHTML(false)
+	sep := "\n" + prefix + "  "
 	w.WriteByte('[')
 	for i := range n {
 		one.Reset()
@@ -163,7 +164,7 @@ func writeJSONList(w *bufio.Writer, prefix string, n int, item func(i int) any) 
 		if i > 0 {
 			w.WriteByte(',')
 		}
-		w.WriteString("\n" + prefix + "  ")
+		w.WriteString(sep)
 		w.Write(bytes.TrimSuffix(one.Bytes(), []byte("\n")))
 	}
 	_, err := w.WriteString("\n" + prefix + "]")

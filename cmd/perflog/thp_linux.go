@@ -63,8 +63,6 @@ func preferHugePagesFor(n int) bool {
 	return hugeHeap
 }
 
-func adviseHeap() bool { return adviseHeapFor(thpHeap) }
-
 // adviseHeapFor advises the next n bytes of the heap for huge pages, and
 // reports whether the heap gets them: advised, or given to every mapping
 // (transparent_hugepage=always).

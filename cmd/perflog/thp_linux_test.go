@@ -45,14 +45,14 @@ func TestAdviseHeap(t *testing.T) {
 	}
 	t.Setenv("PERFLOG_NOTHP", "1")
 	before := hugeAdvised(t)
-	if adviseHeap() {
+	if adviseHeapFor(thpHeap) {
 		t.Error("PERFLOG_NOTHP=1: the heap said to have huge pages")
 	}
 	if got := hugeAdvised(t); got != before {
 		t.Fatalf("PERFLOG_NOTHP=1: %d bytes advised, want %d", got, before)
 	}
 	t.Setenv("PERFLOG_NOTHP", "")
-	if !adviseHeap() {
+	if !adviseHeapFor(thpHeap) {
 		t.Error("the heap advised is said to have small pages")
 	}
 	if got := hugeAdvised(t) - before; got < thpHeap-2<<20 {
