@@ -2,11 +2,16 @@ package changelog
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/perflog/perflog/pyyaml"
 )
+
+// MaxFileSize bounds the changelog perflog reads, from a work tree or a
+// revision: InferenceX's is under 1 MB after two years.
+const MaxFileSize = 128 << 20
 
 // AppendResult says what AppendEntries did.
 type AppendResult struct {
@@ -17,16 +22,47 @@ type AppendResult struct {
 	Added int
 	// Unchanged is true when the file already held exactly the draft.
 	Unchanged bool
+	// Kept are the 1-based indexes of entries that look like this change's
+	// own (not at base, naming one of the draft's keys or this PR) but
+	// were kept: an entry followed by one that is not this change's own is
+	// never removed.
+	Kept []int
+	// NoBase is set when the changelog at base could not be read: which
+	// entries are this change's own cannot be told, so none is replaced.
+	// It says why.
+	NoBase string
 }
 
-// AppendEntries appends drafted entries to a changelog. Every byte of the
-// file before the append is kept, except this change's own earlier
-// entries (entries that base does not have and that list one of the
-// draft's keys or link this PR), which are replaced, so running it again
-// updates the entry instead of adding a second one. Historical entries are
-// never touched. One empty line separates entries and the file ends with
-// one newline. base is the changelog at the base revision (nil: none).
-func AppendEntries(path string, cur, base []byte, entries []DraftEntry, link string) ([]byte, *AppendResult, error) {
+// AppendOptions are AppendEntries' inputs besides the file.
+type AppendOptions struct {
+	// Base is the changelog at the base revision, and HaveBase says it was
+	// read: without it (no file at base, or one that does not parse) no
+	// entry can be proven this change's own, and the draft is appended.
+	Base     []byte
+	HaveBase bool
+	// PRLink is the draft's pr-link: an added entry that links it is this
+	// change's own.
+	PRLink string
+}
+
+// ErrNotAppendable marks a changelog that an entry cannot be appended to
+// without making it invalid (its root is not a list, or the list is
+// indented).
+var ErrNotAppendable = errors.New("cannot append to the changelog")
+
+// AppendEntries appends drafted entries to a changelog cur. Every byte of
+// the file before the appended region is kept, except for this change's
+// own earlier entries at the end of the file (entries that the base does
+// not have and that list one of the draft's keys or link this PR), which
+// are replaced, so running it again updates the entry instead of adding a
+// second one. An entry the base has is never touched, and nothing is
+// replaced when the base could not be read. One empty line separates
+// entries and the file ends with one newline.
+//
+// The result is checked before it is returned: its bytes start with the
+// bytes of cur up to the replaced tail (all of cur when nothing is
+// replaced), and it parses as the kept entries followed by the draft's.
+func AppendEntries(path string, cur []byte, entries []DraftEntry, opt AppendOptions) ([]byte, *AppendResult, error) {
 	res := &AppendResult{}
 	var text strings.Builder
 	for i, e := range entries {
@@ -35,50 +71,37 @@ func AppendEntries(path string, cur, base []byte, entries []DraftEntry, link str
 		}
 		text.WriteString(RenderEntry(e))
 	}
-	head, _, err := Parse(path, cur)
+	head, root, err := Parse(path, cur)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s does not parse; fix it before appending: %w", path, err)
+		return nil, nil, fmt.Errorf("%w: %s does not parse; fix it before appending: %w", ErrNotAppendable, path, err)
 	}
-	bf := &File{Path: path, Raw: base, lineStarts: lineStarts(base)}
-	if len(bytes.TrimSpace(base)) > 0 {
-		if b, _, err := Parse(path, base); err == nil {
-			bf = b
-		}
+	if err := appendable(head, root); err != nil {
+		return nil, nil, err
 	}
-	keys := map[string]bool{}
-	for _, e := range entries {
-		for _, k := range e.ConfigKeys {
-			keys[k] = true
-		}
-	}
-	var own []*Entry
-	for _, e := range Align(bf, head).Added {
-		mine := link != "" && e.PRLink() == link
-		for _, k := range ConfigKeysOf(e.Value) {
-			mine = mine || keys[k.Key]
-		}
-		if mine {
-			own = append(own, e)
-		}
-	}
-	out := append([]byte(nil), cur...)
-	// remove own entries, last first, with the separator before each
-	for i := len(own) - 1; i >= 0; i-- {
-		e := own[i]
-		start := e.Start // the first entry: what precedes it stays
-		if e.Index > 1 {
-			start = head.Entries[e.Index-2].End
-		}
-		end := e.End
-		if e.Index == len(head.Entries) {
-			end = len(out) // the last entry: the tail goes with it
-		}
-		out = append(out[:start:start], out[end:]...)
-		res.Replaced = append([]int{e.Index}, res.Replaced...)
-	}
+	cut := len(cur) // cur[:cut] is kept byte for byte
 	switch {
+	case !opt.HaveBase:
+		res.NoBase = "the changelog at base could not be read"
+	default:
+		var bf *File
+		if len(bytes.TrimSpace(opt.Base)) == 0 {
+			bf = &File{Path: path, Raw: opt.Base, lineStarts: lineStarts(opt.Base)}
+		} else if bf, _, err = Parse(path, opt.Base); err != nil {
+			res.NoBase = "the changelog at base does not parse"
+			break
+		}
+		cut = res.ownTail(head, bf, cur, entries, opt.PRLink)
+	}
+	out := append([]byte(nil), cur[:cut]...)
+	switch {
+	case len(bytes.TrimSpace(out)) == 0 && cut == len(cur):
+		// an empty file, or one of comments and blank lines only: the
+		// entry goes after what is there
+		if len(out) > 0 && !bytes.HasSuffix(out, []byte("\n")) {
+			out = append(out, '\n')
+		}
 	case len(bytes.TrimSpace(out)) == 0:
-		out = out[:0]
+		// the whole file was this change's own
 	case bytes.HasSuffix(out, []byte("\n\n")):
 	case bytes.HasSuffix(out, []byte("\n")):
 		out = append(out, '\n')
@@ -88,39 +111,101 @@ func AppendEntries(path string, cur, base []byte, entries []DraftEntry, link str
 	out = append(out, text.String()...)
 	res.Added = len(entries)
 	res.Unchanged = bytes.Equal(out, cur)
+	if err := checkAppend(path, cur, out, cut, head, len(head.Entries)-len(res.Replaced), len(entries)); err != nil {
+		return nil, nil, err
+	}
 	return out, res, nil
 }
 
-// WriteFileAtomic replaces a file's content: a temporary file in the same
-// directory, synced, given the old file's mode, renamed over it. A reader
-// sees the old or the new content, never a mix; a failure leaves the old
-// file as it was.
-func WriteFileAtomic(name string, data []byte) (err error) {
-	mode := os.FileMode(0o644)
-	if fi, err := os.Stat(name); err == nil {
-		mode = fi.Mode().Perm()
+// appendable says whether entries can be appended to f at column 0: its
+// root is a list (or there is no document yet) whose items start there.
+func appendable(f *File, root *pyyaml.Value) error {
+	if root == nil || root.Kind == pyyaml.Null {
+		return nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".tmp*")
-	if err != nil {
-		return err
+	if root.Kind != pyyaml.Seq {
+		return fmt.Errorf("%w: the root of %s is not a list of entries", ErrNotAppendable, f.Path)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
+	for _, e := range f.Entries {
+		if line := f.LineText(e.Line); !strings.HasPrefix(line, "-") {
+			return fmt.Errorf("%w: %s:%d: the list of entries is indented; entries are appended at column 0", ErrNotAppendable, f.Path, e.Line)
 		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
 	}
-	if err = f.Chmod(mode); err != nil {
-		return err
+	return nil
+}
+
+// ownTail finds this change's own entries at the end of head (added since
+// base and naming one of the draft's keys or its link), records them as
+// Replaced and earlier such entries as Kept, and returns where the kept
+// bytes end.
+func (res *AppendResult) ownTail(head, base *File, cur []byte, entries []DraftEntry, link string) int {
+	keys := map[string]bool{}
+	for _, e := range entries {
+		for _, k := range e.ConfigKeys {
+			keys[k] = true
+		}
 	}
-	if err = f.Sync(); err != nil {
-		return err
+	added := map[*Entry]bool{}
+	for _, e := range Align(base, head).Added {
+		added[e] = true
 	}
-	if err = f.Close(); err != nil {
-		return err
+	mine := func(e *Entry) bool {
+		if !added[e] {
+			return false
+		}
+		if link != "" && e.PRLink() == link {
+			return true
+		}
+		for _, k := range ConfigKeysOf(e.Value) {
+			if keys[k.Key] {
+				return true
+			}
+		}
+		return false
 	}
-	return os.Rename(f.Name(), name)
+	n := len(head.Entries)
+	first := n // the first entry of the own tail
+	for first > 0 && mine(head.Entries[first-1]) {
+		first--
+	}
+	for _, e := range head.Entries[:first] {
+		if mine(e) {
+			res.Kept = append(res.Kept, e.Index)
+		}
+	}
+	if first == n {
+		return len(cur)
+	}
+	for _, e := range head.Entries[first:] {
+		res.Replaced = append(res.Replaced, e.Index)
+	}
+	if first == 0 {
+		return head.Entries[0].Start // what precedes the first entry stays
+	}
+	return head.Entries[first-1].End
+}
+
+// checkAppend asserts what AppendEntries promises, whatever its inputs:
+// out starts with cur[:cut], and parses as cur's first kept entries, byte
+// for byte, followed by added more.
+func checkAppend(path string, cur, out []byte, cut int, head *File, kept, added int) error {
+	bug := func(what string) error {
+		return fmt.Errorf("%w: perflog refused its own result (%s); %s is unchanged. Please report this", ErrNotAppendable, what, path)
+	}
+	if !bytes.HasPrefix(out, cur[:cut]) {
+		return bug("the bytes before the appended entries differ")
+	}
+	f, root, err := Parse(path, out)
+	if err != nil {
+		return bug("the result does not parse: " + err.Error())
+	}
+	if root == nil || root.Kind != pyyaml.Seq || len(f.Entries) != kept+added {
+		return bug(fmt.Sprintf("the result holds %d entries, want %d", len(f.Entries), kept+added))
+	}
+	for i := range kept {
+		if f.Entries[i].Identity() != head.Entries[i].Identity() {
+			return bug(fmt.Sprintf("entry %d changed", i+1))
+		}
+	}
+	return nil
 }

@@ -71,12 +71,12 @@ func TestDraftAgainstAuthors(t *testing.T) {
 			bullets = append(bullets, StringsOf(e.Value, FieldDescription)...)
 		}
 		// the draft appended to the base changelog passes verify
-		newHead, _, err := AppendEntries(s.ChangelogPath(), baseRaw, baseRaw, drafts, "x")
+		newHead, _, err := AppendEntries(s.ChangelogPath(), baseRaw, drafts, AppendOptions{Base: baseRaw, HaveBase: true, PRLink: "x"})
 		if err == nil {
 			for i := range drafts {
 				drafts[i].PRLink = "https://github.com/SemiAnalysisAI/InferenceX/pull/XXX"
 			}
-			newHead, _, _ = AppendEntries(s.ChangelogPath(), baseRaw, baseRaw, drafts, "")
+			newHead, _, _ = AppendEntries(s.ChangelogPath(), baseRaw, drafts, AppendOptions{Base: baseRaw, HaveBase: true})
 			files, _ := MasterFiles(r, s, nd.Hash)
 			m, merr := config.LoadMaster(files)
 			in := &Input{Path: s.ChangelogPath(), Base: baseRaw, Head: newHead, BaseRev: "base", HeadRev: "head", PR: 1,

@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path"
+	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -91,6 +94,9 @@ func ParseSettings(name string, data []byte) (*Settings, error) {
 			return nil, fmt.Errorf("%w: %s: github repositories must be owner/name, got %q", ErrSettings, name, r)
 		}
 	}
+	if err := s.checkPaths(); err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrSettings, name, err)
+	}
 	for id, sev := range s.Rules {
 		switch sev {
 		case "error", "warning", "info", "off":
@@ -99,6 +105,53 @@ func ParseSettings(name string, data []byte) (*Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// checkPaths confines the paths the settings name to the repository:
+// relative, slash-separated, clean and not leaving the root. (A symbolic
+// link inside the work tree is resolved where a file is opened.)
+func (s *Settings) checkPaths() error {
+	named := []struct{ key, p string }{
+		{"changelog.file", s.Changelog.File},
+		{"scripts.runners", s.Scripts.Runners},
+		{"ignore-revs-file", s.IgnoreRevsFile},
+	}
+	for _, m := range s.Changelog.MasterConfigs {
+		named = append(named, struct{ key, p string }{"changelog.master-configs", m})
+	}
+	for _, n := range named {
+		if n.p == "" {
+			continue
+		}
+		if err := CheckRepoPath(n.p); err != nil {
+			return fmt.Errorf("%s: %w", n.key, err)
+		}
+	}
+	return nil
+}
+
+// CheckRepoPath says whether p names a file inside a repository: a
+// relative, clean, slash-separated path that does not leave the root.
+func CheckRepoPath(p string) error {
+	switch {
+	case p == "":
+		return errors.New("empty path")
+	case strings.ContainsAny(p, "\\\x00"):
+		return fmt.Errorf("%q: use a slash-separated path inside the repository", p)
+	case path.IsAbs(p) || filepath.IsAbs(p) || filepath.VolumeName(p) != "":
+		return fmt.Errorf("%q is absolute; use a path relative to the repository root", p)
+	case !filepath.IsLocal(filepath.FromSlash(p)) || path.Clean(p) != p:
+		return fmt.Errorf("%q leaves the repository or is not clean (want e.g. %q)", p, cleanHint(p))
+	}
+	return nil
+}
+
+func cleanHint(p string) string {
+	c := path.Clean(p)
+	for strings.HasPrefix(c, "../") {
+		c = strings.TrimPrefix(c, "../")
+	}
+	return strings.TrimPrefix(c, "/")
 }
 
 // unknownField is yaml.v3's message for a key no field takes.
@@ -207,4 +260,46 @@ func (s *Settings) Severity(id string) string {
 		return s.Rules[fam+"/*"]
 	}
 	return ""
+}
+
+// MaxSettingsSize bounds a settings file: it is a few lines of YAML.
+const MaxSettingsSize = 1 << 20
+
+// ReadSettings reads and parses the settings file name. Only a regular
+// file of at most MaxSettingsSize bytes is read (not a FIFO, a device or
+// a directory, which could block or never end).
+func ReadSettings(name string) (*Settings, error) {
+	data, err := ReadRegular(name, MaxSettingsSize)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSettings, err)
+	}
+	return ParseSettings(name, data)
+}
+
+// ReadRegular reads a regular file of at most max bytes; anything else
+// (a FIFO, a device, a directory, a larger file) is an error that says so.
+func ReadRegular(name string, max int64) ([]byte, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", name)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes; at most %d are read", name, fi.Size(), max)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > max {
+		return nil, fmt.Errorf("%s is over %d bytes; at most %d are read", name, max, max)
+	}
+	return data, nil
 }

@@ -24,40 +24,73 @@ type Files interface {
 	List(dir string) ([]string, error)
 }
 
-// Dir is a directory on disk (a work tree) read as Files.
+// Dir is a directory on disk (a work tree) read as Files. Reads are
+// confined to it: a path or a symbolic link that leads outside reads as
+// no file.
 type Dir string
 
 // Read returns a file's content; ok is false when no regular file
 // exists there.
 func (d Dir) Read(p string) ([]byte, bool, error) {
-	name := filepath.Join(string(d), filepath.FromSlash(p))
-	fi, err := os.Stat(name)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || (err == nil && !fi.Mode().IsRegular()) {
-		return nil, false, nil
-	}
+	root, err := os.OpenRoot(string(d))
 	if err != nil {
 		return nil, false, err
 	}
-	b, err := os.ReadFile(name)
+	defer root.Close()
+	name := filepath.FromSlash(p)
+	fi, err := root.Stat(name)
+	if err != nil || !fi.Mode().IsRegular() {
+		if err == nil || missing(err) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	b, err := root.ReadFile(name)
 	if err != nil {
 		return nil, false, err
 	}
 	return b, true, nil
 }
 
+// missing says whether err means no file is there for a reader confined
+// to the directory (a path through a file, or one leading outside).
+func missing(err error) bool {
+	var pe *fs.PathError
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) ||
+		(errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"))
+}
+
 // Exists reports whether a regular file exists.
 func (d Dir) Exists(p string) bool {
-	fi, err := os.Stat(filepath.Join(string(d), filepath.FromSlash(p)))
+	root, err := os.OpenRoot(string(d))
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	fi, err := root.Stat(filepath.FromSlash(p))
 	return err == nil && fi.Mode().IsRegular()
 }
 
 // List returns the files directly in dir, sorted.
 func (d Dir) List(dir string) ([]string, error) {
-	ents, err := os.ReadDir(filepath.Join(string(d), filepath.FromSlash(dir)))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	root, err := os.OpenRoot(string(d))
 	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	f, err := root.Open(filepath.FromSlash(dir))
+	if err != nil {
+		if missing(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	ents, err := f.ReadDir(-1)
+	if err != nil {
+		if errors.Is(err, syscall.ENOTDIR) {
+			return nil, nil
+		}
 		return nil, err
 	}
 	var out []string

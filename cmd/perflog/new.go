@@ -16,6 +16,7 @@ import (
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/internal/safefile"
 	"github.com/perflog/perflog/pyyaml"
 	"github.com/perflog/perflog/recipe"
 )
@@ -204,23 +205,37 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		if ws.repo.Worktree() == "" {
 			return fmt.Errorf("the repository has no work tree to write %s to; use --dry-run", path)
 		}
-		full := filepath.Join(ws.repo.Worktree(), filepath.FromSlash(path))
-		cur, err := os.ReadFile(full)
+		wt := ws.repo.Worktree()
+		target, err := safefile.Resolve(wt, path)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		cur, err := config.ReadRegular(filepath.Join(wt, target), changelog.MaxFileSize)
 		if errors.Is(err, os.ErrNotExist) {
 			cur = nil
 		} else if err != nil {
 			return err
 		}
 		baseRaw, err := ws.repo.ReadFile(base, path)
+		haveBase := err == nil
 		if err != nil && !errors.Is(err, gitscan.ErrNotFound) {
 			return err
 		}
-		out, ar, err := changelog.AppendEntries(path, cur, baseRaw, entries, link)
+		if !haveBase {
+			fmt.Fprintf(errOut, "perflog: warning: %s has no %s\n", baseName, path)
+		}
+		out, ar, err := changelog.AppendEntries(path, cur, entries, changelog.AppendOptions{Base: baseRaw, HaveBase: haveBase, PRLink: link})
 		if err != nil {
 			return err
 		}
+		if ar.NoBase != "" {
+			fmt.Fprintf(errOut, "perflog: warning: %s (%s): no entry of %s can be told this change's own, so none is replaced\n", ar.NoBase, baseName, path)
+		}
+		if len(ar.Kept) > 0 {
+			fmt.Fprintf(errOut, "perflog: warning: entr%s %v of %s look like this change's own but are not at its end: kept as they are\n", pluralY(len(ar.Kept)), ar.Kept, path)
+		}
 		if !ar.Unchanged {
-			if err := changelog.WriteFileAtomic(full, out); err != nil {
+			if _, err := safefile.Write(wt, path, out); err != nil {
 				return fmt.Errorf("writing %s: %w", path, err)
 			}
 		}

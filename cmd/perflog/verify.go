@@ -325,7 +325,7 @@ func prNumber(set bool, n int, getenv func(string) string) (int, string, error) 
 		return n, "GITHUB_REF", nil
 	}
 	if p := getenv("GITHUB_EVENT_PATH"); p != "" {
-		data, err := os.ReadFile(p)
+		data, err := config.ReadRegular(p, maxEventSize)
 		if err != nil {
 			return 0, "", fmt.Errorf("GITHUB_EVENT_PATH: %w", err)
 		}
@@ -373,6 +373,9 @@ func warnShallow(f *Factory, ws *workspace) {
 	})
 }
 
+// maxEventSize bounds the GitHub event file read for the PR number.
+const maxEventSize = 64 << 20
+
 func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 	if dir == "" {
 		wd, err := f.Getwd()
@@ -396,12 +399,7 @@ func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 		}
 	}
 	if settingsPath != "" {
-		data, err := os.ReadFile(settingsPath)
-		if err != nil {
-			r.Close()
-			return nil, fmt.Errorf("settings: %w", err)
-		}
-		if ws.settings, err = config.ParseSettings(settingsPath, data); err != nil {
+		if ws.settings, err = config.ReadSettings(settingsPath); err != nil {
 			r.Close()
 			return nil, err
 		}
