@@ -18,7 +18,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/google/go-github/v62/github"
 
-	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/internal/safefile"
 )
 
 // GitHub is always optional. perflog asks it only when a token is set
@@ -32,6 +32,7 @@ type gitHub struct {
 	c           *github.Client
 	owner, name string
 	errOut      io.Writer
+	token       string
 
 	mu       sync.Mutex
 	disabled bool
@@ -61,15 +62,20 @@ func newGitHub(f *Factory, ws *workspace, offline bool) *gitHub {
 	if token == "" {
 		return nil
 	}
-	c := github.NewClient(&http.Client{Timeout: 20 * time.Second}).WithAuthToken(token)
-	if api := f.Getenv("GITHUB_API_URL"); api != "" {
-		u, err := url.Parse(strings.TrimSuffix(api, "/") + "/")
-		if err != nil || u.Scheme == "" {
-			fmt.Fprintf(f.IO.ErrOut, "perflog: GITHUB_API_URL %q is not a URL; working offline\n", api)
+	api, _ := url.Parse("https://api.github.com/")
+	if v := f.Getenv("GITHUB_API_URL"); v != "" {
+		u, err := url.Parse(strings.TrimSuffix(v, "/") + "/")
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			fmt.Fprintf(f.IO.ErrOut, "perflog: GITHUB_API_URL %q is not a URL; working offline\n", redactWith(v, token))
 			return nil
 		}
-		c.BaseURL = u
+		api = u
 	}
+	c := github.NewClient(&http.Client{
+		Timeout:   20 * time.Second,
+		Transport: &authTransport{token: token, scheme: api.Scheme, host: api.Host, base: http.DefaultTransport},
+	})
+	c.BaseURL = api
 	slug := ""
 	if ws.settings != nil && ws.settings.GitHub.Repository != "" {
 		slug = ws.settings.GitHub.Repository
@@ -79,7 +85,7 @@ func newGitHub(f *Factory, ws *workspace, offline bool) *gitHub {
 		slug = ws.settings.Repository()
 	}
 	owner, name, _ := strings.Cut(slug, "/")
-	g := &gitHub{c: c, owner: owner, name: name, errOut: f.IO.ErrOut, cache: map[string]int{}}
+	g := &gitHub{c: c, owner: owner, name: name, errOut: f.IO.ErrOut, token: token, cache: map[string]int{}}
 	if dir := ws.repo.CommonDir(); dir != "" {
 		g.cachePath = filepath.Join(dir, "perflog", "github-prs.json")
 		if data, err := os.ReadFile(g.cachePath); err == nil {
@@ -114,13 +120,49 @@ func (g *gitHub) fail(err error) {
 	case errors.As(err, &er) && er.Response != nil && (er.Response.StatusCode == 401 || er.Response.StatusCode == 403):
 		why = fmt.Sprintf("GitHub refused the token (%d %s)", er.Response.StatusCode, http.StatusText(er.Response.StatusCode))
 	}
-	fmt.Fprintf(g.errOut, "perflog: warning: GitHub is unavailable (%s); continuing offline\n", redact(why))
+	fmt.Fprintf(g.errOut, "perflog: warning: GitHub is unavailable (%s); continuing offline\n", g.redact(why))
 }
 
-// redact keeps tokens out of messages (URLs with credentials, bearer
-// strings).
-func redact(s string) string {
-	return regexp.MustCompile(`(?i)(bearer\s+|token[=:]\s*|//[^/@\s]+@)[^\s"]+`).ReplaceAllString(s, "${1}[redacted]")
+// redact keeps the token out of a message: its value wherever it stands
+// (a server may echo it), and any credentials.
+func (g *gitHub) redact(s string) string { return redactWith(s, g.token) }
+
+var (
+	bearerRE   = regexp.MustCompile(`(?i)(bearer\s+|token[=:]\s*)[^\s"]+`)
+	userinfoRE = regexp.MustCompile(`(//)[^/@\s]+@`)
+)
+
+// redactWith removes token (when set), bearer strings and the user-info
+// of URLs ("http://user:secret@host/" becomes "http://[redacted]@host/").
+func redactWith(s, token string) string {
+	if len(token) >= 4 {
+		s = strings.ReplaceAll(s, token, "[redacted]")
+	}
+	s = bearerRE.ReplaceAllString(s, "${1}[redacted]")
+	return userinfoRE.ReplaceAllString(s, "${1}[redacted]@")
+}
+
+// authTransport sends the token to the API host alone. go-github's
+// WithAuthToken sets the header inside its transport, on every request,
+// so a redirect to another host would carry the token there too; here a
+// request to any other scheme or host (a redirect, a link in an answer)
+// goes without it.
+type authTransport struct {
+	token, scheme, host string
+	base                http.RoundTripper
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Host != t.host || req.URL.Scheme != t.scheme {
+		if req.Header.Get("Authorization") != "" {
+			req = req.Clone(req.Context())
+			req.Header.Del("Authorization")
+		}
+		return t.base.RoundTrip(req)
+	}
+	req = req.Clone(req.Context()) // a RoundTripper must not change its request
+	req.Header.Set("Authorization", "Bearer "+t.token)
+	return t.base.RoundTrip(req)
 }
 
 // PR implements provenance.PRResolver: the pull request a commit belongs
@@ -173,7 +215,7 @@ func (g *gitHub) save() {
 		return
 	}
 	if os.MkdirAll(filepath.Dir(g.cachePath), 0o755) == nil {
-		changelog.WriteFileAtomic(g.cachePath, data)
+		safefile.Write(filepath.Dir(g.cachePath), filepath.Base(g.cachePath), data)
 	}
 }
 
@@ -187,13 +229,34 @@ func lookupPR(ctx context.Context, f *Factory, ws *workspace, head plumbing.Hash
 	return g.PR(ctx, head)
 }
 
+// Bounds of the search for perflog's earlier comment: GitHub answers 100
+// comments a page, so 50 pages are 5,000 comments; past them, or past the
+// time, a new comment is posted.
+const (
+	maxCommentPages = 50
+	commentSearch   = 60 * time.Second
+)
+
 // upsertComment posts body on a PR, or edits perflog's earlier comment
-// there (found by its marker, across pages).
+// there (found by its marker, across pages: at most maxCommentPages, for
+// at most commentSearch, never the same page twice).
 func (g *gitHub) upsertComment(ctx context.Context, pr int, body string) (string, error) {
 	body = commentMarker + "\n" + body
 	opt := &github.IssueListCommentsOptions{ListOptions: github.ListOptions{PerPage: 100}}
-	for {
-		cs, resp, err := g.c.Issues.ListComments(ctx, g.owner, g.name, pr, opt)
+	search, cancel := context.WithTimeout(ctx, commentSearch)
+	defer cancel()
+	seen := map[int]bool{}
+	for pages := 0; ; pages++ {
+		if pages == maxCommentPages {
+			fmt.Fprintf(g.errOut, "perflog: warning: perflog's comment is not in the PR's first %d pages of comments; posting a new one\n", maxCommentPages)
+			break
+		}
+		seen[opt.Page] = true
+		cs, resp, err := g.c.Issues.ListComments(search, g.owner, g.name, pr, opt)
+		if err != nil && ctx.Err() == nil && search.Err() != nil {
+			fmt.Fprintf(g.errOut, "perflog: warning: listing the PR's comments took over %s; posting a new one\n", commentSearch)
+			break
+		}
 		if err != nil {
 			return "", err
 		}
@@ -206,7 +269,7 @@ func (g *gitHub) upsertComment(ctx context.Context, pr int, body string) (string
 				return ed.GetHTMLURL(), nil
 			}
 		}
-		if resp == nil || resp.NextPage == 0 {
+		if resp == nil || resp.NextPage == 0 || seen[resp.NextPage] {
 			break
 		}
 		opt.Page = resp.NextPage

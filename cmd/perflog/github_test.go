@@ -349,3 +349,103 @@ func TestNewEditOnATerminal(t *testing.T) {
 		t.Fatalf("a cancelled edit wrote the file, or said %q", errOut)
 	}
 }
+
+// Issue 26, point 4: a redirect to another host never carries the token.
+func TestGitHubTokenStaysOnTheAPIHost(t *testing.T) {
+	var mu sync.Mutex
+	var leaked []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		leaked = append(leaked, r.Header.Get("Authorization"))
+		mu.Unlock()
+		json.NewEncoder(w).Encode([]map[string]any{})
+	}))
+	defer other.Close()
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if got := r.Header.Get("Authorization"); got != "Bearer "+testToken {
+			t.Errorf("the API host got Authorization %q", got)
+		}
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	defer api.Close()
+	env := map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": api.URL}
+	if code, _, errOut := runWith(t, env, "changelog", "new", "--repo", corpusCopy(t), "--base", "main~1", "--dry-run"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(leaked) == 0 {
+		t.Fatal("the redirect was not followed: the test tests nothing")
+	}
+	for _, h := range leaked {
+		if h != "" {
+			t.Fatalf("the other host got Authorization %q", h)
+		}
+	}
+}
+
+// Issue 26, point 5: a token echoed by the server, or credentials in
+// GITHUB_API_URL, are never printed.
+func TestGitHubMessagesRedactTheToken(t *testing.T) {
+	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnprocessableEntity)
+		fmt.Fprintf(w, `{"message":"invalid credentials %s"}`, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
+	}))
+	defer echo.Close()
+	withCreds := strings.Replace(echo.URL, "http://", "http://user:hunter2secret@", 1)
+	for _, api := range []string{echo.URL, withCreds, "::not a url " + testToken} {
+		env := map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": api}
+		_, out, errOut := runWith(t, env, "changelog", "new", "--repo", corpusCopy(t), "--base", "main~1", "--dry-run")
+		if strings.Contains(out+errOut, testToken) || strings.Contains(out+errOut, "hunter2secret") {
+			t.Fatalf("%s: printed a secret:\n%s", api, errOut)
+		}
+		if api == echo.URL && !strings.Contains(errOut, "invalid credentials [redacted]") {
+			t.Fatalf("the server's message is lost: %s", errOut)
+		}
+		if api == withCreds && !strings.Contains(errOut, "[redacted]@127.0.0.1") {
+			t.Fatalf("the host should stay readable: %s", errOut)
+		}
+	}
+}
+
+// Issue 26, point 6: a server that always sends rel="next" does not keep
+// verify --comment asking forever.
+func TestGitHubCommentPaginationIsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		next func(page int) int
+		max  int
+	}{
+		{"the same page again", func(int) int { return 2 }, 3},
+		{"ever more pages", func(p int) int { return p + 1 }, maxCommentPages + 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			lists, posts := 0, 0
+			var srv *httptest.Server
+			srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch r.Method {
+				case http.MethodGet:
+					lists++
+					page := 1
+					fmt.Sscan(r.URL.Query().Get("page"), &page)
+					w.Header().Set("Link", fmt.Sprintf(`<%s%s?page=%d&per_page=100>; rel="next"`, srv.URL, r.URL.Path, tc.next(page)))
+					json.NewEncoder(w).Encode([]map[string]any{{"id": 1, "body": "LGTM"}})
+				case http.MethodPost:
+					posts++
+					json.NewEncoder(w).Encode(map[string]any{"id": 5, "html_url": "https://github.com/x#issuecomment-5"})
+				}
+			}))
+			defer srv.Close()
+			env := map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": srv.URL}
+			code, _, errOut := runWith(t, env, "changelog", "verify", "--repo", corpusCopy(t), "--base", "main~1", "--head", "main", "--pr", "2707", "--comment")
+			mu.Lock()
+			defer mu.Unlock()
+			if code != 0 || posts != 1 || lists > tc.max {
+				t.Fatalf("exit %d, %d list calls (at most %d), %d posts: %s", code, lists, tc.max, posts, errOut)
+			}
+		})
+	}
+}
