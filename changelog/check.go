@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"slices"
@@ -54,9 +55,24 @@ type ClaimEntry struct {
 // state of the recipes they list (and the files that run them) and, for
 // "from" values, the base state. A claim is contradicted only when the
 // evidence says otherwise; what cannot be checked is unverified.
+//
+// Entries that list the same config-keys share what they are checked
+// against, which is read once.
 func CheckClaims(ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
+	return checkClaims(nil, ch, entries)
+}
+
+// checkClaims is CheckClaims, stopping early once ctx (when not nil) is
+// cancelled.
+func checkClaims(ctx context.Context, ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
 	var out []ClaimResult
+	subjects := map[string]*subject{}
+	var changed []source
+	changedRead := false
 	for _, e := range entries {
+		if ctx != nil && ctx.Err() != nil {
+			break
+		}
 		bullets, lines, ok := bulletsOf(e.Value)
 		if !ok {
 			continue
@@ -69,7 +85,16 @@ func CheckClaims(ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
 		if len(claims) == 0 {
 			continue
 		}
-		subj := newSubject(ch, StringsOf(e.Value, FieldConfigKeys))
+		patterns := StringsOf(e.Value, FieldConfigKeys)
+		id := strings.Join(patterns, "\x00")
+		subj := subjects[id]
+		if subj == nil {
+			if !changedRead {
+				changed, changedRead = changedSources(ch), true
+			}
+			subj = newSubject(ch, patterns, changed)
+			subjects[id] = subj
+		}
 		for _, c := range claims {
 			r := ClaimResult{Claim: c, Entry: e.Index, Keys: subj.keys, Line: claimLine(e.Value, lines, c.Bullet)}
 			subj.check(&r)
@@ -155,8 +180,8 @@ type source struct {
 	lines []string
 }
 
-func newSubject(ch *recipe.Change, patterns []string) *subject {
-	s := &subject{ch: ch}
+func newSubject(ch *recipe.Change, patterns []string, changed []source) *subject {
+	s := &subject{ch: ch, changed: changed}
 	hk, _ := ch.Head.Keys()
 	bk, _ := ch.Base.Keys()
 	seen := map[string]bool{}
@@ -173,15 +198,22 @@ func newSubject(ch *recipe.Change, patterns []string) *subject {
 	}
 	s.head = loadSide(ch.Head, "head", s.keys)
 	s.base = loadSide(ch.Base, "base", s.keys)
+	return s
+}
+
+// changedSources are the head versions of the files the change touched
+// outside the master configs and the changelog.
+func changedSources(ch *recipe.Change) []source {
+	var out []source
 	for _, p := range ch.Changed {
 		if strings.HasSuffix(p, "-master.yaml") || strings.HasSuffix(p, "perf-changelog.yaml") {
 			continue
 		}
 		if data, ok, err := ch.Head.Files.Read(p); err == nil && ok && len(data) < 1<<20 {
-			s.changed = append(s.changed, source{file: p, first: 1, lines: strings.Split(string(data), "\n")})
+			out = append(out, source{file: p, first: 1, lines: strings.Split(string(data), "\n")})
 		}
 	}
-	return s
+	return out
 }
 
 func loadSide(r *recipe.Rev, name string, keys []string) side {

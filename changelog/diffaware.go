@@ -54,6 +54,9 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 		changed[rc.Key] = rc
 	}
 	coverage(in, ch, changes, covered, added, headKeys, changed, add)
+	if in.canceled() {
+		return
+	}
 	if in.Claims != ClaimsOff {
 		claims(in, rep, ch, added, add)
 	}
@@ -179,6 +182,11 @@ func recipeEvidence(ch *recipe.Change, rc recipe.RecipeChange) []Evidence {
 }
 
 // claims checks the new entries' claims.
+// MaxClaimEntries bounds the new entries whose claims verify checks: a
+// pull request adds a few; one that adds thousands (a file replaced, a
+// generated log) would otherwise take minutes.
+const MaxClaimEntries = 1000
+
 func claims(in *Input, rep *Report, ch *recipe.Change, added []*Entry, add func(Finding)) {
 	var entries []ClaimEntry
 	for _, e := range added {
@@ -186,7 +194,12 @@ func claims(in *Input, rep *Report, ch *recipe.Change, added []*Entry, add func(
 			entries = append(entries, ClaimEntry{Index: e.Index, Value: e.Value})
 		}
 	}
-	results := CheckClaims(ch, entries)
+	if n := len(entries); n > MaxClaimEntries {
+		add(Finding{Rule: RuleClaimsCapped, Severity: Info, Line: entries[MaxClaimEntries].Value.Line, Entry: entries[MaxClaimEntries].Index,
+			Message: fmt.Sprintf("the change adds %d entries; the claims of the first %d were checked, not those of the other %d", n, MaxClaimEntries, n-MaxClaimEntries)})
+		entries = entries[:MaxClaimEntries]
+	}
+	results := checkClaims(in.Ctx, ch, entries)
 	rep.Claims = results
 	appendOnlyReported := false
 	for _, f := range rep.Findings {

@@ -82,6 +82,7 @@ const (
 	RuleContradicted = "claim/contradicted" // a description claim the change contradicts
 	RuleUnverified   = "claim/unverified"   // a claim that could not be checked (--claims all)
 	RuleConfirmed    = "claim/confirmed"    // a claim the change confirms (--claims all)
+	RuleClaimsCapped = "claim/not-checked"  // entries past MaxClaimEntries whose claims were not checked
 
 	// recipe: the scripts that run the recipes (the ids of package recipe).
 	RuleArrayClobber  = "recipe/array-clobber"           // an array grown with += then reset with =

@@ -193,6 +193,9 @@ func verifyFull(in *Input) *Report {
 		return rep
 	}
 	rep.Head = head
+	if in.canceled() {
+		return rep
+	}
 	if root.Kind != pyyaml.Seq {
 		if root.Kind == pyyaml.Null {
 			add(Finding{Rule: RuleRootNotList, Message: in.Path + " holds no entries"})
@@ -269,15 +272,20 @@ func verifyFull(in *Input) *Report {
 		isAdded[e] = true
 	}
 	lastHistorical := 0
-	for _, e := range head.Entries {
-		if !isAdded[e] {
-			lastHistorical = e.Index
+	// historicalAfter[i]: the entries after head.Entries[i] that the base has
+	historicalAfter := make([]int, len(head.Entries)+1)
+	for i := len(head.Entries) - 1; i >= 0; i-- {
+		historicalAfter[i] = historicalAfter[i+1]
+		if e := head.Entries[i]; !isAdded[e] {
+			historicalAfter[i]++
+			lastHistorical = max(lastHistorical, e.Index)
 		}
 	}
 	for _, e := range ch.Added {
 		if e.Index < lastHistorical {
+			n := historicalAfter[e.Index]
 			add(Finding{Rule: RuleNotAtEnd, Line: e.Line, Entry: e.Index, Source: head.LineText(e.Line),
-				Message: fmt.Sprintf("new entry %d is inserted before %d existing entr%s; append it at the end of %s", e.Index, countHistoricalAfter(head, isAdded, e.Index), plural(countHistoricalAfter(head, isAdded, e.Index), "y", "ies"), in.Path)})
+				Message: fmt.Sprintf("new entry %d is inserted before %d existing entr%s; append it at the end of %s", e.Index, n, plural(n, "y", "ies"), in.Path)})
 		}
 		checkSeparator(head, e, add)
 		if next := e.Index; next < len(head.Entries) {
@@ -316,6 +324,9 @@ func verifyFull(in *Input) *Report {
 	}
 	if len(ch.Added) == 0 && corrections == 0 && len(ch.Deleted) == 0 && len(ch.Modified) == 0 && !HasErrors(rep.Findings) {
 		add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: "the change adds no entry (whitespace only)"})
+	}
+	if in.canceled() {
+		return rep
 	}
 	verifyDiffAware(in, rep, ch.Added, addAny(in, rep))
 	return rep
@@ -439,16 +450,6 @@ func checkGaps(in *Input, base, head *File, ch *Change, add func(Finding)) {
 				Message: fmt.Sprintf("the bytes after historical entry %d changed (%q at %s); append after them without editing", last.Head.Index, string(tail), in.BaseRev)})
 		}
 	}
-}
-
-func countHistoricalAfter(head *File, isAdded map[*Entry]bool, idx int) int {
-	n := 0
-	for _, e := range head.Entries[idx:] {
-		if !isAdded[e] {
-			n++
-		}
-	}
-	return n
 }
 
 func plural(n int, one, many string) string {

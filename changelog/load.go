@@ -53,6 +53,14 @@ func LoadInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, ba
 	if in.Head, err = readOptional(r, head, path); err != nil {
 		return nil, err
 	}
+	for _, side := range []struct {
+		name string
+		data []byte
+	}{{baseName, in.Base}, {headName, in.Head}} {
+		if err := CheckSize(path+" at "+side.name, len(side.data)); err != nil {
+			return nil, err
+		}
+	}
 	// configs that exist but do not load are a finding; a repository
 	// error surfaces the same way (config/invalid), never as a crash
 	// read the head configs now (go-git is not safe for concurrent reads);

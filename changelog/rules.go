@@ -63,6 +63,7 @@ var Rules = []RuleInfo{
 	{RuleContradicted, inFull, Error, "a description claim the change contradicts (image, env, flag, concurrency, parallelism, ...)"},
 	{RuleUnverified, inFull, Info, "a description claim that could not be checked (--claims all)"},
 	{RuleConfirmed, inFull, Info, "a description claim the change confirms (--claims all)"},
+	{RuleClaimsCapped, inFull, Info, "a change adds more entries than claims are checked for (the first 1000 are)"},
 	{RuleArrayClobber, inFull, Error, "a script array grown with += is reset with NAME=(...) before its use"},
 	{RuleContinuation, inFull, Error, "a backslash followed by trailing whitespace ends a line continuation"},
 	{RuleKVBackend, inFull, Error, "a script requires a KV-offload backend other than the recipe's kv-offload-backend"},

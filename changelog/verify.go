@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"regexp"
@@ -41,6 +42,10 @@ func ParseProfile(s string) (Profile, error) {
 // run's PR number, and the master configs at head (and base, for
 // append-only entries).
 type Input struct {
+	// Ctx, when set, cancels the check: the full profile stops between its
+	// steps and between entries, and the report is then incomplete (the
+	// caller reports Ctx.Err(), not the report).
+	Ctx  context.Context
 	Path string
 	// Base and Head are the file's bytes; a nil slice means the file does
 	// not exist at that revision.
@@ -111,6 +116,9 @@ func Verify(in *Input, p Profile) *Report {
 	SortFindings(rep.Findings)
 	return rep
 }
+
+// canceled says whether the run was cancelled.
+func (in *Input) canceled() bool { return in.Ctx != nil && in.Ctx.Err() != nil }
 
 // master returns the head master configs, loading them if needed.
 func (in *Input) master() (*config.Master, error) {

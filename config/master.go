@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/perflog/perflog/pyyaml"
 )
@@ -113,13 +114,23 @@ func (e *KeyError) Error() string {
 // GlobRegexp compiles a config-key pattern the incumbent's way: '*' matches
 // any run of characters (but not a newline), everything else is literal, and
 // the whole key must match.
+//
+// Compiled expressions are kept: a changelog names the same patterns in
+// many entries.
 func GlobRegexp(pattern string) *regexp.Regexp {
+	if re, ok := globs.Load(pattern); ok {
+		return re.(*regexp.Regexp)
+	}
 	parts := strings.Split(pattern, "*")
 	for i, p := range parts {
 		parts[i] = regexp.QuoteMeta(p)
 	}
-	return regexp.MustCompile(`^(?:` + strings.Join(parts, `.*`) + `)$`)
+	re := regexp.MustCompile(`^(?:` + strings.Join(parts, `.*`) + `)$`)
+	globs.Store(pattern, re)
+	return re
 }
+
+var globs sync.Map // pattern → *regexp.Regexp
 
 // Match resolves one config-key (plain or with '*') against the master
 // keys, in load order.

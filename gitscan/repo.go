@@ -340,13 +340,6 @@ func (r *Repo) node(h plumbing.Hash, meta bool) (Node, error) {
 		}
 		return Node{Hash: h, Tree: t.Hash, Parents: n.ParentHashes()}, nil
 	}
-	if c, m, ok := r.obj.commitHeader(h, meta); ok {
-		n := Node{Hash: h, Tree: c.tree, Parents: c.parents}
-		if meta {
-			n.Meta = &m
-		}
-		return n, nil
-	}
 	t, data, err := r.obj.read(h)
 	if err == nil && t != plumbing.CommitObject {
 		err = fmt.Errorf("%w: a %s", ErrNotCommit, t)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perflog/perflog/changelog"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/config"
@@ -454,7 +456,9 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		if !q.blob.IsZero() {
 			var err error
 			whole := lastCuts[q.slot].data == nil // cut whole: its spans' lines are the version's
-			if list, err = sp.blocksAfter(&lastCuts[q.slot], data, readings[q.slot].s.kind); err != nil {
+			if err = changelog.CheckSize(q.path, len(data)); err != nil {
+				v.Err = err.Error() // the previous version stands for it
+			} else if list, err = sp.blocksAfter(&lastCuts[q.slot], data, readings[q.slot].s.kind); err != nil {
 				v.Err = err.Error()
 			} else if q.idx == 0 && q.slot == 0 && whole && len(lastCuts[0].spans) == len(list) {
 				lines := make([]int, len(list))

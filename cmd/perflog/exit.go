@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -57,13 +58,25 @@ func Main() int {
 			}
 		}()
 	}
-	// The caller exits as soon as Main returns, which releases the signal
-	// handlers; stop is not called. It would wait (signal.Stop) until the
-	// signal goroutine is idle, yielding the processor meanwhile to other
-	// work, such as a collection under way that the exit would abandon:
-	// an index update spent 2-3 ms there.
-	ctx, _ := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx := interruptible(os.Stderr)
 	return run(ctx, newFactory(iostreams.System()), os.Args[1:])
+}
+
+// interruptible returns a context cancelled by the first SIGINT or
+// SIGTERM: commands stop at their next check and exit 130. A second
+// signal exits at once, for a command that does not stop soon enough.
+func interruptible(errOut io.Writer) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-sig
+		cancel()
+		<-sig
+		fmt.Fprintln(errOut, "perflog: interrupted twice: exiting now")
+		os.Exit(ExitInterrupted)
+	}()
+	return ctx
 }
 
 // run executes one command line and maps its outcome to an exit status. A

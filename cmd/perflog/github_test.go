@@ -449,3 +449,17 @@ func TestGitHubCommentPaginationIsBounded(t *testing.T) {
 		})
 	}
 }
+
+// Issue 26, point 8: a cancelled verify reports the interruption (exit
+// 130), not a verdict from an incomplete check.
+func TestVerifyInterrupted(t *testing.T) {
+	io, _, out, errOut := iostreams.Test()
+	f := newFactory(io)
+	f.Getenv = func(string) string { return "" }
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	code := run(ctx, f, []string{"changelog", "verify", "--repo", "../../testdata/corpus/inferencex.git", "--base", "main~1", "--head", "main"})
+	if code != ExitInterrupted || strings.Contains(out.String(), "ok:") || !strings.Contains(errOut.String(), "interrupted") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -203,7 +203,11 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	}
 	in.PR = pr
 	in.Claims = changelog.ClaimsMode(opts.Claims)
+	in.Ctx = ctx
 	rep := changelog.Verify(in, opts.Profile)
+	if err := ctx.Err(); err != nil {
+		return err // an incomplete report is no verdict
+	}
 
 	res := verifyResult{Findings: rep.Findings, Profile: string(rep.Profile),
 		Base: base.String(), Head: head.String(), OK: rep.OK(), Summary: countFindings(rep.Findings)}
