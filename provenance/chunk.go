@@ -220,8 +220,17 @@ type kid struct {
 // rest is the text of the kid's lines after the first.
 func (k kid) rest() string { return k.text[len(k.lines[0]):] }
 
+// maxChunkIndent bounds the indent the chunker cuts at: each level scans
+// the lines below it again, so deep nesting (a hostile config of 3000
+// levels took the index 10 s) is left to the parser, which reads it once.
+// Real recipes nest six levels deep.
+const maxChunkIndent = 64
+
 // cut parses lines for node: it cuts them into children and reads each.
 func (c *chunks) cut(text string, lines []string, ind, base int) (*pyyaml.Value, bool) {
+	if ind > maxChunkIndent {
+		return nil, false
+	}
 	var kids []kid
 	at, from := 0, 0 // the offset in text of the line, and of the last kid
 	// a kid's lines are a window on lines (which nobody appends to)

@@ -202,3 +202,39 @@ func TestPlaceRecipe(t *testing.T) {
 		}
 	}
 }
+
+// Deep nesting is left to the parser (each level the chunker cuts scans
+// the lines below it again): the value is the parser's.
+func TestChunkDeepNesting(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("deep-fp8-mi355x-sglang:\n  image: x\n  extra:\n")
+	for i := 2; i < 400; i++ {
+		b.WriteString(strings.Repeat(" ", i) + "a:\n")
+	}
+	b.WriteString(strings.Repeat(" ", 400) + "a: 1\n")
+	ch := newChunks()
+	_, v, ok := ch.parseRecipe(b.String())
+	full, err := pyyaml.Load([]byte(b.String()), pyyaml.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok && config.Canonical(v) != config.Canonical(full.Pairs[0].Value) {
+		t.Fatal("the deep recipe reads differently piecewise")
+	}
+}
+
+// BenchmarkChunkDeepNesting: 3000 levels of nesting (a hostile config)
+// took an index build 10 s before nesting past maxChunkIndent was left to
+// the parser.
+func BenchmarkChunkDeepNesting(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString("deep-fp8-mi355x-sglang:\n")
+	for i := 1; i < 3000; i++ {
+		sb.WriteString(strings.Repeat(" ", i) + "a:\n")
+	}
+	sb.WriteString(strings.Repeat(" ", 3000) + "a: 1\n")
+	text := sb.String()
+	for b.Loop() {
+		newChunks().parseRecipe(text)
+	}
+}
