@@ -342,13 +342,21 @@ func (ix *Index) Sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o
 	start := time.Now()
 	st := &Stats{Head: rev}
 	fp := o.fingerprint()
+	// one writer at a time: a rebuild removes the files, which SQLite's
+	// locks do not cover (two concurrent rebuilds failed with "disk I/O
+	// error"); a second writer waits, then finds the work done
+	unlock, err := lockFile(ctx, ix.path+".lock")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer unlock()
 	if o.Rebuild {
 		if err := ix.remove(); err != nil {
 			return nil, nil, err
 		}
 	}
 	var h *provenance.History
-	err := retry(func() error {
+	err = retry(func() error {
 		return whileBusy(ctx, func() error {
 			var err error
 			h, err = ix.sync(ctx, r, rev, fp, o, st)

@@ -624,6 +624,41 @@ func TestIndexConcurrentSyncs(t *testing.T) {
 	}
 }
 
+// TestIndexConcurrentRebuilds: rebuilds, which remove the files, are
+// serialised: four at once all succeed (before, all but one failed with
+// "disk I/O error" or "attempt to write a readonly database").
+func TestIndexConcurrentRebuilds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	const n = 4
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		r, head := openCorpus(t)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ix, err := Open(path, true)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer ix.Close()
+			h, _, err := ix.Sync(ctx, r, head, Options{Rebuild: true})
+			if err == nil && len(h.Chain) != 1970 {
+				err = fmt.Errorf("chain of %d", len(h.Chain))
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("rebuild %d: %v", i, err)
+		}
+	}
+}
+
 // journalMode reads the journal mode a database file is in, through a
 // connection that does not set one.
 func journalMode(t *testing.T, path string) string {
