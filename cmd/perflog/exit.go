@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/perflog/perflog/internal/iostreams"
+	"github.com/perflog/perflog/provenance/index"
 )
 
 // Exit statuses, one table for the whole binary (documented in the README
@@ -113,6 +114,9 @@ func exitCode(f *Factory, err error) int {
 			hint = "Run 'perflog --help' for usage."
 		}
 		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\n%s\n", err, hint)
+		return ExitError
+	case index.IsCorrupt(err):
+		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\nThe index is a cache of the history: run 'perflog index --rebuild' to build it anew.\n", err)
 		return ExitError
 	default:
 		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\n", err)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -342,7 +343,23 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 			return err
 		}
 	}
-	res, err := ix.Query(ctx, opts.SQL)
+	rw := newResultWriter(opts.Factory, opts.Format)
+	err = ix.QueryEach(ctx, opts.SQL, rw.header, rw.row)
+	if errors.Is(err, index.ErrCorrupt) && !rw.started {
+		// the index is a cache of the history: build it anew, and ask again
+		fmt.Fprintf(opts.Factory.IO.ErrOut, "perflog: %v; rebuilding it\n", err)
+		ix.Close()
+		if ix, _, err = openIndex(ctx, opts.Factory, ws, opts.Rev, true); err != nil {
+			return err
+		}
+		defer ix.Close()
+		if co.Claims || co.Findings {
+			if _, err := runChecks(ctx, opts.Factory, ws, ix, co); err != nil {
+				return err
+			}
+		}
+		err = ix.QueryEach(ctx, opts.SQL, rw.header, rw.row)
+	}
 	if err != nil {
 		if index.IsQueryError(err) {
 			// the statement, not the command line, is wrong
@@ -350,7 +367,93 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		}
 		return err
 	}
-	return writeResult(opts.Factory, opts.Format, res)
+	return rw.close()
+}
+
+// maxTableRows bounds the rows a query's table on a terminal holds (a
+// table is laid out once all its rows are in); TSV, CSV and JSON are
+// written a row at a time, whatever their length.
+const maxTableRows = 100_000
+
+// resultWriter writes a query's rows as they come.
+type resultWriter struct {
+	f       *Factory
+	format  string
+	started bool // a row (or the header of a streamed format) was written
+	cols    []string
+	names   []string
+	bw      *bufio.Writer
+	cw      *csv.Writer
+	json    *jsonList
+	rows    [][]string // a table's, until it is laid out
+}
+
+func newResultWriter(f *Factory, format string) *resultWriter {
+	return &resultWriter{f: f, format: format, bw: bufio.NewWriterSize(f.IO.Out, 64<<10)}
+}
+
+func (w *resultWriter) header(cols []string) error {
+	w.cols = cols
+	switch {
+	case w.format == "json":
+		w.names = uniqueNames(cols)
+		w.json = newJSONList(w.bw, "")
+	case w.format == "csv":
+		w.cw = csv.NewWriter(w.bw)
+		w.started = true
+		return w.cw.Write(cols)
+	case !boxed(w.f, w.format):
+		w.started = true
+		_, err := fmt.Fprintln(w.bw, strings.Join(cols, "\t"))
+		return err
+	}
+	return nil
+}
+
+func (w *resultWriter) row(vals []any) error {
+	if w.json != nil {
+		w.started = true
+		return w.json.add(jsonRow{w.names, vals})
+	}
+	r := make([]string, len(vals))
+	for i, v := range vals {
+		r[i] = cell(v)
+	}
+	switch {
+	case w.cw != nil:
+		return w.cw.Write(r)
+	case !boxed(w.f, w.format):
+		for i, c := range r {
+			if strings.ContainsAny(c, "\t\n") {
+				r[i] = tsvCellEscaper.Replace(c)
+			}
+		}
+		_, err := fmt.Fprintln(w.bw, strings.Join(r, "\t"))
+		return err
+	}
+	if len(w.rows) == maxTableRows {
+		return fmt.Errorf("the result has over %d rows: use --format tsv, csv or json (written a row at a time), or LIMIT", maxTableRows)
+	}
+	w.rows = append(w.rows, r)
+	return nil
+}
+
+func (w *resultWriter) close() error {
+	switch {
+	case w.json != nil:
+		if err := w.json.close(); err != nil {
+			return err
+		}
+		w.bw.WriteByte('\n')
+	case w.cw != nil:
+		w.cw.Flush()
+		if err := w.cw.Error(); err != nil {
+			return err
+		}
+	case boxed(w.f, w.format):
+		return printTable(w.f, w.format, w.cols, w.rows)
+	}
+	return w.bw.Flush()
 }
 
 func cell(v any) string {
@@ -372,28 +475,6 @@ func cell(v any) string {
 		return x.String()
 	}
 	return fmt.Sprint(v)
-}
-
-func writeResult(f *Factory, format string, res *index.Result) error {
-	out := f.IO.Out
-	switch format {
-	case "json":
-		names := uniqueNames(res.Columns)
-		bw := bufio.NewWriterSize(out, 64<<10)
-		if err := writeJSONList(bw, "", len(res.Rows), func(i int) any { return jsonRow{names, res.Rows[i]} }); err != nil {
-			return err
-		}
-		bw.WriteByte('\n')
-		return bw.Flush()
-	}
-	rows := make([][]string, len(res.Rows))
-	for i, r := range res.Rows {
-		rows[i] = make([]string, len(r))
-		for j, v := range r {
-			rows[i][j] = cell(v)
-		}
-	}
-	return printTable(f, format, res.Columns, rows)
 }
 
 // jsonRow is a result row as a JSON object whose members keep the

@@ -146,28 +146,55 @@ func writeJSON(w io.Writer, v any) error { return jsonEncoder(w).Encode(v) }
 // the whole document and then its indented copy, each of their pages a
 // fault in a fresh process.
 func writeJSONList(w *bufio.Writer, prefix string, n int, item func(i int) any) error {
-	if n == 0 {
-		_, err := w.WriteString("[]")
-		return err
-	}
-	var one bytes.Buffer
-	enc := json.NewEncoder(&one)
-	enc.SetIndent(prefix+"  ", "  ") // an item's lines, one level in
-	enc.SetEscapeHTML(false)
-	sep := "\n" + prefix + "  "
-	w.WriteByte('[')
+	l := newJSONList(w, prefix)
 	for i := range n {
-		one.Reset()
-		if err := enc.Encode(item(i)); err != nil {
+		if err := l.add(item(i)); err != nil {
 			return err
 		}
-		if i > 0 {
-			w.WriteByte(',')
-		}
-		w.WriteString(sep)
-		w.Write(bytes.TrimSuffix(one.Bytes(), []byte("\n")))
 	}
-	_, err := w.WriteString("\n" + prefix + "]")
+	return l.close()
+}
+
+// jsonList writes a JSON array an item at a time, as writeJSONList lays
+// it out, for a list whose length is not known in advance.
+type jsonList struct {
+	w      *bufio.Writer
+	prefix string
+	one    bytes.Buffer
+	enc    *json.Encoder
+	n      int
+}
+
+func newJSONList(w *bufio.Writer, prefix string) *jsonList {
+	l := &jsonList{w: w, prefix: prefix}
+	l.enc = json.NewEncoder(&l.one)
+	l.enc.SetIndent(prefix+"  ", "  ") // an item's lines, one level in
+	l.enc.SetEscapeHTML(false)
+	return l
+}
+
+func (l *jsonList) add(item any) error {
+	l.one.Reset()
+	if err := l.enc.Encode(item); err != nil {
+		return err
+	}
+	if l.n == 0 {
+		l.w.WriteByte('[')
+	} else {
+		l.w.WriteByte(',')
+	}
+	l.n++
+	l.w.WriteString("\n" + l.prefix + "  ")
+	_, err := l.w.Write(bytes.TrimSuffix(l.one.Bytes(), []byte("\n")))
+	return err
+}
+
+func (l *jsonList) close() error {
+	if l.n == 0 {
+		_, err := l.w.WriteString("[]")
+		return err
+	}
+	_, err := l.w.WriteString("\n" + l.prefix + "]")
 	return err
 }
 

@@ -40,7 +40,16 @@ func TestQueryJSON(t *testing.T) {
 	io, _, out, _ := iostreams.Test()
 	res := &index.Result{Columns: []string{"z", "id", "id", "id_2", "a"},
 		Rows: [][]any{{"x -> y & <z>", int64(1), int64(2), nil, 1.5}}}
-	if err := writeResult(&Factory{IO: io}, "json", res); err != nil {
+	w := newResultWriter(&Factory{IO: io}, "json")
+	if err := w.header(res.Columns); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Rows {
+		if err := w.row(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.close(); err != nil {
 		t.Fatal(err)
 	}
 	want := `[

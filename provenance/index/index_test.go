@@ -1187,3 +1187,56 @@ func TestIndexUpdateKeepsUnchangedFiles(t *testing.T) {
 		t.Errorf("notes: %v %v, want the one of commit two", res, err)
 	}
 }
+
+// A damaged page is ErrCorrupt naming the file (the command then rebuilds
+// the index), and QueryEach hands rows over as they are read: an endless
+// statement stops when its reader does.
+func TestQueryCorruptAndStreaming(t *testing.T) {
+	r, head := openCorpus(t)
+	path := filepath.Join(t.TempDir(), FileName)
+	ctx := context.Background()
+	ix, err := Open(path, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ix.Sync(ctx, r, head, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	enough := errors.New("enough")
+	n := 0
+	err = ix.QueryEach(ctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT x FROM c`,
+		func([]string) error { return nil },
+		func([]any) error {
+			if n++; n == 1000 {
+				return enough
+			}
+			return nil
+		})
+	if !errors.Is(err, enough) || n != 1000 {
+		t.Fatalf("endless statement: %v after %d rows", err, n)
+	}
+	var root int
+	if err := ix.db.QueryRowContext(ctx, `SELECT rootpage FROM sqlite_master WHERE name = 'entries'`).Scan(&root); err != nil {
+		t.Fatal(err)
+	}
+	ix.Close()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := (root-1)*4096 + 8; i < root*4096-8; i++ {
+		data[i] = 'A'
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ix, err = Open(path, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	_, err = ix.Query(ctx, `SELECT count(*) FROM entries`)
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), path) || IsQueryError(err) {
+		t.Fatalf("damaged page: %v", err)
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Table documents one table or view of the query schema. The names are a
@@ -144,33 +145,54 @@ func (b Blob) MarshalJSON() ([]byte, error) { return json.Marshal(b.String()) }
 // itself, and lets ATTACH create a file. More than one statement is an
 // error: the driver would run them all and show the last.
 func (ix *Index) Query(ctx context.Context, q string) (*Result, error) {
-	if err := oneStatement(q); err != nil {
-		return nil, &QueryError{err}
-	}
-	conn, err := ix.db.Conn(ctx)
+	var res *Result
+	err := ix.QueryEach(ctx, q, func(cols []string) error {
+		res = &Result{Columns: cols, Rows: [][]any{}}
+		return nil
+	}, func(row []any) error {
+		res.Rows = append(res.Rows, row)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
+	return res, nil
+}
+
+// QueryEach runs a read-only statement as Query does, handing over the
+// columns once and then each row as it is read (a row is the callee's to
+// keep), so that a long result is never held whole. It stops at the first
+// error of a callback, or when ctx is done.
+func (ix *Index) QueryEach(ctx context.Context, q string, columns func([]string) error, row func([]any) error) error {
+	if err := oneStatement(q); err != nil {
+		return &QueryError{err}
+	}
+	conn, err := ix.db.Conn(ctx)
+	if err != nil {
+		return ix.corrupt(err)
+	}
 	defer conn.Close()
 	if _, err := conn.ExecContext(ctx, `PRAGMA query_only = ON`); err != nil {
-		return nil, err
+		return ix.corrupt(err)
 	}
 	defer conn.ExecContext(context.Background(), `PRAGMA query_only = OFF`)
 	if err := authorize(conn, readOnly); err != nil {
-		return nil, err
+		return err
 	}
 	// the connection goes back to the pool, which writes too
 	defer authorize(conn, nil)
 	rows, err := conn.QueryContext(ctx, q)
 	if err != nil {
-		return nil, &QueryError{err}
+		return ix.queryErr(err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, &QueryError{err}
+		return ix.queryErr(err)
 	}
-	res := &Result{Columns: cols, Rows: [][]any{}}
+	if err := columns(cols); err != nil {
+		return err
+	}
 	for rows.Next() {
 		vals := make([]any, len(cols))
 		ptrs := make([]any, len(cols))
@@ -178,19 +200,60 @@ func (ix *Index) Query(ctx context.Context, q string) (*Result, error) {
 			ptrs[i] = &vals[i]
 		}
 		if err := rows.Scan(ptrs...); err != nil {
-			return nil, &QueryError{err}
+			return ix.queryErr(err)
 		}
 		for i, v := range vals {
 			if b, ok := v.([]byte); ok {
 				vals[i] = Blob(b) // Scan copied it
 			}
 		}
-		res.Rows = append(res.Rows, vals)
+		if err := row(vals); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, &QueryError{err}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return ix.queryErr(err)
 	}
-	return res, nil
+	return nil
+}
+
+// queryErr is a statement's error: the index's damage, or the statement's.
+func (ix *Index) queryErr(err error) error {
+	if IsCorrupt(err) {
+		return ix.corrupt(err)
+	}
+	return &QueryError{err}
+}
+
+// ErrCorrupt marks an index SQLite finds damaged; `perflog index
+// --rebuild` makes a new one (the index is a cache of the history).
+var ErrCorrupt = errors.New("the index is damaged")
+
+// corrupt wraps a damaged index's error with ErrCorrupt and its path.
+func (ix *Index) corrupt(err error) error {
+	if !IsCorrupt(err) {
+		return err
+	}
+	return fmt.Errorf("%w: %s: %w", ErrCorrupt, ix.path, err)
+}
+
+// IsCorrupt says whether err is SQLite's report of a damaged or foreign
+// file.
+func IsCorrupt(err error) bool {
+	if errors.Is(err, ErrCorrupt) {
+		return true
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB:
+			return true
+		}
+	}
+	return false
 }
 
 // QueryError is an error of the SQL engine (bad SQL, a write attempt).
