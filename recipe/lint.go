@@ -61,7 +61,8 @@ func Lint(s *Script) []Finding {
 	return out
 }
 
-// continuation finds "\" followed by spaces or tabs at the end of a line:
+// continuation finds "\" followed by spaces, tabs or a carriage return (a
+// CRLF line ending) at the end of a line:
 // the line continuation ends there (the next line runs as a command of its
 // own) and "\ " becomes an argument of one space.
 func (s *Script) continuation() []Finding {
@@ -83,6 +84,20 @@ func (s *Script) continuation() []Finding {
 			"a backslash followed by trailing whitespace at line %d: the line continuation ends here, the next line runs as a separate command, and a stray %q argument is passed; delete the whitespace after the backslash", line, l.Value[1:]))
 		return true
 	})
+	// the parser takes "\" CR LF for a continuation, as bash does not:
+	// found in the text (a line that ends in an odd run of backslashes and
+	// a carriage return, outside a comment)
+	for i, l := range s.Lines {
+		body, ok := strings.CutSuffix(l, "\r")
+		if !ok || strings.HasPrefix(strings.TrimSpace(body), "#") {
+			continue
+		}
+		n := len(body) - len(strings.TrimRight(body, `\`))
+		if n%2 == 1 {
+			out = append(out, s.finding(RuleContinuation, "error", i+1,
+				"a backslash followed by a CRLF line ending at line %d: bash reads the carriage return as an argument and ends the command there, so the next line runs as a separate command; save the script with LF line endings", i+1))
+		}
+	}
 	return out
 }
 

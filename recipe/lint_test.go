@@ -53,6 +53,7 @@ serve "${ARGS[@]}"
 `, ""},
 		{"backslash then space in an array", "ARGS=(\n  --a \\ \n  --b\n)\nserve \"${ARGS[@]}\"\n", "recipe/continuation-whitespace:2"},
 		{"backslash then tab ends a command", "serve --a \\\t\n  --b\n", "recipe/continuation-whitespace:1"},
+		{"a CRLF line ending after the backslash", "serve --a \\\r\n  --b\r\n", "recipe/continuation-whitespace:1"},
 		{"an escaped space mid-line is intended", "echo a\\ b c\n", ""},
 		{"git apply", "cd /sgl && git apply /w/fix.patch\n", "recipe/engine-patch:1"},
 		{"sed on site-packages", "sed -i 's/a/b/' /usr/lib/python3/dist-packages/vllm/x.py\n", "recipe/engine-patch:1"},

@@ -105,6 +105,15 @@ type newResult struct {
 	Replaced []int                   `json:"replaced"`
 }
 
+// readAtBase are the files a draft reads at its base, first of all.
+func readAtBase(s *config.Settings) []string {
+	out := []string{s.ChangelogPath()}
+	for _, layout := range s.MasterCandidates() {
+		out = append(out, layout...)
+	}
+	return out
+}
+
 // pathsOfInterest are the work-tree paths a draft reads.
 func pathsOfInterest(s *config.Settings) []string {
 	out := []string{s.ChangelogPath(), "benchmarks", "runners"}
@@ -131,6 +140,14 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	base, baseName, err := resolveBaseFor(ws.repo, opts.Base, head, opts.Factory.Getenv, true, true)
 	if err != nil {
 		return err
+	}
+	// what the draft reads at base must be there: a partial clone
+	// (--filter=blob:none) lacks the blobs, and a draft read from missing
+	// files would describe every recipe as added
+	for _, p := range readAtBase(ws.settings) {
+		if _, err := ws.repo.ReadFile(base, p); err != nil && !errors.Is(err, gitscan.ErrNotFound) {
+			return fmt.Errorf("reading %s at %s: %w (a partial or shallow clone? fetch the base's objects)", p, baseName, err)
+		}
 	}
 	ch, err := draftChange(ws, base, head, baseName)
 	if err != nil {

@@ -275,6 +275,9 @@ func parseDate(flag, s string, endOfDay bool, now time.Time) (time.Time, error) 
 	return t, nil
 }
 
+// unitsPerYear bounds each unit of relativeDate (rounded up).
+var unitsPerYear = map[string]int{"second": 31622400, "minute": 527040, "hour": 8784, "day": 366, "week": 53, "month": 12, "year": 1}
+
 // relativeDate reads "N <unit>[s] ago" ("2 weeks ago", "3.days.ago" as
 // git also takes it) and "yesterday".
 func relativeDate(s string, now time.Time) (time.Time, bool) {
@@ -289,13 +292,28 @@ func relativeDate(s string, now time.Time) (time.Time, bool) {
 	if err != nil || n < 0 {
 		return time.Time{}, false
 	}
-	switch strings.TrimSuffix(f[1], "s") {
-	case "second":
-		return now.Add(-time.Duration(n) * time.Second), true
-	case "minute":
-		return now.Add(-time.Duration(n) * time.Minute), true
-	case "hour":
-		return now.Add(-time.Duration(n) * time.Hour), true
+	unit := strings.TrimSuffix(f[1], "s")
+	perYear, ok := unitsPerYear[unit]
+	if !ok {
+		return time.Time{}, false
+	}
+	if n/perYear > 10000 {
+		// further back than any commit (and than time.Duration reaches):
+		// the first second of year 1, a bound that holds every date
+		return time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC), true
+	}
+	// seconds, minutes and hours as whole days and the rest (a Duration
+	// overflows past 292 years)
+	for _, u := range []struct {
+		name   string
+		d      time.Duration
+		perDay int
+	}{{"second", time.Second, 86400}, {"minute", time.Minute, 1440}, {"hour", time.Hour, 24}} {
+		if unit == u.name {
+			return now.AddDate(0, 0, -(n / u.perDay)).Add(-time.Duration(n%u.perDay) * u.d), true
+		}
+	}
+	switch unit {
 	case "day":
 		return now.AddDate(0, 0, -n), true
 	case "week":

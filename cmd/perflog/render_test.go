@@ -232,6 +232,11 @@ func TestParseDate(t *testing.T) {
 		{"6 months ago", false, time.Date(2026, 6, 4, 10, 30, 0, 0, time.UTC)},
 		{"1 year ago", false, time.Date(2025, 12, 4, 10, 30, 0, 0, time.UTC)},
 		{"yesterday", false, time.Date(2026, 12, 3, 10, 30, 0, 0, time.UTC)},
+		// beyond time.Duration (292 years): before every commit, not after
+		{"10000000000 seconds ago", false, time.Date(1710, 1, 14, 16, 43, 20, 0, time.UTC)},
+		{"9223372036854775807 seconds ago", false, time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)},
+		{"99999999999 hours ago", false, time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)},
+		{"9223372036854775807 years ago", false, time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)},
 	} {
 		got, err := parseDate("since", c.in, c.endOfDay, now)
 		if err != nil || !got.Equal(c.want) {
@@ -243,6 +248,24 @@ func TestParseDate(t *testing.T) {
 			t.Errorf("parseDate(%q): %v", bad, err)
 		}
 	}
+}
+
+// FuzzParseDate: any text is a date or a usage error, never a panic, and
+// a relative date is never after now.
+func FuzzParseDate(f *testing.F) {
+	for _, s := range []string{"2 weeks ago", "10000000000 seconds ago", "2026-07-01", "yesterday", "9223372036854775807 years ago", "1.month.ago"} {
+		f.Add(s)
+	}
+	now := time.Date(2026, 12, 4, 10, 30, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := parseDate("since", s, false, now)
+		if err != nil {
+			return
+		}
+		if _, ok := relativeDate(s, now); ok && got.After(now) {
+			t.Fatalf("%q is %v, after now", s, got)
+		}
+	})
 }
 
 func TestEllipsize(t *testing.T) {

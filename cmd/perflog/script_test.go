@@ -77,6 +77,7 @@ func TestScripts(t *testing.T) {
 			"git-checkout":      cmdGitCheckout,
 			"git-remote-branch": cmdGitRemoteBranch,
 			"git-shallow":       cmdGitShallow,
+			"git-drop-blob":     cmdGitDropBlob,
 		},
 	})
 }
@@ -92,6 +93,23 @@ func scriptWorktree(ts *testscript.TestScript) (*git.Repository, *git.Worktree) 
 	w, err := r.Worktree()
 	ts.Check(err)
 	return r, w
+}
+
+// cmdGitDropBlob removes the object of a file at HEAD, as a partial clone
+// (--filter=blob:none) lacks it.
+func cmdGitDropBlob(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: git-drop-blob PATH")
+	}
+	r := scriptRepo(ts)
+	ref, err := r.Head()
+	ts.Check(err)
+	c, err := r.CommitObject(ref.Hash())
+	ts.Check(err)
+	f, err := c.File(args[0])
+	ts.Check(err)
+	h := f.Hash.String()
+	ts.Check(os.Remove(ts.MkAbs(filepath.Join(".git", "objects", h[:2], h[2:]))))
 }
 
 func cmdGitInit(ts *testscript.TestScript, neg bool, args []string) {
