@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -148,5 +149,44 @@ func TestPointsAndConc(t *testing.T) {
 	}
 	if err := AppendOnlyCheck(b, nil, master(t, File{"a", more}), []string{"j"}, map[string]map[string]bool{"j": {}}); err == nil || !strings.Contains(err.Error(), "missing: ['j']") {
 		t.Fatalf("missing config: %v", err)
+	}
+}
+
+// FuzzParseSettings: any settings text parses or is ErrSettings, never a
+// panic, and every path it accepts stays inside the repository.
+func FuzzParseSettings(f *testing.F) {
+	for _, s := range []string{
+		"changelog:\n  file: perf-changelog.yaml\n", "changelog:\n  file: ../../outside/x.sh\n",
+		"changelog:\n  master-configs: [configs/a.yaml, /etc/passwd]\n", "rules:\n  pr-link/*: off\n",
+		"github:\n  repository: a/b\n", "scripts:\n  runners: ./x/../../y\n", "ignore-revs-file: .git-blame-ignore-revs\n",
+		"&a [*a, *a]", "{{{", "changelog: {file: 'a\\\\b'}",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := ParseSettings("s.yaml", []byte(text))
+		if err != nil {
+			if !errors.Is(err, ErrSettings) {
+				t.Fatalf("%q: %v is not ErrSettings", text, err)
+			}
+			return
+		}
+		for _, p := range append([]string{s.Changelog.File, s.Scripts.Runners, s.IgnoreRevsFile}, s.Changelog.MasterConfigs...) {
+			if p != "" && (!filepath.IsLocal(p) || strings.Contains(p, "..") && !filepath.IsLocal(filepath.Clean(p))) {
+				t.Fatalf("%q: path %q leaves the repository", text, p)
+			}
+		}
+	})
+}
+
+func TestCheckRepoPath(t *testing.T) {
+	for p, ok := range map[string]bool{
+		"perf-changelog.yaml": true, "configs/amd-master.yaml": true, "a/b/../c.yaml": false,
+		"../x.yaml": false, "../../outside/x.sh": false, "/etc/passwd": false, "./x.yaml": false,
+		"a\\b.yaml": false, "": false, "..": false, "a/..": false,
+	} {
+		if err := CheckRepoPath(p); (err == nil) != ok {
+			t.Errorf("CheckRepoPath(%q) = %v, want ok %v", p, err, ok)
+		}
 	}
 }

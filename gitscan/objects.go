@@ -398,6 +398,11 @@ func (o *objects) entry(p *pack, off int64) (entry, error) {
 		return e, fmt.Errorf("object too large at %d", off)
 	}
 	e.k = int64(k)
+	// deflate expands at most 1032 to 1: a size beyond what the rest of
+	// the pack can hold is damage, not a buffer to allocate
+	if rest := p.end - off - e.k; e.size > 1032*max(rest, 0)+64 {
+		return e, fmt.Errorf("%w: the object at %d claims %d bytes, more than the %d bytes after it can inflate to", ErrCorrupt, off, e.size, rest)
+	}
 	return e, nil
 }
 

@@ -1240,3 +1240,60 @@ func TestQueryCorruptAndStreaming(t *testing.T) {
 		t.Fatalf("damaged page: %v", err)
 	}
 }
+
+// FuzzQueryReadOnly: no statement a query runs writes the index or makes
+// a file beside it (ATTACH, VACUUM INTO, a pragma that writes), whatever
+// its text.
+func FuzzQueryReadOnly(f *testing.F) {
+	r, head := openCorpus(f)
+	dir := f.TempDir()
+	path := filepath.Join(dir, FileName)
+	ix, err := Open(path, true)
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer ix.Close()
+	if _, _, err := ix.Sync(context.Background(), r, head, Options{}); err != nil {
+		f.Fatal(err)
+	}
+	state := func() string {
+		var b strings.Builder
+		ents, _ := os.ReadDir(dir)
+		for _, e := range ents {
+			fi, _ := e.Info()
+			// readers open the WAL and share its index (-shm); a write
+			// would grow the WAL
+			if strings.HasSuffix(e.Name(), "-shm") || strings.HasSuffix(e.Name(), "-wal") && fi.Size() == 0 {
+				continue
+			}
+			fmt.Fprintf(&b, "%s %d %d\n", e.Name(), fi.Size(), fi.ModTime().UnixNano())
+		}
+		return b.String()
+	}
+	if _, err := ix.Query(context.Background(), "SELECT 1"); err != nil { // opens the WAL
+		f.Fatal(err)
+	}
+	for _, q := range []string{
+		"SELECT count(*) FROM entries", "DELETE FROM entries", "ATTACH 'x.db' AS x", "VACUUM INTO 'y.db'",
+		"PRAGMA user_version = 3", "CREATE TABLE t(x)", "WITH d AS (DELETE FROM entries RETURNING 1) SELECT 1",
+		"SELECT * FROM pragma_table_info('entries')", "PRAGMA journal_mode = DELETE", "REINDEX",
+		"INSERT INTO notes VALUES (1, 'x', 'y')", "SELECT load_extension('x')", "ANALYZE", "PRAGMA writable_schema = 1",
+	} {
+		f.Add(q)
+	}
+	before := state()
+	f.Fuzz(func(t *testing.T, q string) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		rows := 0
+		ix.QueryEach(ctx, q, func([]string) error { return nil }, func([]any) error {
+			if rows++; rows > 1000 {
+				return errors.New("enough")
+			}
+			return nil
+		})
+		if after := state(); after != before {
+			t.Fatalf("%q changed the index's directory:\n%s\nwas\n%s", q, after, before)
+		}
+	})
+}
