@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // MaxFileSize bounds the changelog perflog checks or appends to, from a

@@ -9,8 +9,7 @@ import (
 	"strings"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/internal/lazyre"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
 )
 
@@ -1011,7 +1010,7 @@ func (s *subject) checkSeq(r *ClaimResult) {
 	r.set(VerdictContradicted, fmt.Sprintf("the listed recipes run %s, not %s", strings.Join(dedupe(have), ", "), r.Value), s.rowEvidence(fixed[:1], "head")...)
 }
 
-var reSpecText = lazyre.New(`(?i)speculative|eagle|\bmtp\b|nextn|draft`)
+var reSpecText = regexp.MustCompile(`(?i)speculative|eagle|\bmtp\b|nextn|draft`)
 
 func (s *subject) checkSpec(r *ClaimResult) {
 	var specRows, plainRows []keyedRow
@@ -1042,7 +1041,7 @@ func (s *subject) checkSpec(r *ClaimResult) {
 		r.set(VerdictConfirmed, "the recipe key names speculative decoding")
 		return
 	}
-	if ev := grep(s.head.sources, reSpecText(), "head", ""); len(ev) > 0 {
+	if ev := grep(s.head.sources, reSpecText, "head", ""); len(ev) > 0 {
 		r.set(VerdictConfirmed, "the files that run the recipes configure speculative decoding", ev[0])
 		return
 	}

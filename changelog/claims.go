@@ -1,11 +1,10 @@
 package changelog
 
 import (
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/perflog/perflog/internal/lazyre"
 )
 
 // Claim kinds: what a description bullet says that the change can be
@@ -66,36 +65,36 @@ func (q *RowQual) empty() bool {
 }
 
 var (
-	reURL = lazyre.New(`https?://\S+`)
+	reURL = regexp.MustCompile(`https?://\S+`)
 	// an image reference: repository with a '/', a tag and/or a digest
-	reImage = lazyre.New(`(?:[a-z0-9][a-z0-9.-]*(?::[0-9]+)?[/#])+[a-z0-9][a-z0-9._-]*(?::[A-Za-z0-9_][A-Za-z0-9._+-]*)?(?:@sha256:[0-9a-f]{7,64})?`)
+	reImage = regexp.MustCompile(`(?:[a-z0-9][a-z0-9.-]*(?::[0-9]+)?[/#])+[a-z0-9][a-z0-9._-]*(?::[A-Za-z0-9_][A-Za-z0-9._+-]*)?(?:@sha256:[0-9a-f]{7,64})?`)
 	// a tag after "to" or "from" in an image clause
-	reTag     = lazyre.New(`(?i)\b(from|to)\s+` + "`?" + `(v?[0-9][A-Za-z0-9._+-]*|nightly[A-Za-z0-9._+-]*|latest\s*$|rc[0-9][A-Za-z0-9._+-]*)`)
-	reEnvSet  = lazyre.New(`\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=("[^"]*"|'[^']*'|[^\s,;)\]` + "`" + `]+)`)
-	reEnvName = lazyre.New(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
-	reFlag    = lazyre.New(`(?:^|[\s(\[,'"` + "`" + `/])(--[a-z0-9][a-z0-9_.-]*[a-z0-9])(?:[= ]+("[^"]*"|'[^']*'|[A-Za-z0-9_.:/+-]+))?`)
-	reBare    = lazyre.New(`\b[a-z][a-z0-9]*(?:-[a-z0-9]+){1,6}\b`)
+	reTag     = regexp.MustCompile(`(?i)\b(from|to)\s+` + "`?" + `(v?[0-9][A-Za-z0-9._+-]*|nightly[A-Za-z0-9._+-]*|latest\s*$|rc[0-9][A-Za-z0-9._+-]*)`)
+	reEnvSet  = regexp.MustCompile(`\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=("[^"]*"|'[^']*'|[^\s,;)\]` + "`" + `]+)`)
+	reEnvName = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
+	reFlag    = regexp.MustCompile(`(?:^|[\s(\[,'"` + "`" + `/])(--[a-z0-9][a-z0-9_.-]*[a-z0-9])(?:[= ]+("[^"]*"|'[^']*'|[A-Za-z0-9_.:/+-]+))?`)
+	reBare    = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:-[a-z0-9]+){1,6}\b`)
 	// concurrency: "conc 4-64", "conc=48", "concurrency 1, 2 and 4", "conc-list [1, 4]", "c1-c32", "C1/C5"
-	reConc      = lazyre.New(`(?i)\b(?:conc(?:urrenc(?:y|ies))?(?:-list)?|concs)\s*(?:=|:|of|at|to)?\s*(?:\[\s*)?((?:\d[\d,]*)(?:\s*(?:-|–|—|\.\.\.?|to|/|,\s*(?:and\s+)?|\s+and\s+)\s*\d[\d,]*)*)\]?|\b[cC](\d+)((?:\s*(?:-|–|/)\s*[cC]?\d+)*)\b`)
-	rePar       = lazyre.New(`(?i)\b(?:(tp|ep|dp|dep|tep)\s*(?:=|:)?\s*(\d+)|(dpa|dp-attn(?:\s*[=:]?\s*(?:true|false))?|dp-o(?:n|ff)|dp[- ]attention|data[- ]parallel attention|tp-only|non-dp-attention|non-dpa))\b`)
-	reSeq       = lazyre.New(`(?i)\b(?:isl\s*=?\s*(1k|8k|1024|8192)\s*/\s*osl\s*=?\s*(1k|8k|1024|8192)|(1|8)k\s*/?\s*(1|8)k|(1024|8192)\s*/\s*(1024|8192)|isl\s*=?\s*(1024|8192|1k|8k))\b`)
-	reSpec      = lazyre.New(`(?i)\b(non-mtp|no-mtp|no mtp|without mtp|stp|mtp|eagle3?|speculative[- ]decoding|draft tokens|nextn)\b`)
-	reKV        = lazyre.New(`(?i)\b(hicache|hierarchical[- ]cache|lmcache|mooncake|simplecpu|radix[- ]cache)\b`)
-	imageClause = lazyre.New(`(?i)\b(image|container|docker|tag)\b`)
-	rePath      = lazyre.New(`\S*/\S*/\S*|\S+\.(?:sh|yaml|yml|py|json)\b`)
-	reWord      = lazyre.New(`[A-Za-z0-9_][A-Za-z0-9_'-]*`)
-	reIsRange   = lazyre.New(`\d\s*(?:-|–|—|\.\.\.?|\bto\b)\s*[cC]?\d`)
-	reNumber    = lazyre.New(`\d[\d,]*\d|\d`)
-	reThousands = lazyre.New(`^\d{1,3}(,\d{3})+$`)
+	reConc      = regexp.MustCompile(`(?i)\b(?:conc(?:urrenc(?:y|ies))?(?:-list)?|concs)\s*(?:=|:|of|at|to)?\s*(?:\[\s*)?((?:\d[\d,]*)(?:\s*(?:-|–|—|\.\.\.?|to|/|,\s*(?:and\s+)?|\s+and\s+)\s*\d[\d,]*)*)\]?|\b[cC](\d+)((?:\s*(?:-|–|/)\s*[cC]?\d+)*)\b`)
+	rePar       = regexp.MustCompile(`(?i)\b(?:(tp|ep|dp|dep|tep)\s*(?:=|:)?\s*(\d+)|(dpa|dp-attn(?:\s*[=:]?\s*(?:true|false))?|dp-o(?:n|ff)|dp[- ]attention|data[- ]parallel attention|tp-only|non-dp-attention|non-dpa))\b`)
+	reSeq       = regexp.MustCompile(`(?i)\b(?:isl\s*=?\s*(1k|8k|1024|8192)\s*/\s*osl\s*=?\s*(1k|8k|1024|8192)|(1|8)k\s*/?\s*(1|8)k|(1024|8192)\s*/\s*(1024|8192)|isl\s*=?\s*(1024|8192|1k|8k))\b`)
+	reSpec      = regexp.MustCompile(`(?i)\b(non-mtp|no-mtp|no mtp|without mtp|stp|mtp|eagle3?|speculative[- ]decoding|draft tokens|nextn)\b`)
+	reKV        = regexp.MustCompile(`(?i)\b(hicache|hierarchical[- ]cache|lmcache|mooncake|simplecpu|radix[- ]cache)\b`)
+	imageClause = regexp.MustCompile(`(?i)\b(image|container|docker|tag)\b`)
+	rePath      = regexp.MustCompile(`\S*/\S*/\S*|\S+\.(?:sh|yaml|yml|py|json)\b`)
+	reWord      = regexp.MustCompile(`[A-Za-z0-9_][A-Za-z0-9_'-]*`)
+	reIsRange   = regexp.MustCompile(`\d\s*(?:-|–|—|\.\.\.?|\bto\b)\s*[cC]?\d`)
+	reNumber    = regexp.MustCompile(`\d[\d,]*\d|\d`)
+	reThousands = regexp.MustCompile(`^\d{1,3}(,\d{3})+$`)
 	// verbs that are nouns as often ("the TP8 sweep"): verbs only when
 	// they open the clause
-	reLeadVerb = lazyre.New(`(?i)^(sweep(?:s)?|cover(?:s)?|run(?:s)?|turn(?:s)?)$`)
+	reLeadVerb = regexp.MustCompile(`(?i)^(sweep(?:s)?|cover(?:s)?|run(?:s)?|turn(?:s)?)$`)
 	// measurement prose: numbers in it are results, not the search space
-	reNarrative = lazyre.New(`(?i)(%|tok/s|tokens?/s|\btput\b|throughput|\bttft\b|\btpot\b|latency|gsm8k|accuracy|\boom\b|\bhang|regress|\brun \d{6,}|showed|\bms\b|\bx\b|speedup|faster|slower|improv|beats|outperform|dominated|overflows|thrash|\bpeak\b|fail|crash|\berror|silently|reported|because|\bbug\b|\bissue\b|assert|measured|uplift|verified|validated|completed|tested|cannot|can't|never|did not|didn't)`)
+	reNarrative = regexp.MustCompile(`(?i)(%|tok/s|tokens?/s|\btput\b|throughput|\bttft\b|\btpot\b|latency|gsm8k|accuracy|\boom\b|\bhang|regress|\brun \d{6,}|showed|\bms\b|\bx\b|speedup|faster|slower|improv|beats|outperform|dominated|overflows|thrash|\bpeak\b|fail|crash|\berror|silently|reported|because|\bbug\b|\bissue\b|assert|measured|uplift|verified|validated|completed|tested|cannot|can't|never|did not|didn't)`)
 	// counterfactual and old-state markers: what follows is not the head
-	reCounter = lazyre.New(`(?i)\b(rather than|instead of|previously|formerly|was|were|used to|would|could|should|vs\.?|versus|compared (?:to|with)|than|replacing|in place of|originally|old|no longer|until|once|if|when|unless|pending|future|follow-?up|todo|later|unlike|ahead of|attempt\w*|re-attempt\w*|tried|trying|avoid\w*|deliberately|upstream|sibling|default(?:s|ed)? to)\b`)
-	reNeg     = lazyre.New(`(?i)^(remove[sd]?|removing|drop(?:s|ped|ping)?|delete[sd]?|deleting|disable[sd]?|disabling|unset|strip(?:ped)?|without|no|not|never|omit(?:s|ted)?|exclude[sd]?|excluding|revert(?:s|ed)?|stop|prune[sd]?|skip(?:s|ped)?)$`)
-	rePos     = lazyre.New(`(?i)^(add(?:s|ed|ing)?|set(?:s|ting)?|enable[sd]?|enabling|pass(?:es|ed)?|use[sd]?|using|export(?:s|ed)?|keep(?:s)?|kept|bump(?:s|ed)?|update[sd]?|upgrade[sd]?|switch(?:es|ed)?|introduce[sd]?|apply|applie[sd]|include[sd]?|extend(?:s|ed)?|expand(?:s|ed)?|restore[sd]?|re-?enable[sd]?|with|via|pin(?:s|ned)?|move[sd]?|align(?:s|ed)?)$`)
+	reCounter = regexp.MustCompile(`(?i)\b(rather than|instead of|previously|formerly|was|were|used to|would|could|should|vs\.?|versus|compared (?:to|with)|than|replacing|in place of|originally|old|no longer|until|once|if|when|unless|pending|future|follow-?up|todo|later|unlike|ahead of|attempt\w*|re-attempt\w*|tried|trying|avoid\w*|deliberately|upstream|sibling|default(?:s|ed)? to)\b`)
+	reNeg     = regexp.MustCompile(`(?i)^(remove[sd]?|removing|drop(?:s|ped|ping)?|delete[sd]?|deleting|disable[sd]?|disabling|unset|strip(?:ped)?|without|no|not|never|omit(?:s|ted)?|exclude[sd]?|excluding|revert(?:s|ed)?|stop|prune[sd]?|skip(?:s|ped)?)$`)
+	rePos     = regexp.MustCompile(`(?i)^(add(?:s|ed|ing)?|set(?:s|ting)?|enable[sd]?|enabling|pass(?:es|ed)?|use[sd]?|using|export(?:s|ed)?|keep(?:s)?|kept|bump(?:s|ed)?|update[sd]?|upgrade[sd]?|switch(?:es|ed)?|introduce[sd]?|apply|applie[sd]|include[sd]?|extend(?:s|ed)?|expand(?:s|ed)?|restore[sd]?|re-?enable[sd]?|with|via|pin(?:s|ned)?|move[sd]?|align(?:s|ed)?)$`)
 )
 
 // stopWords are words after a flag that are not its value.
@@ -154,23 +153,23 @@ func contextOf(before string) int {
 	if i := strings.LastIndex(before, ". "); i >= 0 {
 		before = before[i+2:]
 	}
-	ws := reWord().FindAllString(before, -1)
+	ws := reWord.FindAllString(before, -1)
 	for i, raw := range ws {
 		w := strings.ToLower(raw)
 		switch {
-		case reCounter().MatchString(w):
+		case reCounter.MatchString(w):
 			return ctxCounter
 		case w == "with" || w == "via" || w == "no" || w == "not" || w == "without":
 			continue
 		case strings.HasPrefix(w, "disabl") || strings.HasPrefix(w, "enabl"):
 			return ctxPos
-		case reNeg().MatchString(w):
+		case reNeg.MatchString(w):
 			return ctxNeg
-		case rePos().MatchString(w) || (i == 0 && reLeadVerb().MatchString(w)):
+		case rePos.MatchString(w) || (i == 0 && reLeadVerb.MatchString(w)):
 			return ctxPos
 		}
 	}
-	if len(ws) > 0 && reLabel().MatchString(strings.ToLower(ws[len(ws)-1])) {
+	if len(ws) > 0 && reLabel.MatchString(strings.ToLower(ws[len(ws)-1])) {
 		return ctxPos // "server args (a, b)"
 	}
 	return ctxNone
@@ -178,9 +177,9 @@ func contextOf(before string) int {
 
 // hasVerb reports whether a clause has a verb of its own.
 func hasVerb(t string) bool {
-	for _, w := range reWord().FindAllString(t, -1) {
+	for _, w := range reWord.FindAllString(t, -1) {
 		w = strings.ToLower(w)
-		if w != "with" && w != "via" && (rePos().MatchString(w) || reNeg().MatchString(w) || reCounter().MatchString(w)) {
+		if w != "with" && w != "via" && (rePos.MatchString(w) || reNeg.MatchString(w) || reCounter.MatchString(w)) {
 			return true
 		}
 	}
@@ -232,7 +231,7 @@ func splitClauses(b string) []clause {
 		if t := strings.TrimSpace(b[start:end]); t != "" {
 			out = append(out, clause{text: t, label: label})
 		}
-		label = end < len(b) && b[end] == ':' && reLabel().MatchString(strings.TrimSpace(b[start:end]))
+		label = end < len(b) && b[end] == ':' && reLabel.MatchString(strings.TrimSpace(b[start:end]))
 		start = end + 1
 	}
 	for i := 0; i < len(b); i++ {
@@ -253,7 +252,7 @@ func splitClauses(b string) []clause {
 	}
 	flush(len(b))
 	for i := range out {
-		out[i].narrative = out[i].narrative || reNarrative().MatchString(out[i].text)
+		out[i].narrative = out[i].narrative || reNarrative.MatchString(out[i].text)
 	}
 	return out
 }
@@ -266,7 +265,7 @@ type ctoken struct {
 
 func extractBullet(b string) []Claim {
 	var out []Claim
-	b = reURL().ReplaceAllStringFunc(b, func(s string) string { return strings.Repeat(" ", len(s)) })
+	b = reURL.ReplaceAllStringFunc(b, func(s string) string { return strings.Repeat(" ", len(s)) })
 	for _, cl := range splitClauses(b) {
 		t := cl.text
 		var toks []ctoken
@@ -277,7 +276,7 @@ func extractBullet(b string) []Claim {
 				masked[k] = ' '
 			}
 		}
-		for _, m := range reImage().FindAllStringIndex(t, -1) {
+		for _, m := range reImage.FindAllStringIndex(t, -1) {
 			ref := t[m[0]:m[1]]
 			if !strings.ContainsAny(ref, ":@") || strings.Count(ref, "/") > 3 {
 				if strings.Count(ref, "/") >= 2 {
@@ -289,11 +288,11 @@ func extractBullet(b string) []Claim {
 			mask(m[0], m[1])
 		}
 		// remaining path-like words (a/b/c, file.sh) carry no claims
-		for _, m := range rePath().FindAllStringIndex(string(masked), -1) {
+		for _, m := range rePath.FindAllStringIndex(string(masked), -1) {
 			mask(m[0], m[1])
 		}
-		if imageClause().MatchString(t) {
-			for _, m := range reTag().FindAllStringSubmatchIndex(string(masked), -1) {
+		if imageClause.MatchString(t) {
+			for _, m := range reTag.FindAllStringSubmatchIndex(string(masked), -1) {
 				tag := strings.TrimRight(strings.TrimSpace(string(masked[m[4]:m[5]])), ".,`")
 				if tag == "latest" && strings.TrimSpace(t[m[4]+len("latest"):]) != "" {
 					continue // "to latest repo:tag": an adjective
@@ -304,18 +303,18 @@ func extractBullet(b string) []Claim {
 			}
 		}
 		ms := string(masked)
-		for _, m := range reEnvSet().FindAllStringSubmatchIndex(ms, -1) {
+		for _, m := range reEnvSet.FindAllStringSubmatchIndex(ms, -1) {
 			name, val := ms[m[2]:m[3]], strings.TrimRight(strings.Trim(ms[m[4]:m[5]], `"'`+"`"), ".:,")
 			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimEnv, Text: ms[m[0]:m[1]], Name: name, Value: val, Strong: true}})
 			mask(m[0], m[1])
 		}
 		ms = string(masked)
-		for _, m := range reFlag().FindAllStringSubmatchIndex(ms, -1) {
+		for _, m := range reFlag.FindAllStringSubmatchIndex(ms, -1) {
 			c := Claim{Kind: ClaimFlag, Name: ms[m[2]:m[3]], Strong: true}
 			end := m[3]
 			if m[4] >= 0 {
 				v := strings.Trim(ms[m[4]:m[5]], `"'`)
-				if !rePos().MatchString(v) && !reNeg().MatchString(v) && !stopWords[strings.ToLower(v)] {
+				if !rePos.MatchString(v) && !reNeg.MatchString(v) && !stopWords[strings.ToLower(v)] {
 					c.Value, end = v, m[5]
 				}
 			}
@@ -324,7 +323,7 @@ func extractBullet(b string) []Claim {
 			mask(m[2], end)
 		}
 		ms = string(masked)
-		for _, m := range reEnvName().FindAllStringIndex(ms, -1) {
+		for _, m := range reEnvName.FindAllStringIndex(ms, -1) {
 			name := ms[m[0]:m[1]]
 			if falseName[name] || len(name) < 6 {
 				continue
@@ -333,7 +332,7 @@ func extractBullet(b string) []Claim {
 			mask(m[0], m[1])
 		}
 		ms = string(masked)
-		for _, m := range reBare().FindAllStringIndex(ms, -1) {
+		for _, m := range reBare.FindAllStringIndex(ms, -1) {
 			w := ms[m[0]:m[1]]
 			if knownFlags[w] {
 				toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimFlag, Text: w, Name: "--" + w}})
@@ -341,12 +340,12 @@ func extractBullet(b string) []Claim {
 			}
 		}
 		ms = string(masked)
-		for _, m := range reKV().FindAllStringIndex(ms, -1) {
+		for _, m := range reKV.FindAllStringIndex(ms, -1) {
 			w := strings.ToLower(ms[m[0]:m[1]])
 			name := kvNames.Replace(w)
 			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimKV, Text: ms[m[0]:m[1]], Name: name}})
 		}
-		for _, m := range reSpec().FindAllStringIndex(ms, -1) {
+		for _, m := range reSpec.FindAllStringIndex(ms, -1) {
 			w := strings.ToLower(ms[m[0]:m[1]])
 			c := Claim{Kind: ClaimSpec, Text: ms[m[0]:m[1]], Name: w}
 			if w == "non-mtp" || w == "no mtp" || w == "no-mtp" || w == "without mtp" || w == "stp" {
@@ -358,16 +357,16 @@ func extractBullet(b string) []Claim {
 			toks = append(toks, ctoken{m[0], m[1], c})
 		}
 		if !cl.narrative {
-			for _, m := range reConc().FindAllStringSubmatchIndex(ms, -1) {
+			for _, m := range reConc.FindAllStringSubmatchIndex(ms, -1) {
 				c, ok := concClaim(ms, m)
 				if ok {
 					toks = append(toks, ctoken{m[0], m[1], c})
 				}
 			}
-			for _, m := range reSeq().FindAllStringSubmatchIndex(ms, -1) {
+			for _, m := range reSeq.FindAllStringSubmatchIndex(ms, -1) {
 				toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimSeqLen, Text: ms[m[0]:m[1]], Value: seqOf(ms, m)}})
 			}
-			for _, m := range rePar().FindAllStringSubmatchIndex(ms, -1) {
+			for _, m := range rePar.FindAllStringSubmatchIndex(ms, -1) {
 				if c, ok := parClaim(ms, m); ok {
 					toks = append(toks, ctoken{m[0], m[1], c})
 				}
@@ -408,7 +407,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 		fromOpen := true // no "to" yet between the claim and a "from"
 		for i := k; i >= 0; i-- {
 			w := strings.ToLower(t[words[i][0]:words[i][1]])
-			if reCounter().MatchString(w) || (i > 0 && reCounter().MatchString(strings.ToLower(t[words[i-1][0]:words[i][1]]))) {
+			if reCounter.MatchString(w) || (i > 0 && reCounter.MatchString(strings.ToLower(t[words[i-1][0]:words[i][1]]))) {
 				return false, false, true, false, false
 			}
 			switch w {
@@ -432,7 +431,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			if strings.Contains(masked[words[i][1]:next], ": ") || strings.HasSuffix(masked[words[i][1]:next], ":") {
 				// "Serve flags: --a, --b": a label governs the list; any
 				// other colon ends the verb's reach
-				if reLabel().MatchString(w) {
+				if reLabel.MatchString(w) {
 					return false, false, false, true, true
 				}
 				break
@@ -446,14 +445,14 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 				}
 				return false, true, false, true, list
 			}
-			if reNeg().MatchString(w) {
+			if reNeg.MatchString(w) {
 				softNeg = strings.HasPrefix(w, "disabl")
 				return true, true, false, true, list
 			}
-			if rePos().MatchString(w) || (i == 0 && reLeadVerb().MatchString(w)) {
+			if rePos.MatchString(w) || (i == 0 && reLeadVerb.MatchString(w)) {
 				return false, true, false, true, list
 			}
-			if !(reEnvName().MatchString(raw) && strings.ToUpper(raw) == raw) && w != "and" && w != "or" && !reNumber().MatchString(raw) {
+			if !(reEnvName.MatchString(raw) && strings.ToUpper(raw) == raw) && w != "and" && w != "or" && !reNumber.MatchString(raw) {
 				list = false
 			}
 		}
@@ -653,7 +652,7 @@ func applyPar(q *RowQual, c Claim) {
 
 func wordSpans(t string) [][2]int {
 	var out [][2]int
-	for _, m := range reWord().FindAllStringIndex(t, -1) {
+	for _, m := range reWord.FindAllStringIndex(t, -1) {
 		out = append(out, [2]int{m[0], m[1]})
 	}
 	return out
@@ -674,12 +673,12 @@ func concClaim(s string, m []int) (Claim, bool) {
 		return Claim{}, false
 	}
 	text := s[m[0]:m[1]]
-	isRange := reIsRange().MatchString(body)
+	isRange := reIsRange.MatchString(body)
 	var nums []int64
-	for _, n := range reNumber().FindAllString(body, -1) {
+	for _, n := range reNumber.FindAllString(body, -1) {
 		// "1,024" is one number; "1,2,4" are three
 		parts := []string{n}
-		if strings.Contains(n, ",") && !(reThousands().MatchString(n) && n[1] == ',') {
+		if strings.Contains(n, ",") && !(reThousands.MatchString(n) && n[1] == ',') {
 			parts = strings.Split(n, ",")
 		}
 		for _, p := range parts {
@@ -804,4 +803,4 @@ var knownFlags = map[string]bool{
 	"moe-a2a-backend": true, "disable-log-requests": true, "trust-remote-code": true,
 }
 
-var reLabel = lazyre.New(`(?i)\b(flags?|args|arguments|options|settings|env|envs|environment|knobs|params|parameters|image|serve|server)$`)
+var reLabel = regexp.MustCompile(`(?i)\b(flags?|args|arguments|options|settings|env|envs|environment|knobs|params|parameters|image|serve|server)$`)

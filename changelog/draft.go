@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
 )
 
@@ -415,7 +415,7 @@ func literalValue(v string) bool { return !strings.ContainsAny(v, "$`") && len(v
 // isEnvName keeps upper-case variables with an underscore (engine and
 // runtime settings), not loop counters and locals.
 func isEnvName(n string) bool {
-	return reEnvName().MatchString(n) && strings.ToUpper(n) == n && strings.Contains(n, "_")
+	return reEnvName.MatchString(n) && strings.ToUpper(n) == n && strings.Contains(n, "_")
 }
 
 // RenderEntry writes an entry the way InferenceX writes them: two-space

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/perflog/perflog/pyyaml"
-	"github.com/perflog/perflog/xdiff"
+	"github.com/perflog/perflog/internal/pyyaml"
+	"github.com/perflog/perflog/internal/xdiff"
 )
 
 // Change classifies the head entries against the base.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // gateAdditions is the outcome of the incumbent's get_added_lines.

@@ -6,7 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/perflog/perflog/xdiff"
+	"github.com/perflog/perflog/internal/xdiff"
 )
 
 // diffLine is one line of `git diff` output as the incumbent's Python loop

@@ -17,7 +17,7 @@
 //     position, so an insertion is one finding, against the merge-base)
 //     plus perflog's own rules.
 //
-// Dependencies: pyyaml, xdiff, config, recipe, internal/lazyre. It reads
+// Dependencies: pyyaml, xdiff, config, recipe. It reads
 // no git; callers pass bytes (see cmd/perflog, which reads them with
 // gitscan).
 package changelog
@@ -31,7 +31,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // File is a parsed changelog.

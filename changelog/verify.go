@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 func master(t *testing.T, files ...File) *Master {

@@ -11,7 +11,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/testcorpus"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 func load(t *testing.T, doc string) *pyyaml.Value {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perflog/perflog/pyyaml"
-	"github.com/perflog/perflog/xdiff"
+	"github.com/perflog/perflog/internal/pyyaml"
+	"github.com/perflog/perflog/internal/xdiff"
 )
 
 // Field is one leaf of a recipe: a scalar, a list of scalars (conc-list,

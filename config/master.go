@@ -17,7 +17,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // DefaultMasterFiles are the master config paths, in merge order, of the

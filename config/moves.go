@@ -5,7 +5,7 @@ import (
 	"container/heap"
 	"slices"
 
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // moveNode is a removed (or added) subtree that may be one end of a move.

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // Point is one generated benchmark point of a recipe: a curve (everything

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // A key that disappears and a key that appears in the same change are one

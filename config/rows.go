@@ -1,7 +1,7 @@
 package config
 
 import (
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // Row is one search-space entry of a recipe with what it benchmarks: the

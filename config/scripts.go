@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // Key → script resolution: which benchmark script runs a recipe.

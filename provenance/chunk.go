@@ -4,7 +4,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // A recipe changes a few lines at a time, but a parser reads all of it:

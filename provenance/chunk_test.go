@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 const chunkRecipe = `dsr1-fp8-mi355x-sglang:

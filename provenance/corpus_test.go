@@ -16,7 +16,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/testcorpus"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // openCorpus opens the shipped sample (testdata/corpus/NOTICE).

@@ -8,8 +8,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/changelog"
-	"github.com/perflog/perflog/pyyaml"
-	"github.com/perflog/perflog/xdiff"
+	"github.com/perflog/perflog/internal/pyyaml"
+	"github.com/perflog/perflog/internal/xdiff"
 )
 
 // EventKind names what happened to a changelog entry (or recipe) at a

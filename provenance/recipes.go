@@ -11,7 +11,7 @@ import (
 	"sync"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // Recipe events.

@@ -12,7 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // fileKind says how a tracked file splits into top-level blocks.

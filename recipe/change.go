@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // Change is what a change base..head did to the recipes: the two

@@ -2,14 +2,14 @@ package recipe
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/internal/lazyre"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // Rule ids of the recipe-script lint (a public contract: add, never
@@ -137,8 +137,8 @@ func (s *Script) arrayClobber() []Finding {
 }
 
 var (
-	sitePackages = lazyre.New(`(site|dist)-packages`)
-	patchFile    = lazyre.New(`\.(patch|diff)\b`)
+	sitePackages = regexp.MustCompile(`(site|dist)-packages`)
+	patchFile    = regexp.MustCompile(`\.(patch|diff)\b`)
 )
 
 // enginePatch finds patching of the inference engine inside a script
@@ -163,16 +163,16 @@ func (s *Script) enginePatch() []Finding {
 			why = "applies a patch with git " + args[1]
 		case cmd == "patch":
 			why = "applies a patch"
-		case cmd == "sed" && strings.Contains(text, "-i") && sitePackages().MatchString(text):
+		case cmd == "sed" && strings.Contains(text, "-i") && sitePackages.MatchString(text):
 			why = "edits installed packages in place with sed -i"
 		case (cmd == "pip" || cmd == "pip3" || (cmd == "python3" || cmd == "python") && strings.Contains(text, "-m pip")) &&
 			strings.Contains(text, "install") && (strings.Contains(text, "git+") || strings.Contains(text, ".whl")) &&
-			engineName().MatchString(text):
+			engineName.MatchString(text):
 			why = "installs an engine build over the pinned image"
-		case (cmd == "cp" || cmd == "mv") && sitePackages().MatchString(text):
+		case (cmd == "cp" || cmd == "mv") && sitePackages.MatchString(text):
 			why = "overwrites installed package files"
 		}
-		if why == "" && patchFile().MatchString(text) && (cmd == "git" || cmd == "patch" || cmd == "cat") {
+		if why == "" && patchFile.MatchString(text) && (cmd == "git" || cmd == "patch" || cmd == "cat") {
 			why = "uses a patch file"
 		}
 		if why != "" {
@@ -184,7 +184,7 @@ func (s *Script) enginePatch() []Finding {
 	return out
 }
 
-var engineName = lazyre.New(`(?i)\b(vllm|sglang|tensorrt[-_]llm|trtllm|atom|aiter|flashinfer|deep_?ep|deep_?gemm)\b`)
+var engineName = regexp.MustCompile(`(?i)\b(vllm|sglang|tensorrt[-_]llm|trtllm|atom|aiter|flashinfer|deep_?ep|deep_?gemm)\b`)
 
 // Run is a search-space point of a recipe that a script runs.
 type Run struct {
@@ -242,8 +242,8 @@ func CheckRuns(s *Script, runs []Run) []Finding {
 }
 
 var (
-	reDPGate = lazyre.New(`(?i)DP_ATTENTION|DP_ATTN|\bDPA\b|DP_ATTN_ENABLED`)
-	reVarRef = lazyre.New(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+	reDPGate = regexp.MustCompile(`(?i)DP_ATTENTION|DP_ATTN|\bDPA\b|DP_ATTN_ENABLED`)
+	reVarRef = regexp.MustCompile(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
 )
 
 // dpGated reports whether a branch condition holds only with
@@ -253,10 +253,10 @@ func (s *Script) dpGated(gate string, depth int) bool {
 	if gate == "" || depth > 2 {
 		return false
 	}
-	if reDPGate().MatchString(gate) {
+	if reDPGate.MatchString(gate) {
 		return true
 	}
-	for _, m := range reVarRef().FindAllStringSubmatch(gate, -1) {
+	for _, m := range reVarRef.FindAllStringSubmatch(gate, -1) {
 		name := m[1]
 		truthy, gated := 0, 0
 		for _, e := range s.Env {

@@ -4,7 +4,7 @@
 // environment, arrays; parsed with mvdan.cc/sh), what a change base..head
 // changed recipe by recipe (Change), and the recipe-script lint.
 //
-// Dependencies: config, pyyaml, internal/lazyre, mvdan.cc/sh/v3; never git (a
+// Dependencies: config, pyyaml, mvdan.cc/sh/v3; never git (a
 // *gitscan.Tree, or a work tree as Dir, is read through Files). The
 // changelog package uses it for verify's coverage, claims and lint rules.
 package recipe

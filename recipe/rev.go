@@ -6,13 +6,13 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/internal/lazyre"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // Files reads the files of one revision: a commit's tree
@@ -413,7 +413,7 @@ func (r *Rev) sourced(p string) []string {
 	}
 	var out []string
 	if data, ok, err := r.Files.Read(p); err == nil && ok {
-		for _, m := range reSource().FindAllSubmatch(data, -1) {
+		for _, m := range reSource.FindAllSubmatch(data, -1) {
 			if q := r.resolveSource(p, strings.TrimSpace(string(m[1]))); q != "" {
 				out = append(out, q)
 			}
@@ -426,7 +426,7 @@ func (r *Rev) sourced(p string) []string {
 	return out
 }
 
-var reSource = lazyre.New(`(?m)^[ \t]*(?:source|\.)[ \t]+([^\n;&|#]+)`)
+var reSource = regexp.MustCompile(`(?m)^[ \t]*(?:source|\.)[ \t]+([^\n;&|#]+)`)
 
 var unquote = strings.NewReplacer(`"`, "", `'`, "")
 

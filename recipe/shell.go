@@ -3,11 +3,10 @@ package recipe
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
-
-	"github.com/perflog/perflog/internal/lazyre"
 )
 
 // Script is a parsed benchmark script with what it does, as far as a
@@ -91,8 +90,8 @@ func exclusive(a, b []branch) bool {
 }
 
 var (
-	reAssocKey   = lazyre.New(`(?m)^([ \t]*)\[([^\]"'$\n]*:[^\]"'$\n]*)\]=`)
-	reAssocIndex = lazyre.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\[([^\]"'\n]*:[^\]"'\n]*)\]`)
+	reAssocKey   = regexp.MustCompile(`(?m)^([ \t]*)\[([^\]"'$\n]*:[^\]"'$\n]*)\]=`)
+	reAssocIndex = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\[([^\]"'\n]*:[^\]"'\n]*)\]`)
 )
 
 // Parse parses a bash script and collects its facts.
@@ -103,8 +102,8 @@ func Parse(path string, src []byte) *Script {
 		// mvdan.cc/sh reads an associative array key such as
 		// [1024:4:4:false:4]=4 as arithmetic; quote such keys (same
 		// lines, same columns but two) and try again
-		fixed := reAssocKey().ReplaceAll(src, []byte(`$1["$2"]=`))
-		fixed = reAssocIndex().ReplaceAll(fixed, []byte(`$${${1}["$2"]`))
+		fixed := reAssocKey.ReplaceAll(src, []byte(`$1["$2"]=`))
+		fixed = reAssocIndex.ReplaceAll(fixed, []byte(`$${${1}["$2"]`))
 		if !bytes.Equal(fixed, src) {
 			if f2, err2 := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).Parse(bytes.NewReader(fixed), path); err2 == nil {
 				f, err = f2, nil

@@ -220,10 +220,6 @@ func auditClaims(ctx context.Context, opts *AuditOptions, rep *provenance.AuditR
 	if len(rep.Entries) == 0 {
 		return nil // no changelog (or no entry matches --key): no claims
 	}
-	// checked or read from the index, the claims of every entry and the
-	// changelog's bullets come to megabytes (see thp_linux.go): a warm
-	// --claims all 133 → 99 ms with huge pages
-	preferHugePages()
 	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
 	if err != nil {
 		return err

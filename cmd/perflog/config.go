@@ -74,9 +74,6 @@ func scriptsRun(ctx context.Context, opts *ScriptsOptions) error {
 	if err != nil {
 		return fmt.Errorf("--rev: %w", err)
 	}
-	// the master configs parsed whole, and the scripts read: megabytes
-	// (see thp_linux.go; 95 → 60 ms on the corpus with huge pages)
-	preferHugePages()
 	m, err := changelog.LoadMaster(ws.repo, ws.settings, rev)
 	if err != nil {
 		return err

@@ -93,11 +93,7 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 			fmt.Fprintf(f.IO.ErrOut, "perflog: %v; reading history from git\n", err)
 		}
 		if err == nil {
-			// restoring the stored history allocates megabytes too (a
-			// warm provenance log: 2100 page faults more than a blame
-			// read from the index; 49 → 33 ms with huge pages), and an
-			// index behind rev is brought up to date from git first
-			preferHugePages()
+			// an index behind rev is brought up to date from git first
 			stop := progress(f, "updating the index")
 			h, _, err := ix.History(ctx, ws.repo, rev, changelog, recipes,
 				syncOptions(ws.indexOptions(settingsRevs), stop.update, prs))
@@ -118,7 +114,6 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 			}
 		}
 	}
-	preferHugePages()
 	stop := progress(f, "reading history")
 	h, err := provenance.Build(ctx, ws.repo, provenance.Options{Head: rev, Settings: ws.settings,
 		Changelog: changelog, Recipes: recipes, Keys: keys, IgnoreRevs: ignore, Progress: stop.update, PRs: prs})
@@ -283,12 +278,6 @@ func printTable(f *Factory, format string, header []string, rows [][]string, dro
 		return w.Flush()
 	}
 	header, rows = fitRows(f, header, rows, drop...)
-	if len(rows) > 500 {
-		// tablewriter allocates megabytes for a long table (the audit's
-		// 772 rows on a terminal: 91 → 59 ms with huge pages and the
-		// buffer below; 4462 rows of a query 683 → 417 ms)
-		preferHugePages()
-	}
 	w := bufio.NewWriterSize(f.IO.Out, 64<<10) // tablewriter writes each line on its own
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
 	t.Header(header)

@@ -108,17 +108,6 @@ func openIndex(ctx context.Context, f *Factory, ws *workspace, revName string, r
 	if !rebuild && ix.Current(ctx, rev, io) {
 		return ix, &index.Stats{Head: rev, Commits: ix.Commits(ctx)}, nil
 	}
-	if rebuild || ix.Empty(ctx) {
-		// a cold build: its pipelines pay on every core, and it
-		// collects only once its heap is large, when that heap has huge
-		// pages (with small ones the faults cost more than the
-		// collections: 519 → 570 ms with PERFLOG_NOTHP=1)
-		allCores()
-		if preferHugePagesFor(bulkHeap + 32<<20) {
-			bulkGC()
-		}
-	}
-	preferHugePages()
 	p := progress(f, "indexing history")
 	io.Progress = p.update
 	_, st, err := ix.Sync(ctx, ws.repo, rev, io)
@@ -223,12 +212,6 @@ func isWordByte(c byte) bool {
 // runChecks fills the claims and findings tables co asks for, with a
 // progress line on a terminal.
 func runChecks(ctx context.Context, f *Factory, ws *workspace, ix *index.Index, co index.CheckOptions) (*index.CheckStats, error) {
-	if !ix.Checked(ctx, co) {
-		// the changes of the introducing commits or the scripts at head
-		// are read and parsed (see thp_linux.go; the first query of the
-		// findings 291 → 150 ms with huge pages)
-		preferHugePages()
-	}
 	p := progress(f, "checking claims")
 	co.Settings, co.Progress = ws.settings, p.update
 	st, err := ix.Check(ctx, ws.repo, co)

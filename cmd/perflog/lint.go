@@ -139,9 +139,6 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 			return flagErrorf("path %q is outside the repository", p)
 		}
 	}
-	// the master configs and every script parsed: tens of megabytes (see
-	// thp_linux.go; the corpus's scripts 300 → 149 ms with huge pages)
-	preferHugePages()
 	rev := recipe.NewRev(revName, files, ws.settings)
 	rep, err := recipe.LintRev(rev, opts.Paths, list)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/safefile"
-	"github.com/perflog/perflog/pyyaml"
+	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
 )
 
@@ -127,7 +127,6 @@ func pathsOfInterest(s *config.Settings) []string {
 }
 
 func newRun(ctx context.Context, opts *NewOptions) error {
-	preferHugePages() // it reads and diffs both sides of the change
 	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,25 +19,9 @@ import (
 var update = flag.Bool("update", false, "update testscript golden sections (cmp) in testdata/script")
 
 func TestMain(m *testing.M) {
-	testscript.Main(testRunner{m}, map[string]func(){
+	testscript.Main(m, map[string]func(){
 		"perflog": func() { os.Exit(Main()) },
 	})
-}
-
-// What internal/startup left before main (TestStartup checks it).
-var startupProcs, startupRate = runtime.GOMAXPROCS(0), runtime.MemProfileRate
-
-// testRunner runs the tests with Go's defaults, which internal/startup
-// changed for the perflog process (the scripts' perflog commands, run by
-// testscript as this binary, keep its settings).
-type testRunner struct{ m *testing.M }
-
-func (r testRunner) Run() int {
-	if os.Getenv("GOMAXPROCS") == "" {
-		runtime.SetDefaultGOMAXPROCS()
-	}
-	runtime.MemProfileRate = 512 << 10 // the runtime's default
-	return r.m.Run()
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script: each builds

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -168,12 +167,6 @@ func countFindings(fs []changelog.Finding) summary {
 }
 
 func verifyRun(ctx context.Context, opts *VerifyOptions) error {
-	// a short-lived process parsing a few MB of YAML: trade memory for
-	// fewer collections (peak RSS stays well under 100 MB on InferenceX)
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	preferHugePages() // it allocates tens of megabytes
 	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
 	if err != nil {
 		return err

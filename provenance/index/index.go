@@ -279,7 +279,7 @@ type Options struct {
 	PRs      provenance.PRResolver
 	// BeforeSync, when set, is called by History before it brings the
 	// index up to date (Sync) instead of answering from it as stored: a
-	// caller preparing for the heavier work (perflog asks for huge pages).
+	// caller preparing for the heavier work (a progress line, say).
 	BeforeSync func()
 	// Shallow is the repository's shallow boundary (gitscan.ShallowCommits):
 	// a history read from a shallow clone attributes what existed at its

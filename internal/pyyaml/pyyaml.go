@@ -27,7 +27,7 @@
 // callers that load many small pieces (the versions of a recipe) use it
 // first.
 //
-// Dependencies: yaml.v3 and internal/lazyre.
+// Dependencies: yaml.v3.
 package pyyaml
 
 import (
@@ -38,13 +38,12 @@ import (
 	"io"
 	"math"
 	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
-
-	"github.com/perflog/perflog/internal/lazyre"
 )
 
 // Kind is the Python type a YAML node constructs to.
@@ -404,11 +403,11 @@ func Load(data []byte, opt Options) (*Value, error) {
 	return v, nil
 }
 
-var yamlLine = lazyre.New(`^yaml: line (\d+): (.*)$`)
+var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 func yamlErr(err error) error {
 	msg := err.Error()
-	if m := yamlLine().FindStringSubmatch(msg); m != nil {
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		return &Error{Line: n, Msg: m[2]}
 	}
@@ -695,13 +694,13 @@ func (c *constructor) mapping(n *yaml.Node) (*Value, error) {
 
 // YAML 1.1 implicit resolvers, exactly as PyYAML's resolver.py registers them.
 var (
-	reBool  = lazyre.New(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
-	reFloat = lazyre.New(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-	reInt   = lazyre.New(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
-	reNull  = lazyre.New(`^(?:~|null|Null|NULL|)$`)
-	reTime  = lazyre.New(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
-	reValue = lazyre.New(`^(?:=)$`)
-	reMerge = lazyre.New(`^(?:<<)$`)
+	reBool  = regexp.MustCompile(`^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$`)
+	reFloat = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?|\.[0-9][0-9_]*(?:[eE][-+][0-9]+)?|[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+	reInt   = regexp.MustCompile(`^(?:[-+]?0b[0-1_]+|[-+]?0[0-7_]+|[-+]?(?:0|[1-9][0-9_]*)|[-+]?0x[0-9a-fA-F_]+|[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+)$`)
+	reNull  = regexp.MustCompile(`^(?:~|null|Null|NULL|)$`)
+	reTime  = regexp.MustCompile(`^(?:[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]|[0-9][0-9][0-9][0-9]-[0-9][0-9]?-[0-9][0-9]?(?:[Tt]|[ \t]+)[0-9][0-9]?:[0-9][0-9]:[0-9][0-9](?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9][0-9]?(?::[0-9][0-9])?))?)$`)
+	reValue = regexp.MustCompile(`^(?:=)$`)
+	reMerge = regexp.MustCompile(`^(?:<<)$`)
 )
 
 // Resolve returns the YAML 1.1 tag PyYAML gives a plain scalar: the
@@ -741,11 +740,11 @@ func Resolve(s string) string {
 	switch {
 	case digits && (c != '0' || len(s) == 1):
 		return "!!int"
-	case reFloat().MatchString(s):
+	case reFloat.MatchString(s):
 		return "!!float"
-	case c != '.' && reInt().MatchString(s):
+	case c != '.' && reInt.MatchString(s):
 		return "!!int"
-	case c >= '0' && c <= '9' && reTime().MatchString(s):
+	case c >= '0' && c <= '9' && reTime.MatchString(s):
 		return "!!timestamp"
 	}
 	return "!!str"
@@ -922,12 +921,12 @@ func constructFloat(s string) (float64, bool) {
 	return sign * f, true
 }
 
-var reTimeParts = lazyre.New(`^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:(?:[Tt]|[ \t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?)?$`)
+var reTimeParts = regexp.MustCompile(`^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:(?:[Tt]|[ \t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?)?$`)
 
 // constructTimestamp validates a timestamp as Python's date/datetime would
 // and returns a canonical text for equality.
 func constructTimestamp(s string) (string, bool) {
-	m := reTimeParts().FindStringSubmatch(s)
+	m := reTimeParts.FindStringSubmatch(s)
 	if m == nil {
 		return "", false
 	}

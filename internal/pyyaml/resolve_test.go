@@ -12,19 +12,19 @@ func resolveByRegexps(s string) string {
 		return "!!null"
 	}
 	switch c := s[0]; {
-	case strings.IndexByte("yYnNtTfFoO", c) >= 0 && reBool().MatchString(s):
+	case strings.IndexByte("yYnNtTfFoO", c) >= 0 && reBool.MatchString(s):
 		return "!!bool"
-	case strings.IndexByte("-+0123456789.", c) >= 0 && reFloat().MatchString(s):
+	case strings.IndexByte("-+0123456789.", c) >= 0 && reFloat.MatchString(s):
 		return "!!float"
-	case strings.IndexByte("-+0123456789", c) >= 0 && reInt().MatchString(s):
+	case strings.IndexByte("-+0123456789", c) >= 0 && reInt.MatchString(s):
 		return "!!int"
-	case c == '<' && reMerge().MatchString(s):
+	case c == '<' && reMerge.MatchString(s):
 		return "!!merge"
-	case strings.IndexByte("~nN", c) >= 0 && reNull().MatchString(s):
+	case strings.IndexByte("~nN", c) >= 0 && reNull.MatchString(s):
 		return "!!null"
-	case strings.IndexByte("0123456789", c) >= 0 && reTime().MatchString(s):
+	case strings.IndexByte("0123456789", c) >= 0 && reTime.MatchString(s):
 		return "!!timestamp"
-	case c == '=' && reValue().MatchString(s):
+	case c == '=' && reValue.MatchString(s):
 		return "!!value"
 	}
 	return "!!str"
