@@ -10,8 +10,8 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
-	"github.com/perflog/perflog/internal/testcorpus"
 	"github.com/perflog/perflog/internal/pyyaml"
+	"github.com/perflog/perflog/internal/testcorpus"
 )
 
 func load(t *testing.T, doc string) *pyyaml.Value {

@@ -15,8 +15,8 @@ import (
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
-	"github.com/perflog/perflog/internal/testcorpus"
 	"github.com/perflog/perflog/internal/pyyaml"
+	"github.com/perflog/perflog/internal/testcorpus"
 )
 
 // openCorpus opens the shipped sample (testdata/corpus/NOTICE).

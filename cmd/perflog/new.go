@@ -16,8 +16,8 @@ import (
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
-	"github.com/perflog/perflog/internal/safefile"
 	"github.com/perflog/perflog/internal/pyyaml"
+	"github.com/perflog/perflog/internal/safefile"
 	"github.com/perflog/perflog/recipe"
 )
 
