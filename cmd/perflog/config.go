@@ -13,10 +13,10 @@ import (
 )
 
 func newConfigCmd(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := groupCmd(&cobra.Command{
 		Use:   "config <command>",
 		Short: "Inspect the recipe configs",
-	}
+	})
 	cmd.AddCommand(newScriptsCmd(f, nil))
 	return cmd
 }

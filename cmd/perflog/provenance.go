@@ -20,14 +20,14 @@ import (
 )
 
 func newProvenanceCmd(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := groupCmd(&cobra.Command{
 		Use:   "provenance <command>",
 		Short: "Explain where each recipe field came from",
 		Long: `Field-level history of the recipes in the master configs, attributed to
 first-parent commits and their PRs. Fields are compared by path and value, not
 by line: reformatting, reordering list items, moving the configs between
 directories and renaming a key do not steal attribution.`,
-	}
+	})
 	cmd.AddCommand(newBlameCmd(f, nil), newLogCmd(f, nil), newProvDiffCmd(f, nil))
 	return cmd
 }

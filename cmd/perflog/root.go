@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"runtime/debug"
 	"strings"
 
@@ -30,11 +31,39 @@ Exit status (every command):
 }
 
 func newChangelogCmd(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{
+	cmd := groupCmd(&cobra.Command{
 		Use:   "changelog <command>",
 		Short: "Verify and explain perf-changelog.yaml",
-	}
+	})
 	cmd.AddCommand(newVerifyCmd(f, nil), newAuditCmd(f, nil), newNewCmd(f, nil), newRulesCmd(f))
+	return cmd
+}
+
+// groupCmd makes cmd, a command of subcommands, refuse anything else: an
+// unknown subcommand at any depth is a usage error (exit 2) with the
+// closest names, never the group's help and exit 0 (a typo in a CI step
+// would pass). Without arguments it prints its help.
+func groupCmd(cmd *cobra.Command) *cobra.Command {
+	cmd.Args = cobra.ArbitraryArgs
+	cmd.SuggestionsMinimumDistance = 2
+	// its own flags are only --help: the rest of the line is a mistyped
+	// subcommand's, which names the mistake better than "unknown flag"
+	cmd.DisableFlagParsing = true
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+			return c.Help()
+		}
+		if strings.HasPrefix(args[0], "-") {
+			return &flagError{err: fmt.Errorf("unknown flag %s for %q: name one of its commands first", args[0], c.CommandPath()),
+				hint: "Run '" + c.CommandPath() + " --help' for its commands."}
+		}
+		hint := ""
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = "Did you mean this?\n\t" + strings.Join(s, "\n\t") + "\n\n"
+		}
+		hint += "Run '" + c.CommandPath() + " --help' for its commands."
+		return &flagError{err: fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), hint: hint}
+	}
 	return cmd
 }
 
