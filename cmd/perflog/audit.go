@@ -59,7 +59,7 @@ A table on a terminal, tab-separated values otherwise, or --format json.`,
 				opts.Claims = args[0]
 				return nil
 			}
-			return cobra.NoArgs(cmd, args)
+			return argsFor()(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !contains([]string{"", "table", "tsv", "json"}, opts.Format) {

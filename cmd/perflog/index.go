@@ -60,7 +60,7 @@ perflog index builds it again.`,
 		Example: `  $ perflog index
   $ perflog index --rebuild
   $ perflog index --checks`,
-		Args: cobra.NoArgs,
+		Args: argsFor(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !contains([]string{"", "text", "json"}, opts.Format) {
 				return flagErrorf("invalid --format %q (want text or json)", opts.Format)
@@ -276,9 +276,9 @@ than one statement.`,
       WHERE c.verdict = 'contradicted'"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if opts.Schema {
-				return cobra.NoArgs(cmd, args)
+				return argsFor()(cmd, args)
 			}
-			return cobra.ExactArgs(1)(cmd, args)
+			return argsFor("an SQL statement")(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !contains([]string{"", "table", "tsv", "json", "csv"}, opts.Format) {

@@ -62,7 +62,7 @@ terminal the entry is shown with the claims it makes; --edit opens $EDITOR on
 it first.`,
 		Example: `  $ perflog changelog new --pr 2710
   $ perflog changelog new --dry-run --format json`,
-		Args: cobra.NoArgs,
+		Args: argsFor(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !contains([]string{"yaml", "json"}, opts.Format) {
 				return flagErrorf("invalid --format %q (want yaml or json)", opts.Format)

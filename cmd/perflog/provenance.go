@@ -54,7 +54,7 @@ are listed. A table on a terminal, tab-separated values otherwise, or
 --format json. An unknown key exits 2 with the nearest keys.`,
 		Example: `  $ perflog provenance blame dsr1-fp4-mi355x-sglang
   $ perflog provenance blame dsv4-fp4-b200-vllm-agentic-mtp --format json | jq '.fields[] | select(.path=="image")'`,
-		Args: cobra.ExactArgs(1),
+		Args: argsFor("a config-key"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Key = args[0]
 			if err := checkKeyArg(opts.Key); err != nil {
@@ -230,7 +230,7 @@ commit whose entries name the key while the recipe did not change is listed as
 "changelog only".`,
 		Example: `  $ perflog provenance log dsr1-fp4-mi355x-sglang --path image
   $ perflog provenance log dsv4-fp4-b200-vllm-agentic-mtp --since 2026-07-01 --format json`,
-		Args: cobra.ExactArgs(1),
+		Args: argsFor("a config-key"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Key = args[0]
 			if err := checkKeyArg(opts.Key); err != nil {
@@ -477,7 +477,7 @@ re-running a GPU benchmark to find a regression. When rev-a is not a
 first-parent ancestor of rev-b their merge-base is used; a rev-a that comes
 after rev-b is an error (exit 2), not an empty range.`,
 		Example: `  $ perflog provenance diff dsr1-fp4-mi355x-sglang v1.0 main`,
-		Args:    cobra.ExactArgs(3),
+		Args:    argsFor("a config-key", "revision A", "revision B"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Key, opts.A, opts.B = args[0], args[1], args[2]
 			if err := checkKeyArg(opts.Key); err != nil {

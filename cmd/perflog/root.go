@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"runtime/debug"
 	"strings"
 
@@ -25,7 +26,9 @@ Exit status (every command):
 		Version:       version(),
 	}
 	root.SetVersionTemplate("perflog {{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &flagError{err: err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &flagError{err: plainFlagError(err), hint: "Run '" + c.CommandPath() + " --help' for usage."}
+	})
 	root.AddCommand(newChangelogCmd(f), newProvenanceCmd(f), newIndexCmd(f, nil), newQueryCmd(f, nil), newConfigCmd(f), newLintCmd(f, nil))
 	return root
 }
@@ -37,6 +40,47 @@ func newChangelogCmd(f *Factory) *cobra.Command {
 	})
 	cmd.AddCommand(newVerifyCmd(f, nil), newAuditCmd(f, nil), newNewCmd(f, nil), newRulesCmd(f))
 	return cmd
+}
+
+// badValue is pflag's message for a value its type does not parse.
+var badValue = regexp.MustCompile(`^invalid argument "(.*)" for "(?:-\w, )?(--[\w-]+)" flag: (?:strconv\.Parse\w+: parsing ".*": )?(.*)$`)
+
+// plainFlagError says what pflag says of a bad flag value in a user's
+// terms ("invalid --pr "abc": want a whole number"), without Go's.
+func plainFlagError(err error) error {
+	m := badValue.FindStringSubmatch(err.Error())
+	if m == nil {
+		return err
+	}
+	why := m[3]
+	switch why {
+	case "invalid syntax":
+		why = "want a whole number"
+	case "value out of range":
+		why = "the number is out of range"
+	}
+	return fmt.Errorf("invalid %s %q: %s", m[2], m[1], why)
+}
+
+// argsFor checks a command's arguments: exactly the names given (none for
+// a command that takes none), as a usage error naming what is missing or
+// extra and the command's help.
+func argsFor(names ...string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		hint := "Run '" + c.CommandPath() + " --help' for usage."
+		switch {
+		case len(args) > len(names) && len(names) == 0:
+			if c.Flags().Lookup("head") != nil {
+				return &flagError{err: fmt.Errorf("%s takes no arguments, got %q: name revisions with --base and --head", c.CommandPath(), args[0]), hint: hint}
+			}
+			return &flagError{err: fmt.Errorf("%s takes no arguments, got %q", c.CommandPath(), args[0]), hint: hint}
+		case len(args) > len(names):
+			return &flagError{err: fmt.Errorf("%s takes %s, got %d arguments", c.CommandPath(), strings.Join(names, " "), len(args)), hint: hint}
+		case len(args) < len(names):
+			return &flagError{err: fmt.Errorf("%s needs %s", c.CommandPath(), strings.Join(names[len(args):], " and ")), hint: hint}
+		}
+		return nil
+	}
 }
 
 // groupCmd makes cmd, a command of subcommands, refuse anything else: an

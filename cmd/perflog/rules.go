@@ -16,7 +16,7 @@ func newRulesCmd(f *Factory) *cobra.Command {
 		Long: `List every rule id with the profiles that report it and its default severity
 in the full profile (override it in .perflog.yaml under rules:). A table on a
 terminal, tab-separated values otherwise, or --format json.`,
-		Args: cobra.NoArgs,
+		Args: argsFor(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch format {
 			case "json":

@@ -72,7 +72,7 @@ them the run is a non-PR run (as on main).`,
 		Example: `  $ perflog changelog verify
   $ perflog changelog verify --base origin/main --pr 2707 --format json
   $ perflog changelog verify --profile gate --base HEAD~1`,
-		Args: cobra.NoArgs,
+		Args: argsFor(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := changelog.ParseProfile(profile)
 			if err != nil {
