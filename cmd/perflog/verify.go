@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -280,7 +281,11 @@ func resolveBaseFor(r *gitscan.Repo, rev string, head plumbing.Hash, getenv func
 	if ref := getenv("GITHUB_BASE_REF"); ref != "" {
 		cands = append(cands, "origin/"+ref)
 	}
-	cands = append(cands, "origin/main", "main")
+	for _, c := range []string{"origin/main", "main"} {
+		if !slices.Contains(cands, c) {
+			cands = append(cands, c)
+		}
+	}
 	for _, c := range cands {
 		b, err := r.Resolve(c)
 		if err != nil {
