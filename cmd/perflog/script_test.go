@@ -61,6 +61,7 @@ func TestScripts(t *testing.T) {
 			"git-remote-branch": cmdGitRemoteBranch,
 			"git-shallow":       cmdGitShallow,
 			"git-drop-blob":     cmdGitDropBlob,
+			"git-drop-commit":   cmdGitDropCommit,
 		},
 	})
 }
@@ -93,6 +94,18 @@ func cmdGitDropBlob(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	h := f.Hash.String()
 	ts.Check(os.Remove(ts.MkAbs(filepath.Join(".git", "objects", h[:2], h[2:]))))
+}
+
+// cmdGitDropCommit removes a commit's object, as a shallow clone lacks
+// the commits past its boundary.
+func cmdGitDropCommit(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: git-drop-commit REV")
+	}
+	h, err := scriptRepo(ts).ResolveRevision(plumbing.Revision(args[0]))
+	ts.Check(err)
+	s := h.String()
+	ts.Check(os.Remove(ts.MkAbs(filepath.Join(".git", "objects", s[:2], s[2:]))))
 }
 
 func cmdGitInit(ts *testscript.TestScript, neg bool, args []string) {

@@ -302,7 +302,13 @@ func resolveBaseFor(r *gitscan.Repo, rev string, head plumbing.Hash, getenv func
 			// head is on the base branch itself: judge its last commit
 			hc, err := r.Commit(head)
 			if err != nil || len(hc.Parents) == 0 {
+				if r.Shallow() {
+					return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s is the boundary of this shallow clone, its parent was not fetched; %s", shortHash(head), hint)
+				}
 				return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s is %s's root commit; pass --base REV", shortHash(head), c)
+			}
+			if _, err := r.Commit(hc.Parents[0]); err != nil && r.Shallow() {
+				return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: the parent of %s was not fetched (this is a shallow clone); %s", shortHash(head), hint)
 			}
 			return hc.Parents[0], shortHash(head) + "^", nil
 		}
