@@ -94,7 +94,10 @@ func TestGateMatchesIncumbentOnHistory(t *testing.T) {
 		t.Fatalf("only %d recorded rows", len(rows))
 	}
 	agree, compared := 0, 0
-	for _, row := range rows {
+	for i, row := range rows {
+		if !testcorpus.Long() && i%4 != 0 {
+			continue // a plain run checks every fourth; the long run all
+		}
 		rep := Verify(corpusInput(t, r, row.commit), ProfileGate)
 		switch row.category {
 		case "pass", "changelog":
@@ -115,7 +118,7 @@ func TestGateMatchesIncumbentOnHistory(t *testing.T) {
 
 // TestStrictMatchesIncumbentOnHistory: all 831 changelog commits, with the
 // PR number from the subject, get the incumbent strict contract's verdict.
-// -short checks every 8th.
+// A plain run checks every 8th (PERFLOG_LONG_TESTS=1: all).
 func TestStrictMatchesIncumbentOnHistory(t *testing.T) {
 	t.Parallel()
 	r := openCorpus(t)
@@ -125,7 +128,7 @@ func TestStrictMatchesIncumbentOnHistory(t *testing.T) {
 	}
 	agree, n := 0, 0
 	for i, row := range rows {
-		if testing.Short() && i%8 != 0 {
+		if !testcorpus.Long() && i%8 != 0 {
 			continue
 		}
 		n++

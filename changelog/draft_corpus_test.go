@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflog/perflog/internal/testcorpus"
+
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 )
@@ -17,8 +19,8 @@ import (
 // resolution), and the author's image, env and concurrency facts present
 // in the drafted bullets. The rates are logged and guarded from below.
 func TestDraftAgainstAuthors(t *testing.T) {
-	if testing.Short() {
-		t.Skip("corpus replay")
+	if !testcorpus.Long() {
+		t.Skip("corpus replay: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	r := openCorpus(t)
 	head, _ := r.Resolve("main")

@@ -91,7 +91,7 @@ func TestDiffShortcutOnTheCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	step := max(1, len(versions)/16)
-	if testing.Short() {
+	if !testcorpus.Long() {
 		step = max(1, len(versions)/6)
 	}
 	recipes := func(h plumbing.Hash) map[string]*config.Recipe {

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/perflog/perflog/internal/testcorpus"
+
 	"github.com/perflog/perflog/internal/pyyaml"
 )
 
@@ -87,7 +89,7 @@ func mutate(rng *rand.Rand, v *pyyaml.Value) *pyyaml.Value {
 // ones chosen after scoring them all (sameBothWays compares the two).
 func TestMovesChosenLazilyAsScoredAll(t *testing.T) {
 	n := 3000
-	if testing.Short() {
+	if !testcorpus.Long() {
 		n = 500
 	}
 	moved := 0

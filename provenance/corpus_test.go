@@ -46,8 +46,8 @@ func naiveIdentity(e map[string]any) string {
 // entry to a version that did not load (the naive scan, which skips such
 // versions, then names the next one).
 func TestCorpusAuditAgreesWithNaiveScan(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads 810 versions of a 400 KB file")
+	if !testcorpus.Long() {
+		t.Skip("loads 810 versions of a 400 KB file: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	r, _, h, rep := corpusAudit(t)
 
@@ -230,8 +230,8 @@ func corpusAudit(t *testing.T) (*gitscan.Repo, plumbing.Hash, *History, *AuditRe
 // rename the naive scan cannot see) and the naive commit must be one at
 // which perflog recorded that move for the field.
 func TestCorpusBlameAgreesWithNaiveScan(t *testing.T) {
-	if testing.Short() {
-		t.Skip("loads every version of amd-master.yaml")
+	if !testcorpus.Long() {
+		t.Skip("loads every version of amd-master.yaml: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	r, head := openCorpus(t)
 	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
@@ -493,8 +493,8 @@ func otherLines(a, b *pyyaml.Value, path string) string {
 // inspected against its commit (see the issue note): the committed files
 // say otherwise. A change here is a change of behaviour to explain.
 func TestCorpusClaims(t *testing.T) {
-	if testing.Short() {
-		t.Skip("claims over the whole history")
+	if !testcorpus.Long() {
+		t.Skip("claims over the whole history: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	r, head, _, rep := corpusAudit(t)
 	raw, err := r.ReadFile(head, rep.Path)

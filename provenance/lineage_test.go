@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perflog/perflog/internal/testcorpus"
 )
 
 // lineagesOf is what buildLineages decided, in a comparable form.
@@ -103,8 +105,8 @@ func TestLineageHintsChangeNothing(t *testing.T) {
 // TestCorpusLineageHintsChangeNothing is the same on the real history
 // (mid-file insertions, three versions that do not load).
 func TestCorpusLineageHintsChangeNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the corpus's changelog history twice")
+	if !testcorpus.Long() {
+		t.Skip("builds the corpus's changelog history twice: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	sameEitherWay(t, &lineageHints, false, 700, corpusBuild(t, Options{Changelog: true}), lineagesOf)
 }
@@ -221,8 +223,8 @@ func TestRecipeStateShortcutChangesNothing(t *testing.T) {
 // TestCorpusRecipeStateShortcutChangesNothing is the same on the real
 // history (keys in both master configs, the move from .github/configs).
 func TestCorpusRecipeStateShortcutChangesNothing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the corpus's recipe history twice")
+	if !testcorpus.Long() {
+		t.Skip("builds the corpus's recipe history twice: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	sameEitherWay(t, &wholeRebuild, true, 1000, corpusBuild(t, Options{Recipes: true}), recipeEventsOf)
 }

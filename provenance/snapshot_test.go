@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflog/perflog/internal/testcorpus"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/gitscan"
@@ -103,8 +105,8 @@ func replayOf(h *History) string {
 // one extended from an older snapshot, answer exactly as one built from
 // git — the promise of the index.
 func TestSnapshotRestoreAndExtend(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the corpus history three times")
+	if !testcorpus.Long() {
+		t.Skip("builds the corpus history three times: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	r, head := openCorpus(t)
 	ctx := context.Background()

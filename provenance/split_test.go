@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflog/perflog/internal/testcorpus"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/gitscan"
@@ -101,7 +103,7 @@ func TestBlocksAfterCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, kind := range []fileKind{listFile, mapFile} {
-		if testing.Short() && len(blobs[i]) > 150 {
+		if !testcorpus.Long() && len(blobs[i]) > 150 {
 			blobs[i] = blobs[i][:150]
 		}
 		var versions [][]byte

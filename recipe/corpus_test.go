@@ -43,8 +43,8 @@ func corpusChange(t testing.TB, r *gitscan.Repo, n gitscan.Node) *Change {
 // Change.Recipes against whole-file parses diffed key by key, on a
 // sample of the corpus commits that touched a master config.
 func TestChangedRecipesMatchWholeParse(t *testing.T) {
-	if testing.Short() {
-		t.Skip("corpus walk")
+	if !testcorpus.Long() {
+		t.Skip("corpus walk: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	r := openCorpus(t)
 	head, _ := r.Resolve("main")

@@ -53,3 +53,13 @@ func Open(t testing.TB, o *gitscan.OpenOptions) (*gitscan.Repo, plumbing.Hash) {
 	}
 	return r, head
 }
+
+// LongEnv names the environment variable that turns on the long replays of
+// the real history (every changelog commit through the gate and strict
+// profiles, the drafts against their authors, the audits against naive
+// scans). `.ci/run` sets it; a plain `go test ./...` leaves them out (or
+// samples them) and stays within a minute.
+const LongEnv = "PERFLOG_LONG_TESTS"
+
+// Long reports whether the long replays run.
+func Long() bool { return os.Getenv(LongEnv) != "" }

@@ -111,8 +111,8 @@ func sameTables(t *testing.T, stepwise, cold *Index) {
 // then the head), an index restored as stored, and the stored answers all
 // answer as a history read from git.
 func TestIndexAnswersLikeGit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the corpus history several times")
+	if !testcorpus.Long() {
+		t.Skip("builds the corpus history several times: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	r, head := openCorpus(t)
 	ctx := context.Background()

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflog/perflog/internal/testcorpus"
+
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/provenance"
@@ -151,7 +153,7 @@ func TestIndexRandomHistoriesStepwise(t *testing.T) {
 	// before the fork that did not load, and block numbers reused after a
 	// rewrite; the others are there for more. 250 seeds of 30 steps pass.
 	seeds, steps := []uint64{1, 2, 3, 18, 57}, 20
-	if testing.Short() {
+	if !testcorpus.Long() {
 		seeds = seeds[3:]
 	}
 	randomStepwise(t, seeds, steps, false, false)
@@ -164,7 +166,7 @@ func TestIndexRandomHistoriesStepwise(t *testing.T) {
 // steps pass.
 func TestIndexRandomRecipesStepwise(t *testing.T) {
 	seeds := []uint64{1, 2, 3, 4}
-	if testing.Short() {
+	if !testcorpus.Long() {
 		seeds = seeds[:1]
 	}
 	randomStepwise(t, seeds, 30, true, true)

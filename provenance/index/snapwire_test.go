@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/perflog/perflog/internal/testcorpus"
+
 	"github.com/perflog/perflog/internal/wire"
 	"github.com/perflog/perflog/provenance"
 )
@@ -34,8 +36,8 @@ func TestSnapWireFields(t *testing.T) {
 // back as it was written: encoding what was read gives the same bytes,
 // and a second round gives the same value.
 func TestSnapWireRoundTrip(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the corpus history")
+	if !testcorpus.Long() {
+		t.Skip("builds the corpus history: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	r, head := openCorpus(t)
 	h, err := provenance.Build(context.Background(), r, provenance.Options{Head: head, Changelog: true, Recipes: true})
