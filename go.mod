@@ -7,7 +7,6 @@ require (
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/google/go-github/v62 v62.0.0
-	github.com/klauspost/compress v1.20.4
 	// v1.0.9, not v1.1.x: v1.1's twwidth package fills an 8192-entry LRU
 	// map in its init, which cost every perflog run 1.5 ms (160 page faults;
 	// --help 18.1 -> 16.6 ms). The v1 API perflog uses is the same.
