@@ -136,7 +136,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	if err != nil {
 		return fmt.Errorf("HEAD: %w", err)
 	}
-	base, baseName, err := resolveBaseFor(ws.repo, opts.Base, head, opts.Factory.Getenv, true, true)
+	base, baseName, err := changelog.ResolveBase(ws.repo, head, changelog.BaseOptions{Rev: opts.Base, MergeBase: true, OnBranch: true, Getenv: opts.Factory.Getenv})
 	if err != nil {
 		return err
 	}
@@ -152,7 +152,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	if err != nil {
 		return err
 	}
-	pr, prSource, err := prNumber(opts.PRSet, opts.PR, opts.Factory.Getenv)
+	pr, prSource, err := prOf(opts.PRSet, opts.PR, opts.Factory.Getenv)
 	if err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	if pr == 0 {
 		// as verify reads it: "... (#2710)" in the subject of a one-commit
 		// range (a squash merge on main)
-		pr, prSource = subjectPR(ws, base, head)
+		pr, prSource = changelog.SubjectPR(ws.repo, base, head)
 	}
 	repo := ws.settings.Repository()
 	link := "https://github.com/" + repo + "/pull/XXX"

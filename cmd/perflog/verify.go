@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -119,17 +115,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// subjectPR is the PR a one-commit range names in its commit's subject
-// ("... (#2710)", as a squash merge writes it on main), or 0.
-func subjectPR(ws *workspace, base, head plumbing.Hash) (int, string) {
-	if c, err := ws.repo.Commit(head); err == nil && len(c.Parents) > 0 && c.Parents[0] == base {
-		if n, ok := c.PR(); ok {
-			return n, "the head commit's subject"
-		}
-	}
-	return 0, ""
-}
-
 // verifyResult is the JSON document of --format json. Field names are a
 // public contract: add, never rename.
 type verifyResult struct {
@@ -177,19 +162,19 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err != nil {
 		return fmt.Errorf("--head: %w", err)
 	}
-	base, baseName, err := resolveBase(ws.repo, opts.Base, head, opts.Factory.Getenv, opts.Profile == changelog.ProfileFull)
+	base, baseName, err := changelog.ResolveBase(ws.repo, head, changelog.BaseOptions{Rev: opts.Base, MergeBase: opts.Profile == changelog.ProfileFull, Getenv: opts.Factory.Getenv})
 	if err != nil {
 		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	pr, prSource, err := prNumber(opts.PRSet, opts.PR, opts.Factory.Getenv)
+	pr, prSource, err := prOf(opts.PRSet, opts.PR, opts.Factory.Getenv)
 	if err != nil {
 		return err
 	}
 	if pr == 0 && opts.Profile == changelog.ProfileFull {
-		pr, prSource = subjectPR(ws, base, head)
+		pr, prSource = changelog.SubjectPR(ws.repo, base, head)
 	}
 	in, err := changelog.LoadInput(ws.repo, ws.settings, base, head, baseName, opts.Head)
 	if err != nil {
@@ -247,112 +232,15 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	return nil
 }
 
-// resolveBase picks the base commit. An explicit --base is used as given
-// (the gate compares two trees, as the incumbent CI does) except in the full
-// profile, which judges the change from the merge-base. Without --base the
-// merge-base with origin/$GITHUB_BASE_REF, origin/main or main is used.
-func resolveBase(r *gitscan.Repo, rev string, head plumbing.Hash, getenv func(string) string, mergeBase bool) (plumbing.Hash, string, error) {
-	return resolveBaseFor(r, rev, head, getenv, mergeBase, false)
-}
+func shortHash(h plumbing.Hash) string { return changelog.ShortHash(h) }
 
-// resolveBaseFor is resolveBase; onBranch says what a head on the base
-// branch itself is compared with: its last commit (verify, false) or
-// itself, so that only the work tree's changes count (changelog new, true).
-func resolveBaseFor(r *gitscan.Repo, rev string, head plumbing.Hash, getenv func(string) string, mergeBase, onBranch bool) (plumbing.Hash, string, error) {
-	hint := "fetch the base branch with full history (actions/checkout: fetch-depth: 0) or pass --base REV"
-	if rev != "" {
-		b, err := r.Resolve(rev)
-		if err != nil {
-			return plumbing.ZeroHash, "", fmt.Errorf("--base: %w", err)
-		}
-		if !mergeBase {
-			return b, rev, nil
-		}
-		mb, err := r.MergeBase(b, head)
-		if err != nil {
-			return plumbing.ZeroHash, "", fmt.Errorf("cannot find the merge-base of %s and %s: %w; %s", rev, shortHash(head), err, hint)
-		}
-		if mb != b {
-			return mb, "merge-base(" + rev + ")", nil
-		}
-		return b, rev, nil
-	}
-	var cands []string
-	if ref := getenv("GITHUB_BASE_REF"); ref != "" {
-		cands = append(cands, "origin/"+ref)
-	}
-	for _, c := range []string{"origin/main", "main"} {
-		if !slices.Contains(cands, c) {
-			cands = append(cands, c)
-		}
-	}
-	for _, c := range cands {
-		b, err := r.Resolve(c)
-		if err != nil {
-			continue
-		}
-		mb, err := r.MergeBase(b, head)
-		if err != nil {
-			return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s has no merge-base with %s (%v); %s", c, shortHash(head), err, hint)
-		}
-		if mb == head && onBranch {
-			return head, "HEAD", nil
-		}
-		if mb == head {
-			// head is on the base branch itself: judge its last commit
-			hc, err := r.Commit(head)
-			if err != nil || len(hc.Parents) == 0 {
-				if r.Shallow() {
-					return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s is the boundary of this shallow clone, its parent was not fetched; %s", shortHash(head), hint)
-				}
-				return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s is %s's root commit; pass --base REV", shortHash(head), c)
-			}
-			if _, err := r.Commit(hc.Parents[0]); err != nil && r.Shallow() {
-				return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: the parent of %s was not fetched (this is a shallow clone); %s", shortHash(head), hint)
-			}
-			return hc.Parents[0], shortHash(head) + "^", nil
-		}
-		return mb, "merge-base(" + c + ")", nil
-	}
-	shallow := ""
-	if r.Shallow() {
-		shallow = " (this is a shallow clone)"
-	}
-	return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: none of %s exists%s; %s", strings.Join(cands, ", "), shallow, hint)
-}
-
-var pullRef = regexp.MustCompile(`^refs/pull/(\d+)/(?:merge|head)$`)
-
-// prNumber finds this run's PR: --pr, GITHUB_REF, or the event payload.
-func prNumber(set bool, n int, getenv func(string) string) (int, string, error) {
+// prOf is this run's PR: --pr when given, else the CI environment's.
+func prOf(set bool, n int, getenv func(string) string) (int, string, error) {
 	if set {
 		return n, "--pr", nil
 	}
-	if m := pullRef.FindStringSubmatch(getenv("GITHUB_REF")); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return n, "GITHUB_REF", nil
-	}
-	if p := getenv("GITHUB_EVENT_PATH"); p != "" {
-		data, err := config.ReadRegular(p, maxEventSize)
-		if err != nil {
-			return 0, "", fmt.Errorf("GITHUB_EVENT_PATH: %w", err)
-		}
-		var ev struct {
-			PullRequest *struct {
-				Number int `json:"number"`
-			} `json:"pull_request"`
-		}
-		if err := json.Unmarshal(data, &ev); err != nil {
-			return 0, "", fmt.Errorf("GITHUB_EVENT_PATH %s: %w", p, err)
-		}
-		if ev.PullRequest != nil && ev.PullRequest.Number > 0 {
-			return ev.PullRequest.Number, "GITHUB_EVENT_PATH", nil
-		}
-	}
-	return 0, "", nil
+	return changelog.PRFromEnv(getenv)
 }
-
-func shortHash(h plumbing.Hash) string { return h.String()[:10] }
 
 // workspace is an opened repository with its perflog settings.
 type workspace struct {
@@ -380,9 +268,6 @@ func warnShallow(f *Factory, ws *workspace) {
 			"attributed to it, not to the PR that introduced it; git fetch --unshallow gives the whole history\n", shortHash(b[0]))
 	})
 }
-
-// maxEventSize bounds the GitHub event file read for the PR number.
-const maxEventSize = 64 << 20
 
 func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 	if dir == "" {
