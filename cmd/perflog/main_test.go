@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -41,5 +42,10 @@ func TestVersion(t *testing.T) {
 	}
 	if got := out.String(); !strings.HasPrefix(got, "perflog ") || !strings.Contains(got, ", go1.") {
 		t.Fatalf("--version printed %q", got)
+	}
+	// the subcommand prints the same line
+	io2, _, out2, _ := iostreams.Test()
+	if code := run(context.Background(), newFactory(io2), []string{"version"}); code != 0 || out2.String() != out.String() {
+		t.Fatalf("version: exit %d, %q; --version %q", code, out2, out)
 	}
 }

@@ -29,6 +29,15 @@ Exit status (every command):
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &flagError{err: plainFlagError(err), hint: "Run '" + c.CommandPath() + " --help' for usage."}
 	})
+	root.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print perflog's version, the commit it was built from, and the Go version",
+		Args:  argsFor(),
+		RunE: func(c *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintf(f.IO.Out, "perflog %s\n", version())
+			return err
+		},
+	})
 	root.AddCommand(newChangelogCmd(f), newProvenanceCmd(f), newIndexCmd(f, nil), newQueryCmd(f, nil), newConfigCmd(f), newLintCmd(f, nil))
 	return root
 }
