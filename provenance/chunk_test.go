@@ -203,18 +203,24 @@ func TestPlaceRecipe(t *testing.T) {
 	}
 }
 
+// deepRecipe is a recipe whose extra field nests levels deep.
+func deepRecipe(levels int) string {
+	var b strings.Builder
+	b.WriteString("deep-fp8-mi355x-sglang:\n  image: x\n  extra:\n")
+	for i := 2; i < levels; i++ {
+		b.WriteString(strings.Repeat(" ", i) + "a:\n")
+	}
+	b.WriteString(strings.Repeat(" ", levels) + "a: 1\n")
+	return b.String()
+}
+
 // Deep nesting is left to the parser (each level the chunker cuts scans
 // the lines below it again): the value is the parser's.
 func TestChunkDeepNesting(t *testing.T) {
-	var b strings.Builder
-	b.WriteString("deep-fp8-mi355x-sglang:\n  image: x\n  extra:\n")
-	for i := 2; i < 400; i++ {
-		b.WriteString(strings.Repeat(" ", i) + "a:\n")
-	}
-	b.WriteString(strings.Repeat(" ", 400) + "a: 1\n")
+	text := deepRecipe(400)
 	ch := newChunks()
-	_, v, ok := ch.parseRecipe(b.String())
-	full, err := pyyaml.Load([]byte(b.String()), pyyaml.Options{})
+	_, v, ok := ch.parseRecipe(text)
+	full, err := pyyaml.Load([]byte(text), pyyaml.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,13 +233,7 @@ func TestChunkDeepNesting(t *testing.T) {
 // took an index build 10 s before nesting past maxChunkIndent was left to
 // the parser.
 func BenchmarkChunkDeepNesting(b *testing.B) {
-	var sb strings.Builder
-	sb.WriteString("deep-fp8-mi355x-sglang:\n")
-	for i := 1; i < 3000; i++ {
-		sb.WriteString(strings.Repeat(" ", i) + "a:\n")
-	}
-	sb.WriteString(strings.Repeat(" ", 3000) + "a: 1\n")
-	text := sb.String()
+	text := deepRecipe(3000)
 	for b.Loop() {
 		newChunks().parseRecipe(text)
 	}

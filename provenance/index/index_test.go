@@ -588,49 +588,10 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 	}
 }
 
-// TestIndexConcurrentSyncs: two processes updating one index wait for
-// each other and agree.
-func TestIndexConcurrentSyncs(t *testing.T) {
-	r1, head := openCorpus(t)
-	r2, _ := openCorpus(t)
-	path := filepath.Join(t.TempDir(), FileName)
-	ctx := context.Background()
-	var wg sync.WaitGroup
-	errs := make([]error, 2)
-	chains := make([]int, 2)
-	for i, r := range []*gitscan.Repo{r1, r2} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			ix, err := Open(path, true)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer ix.Close()
-			h, _, err := ix.Sync(ctx, r, head, Options{})
-			if err == nil {
-				chains[i] = len(h.Chain)
-			}
-			errs[i] = err
-		}()
-	}
-	wg.Wait()
-	if errs[0] != nil || errs[1] != nil || chains[0] != 1970 || chains[1] != 1970 {
-		t.Fatalf("concurrent syncs: %v %v, chains %v", errs[0], errs[1], chains)
-	}
-	if m := journalMode(t, path); m != "wal" {
-		t.Errorf("after two concurrent first builds the index is in %q mode, want wal", m)
-	}
-}
-
-// TestIndexConcurrentRebuilds: rebuilds, which remove the files, are
-// serialised: four at once all succeed (before, all but one failed with
-// "disk I/O error" or "attempt to write a readonly database").
-func TestIndexConcurrentRebuilds(t *testing.T) {
-	path := filepath.Join(t.TempDir(), FileName)
-	ctx := context.Background()
-	const n = 4
+// syncConcurrently syncs n indexes of one file at once, each with its own
+// reader of the corpus, as n processes would, and returns their errors
+// (a chain that is not the corpus's whole is one).
+func syncConcurrently(t *testing.T, path string, n int, o Options) []error {
 	var wg sync.WaitGroup
 	errs := make([]error, n)
 	for i := range n {
@@ -644,7 +605,7 @@ func TestIndexConcurrentRebuilds(t *testing.T) {
 				return
 			}
 			defer ix.Close()
-			h, _, err := ix.Sync(ctx, r, head, Options{Rebuild: true})
+			h, _, err := ix.Sync(context.Background(), r, head, o)
 			if err == nil && len(h.Chain) != 1970 {
 				err = fmt.Errorf("chain of %d", len(h.Chain))
 			}
@@ -652,7 +613,28 @@ func TestIndexConcurrentRebuilds(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	for i, err := range errs {
+	return errs
+}
+
+// TestIndexConcurrentSyncs: two processes updating one index wait for
+// each other and agree.
+func TestIndexConcurrentSyncs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName)
+	for i, err := range syncConcurrently(t, path, 2, Options{}) {
+		if err != nil {
+			t.Fatalf("sync %d: %v", i, err)
+		}
+	}
+	if m := journalMode(t, path); m != "wal" {
+		t.Errorf("after two concurrent first builds the index is in %q mode, want wal", m)
+	}
+}
+
+// TestIndexConcurrentRebuilds: rebuilds, which remove the files, are
+// serialised: four at once all succeed (before, all but one failed with
+// "disk I/O error" or "attempt to write a readonly database").
+func TestIndexConcurrentRebuilds(t *testing.T) {
+	for i, err := range syncConcurrently(t, filepath.Join(t.TempDir(), FileName), 4, Options{Rebuild: true}) {
 		if err != nil {
 			t.Errorf("rebuild %d: %v", i, err)
 		}
