@@ -7,12 +7,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 
 	"github.com/perflog/perflog/internal/iostreams"
+	"github.com/perflog/perflog/internal/safefile"
 	"github.com/perflog/perflog/provenance/index"
 )
 
@@ -95,6 +97,13 @@ func run(ctx context.Context, f *Factory, args []string) (code int) {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
+	if f.output != "" && (err == nil || errors.Is(err, errFindings)) {
+		// a completed run's report (findings included); a failed run
+		// leaves the file as it was, never empty or half written
+		if werr := writeOutput(f.output, f.outputBuf.Bytes()); werr != nil {
+			err = fmt.Errorf("--output: %w", werr)
+		}
+	}
 	return exitCode(f, err)
 }
 
@@ -122,4 +131,14 @@ func exitCode(f *Factory, err error) int {
 		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\n", err)
 		return ExitError
 	}
+}
+
+// writeOutput replaces the --output file name with data, atomically.
+func writeOutput(name string, data []byte) error {
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return err
+	}
+	_, err = safefile.Write(filepath.Dir(abs), filepath.Base(abs), data)
+	return err
 }

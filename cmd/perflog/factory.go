@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"sync"
 	"time"
@@ -21,6 +22,11 @@ type Factory struct {
 	OpenRepo func(dir string) (*gitscan.Repo, error)
 	// Getwd returns the working directory.
 	Getwd func() (string, error)
+
+	// output is --output: the file the run's standard output goes to,
+	// written once the run has completed (see run).
+	output    string
+	outputBuf bytes.Buffer
 
 	shallowOnce sync.Once // warnShallow's
 }

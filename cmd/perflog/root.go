@@ -26,6 +26,15 @@ Exit status (every command):
 		Version:       version(),
 	}
 	root.SetVersionTemplate("perflog {{.Version}}\n")
+	root.PersistentFlags().StringVarP(&f.output, "output", "o", "", "write the output to `file` instead of standard output, atomically and only when the run completes (exit 0 or 1)")
+	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if f.output != "" {
+			// rendered for a file: no terminal tables, colour or pager
+			f.IO.Out = &f.outputBuf
+			f.IO.SetStdoutTTY(false)
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &flagError{err: plainFlagError(err), hint: "Run '" + c.CommandPath() + " --help' for usage."}
 	})
