@@ -104,6 +104,8 @@ type auditResult struct {
 	Entries []provenance.AuditEntry    `json:"entries"`
 	Summary map[provenance.Verdict]int `json:"summary"`
 	Notes   []noteJSON                 `json:"notes"`
+	// SchemaVersion: see jsonSchemaVersion.
+	SchemaVersion int `json:"schema_version"`
 }
 
 // writeAuditJSON writes res as jsonEncoder does, the entries one at a
@@ -163,7 +165,7 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 	}
 	out := opts.Factory.IO.Out
 	if opts.Format == "json" {
-		res := auditResult{Rev: rep.Rev.String(), File: rep.Path, Entries: rep.Entries, Summary: rep.Summary, Notes: notesJSON(rep.Notes)}
+		res := auditResult{SchemaVersion: jsonSchemaVersion, Rev: rep.Rev.String(), File: rep.Path, Entries: rep.Entries, Summary: rep.Summary, Notes: notesJSON(rep.Notes)}
 		if res.Entries == nil {
 			res.Entries = []provenance.AuditEntry{}
 		}

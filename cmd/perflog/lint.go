@@ -79,6 +79,8 @@ type lintResult struct {
 	Findings []changelog.Finding `json:"findings"`
 	OK       bool                `json:"ok"`
 	Summary  summary             `json:"summary"`
+	// SchemaVersion: see jsonSchemaVersion.
+	SchemaVersion int `json:"schema_version"`
 }
 
 func lintRun(ctx context.Context, opts *LintOptions) error {
@@ -159,7 +161,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 	out := opts.Factory.IO.Out
 	switch opts.Format {
 	case "json":
-		res := lintResult{Rev: revName, Scripts: len(rep.Scripts), Unparsed: rep.Unparsed, Findings: fs, OK: ok, Summary: countFindings(fs)}
+		res := lintResult{SchemaVersion: jsonSchemaVersion, Rev: revName, Scripts: len(rep.Scripts), Unparsed: rep.Unparsed, Findings: fs, OK: ok, Summary: countFindings(fs)}
 		if res.Findings == nil {
 			res.Findings = []changelog.Finding{}
 		}

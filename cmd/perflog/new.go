@@ -103,6 +103,8 @@ type newResult struct {
 	Claims   []changelog.ClaimResult `json:"claims"`
 	Written  bool                    `json:"written"`
 	Replaced []int                   `json:"replaced"`
+	// SchemaVersion: see jsonSchemaVersion.
+	SchemaVersion int `json:"schema_version"`
 }
 
 // readAtBase are the files a draft reads at its base, first of all.
@@ -180,7 +182,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	}
 	errOut := opts.Factory.IO.ErrOut
 	path := ws.settings.ChangelogPath()
-	res := newResult{File: path, Base: base.String(), Head: head.String(), Entries: []changelog.DraftEntry{},
+	res := newResult{SchemaVersion: jsonSchemaVersion, File: path, Base: base.String(), Head: head.String(), Entries: []changelog.DraftEntry{},
 		Claims: []changelog.ClaimResult{}, Replaced: []int{}}
 	if pr > 0 {
 		res.PR = &pr

@@ -129,7 +129,13 @@ type verifyResult struct {
 	PR      *int               `json:"pr"`
 	OK      bool               `json:"ok"`
 	Summary summary            `json:"summary"`
+	// SchemaVersion is jsonSchemaVersion (every JSON document has it).
+	SchemaVersion int `json:"schema_version"`
 }
+
+// jsonSchemaVersion is the version of perflog's JSON documents: it grows
+// when a field changes meaning (fields are added, never renamed).
+const jsonSchemaVersion = 1
 
 type summary struct {
 	Errors   int `json:"errors"`
@@ -188,7 +194,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		return err // an incomplete report is no verdict
 	}
 
-	res := verifyResult{Findings: rep.Findings, Profile: string(rep.Profile),
+	res := verifyResult{SchemaVersion: jsonSchemaVersion, Findings: rep.Findings, Profile: string(rep.Profile),
 		Base: base.String(), Head: head.String(), OK: rep.OK(), Summary: countFindings(rep.Findings)}
 	if res.Findings == nil {
 		res.Findings = []changelog.Finding{}
