@@ -1,5 +1,13 @@
 package changelog
 
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/perflog/perflog/config"
+)
+
 // RuleInfo documents one rule.
 type RuleInfo struct {
 	ID string `json:"id"`
@@ -72,4 +80,41 @@ var Rules = []RuleInfo{
 	{RuleNonUpstream, inFull, Warning, "a vLLM or SGLang recipe runs an image not from the upstream repository"},
 	{RuleScriptParse, inFull, Warning, "a changed script does not parse as bash (it was not linted)"},
 	{RuleRecipeInvalid, inFull, Warning, "the recipe diff could not be computed"},
+}
+
+// CheckRuleOverrides says whether every rule id or family ("pr-link/*") the
+// settings override is one perflog reports; an unknown one (a typo would
+// silently change nothing) is config.ErrSettings naming the closest ids.
+func CheckRuleOverrides(s *config.Settings) error {
+	if s == nil {
+		return nil
+	}
+	ids := map[string]bool{}
+	var known []string
+	for _, r := range Rules {
+		ids[r.ID] = true
+		known = append(known, r.ID)
+		if fam, _, ok := strings.Cut(r.ID, "/"); ok && !ids[fam+"/*"] {
+			ids[fam+"/*"] = true
+			known = append(known, fam+"/*")
+		}
+	}
+	var bad []string
+	for id := range s.Rules {
+		if !ids[id] {
+			bad = append(bad, id)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	sort.Strings(bad)
+	msg := fmt.Sprintf("rules.%s: no such rule", bad[0])
+	if c := config.Closest(bad[0], known, 3); len(c) > 0 {
+		msg += "; did you mean " + strings.Join(c, ", ") + "?"
+	}
+	if len(bad) > 1 {
+		msg += fmt.Sprintf(" (and %d more unknown: %s)", len(bad)-1, strings.Join(bad[1:], ", "))
+	}
+	return fmt.Errorf("%w: %s (perflog changelog rules lists them)", config.ErrSettings, msg)
 }

@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe"
 )
 
@@ -54,5 +56,18 @@ func TestRecipeRuleIDs(t *testing.T) {
 		if p[0] != p[1] {
 			t.Errorf("recipe rule %q is documented as %q", p[0], p[1])
 		}
+	}
+}
+
+func TestCheckRuleOverrides(t *testing.T) {
+	ok := &config.Settings{Rules: map[string]string{"pr-link/mismatch": "warning", "coverage/*": "off", "recipe/engine-patch": "error"}}
+	if err := CheckRuleOverrides(ok); err != nil {
+		t.Fatal(err)
+	}
+	bad := &config.Settings{Rules: map[string]string{"pr-link/mismatc": "warning", "coverag/*": "off"}}
+	err := CheckRuleOverrides(bad)
+	if !errors.Is(err, config.ErrSettings) || !strings.Contains(err.Error(), "rules.coverag/*: no such rule; did you mean coverage/*?") ||
+		!strings.Contains(err.Error(), "pr-link/mismatc") {
+		t.Fatalf("%v", err)
 	}
 }

@@ -298,7 +298,12 @@ func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 		}
 	}
 	if settingsPath != "" {
-		if ws.settings, err = config.ReadSettings(settingsPath); err != nil {
+		if ws.settings, err = config.ReadSettings(settingsPath); err == nil {
+			if err = changelog.CheckRuleOverrides(ws.settings); err != nil {
+				err = fmt.Errorf("%s: %w", settingsPath, err)
+			}
+		}
+		if err != nil {
 			r.Close()
 			return nil, err
 		}
