@@ -64,8 +64,9 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 }
 
 func coverage(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, covered map[string][]*Entry, added []*Entry, headKeys []string, changed map[string]recipe.RecipeChange, add func(Finding)) {
+	firstLine := firstChangedLines(ch)
 	for _, rc := range changes {
-		ev := recipeEvidence(ch, rc)
+		ev := recipeEvidence(ch, rc, firstLine)
 		switch rc.Kind {
 		case recipe.RecipeRemoved:
 			continue // a removed recipe needs no benchmark run
@@ -77,10 +78,12 @@ func coverage(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, cover
 			continue
 		}
 		what := describeRecipeChange(rc)
+		// at the change itself, where a PR's annotation shows it: the
+		// recipe's changed line in its config, else the changed script's
 		f := Finding{Rule: RuleMissingEntry, Severity: Error, ConfigKey: rc.Key, Evidence: ev,
-			Message: fmt.Sprintf("recipe %s %s in this change, but no new changelog entry lists it; append an entry with config-keys: [%s]", rc.Key, what, rc.Key)}
-		if len(added) > 0 {
-			f.Line, f.Entry = added[len(added)-1].Line, added[len(added)-1].Index
+			Message: fmt.Sprintf("recipe %s %s in this change, but no new changelog entry lists it; append an entry with config-keys: [%s] (perflog changelog new drafts it)", rc.Key, what, rc.Key)}
+		if len(ev) > 0 {
+			f.File, f.Line = ev[0].File, ev[0].Line
 		}
 		add(f)
 	}
@@ -145,7 +148,42 @@ func describeRecipeChange(rc recipe.RecipeChange) string {
 	return strings.Join(parts, " and ")
 }
 
-func recipeEvidence(ch *recipe.Change, rc recipe.RecipeChange) []Evidence {
+// changedLine is the first line of a file's head version that differs
+// from its base version, and its text.
+type changedLine struct {
+	line int
+	text string
+}
+
+// firstChangedLines returns the changedLine of a file the change touched
+// (line 1 of a new file), memoised.
+func firstChangedLines(ch *recipe.Change) func(path string) changedLine {
+	memo := map[string]changedLine{}
+	return func(p string) changedLine {
+		if c, ok := memo[p]; ok {
+			return c
+		}
+		c := changedLine{line: 1, text: "changed"}
+		head, hok, _ := ch.Head.Files.Read(p)
+		base, bok, _ := ch.Base.Files.Read(p)
+		if hok {
+			hl, bl := strings.Split(string(head), "\n"), []string(nil)
+			if bok {
+				bl = strings.Split(string(base), "\n")
+			}
+			n := 0
+			for n < len(hl) && n < len(bl) && hl[n] == bl[n] {
+				n++
+			}
+			n = min(n, len(hl)-1) // a deletion at the end: the last line
+			c = changedLine{line: n + 1, text: strings.TrimSpace(hl[n])}
+		}
+		memo[p] = c
+		return c
+	}
+}
+
+func recipeEvidence(ch *recipe.Change, rc recipe.RecipeChange, firstLine func(string) changedLine) []Evidence {
 	var ev []Evidence
 	rev := "head"
 	if rc.Kind == recipe.RecipeRemoved {
@@ -176,7 +214,12 @@ func recipeEvidence(ch *recipe.Change, rc recipe.RecipeChange) []Evidence {
 		ev = append(ev, Evidence{File: rc.File, Line: rc.Line, Text: rc.Key + ":", Rev: rev})
 	}
 	for _, f := range rc.Files {
-		ev = append(ev, Evidence{File: f, Line: 1, Text: "changed", Rev: "head"})
+		c := firstLine(f)
+		ev = append(ev, Evidence{File: f, Line: c.line, Text: c.text, Rev: "head"})
+	}
+	// a change by a script alone: the script's line first
+	if (rc.Diff == nil || len(rc.Diff.Changes) == 0) && len(rc.Files) > 0 && len(ev) > len(rc.Files) {
+		ev = append(ev[len(ev)-len(rc.Files):], ev[:len(ev)-len(rc.Files)]...)
 	}
 	return ev
 }

@@ -65,8 +65,17 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 			}
 		}
 		src := f.Source
-		if src == "" {
+		switch {
+		case src != "":
+		case f.File == "" || in == nil || f.File == in.Path:
 			src = lineText(f.Line)
+		default: // a line of another file: its evidence says what is there
+			for _, e := range f.Evidence {
+				if e.File == f.File && e.Line == f.Line {
+					src = e.Text
+					break
+				}
+			}
 		}
 		if f.Line > 0 && src != "" {
 			fmt.Fprintf(w, "  %5d | %s\n", f.Line, printable(src))
