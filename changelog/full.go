@@ -360,7 +360,7 @@ func checkLinkFull(in *Input, lk links, head *File, e *Entry, add func(Finding))
 	if lk.isPlaceholder(link) {
 		if in.PR == 0 {
 			add(Finding{Rule: RulePRPlaceholder, Line: line, Entry: e.Index, Source: src,
-				Message: fmt.Sprintf("entry %d has the placeholder pr-link %s; outside a pull request the link must be %s<N>", e.Index, pyQuote(link), lk.prefix)})
+				Message: fmt.Sprintf("entry %d has the placeholder pr-link %s; outside a pull request the link must be %s<N>: on your PR's branch, pass --pr N (perflog changelog new --pr N writes the link)", e.Index, pyQuote(link), lk.prefix)})
 		} else {
 			add(Finding{Rule: RulePRPlaceholder, Severity: Info, Line: line, Entry: e.Index, Source: src,
 				Message: fmt.Sprintf("entry %d uses the placeholder %s; it becomes %s when merged", e.Index, pyQuote(link), lk.forPR(in.PR))})

@@ -2,6 +2,8 @@ package changelog
 
 import (
 	"errors"
+	"path"
+	"slices"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -102,3 +104,75 @@ type emptyFiles struct{}
 func (emptyFiles) Read(string) ([]byte, bool, error) { return nil, false, nil }
 func (emptyFiles) Exists(string) bool                { return false }
 func (emptyFiles) List(string) ([]string, error)     { return nil, nil }
+
+// WorktreePaths are the work-tree paths whose uncommitted changes count:
+// the changelog, the master configs' directories, benchmarks/ and runners/.
+func WorktreePaths(s *config.Settings) []string {
+	out := []string{s.ChangelogPath(), "benchmarks", "runners"}
+	for _, layout := range s.MasterCandidates() {
+		for _, p := range layout {
+			out = append(out, path.Dir(p))
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// WorktreeChange is base..head plus the work tree's uncommitted changes
+// on top of head (WorktreePaths), read from the work tree; for a bare
+// repository it is base..head.
+func WorktreeChange(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, baseName string) (*recipe.Change, error) {
+	if r.Worktree() == "" {
+		return ChangeAt(r, s, base, head, baseName, ShortHash(head))
+	}
+	fcs, err := r.ChangedFiles(base, head)
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, fc := range fcs {
+		paths = append(paths, fc.Path)
+	}
+	wt, err := r.WorktreeChanges(head, WorktreePaths(s))
+	if err != nil {
+		return nil, err
+	}
+	paths = append(paths, wt...)
+	var bf recipe.Files = emptyFiles{}
+	if !base.IsZero() {
+		bf = r.Tree(base)
+	}
+	return recipe.NewChange(recipe.NewRev(baseName, bf, s), recipe.NewRev("work tree", recipe.Dir(r.Worktree()), s), paths), nil
+}
+
+// LoadWorktreeInput is LoadInput with the work tree as head: its
+// changelog, its master configs and its uncommitted changes on top of
+// head (what `changelog new` drafts from, before it is committed).
+func LoadWorktreeInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, baseName string) (*Input, error) {
+	in, err := LoadInput(r, s, base, head, baseName, "work tree")
+	if err != nil || r.Worktree() == "" {
+		return in, err
+	}
+	wt := recipe.Dir(r.Worktree())
+	data, ok, err := wt.Read(in.Path)
+	if err != nil {
+		return nil, err
+	}
+	in.Head = nil
+	if ok {
+		if err := CheckSize(in.Path+" in the work tree", len(data)); err != nil {
+			return nil, err
+		}
+		in.Head = data
+	}
+	files, err := recipe.MasterFiles(wt, s)
+	if err != nil {
+		return nil, err
+	}
+	in.Master, in.MasterErr = nil, nil
+	in.HeadMaster = sync.OnceValues(func() (*config.Master, error) { return config.LoadMaster(files) })
+	if in.Change, err = WorktreeChange(r, s, base, head, baseName); err != nil {
+		return nil, err
+	}
+	return in, nil
+}

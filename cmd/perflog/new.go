@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/changelog"
@@ -116,18 +115,6 @@ func readAtBase(s *config.Settings) []string {
 	return out
 }
 
-// pathsOfInterest are the work-tree paths a draft reads.
-func pathsOfInterest(s *config.Settings) []string {
-	out := []string{s.ChangelogPath(), "benchmarks", "runners"}
-	for _, layout := range s.MasterCandidates() {
-		for _, p := range layout {
-			out = append(out, filepath.ToSlash(filepath.Dir(p)))
-		}
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 func newRun(ctx context.Context, opts *NewOptions) error {
 	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
 	if err != nil {
@@ -150,7 +137,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 			return fmt.Errorf("reading %s at %s: %w (a partial or shallow clone? fetch the base's objects)", p, baseName, err)
 		}
 	}
-	ch, err := draftChange(ws, base, head, baseName)
+	ch, err := changelog.WorktreeChange(ws.repo, ws.settings, base, head, baseName)
 	if err != nil {
 		return err
 	}
@@ -301,30 +288,6 @@ func pluralY(n int) string {
 		return "y"
 	}
 	return "ies"
-}
-
-// draftChange is base..HEAD plus the work tree's changes on top of HEAD,
-// read from the work tree (HEAD's tree for a bare repository).
-func draftChange(ws *workspace, base, head plumbing.Hash, baseName string) (*recipe.Change, error) {
-	fcs, err := ws.repo.ChangedFiles(base, head)
-	if err != nil {
-		return nil, err
-	}
-	var paths []string
-	for _, fc := range fcs {
-		paths = append(paths, fc.Path)
-	}
-	var headFiles recipe.Files = ws.repo.Tree(head)
-	if ws.repo.Worktree() != "" {
-		wt, err := ws.repo.WorktreeChanges(head, pathsOfInterest(ws.settings))
-		if err != nil {
-			return nil, err
-		}
-		paths = append(paths, wt...)
-		headFiles = recipe.Dir(ws.repo.Worktree())
-	}
-	return recipe.NewChange(recipe.NewRev(baseName, ws.repo.Tree(base), ws.settings),
-		recipe.NewRev("work tree", headFiles, ws.settings), paths), nil
 }
 
 // checkDraftClaims checks the drafted bullets the way verify will.

@@ -32,6 +32,8 @@ type VerifyOptions struct {
 	Claims  string // --claims: contradicted, all or off
 	Comment bool   // --comment: post the findings on the PR
 	Offline bool   // --offline: never ask GitHub
+	// Worktree judges the work tree (uncommitted changes included) as head.
+	Worktree bool
 }
 
 var verifyFormats = []string{"text", "json", "github", "markdown", "sarif"}
@@ -65,10 +67,17 @@ Profiles:
 The base defaults to the merge-base of head with origin/$GITHUB_BASE_REF, else
 origin/main, else main. The PR number comes from --pr, else GITHUB_REF
 (refs/pull/N/merge), else pull_request.number in $GITHUB_EVENT_PATH; without
-them the run is a non-PR run (as on main).`,
+them the run is a non-PR run (as on main); outside CI a token (GITHUB_TOKEN)
+lets perflog ask GitHub for the PR of head, as changelog new does.
+
+Head is a commit: --worktree judges the work tree instead, with its
+uncommitted changes (what changelog new drafted and appended, before it is
+committed). Outside CI, a run on a commit whose work tree has uncommitted
+changes to the changelog, the configs or the scripts says so.`,
 		Example: `  $ perflog changelog verify
   $ perflog changelog verify --base origin/main --pr 2707 --format json
-  $ perflog changelog verify --profile gate --base HEAD~1`,
+  $ perflog changelog verify --profile gate --base HEAD~1
+  $ perflog changelog new --pr 2710 && perflog changelog verify --worktree --pr 2710`,
 		Args: argsFor(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := changelog.ParseProfile(profile)
@@ -81,6 +90,9 @@ them the run is a non-PR run (as on main).`,
 			}
 			if !contains([]string{"contradicted", "all", "off"}, opts.Claims) {
 				return flagErrorf("invalid --claims %q (want contradicted, all or off)", opts.Claims)
+			}
+			if opts.Worktree && cmd.Flags().Changed("head") {
+				return flagErrorf("--worktree and --head exclude each other (the work tree is on top of HEAD)")
 			}
 			opts.PRSet = cmd.Flags().Changed("pr")
 			if opts.PRSet && opts.PR <= 0 {
@@ -100,6 +112,7 @@ them the run is a non-PR run (as on main).`,
 	fl.StringVar(&opts.Format, "format", "text", "output `format`: text, json, github (workflow annotations), markdown (a PR comment) or sarif (code scanning)")
 	fl.BoolVar(&opts.Comment, "comment", false, "post the findings as a comment on the PR (updates perflog's earlier comment; needs GITHUB_TOKEN)")
 	fl.BoolVar(&opts.Offline, "offline", false, "never ask GitHub")
+	fl.BoolVar(&opts.Worktree, "worktree", false, "judge the work tree, uncommitted changes included, as head")
 	fl.StringVar(&profile, "profile", "full", "rule `profile`: gate, strict or full")
 	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
 	fl.StringVar(&opts.Claims, "claims", "contradicted", "description claims to report: `contradicted`, all (with unverified and confirmed ones) or off")
@@ -168,7 +181,8 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err != nil {
 		return fmt.Errorf("--head: %w", err)
 	}
-	base, baseName, err := changelog.ResolveBase(ws.repo, head, changelog.BaseOptions{Rev: opts.Base, MergeBase: opts.Profile == changelog.ProfileFull, Getenv: opts.Factory.Getenv})
+	base, baseName, err := changelog.ResolveBase(ws.repo, head, changelog.BaseOptions{Rev: opts.Base, MergeBase: opts.Profile == changelog.ProfileFull,
+		OnBranch: opts.Worktree, Getenv: opts.Factory.Getenv})
 	if err != nil {
 		return err
 	}
@@ -179,10 +193,36 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err != nil {
 		return err
 	}
+	inCI := opts.Factory.Getenv("CI") != "" || opts.Factory.Getenv("GITHUB_ACTIONS") != ""
+	if pr == 0 && !inCI && !opts.Offline {
+		// a contributor's run: the PR of this branch, when GitHub knows it
+		if n, ok := lookupPR(ctx, opts.Factory, ws, head); ok {
+			pr, prSource = n, "GitHub"
+		}
+	}
 	if pr == 0 && opts.Profile == changelog.ProfileFull {
 		pr, prSource = changelog.SubjectPR(ws.repo, base, head)
 	}
-	in, err := changelog.LoadInput(ws.repo, ws.settings, base, head, baseName, opts.Head)
+	var in *changelog.Input
+	if opts.Worktree {
+		if ws.repo.Worktree() == "" {
+			return flagErrorf("--worktree: the repository has no work tree")
+		}
+		in, err = changelog.LoadWorktreeInput(ws.repo, ws.settings, base, head, baseName)
+	} else {
+		in, err = changelog.LoadInput(ws.repo, ws.settings, base, head, baseName, opts.Head)
+		if err == nil && !inCI && ws.repo.Worktree() != "" && opts.Head == "HEAD" {
+			// what a contributor sees is not what is judged: say so
+			if dirty, _ := ws.repo.WorktreeChanges(head, changelog.WorktreePaths(ws.settings)); len(dirty) > 0 {
+				shown, more := dirty[:min(len(dirty), 3)], ""
+				if n := len(dirty) - len(shown); n > 0 {
+					more = fmt.Sprintf(" and %d more", n)
+				}
+				fmt.Fprintf(opts.Factory.IO.ErrOut, "perflog: note: judging the commit HEAD %s; the work tree has uncommitted changes (%s%s): commit them, or pass --worktree to judge them as they are\n",
+					shortHash(head), strings.Join(shown, ", "), more)
+			}
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -209,6 +249,9 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		res.Recipes = append(res.Recipes, recipeChangeJSON{Key: rc.Key, Kind: rc.Kind, OldKey: rc.OldKey, File: rc.File, Line: rc.Line, Files: rc.Files, Fields: len(diffChanges(rc))})
 	}
 	hdr := verifyHeader{base: base, baseName: baseName, head: head, headName: opts.Head, pr: pr, prSource: prSource}
+	if opts.Worktree {
+		hdr.headName = "work tree on HEAD" // the commit it is on follows
+	}
 	out := opts.Factory.IO.Out
 	switch opts.Format {
 	case "json":
