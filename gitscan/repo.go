@@ -627,3 +627,22 @@ func (r *Repo) RemoteURL(name string) string {
 	}
 	return rem.Config().URLs[0]
 }
+
+// RefNames lists the short names of the repository's branches, remote
+// branches and tags (as one types them: main, origin/main, v1.2), sorted.
+func (r *Repo) RefNames() ([]string, error) {
+	iter, err := r.repo.References()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	err = iter.ForEach(func(ref *plumbing.Reference) error {
+		n := ref.Name()
+		if n.IsBranch() || n.IsRemote() || n.IsTag() {
+			out = append(out, n.Short())
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return slices.Compact(out), err
+}

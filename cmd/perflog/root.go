@@ -48,6 +48,7 @@ Exit status (every command):
 		},
 	})
 	root.AddCommand(newChangelogCmd(f), newProvenanceCmd(f), newIndexCmd(f, nil), newQueryCmd(f, nil), newConfigCmd(f), newLintCmd(f, nil))
+	registerCompletions(f, root)
 	return root
 }
 
