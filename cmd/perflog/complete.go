@@ -11,7 +11,7 @@ import (
 // Shell completion (cobra's dynamic completion; `perflog completion bash`
 // prints the script): the enum flags complete their values, revision
 // flags the repository's branches and tags, config-key arguments the
-// recipes at HEAD, --rule... the rule ids.
+// recipes at HEAD.
 
 // enumFlag makes flag name of cmd complete to values.
 func enumFlag(cmd *cobra.Command, name string, values ...string) {
