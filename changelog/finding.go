@@ -84,6 +84,9 @@ const (
 	RuleConfirmed    = "claim/confirmed"    // a claim the change confirms (--claims all)
 	RuleClaimsCapped = "claim/not-checked"  // entries past MaxClaimEntries whose claims were not checked
 
+	// suppression: the perflog:ignore comments (see Suppress).
+	RuleSuppressionReason = "suppression/no-reason" // a perflog:ignore comment without a reason
+
 	// recipe: the scripts that run the recipes (the ids of package recipe).
 	RuleArrayClobber  = "recipe/array-clobber"           // an array grown with += then reset with =
 	RuleContinuation  = "recipe/continuation-whitespace" // a backslash followed by whitespace
@@ -112,6 +115,10 @@ type Finding struct {
 	// Evidence lists the lines that support the finding (diff-aware rules:
 	// the recipe fields, script lines and base values it rests on).
 	Evidence []Evidence `json:"evidence,omitempty"`
+	// Suppressed is the reason a perflog:ignore comment gives for
+	// setting the finding aside ("" when it stands); a suppressed finding
+	// counts as no error.
+	Suppressed string `json:"suppressed,omitempty"`
 }
 
 // SortFindings orders findings by file, line, severity and rule.
@@ -134,7 +141,7 @@ func SortFindings(fs []Finding) {
 // HasErrors reports whether any finding is an error.
 func HasErrors(fs []Finding) bool {
 	for _, f := range fs {
-		if f.Severity == Error {
+		if f.Severity == Error && f.Suppressed == "" {
 			return true
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
@@ -113,8 +114,40 @@ func Verify(in *Input, p Profile) *Report {
 	}
 	rep.Profile = p
 	rep.Findings = applySeverities(rep.Findings, in.Settings, p)
+	if p == ProfileFull { // gate and strict reproduce contracts: nothing is set aside there
+		rep.Findings = applySeverities(Suppress(rep.Findings, in.headLines(rep), in.Path, func(e int) (int, int) {
+			if rep.Head == nil || e < 1 || e > len(rep.Head.Entries) {
+				return 0, 0
+			}
+			return rep.Head.Entries[e-1].Line, rep.Head.Entries[e-1].EndLine
+		}), in.Settings, p)
+	}
 	SortFindings(rep.Findings)
 	return rep
+}
+
+// headLines returns a file's lines at head: the changelog's from the
+// report, the others' from the change (nil when unknown).
+func (in *Input) headLines(rep *Report) func(file string) []string {
+	memo := map[string][]string{}
+	return func(file string) []string {
+		if ls, ok := memo[file]; ok {
+			return ls
+		}
+		var ls []string
+		switch {
+		case file == in.Path || file == "":
+			if rep.Head != nil {
+				ls = strings.Split(string(rep.Head.Raw), "\n")
+			}
+		case in.Change != nil:
+			if data, ok, err := in.Change.Head.Files.Read(file); err == nil && ok {
+				ls = strings.Split(string(data), "\n")
+			}
+		}
+		memo[file] = ls
+		return ls
+	}
 }
 
 // canceled says whether the run was cancelled.

@@ -157,6 +157,12 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 		fs = append(fs, changelog.Finding{Rule: lf.Rule, Severity: changelog.Severity(lf.Severity), File: lf.File, Line: lf.Line,
 			ConfigKey: lf.Key, Message: lf.Message, Source: lf.Source})
 	}
+	fs = changelog.Suppress(fs, func(file string) []string {
+		if data, ok, err := files.Read(file); err == nil && ok {
+			return strings.Split(string(data), "\n")
+		}
+		return nil
+	}, "", func(int) (int, int) { return 0, 0 })
 	ok := !changelog.HasErrors(fs)
 	out := opts.Factory.IO.Out
 	switch opts.Format {
@@ -172,7 +178,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 	case "github":
 		writeGitHub(out, fs)
 	default:
-		for _, f := range fs {
+		for _, f := range standing(fs) {
 			fmt.Fprintf(out, "%s:%d: %s %s: %s\n", f.File, f.Line, f.Severity, f.Rule, f.Message)
 			if f.Source != "" {
 				fmt.Fprintf(out, "  %5d | %s\n", f.Line, printable(f.Source))

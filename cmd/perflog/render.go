@@ -48,7 +48,7 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 		return rep.Head.LineText(n)
 	}
 	group := -1
-	for _, f := range rep.Findings {
+	for _, f := range standing(rep.Findings) {
 		if f.Entry != group || f.Entry == 0 {
 			if group != -1 {
 				fmt.Fprintln(w)
@@ -109,8 +109,12 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 	if h.pr != 0 {
 		pr = fmt.Sprintf("PR #%d from %s", h.pr, h.prSource)
 	}
-	fmt.Fprintf(w, "%s: %d error%s, %d warning%s, %d note%s (profile %s; base %s %s, head %s %s; %s)\n",
-		verdict, s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, plural(s.Infos),
+	suppressed := ""
+	if s.Suppressed > 0 {
+		suppressed = fmt.Sprintf(", %d suppressed", s.Suppressed)
+	}
+	fmt.Fprintf(w, "%s: %d error%s, %d warning%s, %d note%s%s (profile %s; base %s %s, head %s %s; %s)\n",
+		verdict, s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, plural(s.Infos), suppressed,
 		rep.Profile, h.baseName, shortHash(h.base), h.headName, shortHash(h.head), pr)
 }
 
@@ -123,7 +127,7 @@ func plural(n int) string {
 
 // writeGitHub prints GitHub Actions workflow commands, one per finding.
 func writeGitHub(w io.Writer, fs []changelog.Finding) {
-	for _, f := range fs {
+	for _, f := range standing(fs) {
 		cmd := "notice"
 		switch f.Severity {
 		case changelog.Error:
@@ -187,7 +191,7 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 	}
 	t := tablewriter.NewTable(w, tablewriter.WithRenderer(renderer.NewMarkdown()), tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("", "rule", "where", "finding")
-	for _, f := range rep.Findings {
+	for _, f := range standing(rep.Findings) {
 		icon := "ℹ️"
 		switch f.Severity {
 		case changelog.Error:
@@ -263,12 +267,19 @@ type sarifText struct {
 }
 
 type sarifResult struct {
-	RuleID           string          `json:"ruleId"`
-	RuleIndex        int             `json:"ruleIndex"`
-	Level            string          `json:"level"`
-	Message          sarifText       `json:"message"`
-	Locations        []sarifLocation `json:"locations"`
-	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+	RuleID           string             `json:"ruleId"`
+	RuleIndex        int                `json:"ruleIndex"`
+	Level            string             `json:"level"`
+	Message          sarifText          `json:"message"`
+	Locations        []sarifLocation    `json:"locations"`
+	RelatedLocations []sarifLocation    `json:"relatedLocations,omitempty"`
+	Suppressions     []sarifSuppression `json:"suppressions,omitempty"`
+}
+
+// sarifSuppression is a perflog:ignore comment's (SARIF 2.1.0 §3.35).
+type sarifSuppression struct {
+	Kind          string `json:"kind"`
+	Justification string `json:"justification"`
 }
 
 type sarifLocation struct {
@@ -325,6 +336,9 @@ func writeSARIF(w io.Writer, fs []changelog.Finding) error {
 		}
 		res := sarifResult{RuleID: f.Rule, RuleIndex: i, Level: sarifLevel(f.Severity), Message: sarifText{f.Message},
 			Locations: []sarifLocation{{PhysicalLocation: sarifLoc(f.File, f.Line)}}}
+		if f.Suppressed != "" {
+			res.Suppressions = []sarifSuppression{{Kind: "inSource", Justification: f.Suppressed}}
+		}
 		for k, e := range f.Evidence {
 			if e.Rev != "head" {
 				continue // code scanning shows locations of the analysed commit only

@@ -154,21 +154,38 @@ type summary struct {
 	Errors   int `json:"errors"`
 	Warnings int `json:"warnings"`
 	Infos    int `json:"infos"`
+	// Suppressed counts the findings perflog:ignore comments set aside
+	// (not counted above).
+	Suppressed int `json:"suppressed"`
 }
 
 func countFindings(fs []changelog.Finding) summary {
 	var s summary
 	for _, f := range fs {
-		switch f.Severity {
-		case changelog.Error:
+		switch {
+		case f.Suppressed != "":
+			s.Suppressed++
+		case f.Severity == changelog.Error:
 			s.Errors++
-		case changelog.Warning:
+		case f.Severity == changelog.Warning:
 			s.Warnings++
 		default:
 			s.Infos++
 		}
 	}
 	return s
+}
+
+// standing are the findings no perflog:ignore comment set aside, for the
+// formats a person reads (JSON and SARIF keep every finding).
+func standing(fs []changelog.Finding) []changelog.Finding {
+	var out []changelog.Finding
+	for _, f := range fs {
+		if f.Suppressed == "" {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 func verifyRun(ctx context.Context, opts *VerifyOptions) error {
