@@ -47,7 +47,7 @@ Exit status (every command):
 			return err
 		},
 	})
-	root.AddCommand(newChangelogCmd(f), newProvenanceCmd(f), newIndexCmd(f, nil), newQueryCmd(f, nil), newConfigCmd(f), newLintCmd(f, nil))
+	root.AddCommand(newChangelogCmd(f), newProvenanceCmd(f), newIndexCmd(f, nil), newQueryCmd(f, nil), newConfigCmd(f), newLintCmd(f, nil), newInitCmd(f, nil))
 	registerCompletions(f, root)
 	return root
 }

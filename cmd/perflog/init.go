@@ -1,0 +1,132 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/safefile"
+	"github.com/perflog/perflog/recipe"
+)
+
+// InitOptions are the parsed flags of `perflog init`.
+type InitOptions struct {
+	Factory *Factory
+	Repo    string
+	Force   bool
+}
+
+func newInitCmd(f *Factory, runF func(context.Context, *InitOptions) error) *cobra.Command {
+	opts := &InitOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Write a commented .perflog.yaml and a GitHub workflow for this repository",
+		Long: `Init writes .perflog.yaml, with the settings perflog found for this
+repository (the changelog, the master configs, the GitHub repository from the
+origin remote) and every other setting commented out at its default, and
+.github/workflows/perflog.yml, the workflow that runs the gate on pull
+requests. An existing file is left alone unless --force is given.`,
+		Args: argsFor(),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return initRun(opts)
+		},
+	}
+	cmd.Flags().StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace existing files")
+	return cmd
+}
+
+func initRun(opts *InitOptions) error {
+	ws, err := openWorkspace(opts.Factory, opts.Repo, "")
+	if err != nil {
+		return err
+	}
+	defer ws.repo.Close()
+	root := ws.repo.Worktree()
+	if root == "" {
+		return fmt.Errorf("the repository has no work tree to write the settings to")
+	}
+	files := map[string]string{
+		config.SettingsFile:             initSettings(ws, recipe.Dir(root)),
+		".github/workflows/perflog.yml": initWorkflow,
+	}
+	for _, name := range []string{config.SettingsFile, ".github/workflows/perflog.yml"} {
+		full := filepath.Join(root, filepath.FromSlash(name))
+		if _, err := os.Stat(full); err == nil && !opts.Force {
+			return &flagError{err: fmt.Errorf("%s exists; pass --force to replace it", name), hint: "Run 'perflog init --help' for usage."}
+		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if _, err := safefile.Write(root, name, []byte(files[name])); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		fmt.Fprintf(opts.Factory.IO.ErrOut, "wrote %s\n", name)
+	}
+	return nil
+}
+
+// initSettings is a .perflog.yaml for the repository: what was found set,
+// the rest commented at its default.
+func initSettings(ws *workspace, wt recipe.Files) string {
+	s := ws.settings
+	var b strings.Builder
+	b.WriteString("# perflog settings (perflog init). Every setting is optional; a commented\n# one shows its default. Paths are relative to the repository root.\n\n")
+	b.WriteString("changelog:\n")
+	fmt.Fprintf(&b, "  file: %s\n", s.ChangelogPath())
+	masters := config.DefaultMasterFiles
+	for _, layout := range s.MasterCandidates() {
+		if len(layout) > 0 && wt.Exists(layout[0]) {
+			masters = layout
+			break
+		}
+	}
+	fmt.Fprintf(&b, "  master-configs: [%s]\n", strings.Join(masters, ", "))
+	repo := s.Repository()
+	if m := githubRemote.FindStringSubmatch(ws.repo.RemoteURL("origin")); m != nil {
+		repo = m[1] + "/" + m[2]
+	}
+	fmt.Fprintf(&b, "\ngithub:\n  repository: %s   # canonical pr-links point here\n", repo)
+	b.WriteString(`
+# rules:                        # the full profile's severities: error | warning | info | off
+#   append-only/not-at-end: warning
+#   recipe/*: warning           # a whole family (perflog changelog rules lists them)
+
+# ignore-revs: []               # commits history attribution looks through (reformats)
+# ignore-revs-file: .git-blame-ignore-revs
+
+# scripts:                      # which script runs a recipe (perflog config scripts shows it)
+#   runners: configs/runners.yaml
+`)
+	return b.String()
+}
+
+const initWorkflow = `# perflog: the changelog gate (perflog init). See the perflog README.
+name: perflog
+on:
+  pull_request:
+    paths: [perf-changelog.yaml, configs/**, .github/configs/**, benchmarks/**, runners/**]
+permissions:
+  contents: read
+  security-events: write        # the SARIF upload
+jobs:
+  verify:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          fetch-depth: 0        # perflog needs the base branch's history
+      - uses: perflog/perflog@v1
+`
