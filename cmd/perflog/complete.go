@@ -97,7 +97,7 @@ var formats = map[string][]string{
 	"perflog provenance blame": {"table", "tsv", "json"},
 	"perflog provenance log":   {"text", "json"},
 	"perflog provenance diff":  {"text", "json"},
-	"perflog lint":             {"text", "json", "github"},
+	"perflog lint":             lintFormats,
 	"perflog config scripts":   {"table", "tsv", "json"},
 	"perflog index":            {"text", "json"},
 	"perflog query":            {"table", "tsv", "json", "csv"},

@@ -53,8 +53,8 @@ Exit status 1 when a finding is an error.`,
   $ perflog lint --rev origin/main --format json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Paths = args
-			if !contains([]string{"text", "json", "github"}, opts.Format) {
-				return flagErrorf("invalid --format %q (want text, json or github)", opts.Format)
+			if !contains(lintFormats, opts.Format) {
+				return flagErrorf("invalid --format %q (want text, json, github, markdown or sarif)", opts.Format)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -66,7 +66,7 @@ Exit status 1 when a finding is an error.`,
 	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
 	fl.StringVar(&opts.Rev, "rev", "", "lint the scripts of this `revision` (default: the work tree)")
 	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
-	fl.StringVar(&opts.Format, "format", "text", "output `format`: text, json or github")
+	fl.StringVar(&opts.Format, "format", "text", "output `format`: text, json, github (workflow annotations), markdown or sarif (code scanning)")
 	return cmd
 }
 
@@ -82,6 +82,9 @@ type lintResult struct {
 	// SchemaVersion: see jsonSchemaVersion.
 	SchemaVersion int `json:"schema_version"`
 }
+
+// lintFormats are lint's --format values, those of verify.
+var lintFormats = verifyFormats
 
 func lintRun(ctx context.Context, opts *LintOptions) error {
 	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
@@ -177,6 +180,25 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 		}
 	case "github":
 		writeGitHub(out, fs)
+	case "sarif":
+		if err := writeSARIF(out, fs); err != nil {
+			return err
+		}
+	case "markdown":
+		verdict := "✅ passed"
+		if !ok {
+			verdict = "❌ failed"
+		}
+		s := countFindings(fs)
+		fmt.Fprintf(out, "### perflog lint: %s\n\n%d script%s at `%s` · %d error%s, %d warning%s, %d note%s\n\n", verdict,
+			len(rep.Scripts), plural(len(rep.Scripts)), revName, s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, plural(s.Infos))
+		linkRev := ""
+		if opts.Rev != "" {
+			linkRev = revName
+		}
+		if err := writeMarkdownFindings(out, fs, linkRev, ws.settings.Repository()); err != nil {
+			return err
+		}
 	default:
 		for _, f := range standing(fs) {
 			fmt.Fprintf(out, "%s:%d: %s %s: %s\n", f.File, f.Line, f.Severity, f.Rule, f.Message)

@@ -172,7 +172,13 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 		fmt.Fprintf(w, " · PR #%d", h.pr)
 	}
 	fmt.Fprint(w, "\n\n")
-	if len(rep.Findings) == 0 {
+	return writeMarkdownFindings(w, rep.Findings, h.head.String(), repo)
+}
+
+// writeMarkdownFindings is the findings' table of a markdown report, each
+// place linked at rev in repo on GitHub (plain when repo or rev is "").
+func writeMarkdownFindings(w io.Writer, fs []changelog.Finding, rev, repo string) error {
+	if len(standing(fs)) == 0 {
 		return nil
 	}
 	link := func(file string, line int) string {
@@ -180,10 +186,10 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 		if line > 0 {
 			where = fmt.Sprintf("%s:%d", file, line)
 		}
-		if repo == "" {
+		if repo == "" || rev == "" {
 			return "`" + where + "`"
 		}
-		u := fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo, h.head, file)
+		u := fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo, rev, file)
 		if line > 0 {
 			u += fmt.Sprintf("#L%d", line)
 		}
@@ -191,7 +197,7 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 	}
 	t := tablewriter.NewTable(w, tablewriter.WithRenderer(renderer.NewMarkdown()), tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("", "rule", "where", "finding")
-	for _, f := range standing(rep.Findings) {
+	for _, f := range standing(fs) {
 		icon := "ℹ️"
 		switch f.Severity {
 		case changelog.Error:

@@ -26,8 +26,14 @@ Exit status (every command):
 		Version:       version(),
 	}
 	root.SetVersionTemplate("perflog {{.Version}}\n")
+	var color string
+	root.PersistentFlags().StringVar(&color, "color", "auto", "colour `when`: auto (a terminal, unless NO_COLOR or TERM=dumb; CLICOLOR_FORCE forces it), always or never")
+	root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	root.PersistentFlags().StringVarP(&f.output, "output", "o", "", "write the output to `file` instead of standard output, atomically and only when the run completes (exit 0 or 1)")
 	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+		if !f.IO.SetColor(color) {
+			return flagErrorf("invalid --color %q (want auto, always or never)", color)
+		}
 		if f.output != "" {
 			// rendered for a file: no terminal tables, colour or pager
 			f.IO.Out = &f.outputBuf

@@ -24,14 +24,41 @@ type IOStreams struct {
 	stdoutTTYSet, stderrTTYSet bool
 	stdinTTY, stdinTTYSet      bool
 	colorDisabled              bool
+	colorForced                bool
 	width                      int // set by SetTerminalWidth
 }
 
 // System returns the process's streams.
 func System() *IOStreams {
 	s := &IOStreams{In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr}
-	_, s.colorDisabled = os.LookupEnv("NO_COLOR")
+	s.SetColorFromEnv(os.Getenv)
 	return s
+}
+
+// SetColorFromEnv applies the conventions of the environment: NO_COLOR (set
+// to anything but "") and TERM=dumb turn colour off; CLICOLOR_FORCE (set
+// to anything but "" or "0") turns it on even off a terminal, unless
+// NO_COLOR is set (https://no-color.org, https://bixense.com/clicolors).
+func (s *IOStreams) SetColorFromEnv(getenv func(string) string) {
+	s.colorDisabled = getenv("NO_COLOR") != "" || getenv("TERM") == "dumb"
+	if f := getenv("CLICOLOR_FORCE"); f != "" && f != "0" && getenv("NO_COLOR") == "" {
+		s.colorForced = true
+	}
+}
+
+// SetColor sets colour as --color says: "always", "never" or "auto" (the
+// environment's and the terminal's choice). It reports a bad value.
+func (s *IOStreams) SetColor(mode string) bool {
+	switch mode {
+	case "always":
+		s.colorForced, s.colorDisabled = true, false
+	case "never":
+		s.colorForced, s.colorDisabled = false, true
+	case "auto", "":
+	default:
+		return false
+	}
+	return true
 }
 
 // Test returns streams backed by buffers, with every TTY flag off.
@@ -85,9 +112,11 @@ func (s *IOStreams) SetStdoutTTY(v bool) { s.stdoutTTY, s.stdoutTTYSet = v, true
 // SetStderrTTY overrides TTY detection for stderr.
 func (s *IOStreams) SetStderrTTY(v bool) { s.stderrTTY, s.stderrTTYSet = v, true }
 
-// ColorEnabled reports whether output to stdout may use ANSI colour:
-// only on a TTY and when NO_COLOR is unset.
-func (s *IOStreams) ColorEnabled() bool { return !s.colorDisabled && s.IsStdoutTTY() }
+// ColorEnabled reports whether output to stdout may use ANSI colour: on a
+// TTY unless the environment or --color says otherwise, or when forced.
+func (s *IOStreams) ColorEnabled() bool {
+	return s.colorForced || (!s.colorDisabled && s.IsStdoutTTY())
+}
 
 // TerminalWidth is how many columns a table on stdout may take: the
 // terminal's width, else $COLUMNS, else 0 (no limit: output that is not
