@@ -62,8 +62,8 @@ A table on a terminal, tab-separated values otherwise, or --format json.`,
 			return argsFor()(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !contains([]string{"", "table", "tsv", "json"}, opts.Format) {
-				return flagErrorf("invalid --format %q (want table, tsv or json)", opts.Format)
+			if !contains(listFormats, opts.Format) {
+				return flagErrorf("invalid --format %q (want table, tsv, json or csv)", opts.Format)
 			}
 			if !contains([]string{"", "contradicted", "all"}, opts.Claims) {
 				return flagErrorf("invalid --claims %q (want contradicted or all)", opts.Claims)

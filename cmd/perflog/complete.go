@@ -88,17 +88,21 @@ func keysAtHead(f *Factory, c *cobra.Command, prefix string) []string {
 	return out
 }
 
+// listFormats are the --format values of the listing commands ("": the
+// default, a table on a terminal, else TSV).
+var listFormats = []string{"", "table", "tsv", "json", "csv"}
+
 // formats are the --format values of each command.
 var formats = map[string][]string{
 	"perflog changelog verify": verifyFormats,
 	"perflog changelog new":    {"yaml", "json"},
-	"perflog changelog audit":  {"table", "tsv", "json"},
-	"perflog changelog rules":  {"table", "tsv", "json"},
-	"perflog provenance blame": {"table", "tsv", "json"},
+	"perflog changelog audit":  listFormats[1:],
+	"perflog changelog rules":  listFormats[1:],
+	"perflog provenance blame": listFormats[1:],
 	"perflog provenance log":   {"text", "json"},
 	"perflog provenance diff":  {"text", "json"},
 	"perflog lint":             lintFormats,
-	"perflog config scripts":   {"table", "tsv", "json"},
+	"perflog config scripts":   listFormats[1:],
 	"perflog index":            {"text", "json"},
 	"perflog query":            {"table", "tsv", "json", "csv"},
 }

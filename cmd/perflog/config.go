@@ -47,8 +47,8 @@ them. The summary on stderr gives the share of single-node keys resolved.`,
   $ perflog config scripts 'dsv4-*' --format json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Keys = args
-			if !contains([]string{"", "table", "tsv", "json"}, opts.Format) {
-				return flagErrorf("invalid --format %q (want table, tsv or json)", opts.Format)
+			if !contains(listFormats, opts.Format) {
+				return flagErrorf("invalid --format %q (want table, tsv, json or csv)", opts.Format)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
@@ -60,7 +60,7 @@ them. The summary on stderr gives the share of single-node keys resolved.`,
 	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
 	fl.StringVar(&opts.Rev, "rev", "HEAD", "the `revision` to resolve at")
 	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
-	fl.StringVar(&opts.Format, "format", "", "output `format`: table, tsv or json (default: table on a terminal, else tsv)")
+	fl.StringVar(&opts.Format, "format", "", "output `format`: table, tsv, json or csv (default: table on a terminal, else tsv)")
 	return cmd
 }
 

@@ -60,8 +60,8 @@ are listed. A table on a terminal, tab-separated values otherwise, or
 			if err := checkKeyArg(opts.Key); err != nil {
 				return err
 			}
-			if !contains([]string{"", "table", "tsv", "json"}, opts.Format) {
-				return flagErrorf("invalid --format %q (want table, tsv or json)", opts.Format)
+			if !contains(listFormats, opts.Format) {
+				return flagErrorf("invalid --format %q (want table, tsv, json or csv)", opts.Format)
 			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)

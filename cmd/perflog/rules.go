@@ -22,9 +22,9 @@ terminal, tab-separated values otherwise, or --format json.`,
 			case "json":
 				enc := jsonEncoder(f.IO.Out)
 				return enc.Encode(map[string]any{"rules": changelog.Rules})
-			case "", "table", "tsv":
+			case "", "table", "tsv", "csv":
 			default:
-				return flagErrorf("invalid --format %q (want table, tsv or json)", format)
+				return flagErrorf("invalid --format %q (want table, tsv, json or csv)", format)
 			}
 			rows := make([][]string, 0, len(changelog.Rules))
 			for _, r := range changelog.Rules {
@@ -38,6 +38,6 @@ terminal, tab-separated values otherwise, or --format json.`,
 			return printTable(f, format, header, rows)
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "", "output `format`: table, tsv or json (default: table on a terminal, else tsv)")
+	cmd.Flags().StringVar(&format, "format", "", "output `format`: table, tsv, json or csv (default: table on a terminal, else tsv)")
 	return cmd
 }
