@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/perflog/perflog/internal/iostreams"
 )
 
 // TestFormatCompletionsAreAccepted: every --format value completion offers
@@ -37,6 +40,35 @@ func TestFormatCompletionsAreAccepted(t *testing.T) {
 			if strings.Contains(errOut, "invalid --format") || code == ExitError {
 				t.Errorf("%s --format %s: exit %d: %s", path, v, code, errOut)
 			}
+		}
+	}
+}
+
+// TestPager: a long listing on a terminal goes through $PAGER (here a
+// filter that marks each line); --no-pager, PAGER=cat, a file or a pipe
+// do without.
+func TestPager(t *testing.T) {
+	for _, c := range []struct {
+		env   map[string]string
+		tty   bool
+		args  []string
+		paged bool
+	}{
+		{map[string]string{"PAGER": "sed s/^/P:/"}, true, nil, true},
+		{map[string]string{"PAGER": "cat > /dev/null; echo never"}, true, []string{"--no-pager"}, false},
+		{map[string]string{"PERFLOG_PAGER": "sed s/^/P:/", "PAGER": "false"}, true, nil, true},
+		{map[string]string{"PAGER": "cat"}, true, nil, false},
+		{map[string]string{"PAGER": "sed s/^/P:/"}, false, nil, false},
+	} {
+		io, _, out, _ := iostreams.Test()
+		io.SetStdoutTTY(c.tty)
+		f := newFactory(io)
+		f.Getenv = func(k string) string { return c.env[k] }
+		f.LookupEnv = func(k string) (string, bool) { v, ok := c.env[k]; return v, ok }
+		code := run(context.Background(), f, append([]string{"changelog", "rules", "--format", "tsv"}, c.args...))
+		got := out.String()
+		if code != 0 || strings.HasPrefix(got, "P:RULE") != c.paged || !strings.Contains(got, "RULE") {
+			t.Errorf("%v tty %v %v: exit %d, paged %v, output %.40q", c.env, c.tty, c.args, code, strings.HasPrefix(got, "P:"), got)
 		}
 	}
 }

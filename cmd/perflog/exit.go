@@ -97,6 +97,7 @@ func run(ctx context.Context, f *Factory, args []string) (code int) {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
+	f.stopPager()
 	if f.output != "" && (err == nil || errors.Is(err, errFindings)) {
 		// a completed run's report (findings included); a failed run
 		// leaves the file as it was, never empty or half written

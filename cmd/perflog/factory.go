@@ -2,7 +2,10 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
+	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,11 +25,19 @@ type Factory struct {
 	OpenRepo func(dir string) (*gitscan.Repo, error)
 	// Getwd returns the working directory.
 	Getwd func() (string, error)
+	// LookupEnv is Getenv with whether the variable is set (nil: the
+	// process's environment).
+	LookupEnv func(string) (string, bool)
 
 	// output is --output: the file the run's standard output goes to,
 	// written once the run has completed (see run).
 	output    string
 	outputBuf bytes.Buffer
+	// pager is the pager process the run's output goes through (a
+	// terminal's long output), and pagerIn its input.
+	pager   *exec.Cmd
+	pagerIn io.WriteCloser
+	noPager bool
 
 	shallowOnce sync.Once // warnShallow's
 }
@@ -41,4 +52,54 @@ func newFactory(io *iostreams.IOStreams) *Factory {
 		},
 		Getwd: os.Getwd,
 	}
+}
+
+// startPager sends standard output through a pager when it is a terminal:
+// $PERFLOG_PAGER, else $PAGER, else "less -FRX" (which quits at once when
+// the output fits the screen, and keeps colour); "" or "cat" means none.
+// The output stays a terminal's (tables, colour).
+func (f *Factory) startPager() {
+	if !f.IO.IsStdoutTTY() {
+		return
+	}
+	pager, set := f.lookupEnv("PERFLOG_PAGER")
+	if !set {
+		pager, set = f.lookupEnv("PAGER")
+	}
+	if !set {
+		pager = "less -FRX"
+	}
+	if strings.TrimSpace(pager) == "" || strings.TrimSpace(pager) == "cat" {
+		return
+	}
+	cmd := exec.Command("sh", "-c", pager)
+	cmd.Stdout, cmd.Stderr = f.IO.Out, f.IO.ErrOut
+	if f.Getenv("LESS") == "" {
+		cmd.Env = append(os.Environ(), "LESS=FRX")
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil || cmd.Start() != nil {
+		return // no pager: write to the terminal
+	}
+	f.pager, f.pagerIn = cmd, in
+	f.IO.Out = in
+	f.IO.SetStdoutTTY(true)
+}
+
+// stopPager waits for the pager to show the rest (the run has written it).
+func (f *Factory) stopPager() {
+	if f.pager == nil {
+		return
+	}
+	f.pagerIn.Close()
+	f.pager.Wait()
+	f.pager = nil
+}
+
+// lookupEnv is Getenv telling an empty value from an unset one.
+func (f *Factory) lookupEnv(k string) (string, bool) {
+	if f.LookupEnv != nil {
+		return f.LookupEnv(k)
+	}
+	return os.LookupEnv(k)
 }

@@ -310,10 +310,25 @@ func ellipsize(s string, n int) string {
 	return string(r[:n-3]) + "..."
 }
 
-// fitRows wraps the widest columns of a table's rows, in place, so that
-// the table fits the terminal, first leaving out the columns named in
-// drop, in their order, while it cannot fit with them.
+// prose are the columns of free text (subjects, reasons, key lists,
+// descriptions): on a terminal they are shortened with an ellipsis to
+// fit; the other columns (paths, values, hashes, dates) are never cut.
+var prose = map[string]bool{"SUBJECT": true, "WHY": true, "CONFIG-KEYS": true, "DESCRIPTION": true, "DOC": true, "MESSAGE": true}
+
+// fitRows makes a terminal's table fit its width, one line a row, in
+// place: it leaves out the columns named in drop, in their order, while
+// the table cannot fit with them, then shortens the prose columns with an
+// ellipsis (every column when none is prose: a query's). A table whose
+// other columns are wider than the terminal stays wider: a value is never
+// cut. TSV, CSV and JSON keep every byte.
 func fitRows(f *Factory, header []string, rows [][]string, drop ...string) ([]string, [][]string) {
+	for _, r := range rows {
+		for i, c := range r {
+			if strings.ContainsAny(c, "\n\t") {
+				r[i] = tsvCellEscaper.Replace(c)
+			}
+		}
+	}
 	width := f.IO.TerminalWidth()
 	caps, fits := fitColumns(header, rows, width)
 	for _, name := range drop {
@@ -333,54 +348,50 @@ func fitRows(f *Factory, header []string, rows [][]string, drop ...string) ([]st
 	for _, r := range rows {
 		for i, w := range caps {
 			if i < len(r) {
-				r[i] = wrapCell(r[i], w)
+				r[i] = ellipsize(r[i], w)
 			}
 		}
 	}
 	return header, rows
 }
 
-// fitColumns returns the widths to cap the widest columns of a table at
-// so that it fits width terminal columns (nil when it fits as it is, or
-// when width is 0: no limit). Narrow columns keep their width; the others
-// share what is left equally, down to minCap (or their floor), below
-// which the table is left wider than the terminal. A column's floor is
-// its header's width, or its longest word when none is longer than
-// shortWord: hashes, dates and PR numbers are never broken. (Blame's
-// seven columns fit 80 terminal columns.) fits reports whether the
-// table, so capped, fits.
+// fitColumns returns the widths to cap the prose columns of a table at so
+// that it fits width terminal columns (nil when it fits as it is, or when
+// width is 0: no limit). The prose columns share what the others leave,
+// equally, down to minCap. fits reports whether the table, so capped,
+// fits.
 func fitColumns(header []string, rows [][]string, width int) (caps map[int]int, fits bool) {
-	const minCap, shortWord = 8, 12
+	const minCap = 12
 	if width <= 0 || len(header) == 0 {
 		return nil, true
 	}
-	natural := make([]int, len(header))
-	floor := make([]int, len(header))
-	word := make([]int, len(header)) // the longest word of the column
+	shrink := make([]bool, len(header))
+	anyProse := false
 	for i, h := range header {
-		natural[i], floor[i] = twwidth.Width(h), twwidth.Width(h)
+		shrink[i] = prose[h]
+		anyProse = anyProse || shrink[i]
+	}
+	natural := make([]int, len(header))
+	for i, h := range header {
+		natural[i] = twwidth.Width(h)
+		if !anyProse {
+			shrink[i] = true
+		}
 	}
 	for _, r := range rows {
 		for i, c := range r {
 			if i < len(natural) {
-				for _, l := range strings.Split(c, "\n") {
-					natural[i] = max(natural[i], twwidth.Width(l))
-				}
-				for _, w := range strings.Fields(c) {
-					word[i] = max(word[i], twwidth.Width(w))
-				}
+				natural[i] = max(natural[i], twwidth.Width(c))
 			}
-		}
-	}
-	for i, w := range word {
-		if w <= shortWord {
-			floor[i] = max(floor[i], w)
 		}
 	}
 	budget := width - (3*len(header) + 1) // borders and padding
 	sum := func(c int) (n int) {
 		for i, w := range natural {
-			n += min(w, max(c, floor[i]))
+			if shrink[i] {
+				w = min(w, max(c, twwidth.Width(header[i])))
+			}
+			n += w
 		}
 		return n
 	}
@@ -393,77 +404,13 @@ func fitColumns(header []string, rows [][]string, width int) (caps map[int]int, 
 	}
 	caps = map[int]int{}
 	for i, w := range natural {
-		if w > max(c, floor[i]) {
-			caps[i] = max(c, floor[i])
+		if shrink[i] && w > max(c, twwidth.Width(header[i])) {
+			caps[i] = max(c, twwidth.Width(header[i]))
 		}
 	}
 	return caps, sum(c) <= budget
 }
 
-// wrapCell wraps s to lines of at most w display columns: between words,
-// and inside a word longer than w after a '-', '/', '_', '.' or ',' (a
-// config key, a path, an image), else anywhere.
-func wrapCell(s string, w int) string {
-	var out []string
-	for _, para := range strings.Split(s, "\n") {
-		var line strings.Builder
-		lw := 0
-		for _, word := range strings.Fields(para) {
-			for j, piece := range breakWord(word, w) {
-				pw := twwidth.Width(piece)
-				sep := 0
-				if lw > 0 && j == 0 {
-					sep = 1 // a space between words, none inside one
-				}
-				if lw > 0 && lw+sep+pw > w {
-					out = append(out, line.String())
-					line.Reset()
-					lw, sep = 0, 0
-				}
-				if sep == 1 {
-					line.WriteByte(' ')
-				}
-				line.WriteString(piece)
-				lw += sep + pw
-			}
-		}
-		out = append(out, line.String())
-	}
-	return strings.Join(out, "\n")
-}
-
-// breakWord splits a word wider than w into pieces of at most w columns,
-// after punctuation where it can.
-func breakWord(word string, w int) []string {
-	if twwidth.Width(word) <= w {
-		return []string{word}
-	}
-	var pieces []string
-	rs := []rune(word)
-	for len(rs) > 0 {
-		cut, width, lastPunct := 0, 0, -1
-		for cut < len(rs) {
-			cw := twwidth.Width(string(rs[cut]))
-			if width+cw > w {
-				break
-			}
-			width += cw
-			if strings.ContainsRune("-/_.,", rs[cut]) {
-				lastPunct = cut + 1
-			}
-			cut++
-		}
-		if cut == 0 {
-			cut = 1 // a character wider than w
-		}
-		if cut < len(rs) && lastPunct > 0 {
-			cut = lastPunct
-		}
-		pieces = append(pieces, string(rs[:cut]))
-		rs = rs[cut:]
-	}
-	return pieces
-}
 
 func shortSHA(s string) string {
 	if len(s) > 10 {

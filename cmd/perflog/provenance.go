@@ -107,7 +107,7 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 		rows = append(rows, []string{fl.Path, fl.Value, shortSHA(fl.Commit), prText(fl.PR),
 			dateText(fl.Date), ev, subject})
 	}
-	if err := printTable(opts.Factory, opts.Format, header, rows); err != nil {
+	if err := printTable(opts.Factory, opts.Format, header, rows, "EVENT", "DATE"); err != nil {
 		return err
 	}
 	errOut := opts.Factory.IO.ErrOut

@@ -30,9 +30,13 @@ Exit status (every command):
 	root.PersistentFlags().StringVar(&color, "color", "auto", "colour `when`: auto (a terminal, unless NO_COLOR or TERM=dumb; CLICOLOR_FORCE forces it), always or never")
 	root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	root.PersistentFlags().StringVarP(&f.output, "output", "o", "", "write the output to `file` instead of standard output, atomically and only when the run completes (exit 0 or 1)")
-	root.PersistentPreRunE = func(*cobra.Command, []string) error {
+	root.PersistentFlags().BoolVar(&f.noPager, "no-pager", false, "never page the output (default on a terminal: $PERFLOG_PAGER, else $PAGER, else less -FRX)")
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if !f.IO.SetColor(color) {
 			return flagErrorf("invalid --color %q (want auto, always or never)", color)
+		}
+		if f.output == "" && !f.noPager && paged[c.CommandPath()] {
+			f.startPager()
 		}
 		if f.output != "" {
 			// rendered for a file: no terminal tables, colour or pager
@@ -162,4 +166,12 @@ func version() string {
 		v = "(devel)"
 	}
 	return v + ", " + bi.GoVersion
+}
+
+// paged are the commands whose output can run long: on a terminal they
+// go through a pager, as git's and gh's do.
+var paged = map[string]bool{
+	"perflog changelog audit": true, "perflog changelog rules": true, "perflog provenance blame": true,
+	"perflog provenance log": true, "perflog provenance diff": true, "perflog query": true,
+	"perflog config scripts": true, "perflog lint": true,
 }
