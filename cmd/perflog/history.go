@@ -411,7 +411,6 @@ func fitColumns(header []string, rows [][]string, width int) (caps map[int]int, 
 	return caps, sum(c) <= budget
 }
 
-
 func shortSHA(s string) string {
 	if len(s) > 10 {
 		return s[:10]
