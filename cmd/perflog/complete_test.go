@@ -72,3 +72,17 @@ func TestPager(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyList(t *testing.T) {
+	keys := []string{"dsr1-fp4-b200-sglang", "dsr1-fp4-b200-trt", "dsr1-fp8-b200-sglang", "glm5-fp8-h200-sglang"}
+	if got := keyList(keys, 0); got != strings.Join(keys, ", ") {
+		t.Errorf("a pipe gets every key: %q", got)
+	}
+	got := keyList(keys, 60)
+	if got != "dsr1-fp4-b200-sglang, ... and 3 more (4 keys)" && got != "dsr1-fp4-b200-sglang, dsr1-fp4-b200-trt, ... and 2 more (4 keys)" || len(got) > 60 {
+		t.Errorf("summarised to 60: %q", got)
+	}
+	if got := keyList(keys[:1], 10); got != keys[0] {
+		t.Errorf("one key is shown whole: %q", got)
+	}
+}

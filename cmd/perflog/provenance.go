@@ -354,7 +354,7 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 		}
 		return writeJSON(opts.Factory.IO.Out, map[string]any{"key": opts.Key, "rev": hs.rev.String(), "items": items})
 	}
-	writeLog(opts.Factory.IO.Out, items, opts.Factory.IO.ColorEnabled())
+	writeLog(opts.Factory.IO.Out, items, opts.Factory.IO.ColorEnabled(), termWidth(opts.Factory))
 	if len(items) == 0 {
 		logNothing(opts, hs)
 	}
@@ -405,7 +405,7 @@ func logNothing(opts *LogOptions, hs *history) {
 
 // writeLog prints log items like git log: a header line per commit, then
 // the field changes and the changelog entries.
-func writeLog(w io.Writer, items []provenance.LogItem, color bool) {
+func writeLog(w io.Writer, items []provenance.LogItem, color bool, width int) {
 	paint := func(code, s string) string {
 		if !color {
 			return s
@@ -442,7 +442,8 @@ func writeLog(w io.Writer, items []provenance.LogItem, color bool) {
 			}
 		}
 		for _, e := range it.Entries {
-			fmt.Fprintf(w, "    changelog %s: %s\n", e.Event, strings.Join(e.ConfigKeys, ", "))
+			head := fmt.Sprintf("    changelog %s: ", e.Event)
+			fmt.Fprintf(w, "%s%s\n", head, keyList(e.ConfigKeys, width-len(head)))
 			for _, d := range e.Description {
 				fmt.Fprintf(w, "      - %s\n", d)
 			}
@@ -451,6 +452,30 @@ func writeLog(w io.Writer, items []provenance.LogItem, color bool) {
 			fmt.Fprintf(w, "    %s\n", paint(ansiRed, "no changelog entry in this commit names the key"))
 		}
 	}
+}
+
+// keyList joins keys with ", ", summarised to fit room columns when room
+// is positive (a terminal): the first keys that fit, then how many more
+// ("... and 49 more (52 keys)"). A pipe (room 0) gets every key.
+func keyList(keys []string, room int) string {
+	all := strings.Join(keys, ", ")
+	if room <= 0 || len(all) <= room {
+		return all
+	}
+	var b strings.Builder
+	for i, k := range keys {
+		tail := fmt.Sprintf(", ... and %d more (%d keys)", len(keys)-i, len(keys))
+		sep := ""
+		if i > 0 {
+			sep = ", "
+		}
+		if i > 0 && b.Len()+len(sep)+len(k)+len(tail) > room {
+			b.WriteString(tail)
+			return b.String()
+		}
+		b.WriteString(sep + k)
+	}
+	return b.String()
 }
 
 // ProvDiffOptions are the parsed flags of `perflog provenance diff`.
@@ -550,7 +575,7 @@ func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 	fmt.Fprintf(out, "%s: %d commit%s in %s..%s\n", rep.Key, len(rep.Items), plural(len(rep.Items)), shortSHA(rep.From), shortSHA(rep.To))
 	if len(rep.Items) > 0 {
 		fmt.Fprintln(out)
-		writeLog(out, rep.Items, opts.Factory.IO.ColorEnabled())
+		writeLog(out, rep.Items, opts.Factory.IO.ColorEnabled(), termWidth(opts.Factory))
 	}
 	fmt.Fprintf(out, "\nnet change %s..%s:\n", shortSHA(rep.From), shortSHA(rep.To))
 	if len(rep.Net) == 0 {
@@ -574,4 +599,16 @@ func orRecipe(p string) string {
 		return "(recipe)"
 	}
 	return p
+}
+
+// termWidth is the terminal's width when standard output is one, else 0
+// (a pipe gets every byte).
+func termWidth(f *Factory) int {
+	if !f.IO.IsStdoutTTY() {
+		return 0
+	}
+	if w := f.IO.TerminalWidth(); w > 0 {
+		return w
+	}
+	return 80
 }
