@@ -63,12 +63,18 @@ type AuditEvent struct {
 	To   string `json:"to,omitempty"`
 	// Note qualifies the event (e.g. the file did not load at it).
 	Note string `json:"note,omitempty"`
+	// Kind is Type under the name provenance log uses (JSON only; see
+	// AuditEntry.Named).
+	Kind EventKind `json:"kind,omitempty"`
 }
 
 // AuditEntry is one audited changelog entry. JSON field names are a public
 // contract: add, never rename.
 type AuditEntry struct {
-	Index      int          `json:"index"`
+	Index int `json:"index"`
+	// Entry is Index under the name verify's findings use (JSON only; see
+	// Named).
+	Entry      int          `json:"entry,omitempty"`
 	Line       int          `json:"line"`
 	ConfigKeys []string     `json:"config_keys"`
 	PRLink     string       `json:"pr_link"`
@@ -426,3 +432,13 @@ func (h *History) introducedBy(pr, seq int) string {
 }
 
 func short(h plumbing.Hash) string { return h.String()[:10] }
+
+// Named fills the fields that repeat others under the names the other
+// commands use (entry for index, kind for type), for JSON readers that
+// join documents; JSON field names are added, never renamed.
+func (e *AuditEntry) Named() {
+	e.Entry = e.Index
+	for i := range e.Events {
+		e.Events[i].Kind = e.Events[i].Type
+	}
+}

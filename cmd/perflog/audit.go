@@ -169,6 +169,9 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 		if res.Entries == nil {
 			res.Entries = []provenance.AuditEntry{}
 		}
+		for i := range res.Entries {
+			res.Entries[i].Named()
+		}
 		return writeAuditJSON(out, res)
 	}
 	header := []string{"ENTRY", "LINE", "CONFIG-KEYS", "LINK", "INTRODUCED", "PR", "DATE", "VERDICT", "WHY"}

@@ -35,12 +35,19 @@ func TestAuditWireFields(t *testing.T) {
 	}
 }
 
+// derived fields repeat others under another name for JSON readers
+// (AuditEntry.Named): they are not stored.
+var derived = map[string]bool{"AuditEntry.Entry": true, "AuditEvent.Kind": true}
+
 // checkFields fails unless typ has exactly the fields the encoder in file
-// writes.
+// writes (derived ones aside).
 func checkFields(t *testing.T, typ reflect.Type, want []string, file string) {
 	t.Helper()
 	var got []string
 	for f := range typ.Fields() {
+		if derived[typ.Name()+"."+f.Name] {
+			continue
+		}
 		got = append(got, f.Name)
 	}
 	if !slices.Equal(got, want) {
