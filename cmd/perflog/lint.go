@@ -190,8 +190,8 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 			verdict = "❌ failed"
 		}
 		s := countFindings(fs)
-		fmt.Fprintf(out, "### perflog lint: %s\n\n%d script%s at `%s` · %d error%s, %d warning%s, %d note%s\n\n", verdict,
-			len(rep.Scripts), plural(len(rep.Scripts)), revName, s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, plural(s.Infos))
+		fmt.Fprintf(out, "### perflog lint: %s\n\n%d script%s at `%s` · %d error%s, %d warning%s, %d info\n\n", verdict,
+			len(rep.Scripts), plural(len(rep.Scripts)), revName, s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos)
 		linkRev := ""
 		if opts.Rev != "" {
 			linkRev = revName
@@ -211,9 +211,9 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 		if rep.Unparsed == 1 {
 			do = "does"
 		}
-		fmt.Fprintf(opts.Factory.IO.ErrOut, "%d script%s (%d %s not parse): %d error%s, %d warning%s, %d note%s\n",
+		fmt.Fprintf(opts.Factory.IO.ErrOut, "%d script%s (%d %s not parse): %d error%s, %d warning%s, %d info\n",
 			len(rep.Scripts), plural(len(rep.Scripts)), rep.Unparsed, do,
-			s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, plural(s.Infos))
+			s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos)
 	}
 	if !ok {
 		return errFindings

@@ -113,8 +113,8 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 	if s.Suppressed > 0 {
 		suppressed = fmt.Sprintf(", %d suppressed", s.Suppressed)
 	}
-	fmt.Fprintf(w, "%s: %d error%s, %d warning%s, %d note%s%s (profile %s; base %s %s, head %s %s; %s)\n",
-		verdict, s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, plural(s.Infos), suppressed,
+	fmt.Fprintf(w, "%s: %d error%s, %d warning%s, %d info%s (profile %s; base %s %s, head %s %s; %s)\n",
+		verdict, s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, suppressed,
 		rep.Profile, h.baseName, shortHash(h.base), h.headName, shortHash(h.head), pr)
 }
 
@@ -167,7 +167,7 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 		verdict = "❌ failed"
 	}
 	fmt.Fprintf(w, "### perflog changelog verify: %s\n\n", verdict)
-	fmt.Fprintf(w, "%d error%s, %d warning%s, %d note%s · profile `%s` · base `%s` → head `%s`", s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, plural(s.Infos), rep.Profile, shortHash(h.base), shortHash(h.head))
+	fmt.Fprintf(w, "%d error%s, %d warning%s, %d info · profile `%s` · base `%s` → head `%s`", s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, rep.Profile, shortHash(h.base), shortHash(h.head))
 	if h.pr > 0 {
 		fmt.Fprintf(w, " · PR #%d", h.pr)
 	}
