@@ -290,6 +290,12 @@ func (o *objects) readFallback(h plumbing.Hash) (plumbing.ObjectType, []byte, er
 	if _, err := buf.ReadFrom(rd); err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
+	// go-git's packfile reader trusts what it decodes: an object read
+	// through it is checked against its id (these reads are rare: loose
+	// objects, alternates, entries the pack reader leaves to it)
+	if id := objectID(obj.Type(), buf.Bytes()); id != h {
+		return plumbing.InvalidObject, nil, fmt.Errorf("object %s: %w: its content hashes to %s", h, ErrCorrupt, id)
+	}
 	return obj.Type(), buf.Bytes(), nil
 }
 
