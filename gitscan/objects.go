@@ -286,7 +286,8 @@ func (o *objects) readFallback(h plumbing.Hash) (plumbing.ObjectType, []byte, er
 		return plumbing.InvalidObject, nil, err
 	}
 	defer rd.Close()
-	buf := bytes.NewBuffer(make([]byte, 0, obj.Size()))
+	// (a damaged header may claim any size: it is a hint, not an allocation)
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(obj.Size(), 0), 1<<20)))
 	if _, err := buf.ReadFrom(rd); err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
