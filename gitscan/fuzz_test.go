@@ -15,8 +15,8 @@ import (
 
 // smallPackRepo makes a repository of a few commits (blobs stored whole
 // and as deltas) packed into one pack, and returns its git directory and
-// every object's content by id.
-func smallPackRepo(t testing.TB) (string, map[plumbing.Hash][]byte) {
+// every object's content and type by id.
+func smallPackRepo(t testing.TB) (string, map[plumbing.Hash][]byte, map[plumbing.Hash]plumbing.ObjectType) {
 	t.Helper()
 	dir := t.TempDir()
 	r, err := git.PlainInit(dir, false)
@@ -45,6 +45,7 @@ func smallPackRepo(t testing.TB) (string, map[plumbing.Hash][]byte) {
 		t.Fatal(err)
 	}
 	want := map[plumbing.Hash][]byte{}
+	types := map[plumbing.Hash]plumbing.ObjectType{}
 	iter, err := r.Storer.IterEncodedObjects(plumbing.AnyObject)
 	if err != nil {
 		t.Fatal(err)
@@ -58,6 +59,7 @@ func smallPackRepo(t testing.TB) (string, map[plumbing.Hash][]byte) {
 		b.ReadFrom(rd)
 		rd.Close()
 		want[o.Hash()] = b.Bytes()
+		types[o.Hash()] = o.Type()
 		return nil
 	})
 	// leave the pack alone: no loose copies
@@ -68,15 +70,16 @@ func smallPackRepo(t testing.TB) (string, map[plumbing.Hash][]byte) {
 			os.RemoveAll(filepath.Join(dir, ".git", "objects", e.Name()))
 		}
 	}
-	return filepath.Join(dir, ".git"), want
+	return filepath.Join(dir, ".git"), want, types
 }
 
 // FuzzPackReader: whatever the bytes of a pack (its index kept), reading
-// its objects gives each object's content or an error, never a panic and
-// never other content: inflating verifies the checksum, commits and trees
-// their ids.
+// its objects gives each object's content, an error, or an object of
+// another type (which the typed readers, ReadBlob and the tree and commit
+// readers, refuse), never a panic and never other content of the type
+// asked for: inflating verifies the checksum, commits and trees their ids.
 func FuzzPackReader(f *testing.F) {
-	gitDir, want := smallPackRepo(f)
+	gitDir, want, types := smallPackRepo(f)
 	packs, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "*.pack"))
 	if len(packs) != 1 {
 		f.Fatalf("packs: %v", packs)
@@ -102,9 +105,9 @@ func FuzzPackReader(f *testing.F) {
 		defer r.Close()
 		corrupt := 0
 		for h, content := range want {
-			_, got, err := r.obj.read(h)
-			if err != nil {
-				corrupt++
+			typ, got, err := r.obj.read(h)
+			if err != nil || typ != types[h] {
+				corrupt++ // an error, or a type the typed readers refuse
 				continue
 			}
 			if !bytes.Equal(got, content) {

@@ -254,11 +254,19 @@ func (o *objects) readObject(h plumbing.Hash, keep bool) (plumbing.ObjectType, [
 		if err != nil {
 			continue
 		}
-		_, cachedHit := o.cache.m[cacheKey{i, off}]
+		key := cacheKey{i, off}
+		verified := false
+		if e, ok := o.cache.m[key]; ok {
+			verified = e.Value.(*lruItem).val.verified
+		}
 		t, b, err := o.at(i, off, 0)
-		if err == nil && !cachedHit && t != plumbing.BlobObject && objectID(t, b) != h {
-			o.cache.drop(cacheKey{i, off})
-			err = fmt.Errorf("%w: its content hashes to %s", ErrCorrupt, objectID(t, b))
+		if err == nil && !verified && t != plumbing.BlobObject {
+			if id := objectID(t, b); id != h {
+				o.cache.drop(key)
+				err = fmt.Errorf("%w: its content hashes to %s", ErrCorrupt, id)
+			} else if e, ok := o.cache.m[key]; ok {
+				e.Value.(*lruItem).val.verified = true
+			}
 		}
 		if err == nil {
 			if keep {
@@ -327,6 +335,9 @@ type cacheKey struct {
 type cached struct {
 	t    plumbing.ObjectType
 	data []byte
+	// verified: the content hashed to the id it was asked for (a delta
+	// base is cached by offset, unverified, until it is asked for by id)
+	verified bool
 }
 
 // entry is the header of a pack entry: its type, its inflated size, where
