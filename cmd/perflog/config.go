@@ -57,9 +57,9 @@ them. The summary on stderr gives the share of single-node keys resolved.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	repoFlag(fl, &opts.Repo)
 	fl.StringVar(&opts.Rev, "rev", "HEAD", "the `revision` to resolve at")
-	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	configFlag(fl, &opts.Config)
 	fl.StringVar(&opts.Format, "format", "", "output `format`: table, tsv, json or csv (default: table on a terminal, else tsv)")
 	return cmd
 }

@@ -38,9 +38,9 @@ type HistoryFlags struct {
 }
 
 func (o *HistoryFlags) addFlags(fl *pflag.FlagSet, formats string) {
-	fl.StringVar(&o.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	repoFlag(fl, &o.Repo)
 	fl.StringVar(&o.Rev, "rev", "HEAD", "the `revision` whose state is explained")
-	fl.StringVar(&o.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	configFlag(fl, &o.Config)
 	fl.StringArrayVar(&o.IgnoreRevs, "ignore-rev", nil, "look through this mechanical `commit` (repeatable; adds to ignore-revs in the settings)")
 	fl.StringVar(&o.Format, "format", "", "output `format`: "+formats)
 	fl.BoolVar(&o.NoIndex, "no-index", false, "read history from git even when an index exists (see perflog index)")

@@ -72,9 +72,9 @@ perflog index builds it again.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	repoFlag(fl, &opts.Repo)
 	fl.StringVar(&opts.Rev, "rev", "HEAD", "index the first-parent history of this `revision`")
-	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	configFlag(fl, &opts.Config)
 	fl.BoolVar(&opts.Rebuild, "rebuild", false, "discard the index and build it from scratch")
 	fl.BoolVar(&opts.Checks, "checks", false, "also fill the claims and findings tables (query fills them on first use)")
 	fl.StringVar(&opts.Format, "format", "", "output `format`: text or json")
@@ -297,9 +297,9 @@ than one statement.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	repoFlag(fl, &opts.Repo)
 	fl.StringVar(&opts.Rev, "rev", "HEAD", "index (and query) the first-parent history of this `revision`")
-	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	configFlag(fl, &opts.Config)
 	fl.StringVar(&opts.Format, "format", "", "output `format`: table, tsv, json or csv (default: table on a terminal, else tsv)")
 	fl.BoolVar(&opts.Schema, "schema", false, "list the tables and their columns")
 	return cmd

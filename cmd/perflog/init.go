@@ -41,7 +41,7 @@ requests. An existing file is left alone unless --force is given.`,
 			return initRun(opts)
 		},
 	}
-	cmd.Flags().StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	repoFlag(cmd.Flags(), &opts.Repo)
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "replace existing files")
 	return cmd
 }

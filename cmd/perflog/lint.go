@@ -63,9 +63,9 @@ Exit status 1 when a finding is an error.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	repoFlag(fl, &opts.Repo)
 	fl.StringVar(&opts.Rev, "rev", "", "lint the scripts of this `revision` (default: the work tree)")
-	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	configFlag(fl, &opts.Config)
 	fl.StringVar(&opts.Format, "format", "text", "output `format`: text, json, github (workflow annotations), markdown or sarif (code scanning)")
 	return cmd
 }

@@ -80,13 +80,13 @@ it first.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	repoFlag(fl, &opts.Repo)
 	fl.StringVar(&opts.Base, "base", "", "base `rev` (default: merge-base with origin/$GITHUB_BASE_REF, origin/main or main)")
 	fl.IntVar(&opts.PR, "pr", 0, "this pull request's `number` (default: from the CI environment or GitHub)")
 	fl.BoolVar(&opts.DryRun, "dry-run", false, "print the drafted entry; change nothing")
 	fl.BoolVar(&opts.Edit, "edit", false, "open $EDITOR on the drafted entry before appending it (needs a terminal)")
 	fl.StringVar(&opts.Format, "format", "yaml", "output `format` of the drafted entries: yaml or json")
-	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	configFlag(fl, &opts.Config)
 	fl.BoolVar(&opts.Offline, "offline", false, "never ask GitHub (for the PR number)")
 	return cmd
 }

@@ -518,8 +518,8 @@ after rev-b is an error (exit 2), not an empty range.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
-	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	repoFlag(fl, &opts.Repo)
+	configFlag(fl, &opts.Config)
 	fl.StringArrayVar(&opts.IgnoreRevs, "ignore-rev", nil, "look through this mechanical `commit` (repeatable)")
 	fl.StringVar(&opts.Format, "format", "", "output `format`: text or json")
 	fl.BoolVar(&opts.NoIndex, "no-index", false, "read history from git even when an index exists (see perflog index)")

@@ -105,7 +105,7 @@ changes to the changelog, the configs or the scripts says so.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Repo, "repo", "", "repository `dir` (default: the one containing the working directory)")
+	repoFlag(fl, &opts.Repo)
 	fl.StringVar(&opts.Base, "base", "", "base `rev` (default: merge-base with origin/$GITHUB_BASE_REF, origin/main or main)")
 	fl.StringVar(&opts.Head, "head", "HEAD", "head `rev`")
 	fl.IntVar(&opts.PR, "pr", 0, "this pull request's `number` (default: from GITHUB_REF or GITHUB_EVENT_PATH)")
@@ -114,7 +114,7 @@ changes to the changelog, the configs or the scripts says so.`,
 	fl.BoolVar(&opts.Offline, "offline", false, "never ask GitHub")
 	fl.BoolVar(&opts.Worktree, "worktree", false, "judge the work tree, uncommitted changes included, as head")
 	fl.StringVar(&profile, "profile", "full", "rule `profile`: gate, strict or full")
-	fl.StringVar(&opts.Config, "config", "", "settings `file` (default: .perflog.yaml at the repository root)")
+	configFlag(fl, &opts.Config)
 	fl.StringVar(&opts.Claims, "claims", "contradicted", "description claims to report: `contradicted`, all (with unverified and confirmed ones) or off")
 	return cmd
 }
