@@ -24,23 +24,18 @@ import (
 )
 
 // objects reads commits, trees and blobs. It reads pack files directly,
-// with go-git's pack index decoder (idxfile) and its own delta patcher
-// (applyDelta, gitformat-pack(5)), keeping decoded objects in a small LRU
-// keyed by pack offset: walking 1970 commits this way takes ~20 ms
-// (BenchmarkFirstParent) where
-// go-git's object storage takes ~200 ms, and reading 810 versions of a 400 KB file
-// newest first ~110 ms instead of ~320 ms (the storage re-inflates and
-// copies every object through its generic cache). It inflates with the
-// standard library (klauspost/compress measured within 10% of it on every
-// command, so it is not worth a dependency).
+// with its own index view and delta patcher (applyDelta,
+// gitformat-pack(5)), keeping decoded objects in a small LRU keyed by pack
+// offset: go-git's object storage re-inflates and copies every object
+// through its generic cache, several times slower on a walk or a file's
+// versions (BenchmarkFirstParent, docs/dev/performance.md).
 //
 // Every object is inflated to the end of its zlib stream, so that the
 // stream's Adler-32 checksum is verified; a mismatch, or a stream that
 // ends before or after the object's size, is ErrCorrupt naming the
 // object, never content. Commits and trees read from a pack are also
-// hashed and checked against their ids (it costs nothing measurable);
-// blobs are not: hashing the 300 MB of changelog versions an audit reads
-// made `changelog audit --no-index` 130 -> 217 ms on the corpus.
+// hashed and checked against their ids; blobs are not, which would make a
+// cold audit (hundreds of MB of changelog versions) half again as slow.
 //
 // Anything the pack reader does not hold (loose objects, objects in
 // alternates, REF-delta bases outside the packs, in-memory repositories)

@@ -135,24 +135,11 @@ func Open(path string, create bool) (*Index, error) {
 
 // dsn is the connection string of the index at path: WAL (readers never
 // wait for the writer), a busy timeout for concurrent writers, and reads
-// through a memory map, so that a short query maps the pages it reads from
-// the OS cache instead of copying each one into SQLite's page cache. A
-// fresh file is left in the mode SQLite gives a new database (a rollback
-// journal) until it is built: the WAL mode, once set, is the file's own,
-// so a connection that does not ask for it never switches a file another
-// process built back. A fresh build does not map the file either: what it
-// reads back of the pages it wrote would stay mapped (at 10x the history,
-// 20 MB more resident: 292 against 272 MB), and it keeps a small page
-// cache: a build writes its pages once and reads few back, and each page
-// of cache is fresh memory of SQLite's allocator, which the heap's huge
-// pages do not cover (a 4 KiB page fault costs about 10 µs on the VM this
-// was measured on: the default 2 MB cache took 900 of a cold build's 4400
-// faults; 256 KiB, a cold build 380 → 342 ms with the inserter's smaller
-// statements, medians of 25 interleaved runs). Its statement journals (a
-// multi-row INSERT inside the build's transaction keeps the pages it
-// changes, to undo it alone) stay in memory: past 64 KiB SQLite spilled
-// them to a temporary file, 2000 of the build's 5600 writes (331 → 323
-// ms, medians of 25 interleaved runs).
+// through a memory map. A fresh file keeps SQLite's rollback journal until
+// it is built (the WAL mode, once set, is the file's own), is not mapped,
+// and has a small page cache and in-memory statement journals: a build
+// writes its pages once and reads few back (docs/dev/performance.md has
+// the measurements).
 func dsn(path string, fresh bool) string {
 	mode := "&_pragma=journal_mode(WAL)&_pragma=mmap_size(1073741824)"
 	if fresh {
@@ -167,10 +154,9 @@ func (ix *Index) Close() error { return ix.db.Close() }
 // toWAL switches a fresh index, once built, to the WAL, on the
 // connections that built it, so that the file is in WAL mode when this
 // process leaves it (the mode is the file's: connections opened later
-// find it, whatever they ask). They stay as a fresh file's (the file is
-// not mapped for the rest of the run): opening new ones would close these,
-// and SQLite's caches would be given back to the OS page by page (7 ms of
-// a cold build of the corpus in munmap calls).
+// find it, whatever they ask). They stay as a fresh file's for the rest of
+// the run: opening new ones would close these and give SQLite's caches
+// back to the OS page by page.
 func (ix *Index) toWAL(ctx context.Context) error {
 	if !ix.fresh {
 		return nil
