@@ -97,6 +97,9 @@ func run(ctx context.Context, f *Factory, args []string) (code int) {
 	root.SetOut(f.IO.Out)
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
+	if f.pager != nil && errors.Is(err, syscall.EPIPE) {
+		err = nil // the reader quit the pager before the end: nothing is wrong
+	}
 	f.stopPager()
 	if f.output != "" && (err == nil || errors.Is(err, errFindings)) {
 		// a completed run's report (findings included); a failed run

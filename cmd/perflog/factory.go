@@ -72,6 +72,7 @@ func (f *Factory) startPager() {
 	if strings.TrimSpace(pager) == "" || strings.TrimSpace(pager) == "cat" {
 		return
 	}
+	width := f.IO.TerminalWidth() // the terminal's, while stdout is still it
 	cmd := exec.Command("sh", "-c", pager)
 	cmd.Stdout, cmd.Stderr = f.IO.Out, f.IO.ErrOut
 	if f.Getenv("LESS") == "" {
@@ -84,6 +85,9 @@ func (f *Factory) startPager() {
 	f.pager, f.pagerIn = cmd, in
 	f.IO.Out = in
 	f.IO.SetStdoutTTY(true)
+	if width > 0 {
+		f.IO.SetTerminalWidth(width)
+	}
 }
 
 // stopPager waits for the pager to show the rest (the run has written it).

@@ -27,7 +27,7 @@ Exit status (every command):
 	}
 	root.SetVersionTemplate("perflog {{.Version}}\n")
 	var color string
-	root.PersistentFlags().StringVar(&color, "color", "auto", "colour `when`: auto (a terminal, unless NO_COLOR or TERM=dumb; CLICOLOR_FORCE forces it), always or never")
+	root.PersistentFlags().StringVar(&color, "color", "auto", "`when` to colour the output: auto (on a terminal, unless NO_COLOR or TERM=dumb; CLICOLOR_FORCE forces it), always or never")
 	root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions([]string{"auto", "always", "never"}, cobra.ShellCompDirectiveNoFileComp))
 	root.PersistentFlags().StringVarP(&f.output, "output", "o", "", "write the output to `file` instead of standard output, atomically and only when the run completes (exit 0 or 1)")
 	root.PersistentFlags().BoolVar(&f.noPager, "no-pager", false, "never page the output (default on a terminal: $PERFLOG_PAGER, else $PAGER, else less -FRX)")
