@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -151,4 +152,13 @@ func FuzzLint(f *testing.F) {
 		CheckRuns(s, []Run{{Key: "k", KVOffloading: "dram", KVBackend: "x"}, {Key: "k", DPAttn: false}})
 		s.FlagNames()
 	})
+}
+
+// A script over MaxScriptSize is not parsed (it counts as one that does
+// not parse): parsing 100 MB took gigabytes.
+func TestParseTooLarge(t *testing.T) {
+	s := Parse("big.sh", bytes.Repeat([]byte("echo x\n"), MaxScriptSize/7+1))
+	if s.ParseErr == nil || !strings.Contains(s.ParseErr.Error(), "over the 4 MiB") || s.File != nil {
+		t.Fatalf("ParseErr %v", s.ParseErr)
+	}
 }
