@@ -71,6 +71,9 @@ func LoadInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, ba
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMasterSizes(files, headName); err != nil {
+		return nil, err
+	}
 	in.HeadMaster = sync.OnceValues(func() (*config.Master, error) { return config.LoadMaster(files) })
 	in.BaseMaster = sync.OnceValues(func() (*config.Master, error) { return LoadMaster(r, s, base) })
 	if in.Change, err = ChangeAt(r, s, base, head, baseName, headName); err != nil {
@@ -169,10 +172,24 @@ func LoadWorktreeInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.
 	if err != nil {
 		return nil, err
 	}
+	if err := checkMasterSizes(files, "the work tree"); err != nil {
+		return nil, err
+	}
 	in.Master, in.MasterErr = nil, nil
 	in.HeadMaster = sync.OnceValues(func() (*config.Master, error) { return config.LoadMaster(files) })
 	if in.Change, err = WorktreeChange(r, s, base, head, baseName); err != nil {
 		return nil, err
 	}
 	return in, nil
+}
+
+// checkMasterSizes bounds the master configs verify parses whole as the
+// changelog is bounded (a 30 MB config took 19 s and 2.5 GB).
+func checkMasterSizes(files []config.File, rev string) error {
+	for _, f := range files {
+		if err := CheckSize(f.Path+" at "+rev, len(f.Data)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
