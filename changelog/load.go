@@ -40,7 +40,14 @@ func LoadMaster(r *gitscan.Repo, s *config.Settings, commit plumbing.Hash) (*con
 // InferenceX configs lived before #1992). A layout is used when any of its
 // files exists; a missing file has nil Data (config.LoadMaster reports it).
 func MasterFiles(r *gitscan.Repo, s *config.Settings, commit plumbing.Hash) ([]config.File, error) {
-	return recipe.MasterFiles(r.Tree(commit), s)
+	files, err := recipe.MasterFiles(r.Tree(commit), s)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkMasterSizes(files, ShortHash(commit)); err != nil {
+		return nil, err
+	}
+	return files, nil
 }
 
 // LoadInput reads what Verify needs from a repository: the changelog at

@@ -133,8 +133,19 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	// (--filter=blob:none) lacks the blobs, and a draft read from missing
 	// files would describe every recipe as added
 	for _, p := range readAtBase(ws.settings) {
-		if _, err := ws.repo.ReadFile(base, p); err != nil && !errors.Is(err, gitscan.ErrNotFound) {
+		data, err := ws.repo.ReadFile(base, p)
+		if err != nil && !errors.Is(err, gitscan.ErrNotFound) {
 			return fmt.Errorf("reading %s at %s: %w (a partial or shallow clone? fetch the base's objects)", p, baseName, err)
+		}
+		if err := changelog.CheckSize(p+" at "+baseName, len(data)); err != nil {
+			return err
+		}
+		if wt := ws.repo.Worktree(); wt != "" {
+			if data, ok, _ := recipe.Dir(wt).Read(p); ok {
+				if err := changelog.CheckSize(p+" in the work tree", len(data)); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	ch, err := changelog.WorktreeChange(ws.repo, ws.settings, base, head, baseName)
