@@ -9,12 +9,16 @@ import (
 	"github.com/perflog/perflog/internal/pyyaml"
 )
 
-// MaxFileSize bounds the changelog and the master configs perflog checks
-// or appends to, from a work tree or a revision: InferenceX's changelog is
-// 0.4 MB after two years, its largest master config under 1 MB. At the
-// limit, `changelog verify --profile full` of a change that writes the
-// whole file takes about 12 s and 0.8 GB on a 2-core machine.
+// MaxFileSize bounds the changelog perflog checks or appends to, from a
+// work tree or a revision: InferenceX's is 0.4 MB after two years. At the
+// limit, verify of a change that writes the whole file takes about 12 s
+// and 0.8 GB on a 2-core machine.
 const MaxFileSize = 32 << 20
+
+// MaxConfigSize bounds a master config: InferenceX's largest is 0.3 MB;
+// every recipe of one is parsed and diffed (a change that adds a 30 MB
+// config took changelog new 136 s and 6 GB).
+const MaxConfigSize = 4 << 20
 
 // ErrTooLarge marks a changelog over MaxFileSize.
 var ErrTooLarge = errors.New("too large")
@@ -23,7 +27,16 @@ var ErrTooLarge = errors.New("too large")
 // MaxFileSize.
 func CheckSize(what string, n int) error {
 	if n > MaxFileSize {
-		return fmt.Errorf("%s is %.1f MB: %w (perflog reads changelogs and master configs of up to %d MiB)", what, float64(n)/1e6, ErrTooLarge, MaxFileSize>>20)
+		return fmt.Errorf("%s is %.1f MB: %w (perflog reads changelogs of up to %d MiB)", what, float64(n)/1e6, ErrTooLarge, MaxFileSize>>20)
+	}
+	return nil
+}
+
+// CheckConfigSize says whether a master config of n bytes, named what, is
+// within MaxConfigSize.
+func CheckConfigSize(what string, n int) error {
+	if n > MaxConfigSize {
+		return fmt.Errorf("%s is %.1f MB: %w (perflog reads master configs of up to %d MiB)", what, float64(n)/1e6, ErrTooLarge, MaxConfigSize>>20)
 	}
 	return nil
 }

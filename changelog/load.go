@@ -190,11 +190,10 @@ func LoadWorktreeInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.
 	return in, nil
 }
 
-// checkMasterSizes bounds the master configs verify parses whole as the
-// changelog is bounded (a 30 MB config took 19 s and 2.5 GB).
+// checkMasterSizes bounds the master configs (MaxConfigSize).
 func checkMasterSizes(files []config.File, rev string) error {
 	for _, f := range files {
-		if err := CheckSize(f.Path+" at "+rev, len(f.Data)); err != nil {
+		if err := CheckConfigSize(f.Path+" at "+rev, len(f.Data)); err != nil {
 			return err
 		}
 	}

@@ -456,7 +456,11 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		if !q.blob.IsZero() {
 			var err error
 			whole := lastCuts[q.slot].data == nil // cut whole: its spans' lines are the version's
-			if err = changelog.CheckSize(q.path, len(data)); err != nil {
+			check := changelog.CheckSize
+			if readings[q.slot].s.kind != listFile { // a master config
+				check = changelog.CheckConfigSize
+			}
+			if err = check(q.path, len(data)); err != nil {
 				v.Err = err.Error() // the previous version stands for it
 			} else if list, err = sp.blocksAfter(&lastCuts[q.slot], data, readings[q.slot].s.kind); err != nil {
 				v.Err = err.Error()

@@ -137,12 +137,16 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		if err != nil && !errors.Is(err, gitscan.ErrNotFound) {
 			return fmt.Errorf("reading %s at %s: %w (a partial or shallow clone? fetch the base's objects)", p, baseName, err)
 		}
-		if err := changelog.CheckSize(p+" at "+baseName, len(data)); err != nil {
+		check := changelog.CheckConfigSize
+		if p == ws.settings.ChangelogPath() {
+			check = changelog.CheckSize
+		}
+		if err := check(p+" at "+baseName, len(data)); err != nil {
 			return err
 		}
 		if wt := ws.repo.Worktree(); wt != "" {
 			if data, ok, _ := recipe.Dir(wt).Read(p); ok {
-				if err := changelog.CheckSize(p+" in the work tree", len(data)); err != nil {
+				if err := check(p+" in the work tree", len(data)); err != nil {
 					return err
 				}
 			}
