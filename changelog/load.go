@@ -53,14 +53,26 @@ func MasterFiles(r *gitscan.Repo, s *config.Settings, commit plumbing.Hash) ([]c
 // LoadInput reads what Verify needs from a repository: the changelog at
 // base and head and the master configs at head (at base lazily).
 func LoadInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, baseName, headName string) (*Input, error) {
+	return loadInput(r, s, base, baseName, headName, r.Tree(head), func() (*recipe.Change, error) {
+		return ChangeAt(r, s, base, head, baseName, headName)
+	})
+}
+
+// loadInput is LoadInput with head read from headFiles and the change
+// from change.
+func loadInput(r *gitscan.Repo, s *config.Settings, base plumbing.Hash, baseName, headName string, headFiles recipe.Files, change func() (*recipe.Change, error)) (*Input, error) {
 	path := s.ChangelogPath()
 	in := &Input{Path: path, BaseRev: baseName, HeadRev: headName, Repository: s.Repository(), Settings: s}
 	var err error
 	if in.Base, err = readOptional(r, base, path); err != nil {
 		return nil, err
 	}
-	if in.Head, err = readOptional(r, head, path); err != nil {
+	data, ok, err := headFiles.Read(path)
+	if err != nil {
 		return nil, err
+	}
+	if ok {
+		in.Head = data
 	}
 	for _, side := range []struct {
 		name string
@@ -74,7 +86,7 @@ func LoadInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, ba
 	// error surfaces the same way (config/invalid), never as a crash
 	// read the head configs now (go-git is not safe for concurrent reads);
 	// parse them on demand, possibly on another goroutine
-	files, err := MasterFiles(r, s, head)
+	files, err := recipe.MasterFiles(headFiles, s)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +95,7 @@ func LoadInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, ba
 	}
 	in.HeadMaster = sync.OnceValues(func() (*config.Master, error) { return config.LoadMaster(files) })
 	in.BaseMaster = sync.OnceValues(func() (*config.Master, error) { return LoadMaster(r, s, base) })
-	if in.Change, err = ChangeAt(r, s, base, head, baseName, headName); err != nil {
+	if in.Change, err = change(); err != nil {
 		return nil, err
 	}
 	return in, nil
@@ -93,19 +105,26 @@ func LoadInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, ba
 // diff-aware rules: both revisions read through recipe.Rev and the files
 // that differ. A zero base is the empty tree.
 func ChangeAt(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, baseName, headName string) (*recipe.Change, error) {
+	return changeOf(r, s, base, head, baseName, headName, r.Tree(head), nil)
+}
+
+// changeOf is the change from base to headFiles: the files that differ
+// between base and head, and extra (the work tree's).
+func changeOf(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, baseName, headName string, headFiles recipe.Files, extra []string) (*recipe.Change, error) {
 	fcs, err := r.ChangedFiles(base, head)
 	if err != nil {
 		return nil, err
 	}
-	paths := make([]string, len(fcs))
-	for i, fc := range fcs {
-		paths[i] = fc.Path
+	paths := make([]string, 0, len(fcs)+len(extra))
+	for _, fc := range fcs {
+		paths = append(paths, fc.Path)
 	}
+	paths = append(paths, extra...)
 	var bf recipe.Files = emptyFiles{}
 	if !base.IsZero() {
 		bf = r.Tree(base)
 	}
-	return recipe.NewChange(recipe.NewRev(baseName, bf, s), recipe.NewRev(headName, r.Tree(head), s), paths), nil
+	return recipe.NewChange(recipe.NewRev(baseName, bf, s), recipe.NewRev(headName, headFiles, s), paths), nil
 }
 
 // emptyFiles is the empty tree.
@@ -135,59 +154,23 @@ func WorktreeChange(r *gitscan.Repo, s *config.Settings, base, head plumbing.Has
 	if r.Worktree() == "" {
 		return ChangeAt(r, s, base, head, baseName, ShortHash(head))
 	}
-	fcs, err := r.ChangedFiles(base, head)
-	if err != nil {
-		return nil, err
-	}
-	var paths []string
-	for _, fc := range fcs {
-		paths = append(paths, fc.Path)
-	}
 	wt, err := r.WorktreeChanges(head, WorktreePaths(s))
 	if err != nil {
 		return nil, err
 	}
-	paths = append(paths, wt...)
-	var bf recipe.Files = emptyFiles{}
-	if !base.IsZero() {
-		bf = r.Tree(base)
-	}
-	return recipe.NewChange(recipe.NewRev(baseName, bf, s), recipe.NewRev("work tree", recipe.Dir(r.Worktree()), s), paths), nil
+	return changeOf(r, s, base, head, baseName, "work tree", recipe.Dir(r.Worktree()), wt)
 }
 
 // LoadWorktreeInput is LoadInput with the work tree as head: its
 // changelog, its master configs and its uncommitted changes on top of
 // head (what `changelog new` drafts from, before it is committed).
 func LoadWorktreeInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, baseName string) (*Input, error) {
-	in, err := LoadInput(r, s, base, head, baseName, "work tree")
-	if err != nil || r.Worktree() == "" {
-		return in, err
+	if r.Worktree() == "" {
+		return LoadInput(r, s, base, head, baseName, "work tree")
 	}
-	wt := recipe.Dir(r.Worktree())
-	data, ok, err := wt.Read(in.Path)
-	if err != nil {
-		return nil, err
-	}
-	in.Head = nil
-	if ok {
-		if err := CheckSize(in.Path+" in the work tree", len(data)); err != nil {
-			return nil, err
-		}
-		in.Head = data
-	}
-	files, err := recipe.MasterFiles(wt, s)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkMasterSizes(files, "the work tree"); err != nil {
-		return nil, err
-	}
-	in.Master, in.MasterErr = nil, nil
-	in.HeadMaster = sync.OnceValues(func() (*config.Master, error) { return config.LoadMaster(files) })
-	if in.Change, err = WorktreeChange(r, s, base, head, baseName); err != nil {
-		return nil, err
-	}
-	return in, nil
+	return loadInput(r, s, base, baseName, "work tree", recipe.Dir(r.Worktree()), func() (*recipe.Change, error) {
+		return WorktreeChange(r, s, base, head, baseName)
+	})
 }
 
 // checkMasterSizes bounds the master configs (MaxConfigSize).
