@@ -202,11 +202,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		// entry for a change to it alone), or a reformatted config
 		changed := slices.DeleteFunc(slices.Clone(ch.Changed), func(p string) bool { return p == ws.settings.ChangelogPath() })
 		if len(changed) > 0 {
-			shown, more := changed[:min(len(changed), 5)], ""
-			if n := len(changed) - len(shown); n > 0 {
-				more = fmt.Sprintf(" and %d more", n)
-			}
-			fmt.Fprintf(errOut, "changed, changing no recipe: %s%s\n", strings.Join(shown, ", "), more)
+			fmt.Fprintf(errOut, "changed, changing no recipe: %s\n", firstOf(changed, 5))
 		}
 		return nil
 	}
@@ -388,4 +384,13 @@ func editEntries(f *Factory, entries []changelog.DraftEntry) ([]changelog.DraftE
 		out = append(out, changelog.DraftEntry{ConfigKeys: fl.ConfigKeys, Description: fl.Description, PRLink: fl.PRLink, AppendOnly: fl.AppendOnly})
 	}
 	return out, nil
+}
+
+// firstOf lists the first n paths, and how many more there are.
+func firstOf(paths []string, n int) string {
+	shown, more := paths[:min(len(paths), n)], ""
+	if rest := len(paths) - len(shown); rest > 0 {
+		more = fmt.Sprintf(" and %d more", rest)
+	}
+	return strings.Join(shown, ", ") + more
 }

@@ -231,12 +231,8 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		if err == nil && !inCI && ws.repo.Worktree() != "" && opts.Head == "HEAD" {
 			// what a contributor sees is not what is judged: say so
 			if dirty, _ := ws.repo.WorktreeChanges(head, changelog.WorktreePaths(ws.settings)); len(dirty) > 0 {
-				shown, more := dirty[:min(len(dirty), 3)], ""
-				if n := len(dirty) - len(shown); n > 0 {
-					more = fmt.Sprintf(" and %d more", n)
-				}
-				fmt.Fprintf(opts.Factory.IO.ErrOut, "perflog: note: judging the commit HEAD %s; the work tree has uncommitted changes (%s%s): commit them, or pass --worktree to judge them as they are\n",
-					shortHash(head), strings.Join(shown, ", "), more)
+				fmt.Fprintf(opts.Factory.IO.ErrOut, "perflog: note: judging the commit HEAD %s; the work tree has uncommitted changes (%s): commit them, or pass --worktree to judge them as they are\n",
+					shortHash(head), firstOf(dirty, 3))
 			}
 		}
 	}
