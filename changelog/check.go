@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
@@ -66,8 +67,7 @@ func CheckClaims(ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
 func checkClaims(ctx context.Context, ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
 	var out []ClaimResult
 	subjects := map[string]*subject{}
-	var changed []source
-	changedRead := false
+	changed := sync.OnceValue(func() []source { return changedSources(ch) })
 	for _, e := range entries {
 		if ctx != nil && ctx.Err() != nil {
 			break
@@ -88,10 +88,7 @@ func checkClaims(ctx context.Context, ch *recipe.Change, entries []ClaimEntry) [
 		id := strings.Join(patterns, "\x00")
 		subj := subjects[id]
 		if subj == nil {
-			if !changedRead {
-				changed, changedRead = changedSources(ch), true
-			}
-			subj = newSubject(ch, patterns, changed)
+			subj = newSubject(ch, patterns, changed())
 			subjects[id] = subj
 		}
 		for _, c := range claims {

@@ -210,18 +210,16 @@ func recipeEvidence(ch *recipe.Change, rc recipe.RecipeChange, firstLine func(st
 			}
 		}
 	}
-	if len(ev) == 0 && rc.File != "" {
-		ev = append(ev, Evidence{File: rc.File, Line: rc.Line, Text: rc.Key + ":", Rev: rev})
-	}
+	var scripts []Evidence
 	for _, f := range rc.Files {
 		c := firstLine(f)
-		ev = append(ev, Evidence{File: f, Line: c.line, Text: c.text, Rev: "head"})
+		scripts = append(scripts, Evidence{File: f, Line: c.line, Text: c.text, Rev: "head"})
 	}
-	// a change by a script alone: the script's line first
-	if (rc.Diff == nil || len(rc.Diff.Changes) == 0) && len(rc.Files) > 0 && len(ev) > len(rc.Files) {
-		ev = append(ev[len(ev)-len(rc.Files):], ev[:len(ev)-len(rc.Files)]...)
+	if len(ev) == 0 && rc.File != "" {
+		// no field changed: the scripts' lines first, then where the recipe is
+		return append(scripts, Evidence{File: rc.File, Line: rc.Line, Text: rc.Key + ":", Rev: rev})
 	}
-	return ev
+	return append(ev, scripts...)
 }
 
 // claims checks the new entries' claims.

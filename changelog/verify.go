@@ -113,15 +113,15 @@ func Verify(in *Input, p Profile) *Report {
 		rep = verifyFull(in)
 	}
 	rep.Profile = p
-	rep.Findings = applySeverities(rep.Findings, in.Settings, p)
 	if p == ProfileFull { // gate and strict reproduce contracts: nothing is set aside there
-		rep.Findings = applySeverities(Suppress(rep.Findings, in.headLines(rep), in.Path, func(e int) (int, int) {
+		rep.Findings = Suppress(rep.Findings, in.headLines(rep), in.Path, func(e int) (int, int) {
 			if rep.Head == nil || e < 1 || e > len(rep.Head.Entries) {
 				return 0, 0
 			}
 			return rep.Head.Entries[e-1].Line, rep.Head.Entries[e-1].EndLine
-		}), in.Settings, p)
+		})
 	}
+	rep.Findings = applySeverities(rep.Findings, in.Settings, p)
 	SortFindings(rep.Findings)
 	return rep
 }
