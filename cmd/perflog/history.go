@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -253,6 +254,23 @@ func (p *progressLine) done() {
 
 var tsvCellEscaper = strings.NewReplacer("\t", " ", "\n", " ")
 
+// oneLine makes each cell of r one line without tabs, in place.
+func oneLine(r []string) {
+	for i, c := range r {
+		if strings.ContainsAny(c, "\t\n") {
+			r[i] = tsvCellEscaper.Replace(c)
+		}
+	}
+}
+
+// writeTSVRow writes r as one line of tab-separated values (in place: its
+// cells are made one line first).
+func writeTSVRow(w io.Writer, r []string) error {
+	oneLine(r)
+	_, err := fmt.Fprintln(w, strings.Join(r, "\t"))
+	return err
+}
+
 // printTable writes rows as a table on a terminal (or with --format
 // table) and as tab-separated values otherwise (or with --format tsv). A
 // terminal table leaves out the columns named in drop, in their order,
@@ -266,14 +284,9 @@ func printTable(f *Factory, format string, header []string, rows [][]string, dro
 	}
 	if !boxed(f, format) {
 		w := bufio.NewWriter(f.IO.Out)
-		fmt.Fprintln(w, strings.Join(header, "\t"))
+		writeTSVRow(w, header)
 		for _, r := range rows {
-			for i, c := range r {
-				if strings.ContainsAny(c, "\t\n") {
-					r[i] = tsvCellEscaper.Replace(c)
-				}
-			}
-			fmt.Fprintln(w, strings.Join(r, "\t"))
+			writeTSVRow(w, r)
 		}
 		return w.Flush()
 	}
@@ -323,11 +336,7 @@ var prose = map[string]bool{"SUBJECT": true, "WHY": true, "CONFIG-KEYS": true, "
 // cut. TSV, CSV and JSON keep every byte.
 func fitRows(f *Factory, header []string, rows [][]string, drop ...string) ([]string, [][]string) {
 	for _, r := range rows {
-		for i, c := range r {
-			if strings.ContainsAny(c, "\n\t") {
-				r[i] = tsvCellEscaper.Replace(c)
-			}
-		}
+		oneLine(r)
 	}
 	width := f.IO.TerminalWidth()
 	caps, fits := fitColumns(header, rows, width)

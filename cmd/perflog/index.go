@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -387,8 +388,7 @@ func (w *resultWriter) header(cols []string) error {
 		return w.cw.Write(cols)
 	case !boxed(w.f, w.format):
 		w.started = true
-		_, err := fmt.Fprintln(w.bw, strings.Join(cols, "\t"))
-		return err
+		return writeTSVRow(w.bw, slices.Clone(cols))
 	}
 	return nil
 }
@@ -406,13 +406,7 @@ func (w *resultWriter) row(vals []any) error {
 	case w.cw != nil:
 		return w.cw.Write(r)
 	case !boxed(w.f, w.format):
-		for i, c := range r {
-			if strings.ContainsAny(c, "\t\n") {
-				r[i] = tsvCellEscaper.Replace(c)
-			}
-		}
-		_, err := fmt.Fprintln(w.bw, strings.Join(r, "\t"))
-		return err
+		return writeTSVRow(w.bw, r)
 	}
 	if len(w.rows) == maxTableRows {
 		return fmt.Errorf("the result has over %d rows: use --format tsv, csv or json (written a row at a time), or LIMIT", maxTableRows)
