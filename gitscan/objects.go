@@ -250,22 +250,19 @@ func (o *objects) readObject(h plumbing.Hash, keep bool) (plumbing.ObjectType, [
 			continue
 		}
 		key := cacheKey{i, off}
-		verified := false
-		if e, ok := o.cache.m[key]; ok {
-			verified = e.Value.(*lruItem).val.verified
-		}
+		verified := o.cache.verified(key)
 		t, b, err := o.at(i, off, 0)
 		if err == nil && !verified && t != plumbing.BlobObject {
 			if id := objectID(t, b); id != h {
 				o.cache.drop(key)
 				err = fmt.Errorf("%w: its content hashes to %s", ErrCorrupt, id)
-			} else if e, ok := o.cache.m[key]; ok {
-				e.Value.(*lruItem).val.verified = true
+			} else {
+				o.cache.setVerified(key)
 			}
 		}
 		if err == nil {
 			if keep {
-				o.cache.pin(cacheKey{i, off})
+				o.cache.pin(key)
 			}
 			return t, b, nil
 		}
@@ -649,6 +646,19 @@ type lruItem struct {
 
 func newLRU(budget int, onEvict func([]byte)) *lru {
 	return &lru{budget: budget, ll: list.New(), m: map[cacheKey]*list.Element{}, onEvict: onEvict}
+}
+
+// verified says whether k's entry was checked against its id.
+func (c *lru) verified(k cacheKey) bool {
+	e, ok := c.m[k]
+	return ok && e.Value.(*lruItem).val.verified
+}
+
+// setVerified records that k's entry matched its id.
+func (c *lru) setVerified(k cacheKey) {
+	if e, ok := c.m[k]; ok {
+		e.Value.(*lruItem).val.verified = true
+	}
 }
 
 // drop forgets k's entry (content that failed its check).
