@@ -81,21 +81,6 @@ A table on a terminal, tab-separated values otherwise, or --format json.`,
 	return cmd
 }
 
-// cachedAudit answers from the audit stored in the index at --rev.
-func cachedAudit(ctx context.Context, opts *AuditOptions) (*provenance.AuditReport, error) {
-	ws, ix, rev, io := cachedAnswer(ctx, opts.Factory, &opts.HistoryFlags)
-	if ix == nil {
-		return nil, index.ErrNotCached
-	}
-	defer ws.repo.Close()
-	defer ix.Close()
-	rep, err := ix.CachedAudit(ctx, rev, io)
-	if err != nil {
-		return nil, err
-	}
-	return provenance.FilterAudit(rep, opts.Key), nil
-}
-
 // auditResult is the JSON document of --format json. Field names are a
 // public contract: add, never rename.
 type auditResult struct {
@@ -147,19 +132,17 @@ func notesJSON(ns []provenance.Note) []noteJSON {
 }
 
 func auditRun(ctx context.Context, opts *AuditOptions) error {
-	rep, err := cachedAudit(ctx, opts)
+	hs, err := openHistory(opts.Factory, &opts.HistoryFlags)
 	if err != nil {
-		hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, true, false)
-		if err != nil {
-			return err
-		}
-		defer hs.close()
-		if rep, err = hs.h.Audit(provenance.AuditOptions{Rev: hs.rev, Key: opts.Key}); err != nil {
-			return err
-		}
+		return err
+	}
+	defer hs.close()
+	rep, err := hs.src.Audit(ctx, opts.Key)
+	if err != nil {
+		return err
 	}
 	if opts.Claims != "" {
-		if err := auditClaims(ctx, opts, rep); err != nil {
+		if err := auditClaims(ctx, opts, hs, rep); err != nil {
 			return err
 		}
 	}
@@ -211,7 +194,7 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 	case opts.Key != "":
 		fmt.Fprintf(errOut, "0 entries at %s: none names a key matching %q\n", shortHash(rep.Rev), opts.Key)
 	default:
-		fmt.Fprintf(errOut, "0 entries at %s%s\n", shortHash(rep.Rev), absentAt(opts, rep))
+		fmt.Fprintf(errOut, "0 entries at %s%s\n", shortHash(rep.Rev), absentAt(hs, rep))
 	}
 	for _, n := range rep.Notes {
 		fmt.Fprintf(errOut, "note: %s at %s %s; the previous version stands for it\n", n.Path, shortHash(n.Commit), n.Message)
@@ -221,20 +204,16 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 
 // auditClaims checks each entry's claims against its introducing commit,
 // keeping the verdicts --claims asks for.
-func auditClaims(ctx context.Context, opts *AuditOptions, rep *provenance.AuditReport) error {
+func auditClaims(ctx context.Context, opts *AuditOptions, hs *history, rep *provenance.AuditReport) error {
 	if len(rep.Entries) == 0 {
 		return nil // no changelog (or no entry matches --key): no claims
 	}
-	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
-	if err != nil {
-		return err
-	}
-	defer ws.repo.Close()
+	ws := hs.ws
 	raw, err := provenance.AuditText(ws.repo, rep) // the version the entries are of
 	if err != nil {
 		return err
 	}
-	if ok, err := storedClaims(ctx, opts, ws, rep, raw); err != nil {
+	if ok, err := storedClaims(ctx, opts, hs, rep, raw); err != nil {
 		return err
 	} else if !ok {
 		if err := provenance.CheckAuditClaims(ctx, ws.repo, ws.settings, rep, raw); err != nil {
@@ -262,19 +241,11 @@ func auditClaims(ctx context.Context, opts *AuditOptions, rep *provenance.AuditR
 // ignore-revs; ok is false when it is not (then the claims are checked
 // from git). The answer is the same either way; only the lines of the
 // bullets come from the file at rep's revision (raw).
-func storedClaims(ctx context.Context, opts *AuditOptions, ws *workspace, rep *provenance.AuditReport, raw []byte) (bool, error) {
-	if opts.NoIndex || len(opts.IgnoreRevs) > 0 {
-		return false, nil
+func storedClaims(ctx context.Context, opts *AuditOptions, hs *history, rep *provenance.AuditReport, raw []byte) (bool, error) {
+	if !hs.src.Current(ctx) {
+		return false, ctx.Err()
 	}
-	ix, err := index.Open(index.Path(ws.repo), false)
-	if err != nil {
-		return false, nil
-	}
-	defer ix.Close()
-	revs, err := ignoreRevs(ws, rep.Rev, nil)
-	if err != nil || !ix.Current(ctx, rep.Rev, ws.indexOptions(revs)) {
-		return false, err
-	}
+	ws, ix := hs.ws, hs.src.Index()
 	f, _, err := changelog.Parse(rep.Path, raw)
 	if err != nil || f == nil {
 		return false, nil // the checker reports it
@@ -325,13 +296,8 @@ func printClaims(f *Factory, format string, rep *provenance.AuditReport) error {
 
 // absentAt says why an audit found no entries when the changelog does not
 // exist at the audited commit ("" otherwise, or when that cannot be told).
-func absentAt(opts *AuditOptions, rep *provenance.AuditReport) string {
-	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
-	if err != nil {
-		return ""
-	}
-	defer ws.repo.Close()
-	if _, ok, err := ws.repo.FileHash(rep.Rev, rep.Path); err != nil || ok {
+func absentAt(hs *history, rep *provenance.AuditReport) string {
+	if _, ok, err := hs.ws.repo.FileHash(rep.Rev, rep.Path); err != nil || ok {
 		return ""
 	}
 	return ": " + rep.Path + " does not exist there"

@@ -2,10 +2,8 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -48,164 +46,59 @@ func (o *HistoryFlags) addFlags(fl *pflag.FlagSet, formats string) {
 	fl.BoolVar(&o.Offline, "offline", false, "never ask GitHub for the PR of a commit whose subject names none")
 }
 
-// history is an opened workspace with the history built up to a revision.
+// history is an opened workspace with the source of its history at --rev
+// and, once built, the history itself.
 type history struct {
 	ws  *workspace
+	src *index.Source
 	h   *provenance.History
 	rev plumbing.Hash
-	ix  *index.Index // open while h is used (it reads block texts lazily)
-	gh  *gitHub      // nil offline; its PR cache is saved on close
+	gh  *gitHub // nil offline; its PR cache is saved on close
+}
+
+// openHistory opens the repository and the source of its history at --rev
+// (see index.Source): answers come from the index when it has them.
+func openHistory(f *Factory, o *HistoryFlags) (*history, error) {
+	ws, err := openWorkspace(f, o.Repo, o.Config)
+	if err != nil {
+		return nil, err
+	}
+	g := newGitHub(f, ws, o.Offline)
+	so := index.SourceOptions{Settings: ws.settings, Rev: o.Rev, RevName: o.RevName, IgnoreRevs: o.IgnoreRevs,
+		NoIndex: o.NoIndex, Warn: func(msg string) { fmt.Fprintf(f.IO.ErrOut, "perflog: %s\n", msg) },
+		Progress: func(label string) (func(provenance.Progress), func()) {
+			p := progress(f, label)
+			return p.update, p.done
+		}}
+	if g != nil {
+		so.PRs = g
+	}
+	src, err := index.OpenSource(ws.repo, so)
+	if err != nil {
+		ws.repo.Close()
+		return nil, err
+	}
+	warnShallow(f, ws)
+	return &history{ws: ws, src: src, rev: src.Rev, gh: g}, nil
 }
 
 // loadHistory opens the repository and builds the history up to --rev.
 func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, recipes bool, keys ...string) (*history, error) {
-	ws, err := openWorkspace(f, o.Repo, o.Config)
+	hs, err := openHistory(f, o)
 	if err != nil {
 		return nil, err
 	}
-	rev, err := ws.repo.Resolve(o.Rev)
-	if err != nil {
-		ws.repo.Close()
-		name := o.RevName
-		if name == "" {
-			name = "--rev"
-		}
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	settingsRevs, err := ignoreRevs(ws, rev, nil)
-	if err != nil {
-		ws.repo.Close()
+	if hs.h, err = hs.src.History(ctx, changelog, recipes, keys...); err != nil {
+		hs.close()
 		return nil, err
 	}
-	ignore, err := ignoreRevs(ws, rev, o.IgnoreRevs)
-	if err != nil {
-		ws.repo.Close()
-		return nil, err
-	}
-	warnShallow(f, ws)
-	var prs provenance.PRResolver
-	g := newGitHub(f, ws, o.Offline)
-	if g != nil {
-		prs = g
-	}
-	if !o.NoIndex {
-		ix, err := index.Open(index.Path(ws.repo), false)
-		if errors.Is(err, index.ErrNotWritable) {
-			fmt.Fprintf(f.IO.ErrOut, "perflog: %v; reading history from git\n", err)
-		}
-		if err == nil {
-			// an index behind rev is brought up to date from git first
-			stop := progress(f, "updating the index")
-			h, _, err := ix.History(ctx, ws.repo, rev, changelog, recipes,
-				syncOptions(ws.indexOptions(settingsRevs), stop.update, prs))
-			stop.done()
-			if err == nil {
-				h.SetIgnoreRevs(ignore)
-				return &history{ws: ws, h: h, rev: rev, ix: ix, gh: g}, nil
-			}
-			ix.Close()
-			if errors.Is(err, context.Canceled) {
-				ws.repo.Close()
-				return nil, err
-			}
-			if errors.Is(err, index.ErrNotWritable) {
-				fmt.Fprintf(f.IO.ErrOut, "perflog: %v; reading history from git\n", err)
-			} else {
-				fmt.Fprintf(f.IO.ErrOut, "perflog: the index cannot be used (%v); reading history from git\n", err)
-			}
-		}
-	}
-	stop := progress(f, "reading history")
-	h, err := provenance.Build(ctx, ws.repo, provenance.Options{Head: rev, Settings: ws.settings,
-		Changelog: changelog, Recipes: recipes, Keys: keys, IgnoreRevs: ignore, Progress: stop.update, PRs: prs})
-	stop.done()
-	if err != nil {
-		ws.repo.Close()
-		return nil, err
-	}
-	return &history{ws: ws, h: h, rev: rev, gh: g}, nil
+	return hs, nil
 }
 
 func (hs *history) close() {
 	hs.gh.save()
-	if hs.ix != nil {
-		hs.ix.Close()
-	}
+	hs.src.Close()
 	hs.ws.repo.Close()
-}
-
-// cachedAnswer opens the index, when there is one, for an answer stored at
-// --rev (see index.CachedAudit): only when no --ignore-rev flag changes
-// the question. It returns nil when there is none to use.
-func cachedAnswer(ctx context.Context, f *Factory, o *HistoryFlags) (*workspace, *index.Index, plumbing.Hash, index.Options) {
-	if o.NoIndex || len(o.IgnoreRevs) > 0 {
-		return nil, nil, plumbing.ZeroHash, index.Options{}
-	}
-	ws, err := openWorkspace(f, o.Repo, o.Config)
-	if err != nil {
-		return nil, nil, plumbing.ZeroHash, index.Options{}
-	}
-	rev, err := ws.repo.Resolve(o.Rev)
-	if err != nil {
-		ws.repo.Close()
-		return nil, nil, plumbing.ZeroHash, index.Options{}
-	}
-	revs, err := ignoreRevs(ws, rev, nil)
-	if err != nil {
-		ws.repo.Close()
-		return nil, nil, plumbing.ZeroHash, index.Options{}
-	}
-	ix, err := index.Open(index.Path(ws.repo), false)
-	if err != nil {
-		ws.repo.Close()
-		return nil, nil, plumbing.ZeroHash, index.Options{}
-	}
-	warnShallow(f, ws)
-	return ws, ix, rev, ws.indexOptions(revs)
-}
-
-// syncOptions adds to index options what a sync of a history command
-// needs: the build's progress and the PR resolver.
-func syncOptions(o index.Options, p func(provenance.Progress), prs provenance.PRResolver) index.Options {
-	o.Progress, o.PRs = p, prs
-	return o
-}
-
-// ignoreRevs resolves the ignore-revs of the settings, of the settings'
-// ignore-revs-file (read at rev) and of --ignore-rev.
-func ignoreRevs(ws *workspace, rev plumbing.Hash, flags []string) ([]plumbing.Hash, error) {
-	type named struct{ rev, from string } // from: where the rev is listed, for errors
-	var revs []named
-	if ws.settings != nil {
-		for _, r := range ws.settings.IgnoreRevs {
-			revs = append(revs, named{r, "ignore-revs in the settings"})
-		}
-		if p := ws.settings.IgnoreRevsFile; p != "" {
-			data, err := ws.repo.ReadFile(rev, p)
-			if err != nil {
-				return nil, fmt.Errorf("ignore-revs-file: %w", err)
-			}
-			sc := bufio.NewScanner(bytes.NewReader(data))
-			for n := 1; sc.Scan(); n++ {
-				l, _, _ := strings.Cut(sc.Text(), "#")
-				if l = strings.TrimSpace(l); l != "" {
-					revs = append(revs, named{l, fmt.Sprintf("ignore-revs-file %s:%d", p, n)})
-				}
-			}
-		}
-	}
-	for _, r := range flags {
-		revs = append(revs, named{r, "ignore-rev"})
-	}
-	out := make([]plumbing.Hash, 0, len(revs))
-	for _, r := range revs {
-		h, err := ws.repo.Resolve(r.rev)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", r.from, err)
-		}
-		out = append(out, h)
-	}
-	return out, nil
 }
 
 // progressLine shows a build's progress on a terminal's stderr.

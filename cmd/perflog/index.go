@@ -18,6 +18,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
+	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/provenance/index"
 )
 
@@ -96,7 +97,7 @@ func openIndex(ctx context.Context, f *Factory, ws *workspace, revName string, r
 	if err != nil {
 		return nil, nil, fmt.Errorf("index: %w", err)
 	}
-	revs, err := ignoreRevs(ws, rev, nil)
+	revs, err := provenance.IgnoreRevs(ws.repo, rev, ws.settings, nil)
 	if err != nil {
 		ix.Close()
 		return nil, nil, err

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
-	"github.com/perflog/perflog/provenance/index"
 )
 
 func newProvenanceCmd(f *Factory) *cobra.Command {
@@ -74,20 +72,13 @@ are listed. A table on a terminal, tab-separated values otherwise, or
 }
 
 func blameRun(ctx context.Context, opts *BlameOptions) error {
-	rep, err := cachedBlame(ctx, opts)
-	if errors.Is(err, index.ErrNotCached) {
-		hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, false, true, opts.Key)
-		if err != nil {
-			return err
-		}
-		defer hs.close()
-		// (a key not at the revision is read with every recipe's history,
-		// which says whether it existed before: provenance.Options.Keys)
-		rep, err = hs.h.Blame(opts.Key, hs.rev)
-		if err != nil {
-			return err
-		}
-	} else if err != nil {
+	hs, err := openHistory(opts.Factory, &opts.HistoryFlags)
+	if err != nil {
+		return err
+	}
+	defer hs.close()
+	rep, err := hs.src.Blame(ctx, opts.Key)
+	if err != nil {
 		return err
 	}
 	if opts.Format == "json" {
@@ -116,17 +107,6 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 		fmt.Fprintf(errOut, "renamed from %s to %s by %s %s\n", r.From, r.To, shortSHA(r.Commit), prText(r.PR))
 	}
 	return nil
-}
-
-// cachedBlame answers from the blame stored in the index at --rev.
-func cachedBlame(ctx context.Context, opts *BlameOptions) (*provenance.BlameReport, error) {
-	ws, ix, rev, io := cachedAnswer(ctx, opts.Factory, &opts.HistoryFlags)
-	if ix == nil {
-		return nil, index.ErrNotCached
-	}
-	defer ws.repo.Close()
-	defer ix.Close()
-	return ix.CachedBlame(ctx, rev, opts.Key, io)
 }
 
 // checkKeyArg refuses an empty config-key argument (a shell variable

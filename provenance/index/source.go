@@ -1,0 +1,198 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/provenance"
+)
+
+// SourceOptions say where a history command's answers come from.
+type SourceOptions struct {
+	Settings *config.Settings
+	// Rev is the revision whose state is explained; RevName names it in
+	// errors ("--rev" when empty).
+	Rev, RevName string
+	// IgnoreRevs are extra revisions to look through (--ignore-rev); they
+	// are added to the settings' own.
+	IgnoreRevs []string
+	// NoIndex reads history from git even when an index exists.
+	NoIndex bool
+	// IndexPath is the index file ("": the repository's, see Path).
+	IndexPath string
+	PRs     provenance.PRResolver
+	// Progress, when set, starts a progress report of a build or an index
+	// update under a label; the returned function ends it.
+	Progress func(label string) (update func(provenance.Progress), done func())
+	// Warn, when set, is told why an index present is not used.
+	Warn func(msg string)
+}
+
+// A Source answers history questions at one revision: from the answers
+// stored in the index when it is current, from the index's stored history
+// when it is behind (bringing it up to date), and from git otherwise. The
+// repository is opened, the revision resolved and the ignore-revs read
+// once for all of them. The answer is the same whichever way it is got.
+type Source struct {
+	Repo *gitscan.Repo
+	// Rev is the resolved revision.
+	Rev plumbing.Hash
+	// SettingsRevs are the settings' ignore-revs; IgnoreRevs adds those of
+	// SourceOptions.IgnoreRevs.
+	SettingsRevs, IgnoreRevs []plumbing.Hash
+
+	o  SourceOptions
+	ix *Index // nil without an index (or with --no-index)
+}
+
+// OpenSource resolves o.Rev in r, reads the ignore-revs and opens the
+// index of r when there is one to read. It does not own r.
+func OpenSource(r *gitscan.Repo, o SourceOptions) (*Source, error) {
+	name := o.RevName
+	if name == "" {
+		name = "--rev"
+	}
+	rev, err := r.Resolve(o.Rev)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	s := &Source{Repo: r, Rev: rev, o: o}
+	if s.SettingsRevs, err = provenance.IgnoreRevs(r, rev, o.Settings, nil); err != nil {
+		return nil, err
+	}
+	if len(o.IgnoreRevs) == 0 {
+		s.IgnoreRevs = s.SettingsRevs
+	} else if s.IgnoreRevs, err = provenance.IgnoreRevs(r, rev, o.Settings, o.IgnoreRevs); err != nil {
+		return nil, err
+	}
+	if !o.NoIndex {
+		p := o.IndexPath
+		if p == "" {
+			p = Path(r)
+		}
+		ix, err := Open(p, false)
+		switch {
+		case err == nil:
+			s.ix = ix
+		case errors.Is(err, ErrNotWritable):
+			s.warn(fmt.Sprintf("%v; reading history from git", err))
+		}
+	}
+	return s, nil
+}
+
+// Close closes the index (not the repository).
+func (s *Source) Close() {
+	if s.ix != nil {
+		s.ix.Close()
+		s.ix = nil
+	}
+}
+
+// Options are the index options of the source's settings.
+func (s *Source) Options() Options {
+	return Options{Settings: s.o.Settings, IgnoreRevs: s.SettingsRevs, Shallow: s.Repo.ShallowCommits()}
+}
+
+// Index is the index read, nil when there is none (or --no-index).
+func (s *Source) Index() *Index { return s.ix }
+
+// stored is the index when its stored answers answer the question: the
+// index is there and no --ignore-rev changes the question.
+func (s *Source) stored() *Index {
+	if len(s.o.IgnoreRevs) > 0 {
+		return nil
+	}
+	return s.ix
+}
+
+// Current reports whether the stored answers are those of Rev.
+func (s *Source) Current(ctx context.Context) bool {
+	ix := s.stored()
+	return ix != nil && ix.Current(ctx, s.Rev, s.Options())
+}
+
+// Blame returns the blame of key at Rev.
+func (s *Source) Blame(ctx context.Context, key string) (*provenance.BlameReport, error) {
+	if ix := s.stored(); ix != nil {
+		rep, err := ix.CachedBlame(ctx, s.Rev, key, s.Options())
+		if !errors.Is(err, ErrNotCached) {
+			return rep, err
+		}
+	}
+	// a key not at the revision is read with every recipe's history,
+	// which says whether it existed before (provenance.Options.Keys)
+	h, err := s.History(ctx, false, true, key)
+	if err != nil {
+		return nil, err
+	}
+	return h.Blame(key, s.Rev)
+}
+
+// Audit returns the audit of the changelog entries at Rev whose
+// config-keys match the glob key ("" for all).
+func (s *Source) Audit(ctx context.Context, key string) (*provenance.AuditReport, error) {
+	if ix := s.stored(); ix != nil {
+		rep, err := ix.CachedAudit(ctx, s.Rev, s.Options())
+		if err == nil {
+			return provenance.FilterAudit(rep, key), nil
+		}
+		if !errors.Is(err, ErrNotCached) {
+			return nil, err
+		}
+	}
+	h, err := s.History(ctx, true, false)
+	if err != nil {
+		return nil, err
+	}
+	return h.Audit(provenance.AuditOptions{Rev: s.Rev, Key: key})
+}
+
+// History builds the history up to Rev: of the changelog, of the recipes
+// or both; keys, when given, limit the recipes read from git to those.
+// The index, when there is one, is brought up to Rev first; one that
+// cannot be used is reported (Warn) and history is read from git.
+func (s *Source) History(ctx context.Context, changelog, recipes bool, keys ...string) (*provenance.History, error) {
+	if s.ix != nil {
+		o := s.Options()
+		o.PRs = s.o.PRs
+		var done func()
+		o.Progress, done = s.progress("updating the index")
+		h, _, err := s.ix.History(ctx, s.Repo, s.Rev, changelog, recipes, o)
+		done()
+		if err == nil {
+			h.SetIgnoreRevs(s.IgnoreRevs)
+			return h, nil
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, ErrNotWritable) {
+			s.warn(fmt.Sprintf("%v; reading history from git", err))
+		} else {
+			s.warn(fmt.Sprintf("the index cannot be used (%v); reading history from git", err))
+		}
+	}
+	update, done := s.progress("reading history")
+	defer done()
+	return provenance.Build(ctx, s.Repo, provenance.Options{Head: s.Rev, Settings: s.o.Settings,
+		Changelog: changelog, Recipes: recipes, Keys: keys, IgnoreRevs: s.IgnoreRevs, Progress: update, PRs: s.o.PRs})
+}
+
+func (s *Source) progress(label string) (func(provenance.Progress), func()) {
+	if s.o.Progress == nil {
+		return nil, func() {}
+	}
+	return s.o.Progress(label)
+}
+
+func (s *Source) warn(msg string) {
+	if s.o.Warn != nil {
+		s.o.Warn(msg)
+	}
+}
