@@ -25,7 +25,7 @@ type SourceOptions struct {
 	NoIndex bool
 	// IndexPath is the index file ("": the repository's, see Path).
 	IndexPath string
-	PRs     provenance.PRResolver
+	PRs       provenance.PRResolver
 	// Progress, when set, starts a progress report of a build or an index
 	// update under a label; the returned function ends it.
 	Progress func(label string) (update func(provenance.Progress), done func())
