@@ -44,6 +44,28 @@ type Settings struct {
 	// examined) listing more such commits, one per line, '#' comments
 	// allowed: the format of .git-blame-ignore-revs.
 	IgnoreRevsFile string `yaml:"ignore-revs-file"`
+	// Launch configures the dry run of recipes (see LaunchSettings).
+	Launch LaunchSettings `yaml:"launch"`
+}
+
+// LaunchSettings configure how a recipe point is dry-run and judged.
+type LaunchSettings struct {
+	// Env overrides the environment the workflow gives a point: NAME →
+	// template, where ${tp}, ${ep}, ${dp-attn}, ${conc}, ${spec-decoding},
+	// ${kv-offloading}, ${kv-offload-backend}, ${isl}, ${osl},
+	// ${scenario}, ${runner} and ${key} are the point's and ${NAME} any
+	// variable of the built-in environment; "" removes the variable.
+	Env map[string]string `yaml:"env"`
+	// Servers, Routers and Clients replace the command prefixes recorded
+	// as launches (e.g. [python*, -m, sglang.launch_server]).
+	Servers [][]string `yaml:"servers"`
+	Routers [][]string `yaml:"routers"`
+	Clients [][]string `yaml:"clients"`
+	// Wiring replaces, per framework, the options and environment
+	// variables that realise a point's setting (launch/not-wired):
+	// framework → setting (dp-attn, ep, spec-decoding, kv-offloading, tp)
+	// → option names ("--enable-dp-attention") or variables ("$NAME").
+	Wiring map[string]map[string][]string `yaml:"wiring"`
 }
 
 // ChangelogSettings locates the changelog and the master configs.

@@ -1,0 +1,116 @@
+package recipe
+
+import (
+	"context"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// PointLaunch is a point with what its dry run launched (Launch is nil
+// for a point that is not dry-run: see Point.Note).
+type PointLaunch struct {
+	Point  LaunchPoint `json:"point"`
+	Launch *Launch     `json:"launch,omitempty"`
+}
+
+// patterns are the launch patterns of the settings, else the defaults.
+func (r *Rev) patterns() *Patterns {
+	if r.Settings == nil {
+		return DefaultPatterns
+	}
+	ls := r.Settings.Launch
+	if len(ls.Servers) == 0 && len(ls.Routers) == 0 && len(ls.Clients) == 0 {
+		return DefaultPatterns
+	}
+	p := *DefaultPatterns
+	if len(ls.Servers) > 0 {
+		p.Servers = ls.Servers
+	}
+	if len(ls.Routers) > 0 {
+		p.Routers = ls.Routers
+	}
+	if len(ls.Clients) > 0 {
+		p.Clients = ls.Clients
+	}
+	return &p
+}
+
+// DryRunPoint runs one point's launcher in the sandbox (nil for a point
+// that is not dry-run).
+func (r *Rev) DryRunPoint(ctx context.Context, p *LaunchPoint, o DryRunOptions) *Launch {
+	if p.Note != "" || p.Launcher == "" {
+		return nil
+	}
+	if o.Patterns == nil {
+		o.Patterns = r.patterns()
+	}
+	return DryRun(ctx, r.Files, p.Launcher, nil, p.Env, o)
+}
+
+// DryRunKey dry-runs every point of a recipe (point > 0: that point
+// alone).
+func (r *Rev) DryRunKey(ctx context.Context, key string, point int, o DryRunOptions) ([]PointLaunch, error) {
+	return r.DryRunKeys(ctx, []string{key}, point, o)
+}
+
+// DryRunKeys dry-runs every point of the recipes, on as many goroutines
+// as the machine has cores; the result is in key, then point order.
+func (r *Rev) DryRunKeys(ctx context.Context, keys []string, point int, o DryRunOptions) ([]PointLaunch, error) {
+	var out []PointLaunch
+	for _, k := range keys {
+		pts, err := r.LaunchPoints(k)
+		if err != nil {
+			return nil, err
+		}
+		for i := range pts {
+			if point <= 0 || pts[i].Index == point {
+				out = append(out, PointLaunch{Point: pts[i]})
+			}
+		}
+	}
+	if o.Patterns == nil {
+		o.Patterns = r.patterns()
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), len(out))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				out[i].Launch = r.DryRunPoint(ctx, &out[i].Point, o)
+			}
+		}()
+	}
+	for i := range out {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// EnvKey is a point environment's identity (sorted NAME=VALUE lines).
+func EnvKey(env map[string]string) string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		b.WriteString(k)
+		b.WriteByte('=')
+		b.WriteString(env[k])
+		b.WriteByte('\n')
+	}
+	return b.String()
+}

@@ -1,0 +1,380 @@
+package recipe
+
+import (
+	"fmt"
+	"math/big"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/pyyaml"
+)
+
+// LaunchPoint is one search-space point of a recipe as the benchmark
+// workflow runs it: the environment the workflow gives the launcher
+// (InferenceX's generate_sweep_configs.py and benchmark-tmpl.yml; see
+// PointEnv) and the launcher and script that run it.
+type LaunchPoint struct {
+	Key string `json:"key"`
+	// Index numbers the recipe's points from 1 in file order (rows, then
+	// concurrencies).
+	Index    int    `json:"index"`
+	File     string `json:"file"`
+	Line     int    `json:"line"` // the search-space entry's line
+	Scenario string `json:"scenario"`
+	// Runner is the runner the point runs on (the first of its label's
+	// runners of the launcher family), Launcher its launcher script and
+	// Script the benchmark script the key resolves to ("" when none).
+	Runner    string `json:"runner"`
+	Launcher  string `json:"launcher"`
+	Script    string `json:"script,omitempty"`
+	Multinode bool   `json:"multinode"`
+	// The point's parallelism and settings as the generator defaults them.
+	TP           int64  `json:"tp"`
+	EP           int64  `json:"ep"`
+	DPAttn       bool   `json:"dp_attn"`
+	Spec         string `json:"spec_decoding"`
+	KVOffloading string `json:"kv_offloading,omitempty"`
+	KVBackend    string `json:"kv_offload_backend,omitempty"`
+	Conc         int64  `json:"conc"`
+	ISL          int64  `json:"isl,omitempty"`
+	OSL          int64  `json:"osl,omitempty"`
+	// Env is the workflow's environment for the launcher.
+	Env map[string]string `json:"env"`
+	// Note says why a point is not dry-run (multi-node, no script).
+	Note string `json:"note,omitempty"`
+}
+
+// Label names the point for people: "3 (tp8 ep8 dpa conc 64, 8k1k)".
+func (p *LaunchPoint) Label() string {
+	parts := []string{fmt.Sprintf("tp%d", p.TP)}
+	if p.EP > 1 {
+		parts = append(parts, fmt.Sprintf("ep%d", p.EP))
+	}
+	if p.DPAttn {
+		parts = append(parts, "dpa")
+	}
+	if p.Spec != "" && p.Spec != "none" {
+		parts = append(parts, p.Spec)
+	}
+	if p.KVOffloading != "" && p.KVOffloading != "none" {
+		parts = append(parts, "kv "+p.KVOffloading+"/"+p.KVBackend)
+	}
+	parts = append(parts, fmt.Sprintf("conc %d", p.Conc))
+	if p.ISL > 0 {
+		parts = append(parts, seqLenName(p.ISL, p.OSL))
+	}
+	return fmt.Sprintf("%d (%s)", p.Index, strings.Join(parts, " "))
+}
+
+func seqLenName(isl, osl int64) string {
+	switch {
+	case isl == 1024 && osl == 1024:
+		return "1k1k"
+	case isl == 8192 && osl == 1024:
+		return "8k1k"
+	}
+	return fmt.Sprintf("%d_%d", isl, osl)
+}
+
+// maxAgenticDRAMMiB caps a node's CPU DRAM before utilisation scaling
+// (generate_sweep_configs.py's MAX_AGENTIC_AVAILABLE_CPU_DRAM_MIB).
+const maxAgenticDRAMMiB = 2_861_022
+
+// LaunchPoints lists the points of a recipe at the revision, each with
+// the environment its launcher starts with. A recipe that does not exist
+// has none.
+func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
+	rec, ok, err := r.Recipe(key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	runs, err := r.Runs(key)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.Resolver()
+	if err != nil {
+		return nil, err
+	}
+	hw := r.hardware()
+	v := rec.Value
+	str := func(f string) string {
+		if x, ok := v.Get(f); ok && x.Kind == pyyaml.Str {
+			return x.Str
+		}
+		return ""
+	}
+	label := str("runner")
+	multinode := false
+	if x, ok := v.Get("multinode"); ok && x.Truthy() {
+		multinode = true
+	}
+	var out []LaunchPoint
+	sc, _ := v.Get("scenarios")
+	if sc == nil || sc.Kind != pyyaml.Map {
+		return nil, nil
+	}
+	for _, p := range sc.Pairs {
+		if p.Key.Kind != pyyaml.Str || p.Value.Kind != pyyaml.Seq {
+			continue
+		}
+		scenario := p.Key.Str
+		for _, item := range p.Value.Items {
+			ss, _ := item.Get("search-space")
+			if ss == nil || ss.Kind != pyyaml.Seq {
+				continue
+			}
+			util := 0.0
+			if u, ok := item.Get("dram-utilization"); ok {
+				util = number(u)
+			}
+			for _, e := range ss.Items {
+				base := LaunchPoint{Key: key, File: rec.File, Line: e.Line, Scenario: scenario, Multinode: multinode,
+					TP: intOr(e, "tp", 0), EP: intOr(e, "ep", 1), Spec: strOr(e, "spec-decoding", "none")}
+				if x, ok := e.Get("dp-attn"); ok {
+					base.DPAttn = x.Truthy()
+				}
+				if scenario == "fixed-seq-len" {
+					base.ISL, base.OSL = intOr(item, "isl", 0), intOr(item, "osl", 0)
+				} else {
+					base.KVOffloading = strOr(e, "kv-offloading", "none")
+					if b, ok := e.Get("kv-offload-backend"); ok {
+						base.KVBackend = strOr(b, "name", "")
+					}
+				}
+				run := pickRun(runs, scenario, base.Spec)
+				if run != nil {
+					base.Script = run.Script
+					if run.Family != "" {
+						base.Launcher = "runners/launch_" + run.Family + ".sh"
+						base.Runner = runnerName(res, label, run.Family)
+					}
+					switch {
+					case multinode:
+						base.Note = "multi-node: run by srt-slurm or a driver script, not dry-run"
+					case run.Script == "":
+						base.Note = run.Note
+					}
+				} else {
+					base.Note = "no launcher runs it"
+				}
+				for _, conc := range config.ExpandConc(e) {
+					pt := base
+					pt.Index = len(out) + 1
+					pt.Conc = conc
+					pt.Env = pointEnv(v, e, &pt, label, dramGB(hw[label], util, &pt, e))
+					r.applyEnvSettings(&pt)
+					out = append(out, pt)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+func pickRun(runs []config.Resolution, scenario, spec string) *config.Resolution {
+	for i := range runs {
+		if runs[i].Scenario == scenario && runs[i].Spec == spec {
+			return &runs[i]
+		}
+	}
+	for i := range runs {
+		if runs[i].Scenario == scenario {
+			return &runs[i]
+		}
+	}
+	return nil
+}
+
+// runnerName is the first runner name of the label in the family (the
+// launcher derives paths and ports from it), else family_0.
+func runnerName(res *config.Resolver, label, family string) string {
+	for _, n := range res.Labels[label] {
+		if f, _, _ := strings.Cut(n, "_"); f == family {
+			return n
+		}
+	}
+	return family + "_0"
+}
+
+type hardware struct{ dramMiB, gpus int64 }
+
+// hardware reads the hardware section of the runner labels file.
+func (r *Rev) hardware() map[string]hardware {
+	out := map[string]hardware{}
+	for _, p := range r.Settings.RunnersCandidates() {
+		data, ok, err := r.Files.Read(p)
+		if err != nil || !ok {
+			continue
+		}
+		v, err := pyyaml.Load(data, pyyaml.Options{})
+		if err != nil {
+			return out
+		}
+		h, _ := v.Get("hardware")
+		if h == nil || h.Kind != pyyaml.Map {
+			return out
+		}
+		for _, kv := range h.Pairs {
+			out[kv.Key.Str] = hardware{dramMiB: intOr(kv.Value, "available-cpu-dram-mib", 0), gpus: intOr(kv.Value, "gpus-per-node", 0)}
+		}
+		return out
+	}
+	return out
+}
+
+// dramGB is the generator's agentic_dram_offload_gb: the node's CPU DRAM
+// (capped), times the utilisation, times the share of the node's GPUs
+// the point uses, in decimal GB. "0" without DRAM offloading; "" when
+// the runner's hardware is not listed (then the launch sees it unset).
+func dramGB(h hardware, util float64, p *LaunchPoint, e *pyyaml.Value) string {
+	if p.KVOffloading != "dram" {
+		return "0"
+	}
+	if h.dramMiB <= 0 || h.gpus <= 0 || util <= 0 {
+		return ""
+	}
+	avail := min(h.dramMiB, maxAgenticDRAMMiB)
+	gpus := p.TP * intOr(e, "pp", 1) * intOr(e, "pcp-size", 1)
+	// exact decimal arithmetic, as the generator's Decimal
+	u := new(big.Rat)
+	u.SetString(strconv.FormatFloat(util, 'f', -1, 64))
+	b := new(big.Rat).SetInt64(avail * 1024 * 1024)
+	b.Mul(b, u)
+	b.Mul(b, big.NewRat(gpus, h.gpus))
+	b.Quo(b, big.NewRat(1_000_000_000, 1))
+	n := new(big.Int).Quo(b.Num(), b.Denom())
+	return n.String()
+}
+
+// pointEnv is the environment benchmark-tmpl.yml gives a single-node
+// point (its env block and the launch step).
+func pointEnv(recipe, e *pyyaml.Value, p *LaunchPoint, label, dram string) map[string]string {
+	str := func(f string) string {
+		if x, ok := recipe.Get(f); ok && x.Kind == pyyaml.Str {
+			return x.Str
+		}
+		return ""
+	}
+	b := func(v bool) string { return strconv.FormatBool(v) }
+	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
+	prefix := str("model-prefix")
+	pp, dcp, pcp := intOr(e, "pp", 1), intOr(e, "dcp-size", 1), intOr(e, "pcp-size", 1)
+	agentic := p.Scenario == "agentic-coding"
+	env := map[string]string{
+		"RANDOM_RANGE_RATIO": "0.8", "HF_TOKEN": "<secret>", "HF_HUB_CACHE": "/mnt/hf_hub_cache/",
+		"MODEL": str("model"), "MODEL_PREFIX": prefix, "IMAGE": str("image"), "FRAMEWORK": str("framework"),
+		"PRECISION": str("precision"), "TP": itoa(p.TP), "PP_SIZE": itoa(pp), "DCP_SIZE": itoa(dcp), "PCP_SIZE": itoa(pcp),
+		"EP_SIZE": itoa(p.EP), "DP_ATTENTION": b(p.DPAttn), "CONC": itoa(p.Conc), "SPEC_DECODING": p.Spec,
+		"DISAGG": b(false), "RUN_EVAL": "false", "EVAL_ONLY": "false", "RESULT_DIR": "/workspace/results",
+		"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/tmp/inferencex-pycache", "DURATION": "3600",
+		"AIPERF_FAILED_REQUEST_THRESHOLD": "0.10", "REQUIRE_POWER": "0", "AIPERF_EXPERIMENTAL_FAST": "0",
+		"SWEBENCH_USE_MODAL": "true", "MODAL_TOKEN_ID": "<secret>", "MODAL_TOKEN_SECRET": "<secret>",
+		"GITHUB_WORKSPACE": Workspace, "GITHUB_ACTIONS": "true", "RUNNER_NAME": p.Runner, "RUNNER_TYPE": label,
+		"GPU_COUNT": itoa(p.TP * pp * pcp), "USER": "runner", "HOME": "/home/runner", "PATH": "/usr/local/bin:/usr/bin:/bin",
+		"KV_OFFLOADING": "", "KV_OFFLOAD_BACKEND": "", "TOTAL_CPU_DRAM_GB": "0", "SCENARIO_TYPE": "fixed-seq-len",
+		"SCENARIO_SUBDIR": "fixed_seq_len/", "IS_AGENTIC": "0",
+	}
+	if agentic {
+		env["SCENARIO_TYPE"], env["SCENARIO_SUBDIR"], env["IS_AGENTIC"] = "agentic-coding", "agentic/", "1"
+		env["ISL"], env["OSL"], env["MAX_MODEL_LEN"] = "0", "0", "0"
+		env["KV_OFFLOADING"], env["KV_OFFLOAD_BACKEND"], env["TOTAL_CPU_DRAM_GB"] = p.KVOffloading, p.KVBackend, dram
+		kv := "kvnone"
+		if p.KVOffloading != "none" {
+			kv = "kv" + p.KVOffloading + "-" + p.KVBackend
+		}
+		exp := fmt.Sprintf("%s_tp%d_conc%d_%s", prefix, p.TP, p.Conc, kv)
+		if p.Spec != "none" {
+			exp += "_spec-" + p.Spec
+		}
+		env["EXP_NAME"] = exp
+	} else {
+		env["ISL"], env["OSL"], env["MAX_MODEL_LEN"] = itoa(p.ISL), itoa(p.OSL), itoa(p.ISL+p.OSL+256)
+		env["EXP_NAME"] = prefix + "_" + seqLenName(p.ISL, p.OSL)
+	}
+	env["RESULT_FILENAME"] = fmt.Sprintf("%s_%s_%s_tp%d-pp%d-dcp%d-pcp%d-ep%d-dpa%s_disagg-false_spec-%s_conc%d_%s",
+		env["EXP_NAME"], env["PRECISION"], env["FRAMEWORK"], p.TP, pp, dcp, pcp, p.EP, b(p.DPAttn), p.Spec, p.Conc, p.Runner)
+	return env
+}
+
+// applyEnvSettings applies the settings' launch.env overrides: NAME →
+// template, where ${field} is a field of the point's environment
+// (${TP}) or of its search-space entry written as in the config
+// (${tp}); an empty template removes the variable.
+func (r *Rev) applyEnvSettings(p *LaunchPoint) {
+	if r.Settings == nil || len(r.Settings.Launch.Env) == 0 {
+		return
+	}
+	fields := map[string]string{"tp": strconv.FormatInt(p.TP, 10), "ep": strconv.FormatInt(p.EP, 10),
+		"dp-attn": strconv.FormatBool(p.DPAttn), "conc": strconv.FormatInt(p.Conc, 10), "spec-decoding": p.Spec,
+		"kv-offloading": p.KVOffloading, "kv-offload-backend": p.KVBackend, "isl": strconv.FormatInt(p.ISL, 10),
+		"osl": strconv.FormatInt(p.OSL, 10), "scenario": p.Scenario, "runner": p.Runner, "key": p.Key}
+	names := make([]string, 0, len(r.Settings.Launch.Env))
+	for n := range r.Settings.Launch.Env {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	base := make(map[string]string, len(p.Env))
+	for k, v := range p.Env {
+		base[k] = v
+	}
+	for _, n := range names {
+		t := r.Settings.Launch.Env[n]
+		if t == "" {
+			delete(p.Env, n)
+			continue
+		}
+		p.Env[n] = expandTemplate(t, func(f string) string {
+			if v, ok := fields[f]; ok {
+				return v
+			}
+			return base[f]
+		})
+	}
+}
+
+func expandTemplate(t string, get func(string) string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(t, "${")
+		if i < 0 {
+			b.WriteString(t)
+			return b.String()
+		}
+		j := strings.IndexByte(t[i:], '}')
+		if j < 0 {
+			b.WriteString(t)
+			return b.String()
+		}
+		b.WriteString(t[:i])
+		b.WriteString(get(t[i+2 : i+j]))
+		t = t[i+j+1:]
+	}
+}
+
+func intOr(v *pyyaml.Value, f string, def int64) int64 {
+	if x, ok := v.Get(f); ok && x.Kind == pyyaml.Int && x.Int.IsInt64() {
+		return x.Int.Int64()
+	}
+	return def
+}
+
+func strOr(v *pyyaml.Value, f, def string) string {
+	if x, ok := v.Get(f); ok && x.Kind == pyyaml.Str {
+		return x.Str
+	}
+	return def
+}
+
+func number(v *pyyaml.Value) float64 {
+	switch v.Kind {
+	case pyyaml.Float:
+		return v.Float
+	case pyyaml.Int:
+		f, _ := new(big.Float).SetInt(v.Int).Float64()
+		return f
+	}
+	return 0
+}
