@@ -114,3 +114,17 @@ func EnvKey(env map[string]string) string {
 	}
 	return b.String()
 }
+
+// EnvChanges lists the variables of the command's environment that the
+// launch path set or changed from the workflow's (base), sorted: what
+// the recipe's files chose, not what every point is given.
+func (c *Command) EnvChanges(base map[string]string) []string {
+	var out []string
+	for k, v := range c.Env {
+		if b, ok := base[k]; !ok || b != v {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

@@ -19,9 +19,11 @@ type LaunchPoint struct {
 	Key string `json:"key"`
 	// Index numbers the recipe's points from 1 in file order (rows, then
 	// concurrencies).
-	Index    int    `json:"index"`
-	File     string `json:"file"`
-	Line     int    `json:"line"` // the search-space entry's line
+	Index int    `json:"index"`
+	File  string `json:"file"`
+	// KeyLine is the recipe's line, Line its search-space entry's.
+	KeyLine  int    `json:"key_line"`
+	Line     int    `json:"line"`
 	Scenario string `json:"scenario"`
 	// Runner is the runner the point runs on (the first of its label's
 	// runners of the launcher family), Launcher its launcher script and
@@ -131,7 +133,7 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 				util = number(u)
 			}
 			for _, e := range ss.Items {
-				base := LaunchPoint{Key: key, File: rec.File, Line: e.Line, Scenario: scenario, Multinode: multinode,
+				base := LaunchPoint{Key: key, File: rec.File, KeyLine: rec.Line, Line: e.Line, Scenario: scenario, Multinode: multinode,
 					TP: intOr(e, "tp", 0), EP: intOr(e, "ep", 1), Spec: strOr(e, "spec-decoding", "none")}
 				if x, ok := e.Get("dp-attn"); ok {
 					base.DPAttn = x.Truthy()

@@ -17,7 +17,7 @@ func newConfigCmd(f *Factory) *cobra.Command {
 		Use:   "config <command>",
 		Short: "Inspect the recipe configs",
 	})
-	cmd.AddCommand(newScriptsCmd(f, nil))
+	cmd.AddCommand(newScriptsCmd(f, nil), newLaunchCmd(f, nil))
 	return cmd
 }
 

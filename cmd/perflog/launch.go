@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perflog/perflog/recipe"
+)
+
+// LaunchOptions are the parsed flags of `perflog config launch`.
+type LaunchOptions struct {
+	Factory *Factory
+	Repo    string
+	Rev     string
+	Config  string
+	Format  string
+	Point   int
+	Keys    []string
+}
+
+func newLaunchCmd(f *Factory, runF func(context.Context, *LaunchOptions) error) *cobra.Command {
+	opts := &LaunchOptions{Factory: f}
+	cmd := &cobra.Command{
+		Use:   "launch <config-key>...",
+		Short: "Dry-run a recipe's launch: the server command line each point starts",
+		Long: `Launch dry-runs each search-space point of the recipes (keys or globs) at
+--rev: the runner's launcher runs with the environment the benchmark workflow
+gives the point (MODEL, TP, EP_SIZE, DP_ATTENTION, CONC, ISL, OSL,
+SPEC_DECODING, KV_OFFLOADING, ...), then the benchmark script and what it
+sources, in a sandbox: files are read from the revision, writes go to memory,
+no command is executed. The inference server, router and benchmark client are
+recorded with their arguments, the environment they start with and the
+file:line that starts them; every other command succeeds without running.
+
+Without --point, one line per point; with --point N, the whole launch of that
+point: the server's command line, the variables the launch path set, the
+client, and what could not be evaluated. --format json gives every point in
+full. Multi-node recipes are listed as not dry-run.`,
+		Example: `  $ perflog config launch dsr1-fp8-mi355x-sglang
+  $ perflog config launch dsr1-fp8-mi355x-sglang --point 3
+  $ perflog config launch 'dsv4-*' --rev HEAD~5 --format json`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return flagErrorf("launch needs a config key (or a glob)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Keys = args
+			for _, k := range args {
+				if err := checkKeyArg(k); err != nil {
+					return err
+				}
+			}
+			if !contains([]string{"", "text", "json"}, opts.Format) {
+				return flagErrorf("invalid --format %q (want text or json)", opts.Format)
+			}
+			if opts.Point < 0 {
+				return flagErrorf("invalid --point %d (points are numbered from 1)", opts.Point)
+			}
+			if runF != nil {
+				return runF(cmd.Context(), opts)
+			}
+			return launchRun(cmd.Context(), opts)
+		},
+	}
+	fl := cmd.Flags()
+	repoFlag(fl, &opts.Repo)
+	fl.StringVar(&opts.Rev, "rev", "HEAD", "the `revision` to dry-run")
+	configFlag(fl, &opts.Config)
+	fl.IntVar(&opts.Point, "point", 0, "only point `N` (as numbered in the listing), shown in full")
+	fl.StringVar(&opts.Format, "format", "", "output `format`: text or json (default text)")
+	return cmd
+}
+
+// launchResult is the JSON document of --format json. Field names are a
+// public contract: add, never rename.
+type launchResult struct {
+	Rev           string               `json:"rev"`
+	Points        []recipe.PointLaunch `json:"points"`
+	SchemaVersion int                  `json:"schema_version"`
+}
+
+func launchRun(ctx context.Context, opts *LaunchOptions) error {
+	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
+	if err != nil {
+		return err
+	}
+	defer ws.repo.Close()
+	h, err := ws.repo.Resolve(opts.Rev)
+	if err != nil {
+		return fmt.Errorf("--rev: %w", err)
+	}
+	rev := recipe.NewRev(opts.Rev, ws.repo.Tree(h), ws.settings)
+	m, err := rev.Master()
+	if err != nil {
+		return err
+	}
+	keys, errs := resolveKeyArgs(m, opts.Keys)
+	if len(errs) > 0 {
+		return fmt.Errorf("%s", strings.Join(errs, "; "))
+	}
+	pls, err := rev.DryRunKeys(ctx, keys, opts.Point, recipe.DryRunOptions{})
+	if err != nil {
+		return err
+	}
+	if opts.Point > 0 && len(pls) == 0 {
+		return flagErrorf("no point %d: %s has fewer points (see perflog config launch %s)", opts.Point, strings.Join(keys, ", "), strings.Join(opts.Keys, " "))
+	}
+	out := opts.Factory.IO.Out
+	if opts.Format == "json" {
+		if pls == nil {
+			pls = []recipe.PointLaunch{}
+		}
+		return writeJSON(out, launchResult{Rev: h.String(), Points: pls, SchemaVersion: jsonSchemaVersion})
+	}
+	if opts.Point > 0 {
+		for i := range pls {
+			writeLaunch(out, &pls[i])
+		}
+		return nil
+	}
+	counts := map[string]int{}
+	key := ""
+	for _, pl := range pls {
+		if pl.Point.Key != key {
+			key = pl.Point.Key
+			fmt.Fprintf(out, "%s (%s:%d)\n", key, pl.Point.File, pl.Point.KeyLine)
+		}
+		status, what := "not-run", pl.Point.Note
+		if l := pl.Launch; l != nil {
+			status = l.Status
+			switch srv := l.Server(); {
+			case srv != nil:
+				what = fmt.Sprintf("%s  %d options  %s", program(srv), len(srv.Flags), srv.At)
+			default:
+				what = strings.TrimSpace(l.EndedAt + " " + l.Reason)
+			}
+		}
+		counts[status]++
+		fmt.Fprintf(out, "  %-34s %-9s %s\n", pl.Point.Label(), status, what)
+	}
+	var parts []string
+	for _, s := range []string{recipe.StatusLaunched, recipe.StatusFailed, recipe.StatusNoServer, recipe.StatusUnknown, "not-run"} {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	fmt.Fprintf(opts.Factory.IO.ErrOut, "%d points at %s: %s; --point N shows one in full\n", len(pls), shortHash(h), strings.Join(parts, ", "))
+	return nil
+}
+
+// program names a launch by its program words ("python3 -m
+// sglang.launch_server", "vllm serve", "trtllm-serve").
+func program(c *recipe.Command) string {
+	var w []string
+	for _, a := range c.Argv {
+		if strings.HasPrefix(a, "-") && a != "-m" {
+			break
+		}
+		w = append(w, a)
+		if len(w) == 3 {
+			break
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+// writeLaunch writes one point's launch in full.
+func writeLaunch(w io.Writer, pl *recipe.PointLaunch) {
+	p := pl.Point
+	fmt.Fprintf(w, "%s point %s\n", p.Key, p.Label())
+	fmt.Fprintf(w, "  config   %s:%d (%s row)\n", p.File, p.Line, p.Scenario)
+	runs := p.Launcher
+	if p.Script != "" {
+		runs += " → " + p.Script
+	}
+	if p.Runner != "" {
+		runs += " on " + p.Runner
+	}
+	fmt.Fprintf(w, "  runs     %s\n", runs)
+	l := pl.Launch
+	if l == nil {
+		fmt.Fprintf(w, "  status   not dry-run: %s\n", p.Note)
+		return
+	}
+	fmt.Fprintf(w, "  status   %s", l.Status)
+	if l.Exit != 0 {
+		fmt.Fprintf(w, " (exit %d)", l.Exit)
+	}
+	if l.EndedAt != "" || l.Reason != "" {
+		fmt.Fprintf(w, ": %s", strings.TrimSpace(l.EndedAt+" "+l.Reason))
+	}
+	fmt.Fprintln(w)
+	for i := range l.Servers {
+		writeCommand(w, "server", &l.Servers[i], p.Env)
+	}
+	for i := range l.Routers {
+		writeCommand(w, "router", &l.Routers[i], p.Env)
+	}
+	for i := range l.Clients {
+		writeCommand(w, "client", &l.Clients[i], nil)
+	}
+	for _, u := range l.Unknowns {
+		fmt.Fprintf(w, "  unknown  %s\n", strings.TrimSpace(u.At+" "+u.What))
+	}
+	if len(l.Stubbed) > 0 {
+		fmt.Fprintf(w, "  stubbed  %s\n", strings.Join(l.Stubbed, ", "))
+	}
+}
+
+// writeCommand writes a launch: where, the command line one option per
+// line, and (with base) the variables the launch path set.
+func writeCommand(w io.Writer, role string, c *recipe.Command, base map[string]string) {
+	fmt.Fprintf(w, "  %-8s %s\n", role, c.At)
+	line := "           "
+	if len(c.Wrapper) > 0 {
+		line += shellQuote(c.Wrapper) + " "
+	}
+	fmt.Fprintf(w, "%s%s\n", line, program(c))
+	n := len(strings.Fields(program(c)))
+	cur := ""
+	flush := func() {
+		if cur != "" {
+			fmt.Fprintf(w, "             %s\n", cur)
+			cur = ""
+		}
+	}
+	for i, a := range c.Argv {
+		if i < n {
+			continue
+		}
+		q := shellQuote([]string{a})
+		if strings.HasPrefix(a, "-") || cur == "" {
+			flush()
+			cur = q
+		} else {
+			cur += " " + q
+		}
+	}
+	flush()
+	for _, s := range c.Stray {
+		fmt.Fprintf(w, "           stray argument %d: %q\n", s.Index, s.Value)
+	}
+	if base != nil {
+		for _, k := range c.EnvChanges(base) {
+			fmt.Fprintf(w, "  env      %s=%s\n", k, c.Env[k])
+		}
+	}
+	for name, content := range c.Files {
+		fmt.Fprintf(w, "  file     %s (written by the launch path)\n", name)
+		for _, l := range strings.Split(strings.TrimRight(content, "\n"), "\n") {
+			fmt.Fprintf(w, "             %s\n", l)
+		}
+	}
+}
+
+// shellQuote renders words as a shell would need them.
+func shellQuote(words []string) string {
+	out := make([]string, len(words))
+	for i, s := range words {
+		if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[](){};&|<>#~") {
+			out[i] = s
+			continue
+		}
+		out[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	}
+	return strings.Join(out, " ")
+}
