@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/perflog/perflog/config"
@@ -53,7 +54,11 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 	for _, rc := range changes {
 		changed[rc.Key] = rc
 	}
-	coverage(in, ch, changes, covered, added, headKeys, changed, add)
+	effects := launchEffects(in, ch, add)
+	if in.canceled() {
+		return
+	}
+	coverage(in, ch, changes, covered, added, headKeys, changed, effects, add)
 	if in.canceled() {
 		return
 	}
@@ -61,11 +66,56 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 		claims(in, rep, ch, added, add)
 	}
 	lint(in, ch, changes, add)
+	launchRules(ch, effects, add)
+	omitsChange(ch, effects, covered, add)
 }
 
-func coverage(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, covered map[string][]*Entry, added []*Entry, headKeys []string, changed map[string]recipe.RecipeChange, add func(Finding)) {
+func coverage(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, covered map[string][]*Entry, added []*Entry, headKeys []string, changed map[string]recipe.RecipeChange, effects map[string]*recipe.Effect, add func(Finding)) {
 	firstLine := firstChangedLines(ch)
+	// by effect: a recipe whose scripts alone changed and whose every
+	// point launches the same did not change; one whose launch changed
+	// through a launcher or a shared helper did
+	same := map[string]bool{}
 	for _, rc := range changes {
+		if c, known := launchChanged(effects, rc.Key); known && !c && rc.Diff == nil && rc.Kind == recipe.RecipeChanged {
+			same[rc.Key] = true
+			delete(changed, rc.Key)
+			e := effects[rc.Key]
+			add(Finding{Rule: RuleLaunchSame, Severity: Info, File: rc.File, Line: rc.Line, ConfigKey: rc.Key,
+				Message: fmt.Sprintf("recipe %s: %s changed, but each of its %d points launches the same server command line, environment and files: no entry is needed",
+					rc.Key, strings.Join(rc.Files, ", "), len(e.Head))})
+		}
+	}
+	var viaPath []string
+	for k, e := range effects {
+		if _, ok := changed[k]; ok || same[k] {
+			continue
+		}
+		if c, known := launchChanged(effects, k); known && c {
+			viaPath = append(viaPath, k)
+			changed[k] = recipe.RecipeChange{Key: k, Kind: recipe.RecipeChanged, Files: e.Files}
+		}
+	}
+	sort.Strings(viaPath)
+	for _, k := range viaPath {
+		if len(covered[k]) > 0 {
+			continue
+		}
+		e := effects[k]
+		f := Finding{Rule: RuleMissingEntry, Severity: Error, ConfigKey: k,
+			Message: fmt.Sprintf("the launch of recipe %s changed in this change (%s), but no new changelog entry lists it; append an entry with config-keys: [%s] (perflog changelog new drafts it)", k, describeLaunchChange(e), k)}
+		if len(e.Diffs) > 0 {
+			f.File, f.Line = atOf(e.Diffs[0].At)
+			f.Evidence = []Evidence{{File: f.File, Line: f.Line, Text: lineText(ch.Head, f.File, f.Line), Rev: "head"}}
+		} else if rec, ok, _ := ch.Head.Recipe(k); ok {
+			f.File, f.Line = rec.File, rec.Line
+		}
+		add(f)
+	}
+	for _, rc := range changes {
+		if same[rc.Key] {
+			continue
+		}
 		ev := recipeEvidence(ch, rc, firstLine)
 		switch rc.Kind {
 		case recipe.RecipeRemoved:

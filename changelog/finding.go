@@ -74,9 +74,16 @@ const (
 	RuleMasterInvalid = "config/invalid"       // the master configs cannot be loaded
 
 	// coverage: which recipes the change changed vs the entries it adds.
-	RuleMissingEntry = "coverage/missing-entry" // a recipe changed and no new entry covers it
-	RuleUnchangedKey = "coverage/unchanged-key" // a new entry lists a recipe that did not change
-	RuleRenamedKey   = "coverage/renamed-key"   // a recipe was renamed
+	RuleMissingEntry = "coverage/missing-entry"    // a recipe changed and no new entry covers it
+	RuleUnchangedKey = "coverage/unchanged-key"    // a new entry lists a recipe that did not change
+	RuleRenamedKey   = "coverage/renamed-key"      // a recipe was renamed
+	RuleLaunchSame   = "coverage/launch-unchanged" // scripts changed, every launch the same: no entry needed
+
+	// launch: what the recipes' points launch (a dry run of the launch path).
+	RuleLaunchFails = "launch/fails"             // a point exits non-zero before its server starts
+	RuleNotWired    = "launch/not-wired"         // a point's setting no server option realises
+	RuleStrayArg    = "launch/stray-arg"         // an empty or whitespace-only server argument
+	RuleOmitsChange = "description/omits-change" // a launch change no bullet mentions
 
 	// claims: the description against the change.
 	RuleContradicted = "claim/contradicted" // a description claim the change contradicts

@@ -591,8 +591,11 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 }
 
 // at names a handler's position: file:line of the shell file holding a
-// command at that offset and line.
-func (s *sandbox) at(ctx context.Context) string {
+// command at that offset and line. Positions carry no file name, so the
+// files read are searched: one whose text there starts with the
+// command's first word (word, when given) wins over one where the line
+// merely matches.
+func (s *sandbox) at(ctx context.Context, word ...string) string {
 	hc := interp.HandlerCtx(ctx)
 	if !hc.Pos.IsValid() {
 		return ""
@@ -600,17 +603,25 @@ func (s *sandbox) at(ctx context.Context) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	off, line := int(hc.Pos.Offset()), int(hc.Pos.Line())
-	var best []string
+	best, score := "", 0
 	for p, data := range s.sources {
-		if off < len(data) && bytes.Count(data[:off], []byte{'\n'})+1 == line {
-			best = append(best, p)
+		if off >= len(data) || bytes.Count(data[:off], []byte{'\n'})+1 != line {
+			continue
+		}
+		sc := 1
+		if len(word) > 0 && word[0] != "" && bytes.HasPrefix(data[off:], []byte(word[0])) {
+			sc = 3
+		} else if c := data[off]; c == ' ' || c == '\t' || c == '\n' {
+			sc = 0 // a command does not start at a blank
+		}
+		if sc > score || (sc == score && sc > 0 && p < best) {
+			best, score = p, sc
 		}
 	}
-	if len(best) == 0 {
+	if best == "" {
 		return fmt.Sprintf("?:%d", line)
 	}
-	sort.Strings(best)
-	return fmt.Sprintf("%s:%d", best[0], line)
+	return fmt.Sprintf("%s:%d", best, line)
 }
 
 func (s *sandbox) step() error {
@@ -650,7 +661,7 @@ func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	case "exit":
 		if len(args) > 1 && args[1] != "0" {
-			at := s.at(ctx)
+			at := s.at(ctx, "exit")
 			s.mu.Lock()
 			if s.ended == "" { // the innermost exit comes first
 				s.ended = at
@@ -951,7 +962,11 @@ func matchAny(pats [][]string, args []string) int {
 // record keeps one launch with the environment it starts with.
 func (s *sandbox) record(ctx context.Context, into *[]Command, wrapper, argv []string, program int) {
 	hc := interp.HandlerCtx(ctx)
-	c := Command{Argv: append([]string(nil), argv...), At: s.at(ctx), Env: map[string]string{}}
+	first := argv[0]
+	if len(wrapper) > 0 {
+		first = wrapper[0]
+	}
+	c := Command{Argv: append([]string(nil), argv...), At: s.at(ctx, first), Env: map[string]string{}}
 	if len(wrapper) > 0 {
 		c.Wrapper = append([]string(nil), wrapper...)
 	}

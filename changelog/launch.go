@@ -1,0 +1,296 @@
+package changelog
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/perflog/perflog/recipe"
+)
+
+// Verify by effect: the recipes a change may have changed are dry-run at
+// base and head (recipe.Change.Effects), and judged by what their points
+// launch, whichever file caused it:
+//
+//   - launch/fails: a head point exits non-zero before its server starts;
+//   - launch/stray-arg: an empty or whitespace-only argument reaches a
+//     server;
+//   - launch/not-wired: a point's tp, ep, dp-attn, spec-decoding or
+//     kv-offloading is not realised by any option of its server (see
+//     recipe.NotWired);
+//   - coverage: a recipe whose launch changed needs an entry even when
+//     only a launcher or a shared helper changed; one whose scripts
+//     changed but whose every point launches the same needs none (a note,
+//     coverage/launch-unchanged);
+//   - description/omits-change: a launch change no bullet of the entries
+//     for the recipe mentions.
+//
+// A problem the change did not introduce (the base point fails or is
+// unwired the same way) is a warning, not an error.
+
+// launchEffects dry-runs the candidates of the change (nil when there is
+// nothing to run or the run was cancelled).
+func launchEffects(in *Input, ch *recipe.Change, add func(Finding)) map[string]*recipe.Effect {
+	ctx := in.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	effs, err := ch.Effects(ctx, recipe.DryRunOptions{})
+	if err != nil {
+		if ctx.Err() == nil {
+			add(Finding{Rule: RuleRecipeInvalid, Severity: Warning, Message: "the launches could not be dry-run: " + err.Error()})
+		}
+		return nil
+	}
+	out := make(map[string]*recipe.Effect, len(effs))
+	for i := range effs {
+		out[effs[i].Key] = &effs[i]
+	}
+	return out
+}
+
+// lineText is a line of a file at a revision ("" when unreadable).
+func lineText(r *recipe.Rev, file string, line int) string {
+	data, ok, err := r.Files.Read(file)
+	if err != nil || !ok || line < 1 {
+		return ""
+	}
+	for n := 1; len(data) > 0; n++ {
+		l, rest, _ := strings.Cut(string(data), "\n")
+		if n == line {
+			return strings.TrimSpace(l)
+		}
+		data = []byte(rest)
+	}
+	return ""
+}
+
+// atOf splits a "file:line" location.
+func atOf(at string) (string, int) {
+	i := strings.LastIndexByte(at, ':')
+	if i < 0 {
+		return at, 0
+	}
+	n, err := strconv.Atoi(at[i+1:])
+	if err != nil {
+		return at, 0
+	}
+	return at[:i], n
+}
+
+// pointList names points for a message: "points 6-11 (tp8 mtp conc 32, ...)".
+func pointList(pts []*recipe.LaunchPoint) string {
+	if len(pts) == 1 {
+		return "point " + pts[0].Label()
+	}
+	idx := make([]int, len(pts))
+	for i, p := range pts {
+		idx[i] = p.Index
+	}
+	return fmt.Sprintf("points %s (first: %s)", ranges(idx), pts[0].Label())
+}
+
+// ranges renders sorted numbers as "1-3, 7".
+func ranges(n []int) string {
+	sort.Ints(n)
+	var parts []string
+	for i := 0; i < len(n); {
+		j := i
+		for j+1 < len(n) && n[j+1] == n[j]+1 {
+			j++
+		}
+		if j > i {
+			parts = append(parts, fmt.Sprintf("%d-%d", n[i], n[j]))
+		} else {
+			parts = append(parts, strconv.Itoa(n[i]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
+}
+
+// launchRules reports the head launches' problems: failures, stray
+// arguments and settings not wired to the server.
+func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(Finding)) {
+	keys := make([]string, 0, len(effects))
+	for k := range effects {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e := effects[k]
+		base := map[string]*recipe.PointLaunch{}
+		for i := range e.Base {
+			base[recipe.EnvKey(e.Base[i].Point.Env)] = &e.Base[i]
+		}
+		type group struct {
+			rule, at, msg string
+			pts           []*recipe.LaunchPoint
+			old           bool // every point had it at base too
+		}
+		var groups []*group
+		byID := map[string]*group{}
+		note := func(rule, at, msg string, p *recipe.LaunchPoint, old bool) {
+			id := rule + "\x00" + at + "\x00" + msg
+			g, ok := byID[id]
+			if !ok {
+				g = &group{rule: rule, at: at, msg: msg, old: true}
+				byID[id] = g
+				groups = append(groups, g)
+			}
+			g.pts = append(g.pts, p)
+			g.old = g.old && old
+		}
+		for i := range e.Head {
+			h := &e.Head[i]
+			l := h.Launch
+			if l == nil {
+				continue
+			}
+			b := base[recipe.EnvKey(h.Point.Env)]
+			var bl *recipe.Launch
+			if b != nil {
+				bl = b.Launch
+			}
+			if l.Status == recipe.StatusFailed {
+				msg := fmt.Sprintf("exits %d before the server starts", l.Exit)
+				if l.Reason != "" {
+					msg += ": " + l.Reason
+				}
+				note(RuleLaunchFails, l.EndedAt, msg, &h.Point,
+					bl != nil && bl.Status == recipe.StatusFailed && bl.Reason == l.Reason)
+			}
+			srv := l.Server()
+			if srv == nil {
+				continue
+			}
+			for _, s := range srv.Stray {
+				old := bl != nil && bl.Server() != nil && len(bl.Server().Stray) > 0
+				note(RuleStrayArg, srv.At, fmt.Sprintf("%s gets the stray argument %q (element %d): a backslash followed by a space, or an empty variable quoted", program(srv), s.Value, s.Index), &h.Point, old)
+			}
+			wiring := ch.Head.Wiring(h.Point.Env["FRAMEWORK"])
+			var baseUnwired []recipe.Unwired
+			if bl != nil && bl.Server() != nil {
+				baseUnwired = recipe.NotWired(&b.Point, bl.Server(), ch.Base.Wiring(b.Point.Env["FRAMEWORK"]))
+			}
+			for _, u := range recipe.NotWired(&h.Point, srv, wiring) {
+				msg := fmt.Sprintf("the config says %s: %s, but %s is launched without %s", u.Setting, u.Value, program(srv), strings.Join(u.Want, ", "))
+				if u.Got != "" {
+					msg = fmt.Sprintf("the config says %s: %s, but %s is launched with %s", u.Setting, u.Value, program(srv), u.Got)
+				}
+				old := false
+				for _, bu := range baseUnwired {
+					old = old || bu.Setting == u.Setting
+				}
+				note(RuleNotWired, srv.At, msg, &h.Point, old)
+			}
+		}
+		for _, g := range groups {
+			sev := Error
+			msg := fmt.Sprintf("%s %s: %s", k, pointList(g.pts), g.msg)
+			if g.old && len(e.Base) > 0 {
+				sev = Warning
+				msg += " (so it did at base: not introduced by this change)"
+			}
+			file, line := atOf(g.at)
+			add(Finding{Rule: g.rule, Severity: sev, File: file, Line: line, ConfigKey: k, Message: msg,
+				Evidence: []Evidence{{File: file, Line: line, Text: lineText(ch.Head, file, line), Rev: "head"}}})
+		}
+	}
+}
+
+// program names a launch by its first words ("vllm serve").
+func program(c *recipe.Command) string {
+	var w []string
+	for _, a := range c.Argv {
+		if strings.HasPrefix(a, "-") && a != "-m" {
+			break
+		}
+		w = append(w, a)
+		if len(w) == 3 {
+			break
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+// launchChanged is the coverage test by effect: whether the change
+// changed what a recipe launches. known is false when the launches
+// cannot tell (not dry-run, or not every point ran to an end): then the
+// files touched decide, as before.
+func launchChanged(effects map[string]*recipe.Effect, key string) (changed, known bool) {
+	e, ok := effects[key]
+	if !ok || !e.Complete {
+		return false, false
+	}
+	return e.Changed, true
+}
+
+// describeLaunchChange says what changed in a recipe's launch, for
+// coverage messages: the first differences and where.
+func describeLaunchChange(e *recipe.Effect) string {
+	var parts []string
+	for i, d := range e.Diffs {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("%d more", len(e.Diffs)-3))
+			break
+		}
+		parts = append(parts, d.String())
+	}
+	s := strings.Join(parts, ", ")
+	if len(e.Files) > 0 {
+		s += " (by " + strings.Join(e.Files, ", ") + ")"
+	}
+	return s
+}
+
+// omitsChange reports the launch changes of the recipes the new entries
+// cover that no bullet of those entries mentions.
+func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered map[string][]*Entry, add func(Finding)) {
+	keys := make([]string, 0, len(effects))
+	for k := range effects {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		e := effects[k]
+		entries := covered[k]
+		if len(entries) == 0 || !e.Complete {
+			continue
+		}
+		var text strings.Builder
+		for _, en := range entries {
+			for _, b := range StringsOf(en.Value, FieldDescription) {
+				text.WriteString(mentionForm(b))
+				text.WriteByte('\n')
+			}
+		}
+		bullets := text.String()
+		for _, d := range e.Diffs {
+			if d.Kind == "status" || d.Kind == "client" || mentioned(bullets, d) {
+				continue
+			}
+			file, line := atOf(d.At)
+			add(Finding{Rule: RuleOmitsChange, Severity: Warning, Line: entries[0].Line, ConfigKey: k, Entry: entries[0].Index,
+				Message: fmt.Sprintf("the launch of %s changed (%s, points %s) and no bullet of entry %d mentions it",
+					k, d.String(), ranges(d.Points), entries[0].Index),
+				Evidence: []Evidence{{File: file, Line: line, Text: lineText(ch.Head, file, line), Rev: "head"}}})
+		}
+	}
+}
+
+// mentionForm folds text for mention tests: lower case, "_" as "-".
+func mentionForm(s string) string { return strings.ReplaceAll(strings.ToLower(s), "_", "-") }
+
+// mentioned reports whether the bullets name a difference: the option
+// (without its dashes) or the variable, or a file's name.
+func mentioned(bullets string, d recipe.LaunchDiff) bool {
+	name := mentionForm(strings.TrimLeft(d.Name, "-"))
+	if d.Kind == "file" {
+		name = mentionForm(strings.TrimSuffix(d.Name[strings.LastIndexByte(d.Name, '/')+1:], ".yml"))
+		name = strings.TrimSuffix(name, ".yaml")
+	}
+	return name != "" && strings.Contains(bullets, name)
+}

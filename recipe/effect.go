@@ -1,0 +1,317 @@
+package recipe
+
+import (
+	"context"
+	"sort"
+	"strings"
+)
+
+// Effect is what a change did to the launches of one recipe: its points
+// dry-run at base and at head, matched by their environment.
+type Effect struct {
+	Key string
+	// Base and Head are the recipe's points at each revision (Base is
+	// empty for an added recipe).
+	Base, Head []PointLaunch
+	// Complete says every point of both revisions was dry-run to an end
+	// (a launch or a failure, nothing unknown): the comparison is the
+	// recipe's whole effect. Otherwise the files touched decide.
+	Complete bool
+	// Changed says a point was added or removed, or a matched point
+	// launches something else.
+	Changed bool
+	// Diffs are the differences of the matched points' launches.
+	Diffs []LaunchDiff
+	// Files are the changed files on the recipe's launch path.
+	Files []string
+}
+
+// LaunchDiff is one difference between the launches of matched points.
+type LaunchDiff struct {
+	// Kind is "flag" (a server or router option), "env" (a variable the
+	// launch path sets), "file" (a config file the server is given),
+	// "client" (a benchmark client option) or "status".
+	Kind string
+	Name string
+	// Base and Head are the values at each side ("" for an option
+	// without value); Absent marks a side where it is not there at all.
+	Base, Head             string
+	BaseAbsent, HeadAbsent bool
+	// At is the head launch's file:line (the base's when the head has
+	// no server).
+	At string
+	// Points are the head points it reaches (their Index).
+	Points []int
+}
+
+// String renders a difference the way bullets and messages say it:
+// "--num-continuous-decode-steps 4 -> 8", "SGLANG_X=1 added".
+func (d LaunchDiff) String() string {
+	name := d.Name
+	val := func(v string) string {
+		if d.Kind == "env" {
+			return name + "=" + v
+		}
+		if v == "" {
+			return name
+		}
+		return name + " " + v
+	}
+	switch {
+	case d.BaseAbsent:
+		return val(d.Head) + " added"
+	case d.HeadAbsent:
+		return val(d.Base) + " removed"
+	case d.Kind == "env":
+		return name + ": " + d.Base + " -> " + d.Head
+	case d.Kind == "status":
+		return "status " + d.Base + " -> " + d.Head
+	case d.Kind == "file":
+		return name + " changed"
+	}
+	return name + " " + d.Base + " -> " + d.Head
+}
+
+// LaunchCandidates lists the head recipes whose launch the change may
+// have changed: those it changed (config or driver script) and the
+// single-node recipes with a changed launcher, or a changed file they
+// source, on their launch path.
+func (c *Change) LaunchCandidates() (keys []string, files map[string][]string, err error) {
+	changes, err := c.Recipes()
+	if err != nil {
+		return nil, nil, err
+	}
+	files = map[string][]string{}
+	seen := map[string]bool{}
+	for _, rc := range changes {
+		if rc.Kind == RecipeRemoved || seen[rc.Key] {
+			continue
+		}
+		seen[rc.Key] = true
+		keys = append(keys, rc.Key)
+		files[rc.Key] = append(files[rc.Key], rc.Files...)
+	}
+	var shell []string
+	for _, p := range c.Changed {
+		if strings.HasSuffix(p, ".sh") && (strings.HasPrefix(p, "runners/") || strings.HasPrefix(p, "benchmarks/")) {
+			shell = append(shell, p)
+		}
+	}
+	if len(shell) == 0 {
+		return keys, files, nil
+	}
+	headKeys, err := c.Head.Keys()
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, k := range headKeys {
+		all, drivers, err := c.Head.Related(k)
+		if err != nil {
+			return nil, nil, err
+		}
+		var hit []string
+		for _, p := range shell {
+			if contains(all, p) && !contains(drivers, p) {
+				hit = append(hit, p)
+			}
+		}
+		if len(hit) == 0 {
+			continue
+		}
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+		files[k] = append(files[k], hit...)
+	}
+	return keys, files, nil
+}
+
+func contains(l []string, s string) bool {
+	for _, x := range l {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Effects dry-runs the candidates' points at base and head and compares
+// them. Multi-node recipes (not dry-run) get an incomplete Effect.
+func (c *Change) Effects(ctx context.Context, o DryRunOptions) ([]Effect, error) {
+	keys, files, err := c.LaunchCandidates()
+	if err != nil || len(keys) == 0 {
+		return nil, err
+	}
+	head, err := c.Head.DryRunKeys(ctx, keys, 0, o)
+	if err != nil {
+		return nil, err
+	}
+	baseKeys := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if _, ok, _ := c.Base.Recipe(k); ok {
+			baseKeys = append(baseKeys, k)
+		}
+	}
+	var base []PointLaunch
+	if len(baseKeys) > 0 {
+		if base, err = c.Base.DryRunKeys(ctx, baseKeys, 0, o); err != nil {
+			return nil, err
+		}
+	}
+	byKey := func(pls []PointLaunch) map[string][]PointLaunch {
+		m := map[string][]PointLaunch{}
+		for _, pl := range pls {
+			m[pl.Point.Key] = append(m[pl.Point.Key], pl)
+		}
+		return m
+	}
+	hb, bb := byKey(head), byKey(base)
+	out := make([]Effect, 0, len(keys))
+	for _, k := range keys {
+		e := Effect{Key: k, Base: bb[k], Head: hb[k], Files: files[k]}
+		e.compare()
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// compare matches the points by environment and diffs their launches.
+func (e *Effect) compare() {
+	e.Complete = len(e.Head) > 0
+	ended := func(pls []PointLaunch) {
+		for _, pl := range pls {
+			if pl.Launch == nil || (pl.Launch.Status != StatusLaunched && pl.Launch.Status != StatusFailed) {
+				e.Complete = false
+			}
+		}
+	}
+	ended(e.Base)
+	ended(e.Head)
+	base := map[string]*PointLaunch{}
+	for i := range e.Base {
+		base[EnvKey(e.Base[i].Point.Env)] = &e.Base[i]
+	}
+	if len(e.Base) != len(e.Head) {
+		e.Changed = true
+	}
+	agg := map[string]*LaunchDiff{}
+	var order []string
+	for i := range e.Head {
+		h := &e.Head[i]
+		b, ok := base[EnvKey(h.Point.Env)]
+		if !ok {
+			e.Changed = true
+			continue
+		}
+		for _, d := range diffLaunches(b, h) {
+			e.Changed = true
+			id := d.Kind + "\x00" + d.Name + "\x00" + d.Base + "\x00" + d.Head
+			if a, ok := agg[id]; ok {
+				a.Points = append(a.Points, h.Point.Index)
+				continue
+			}
+			d.Points = []int{h.Point.Index}
+			agg[id] = &d
+			order = append(order, id)
+		}
+	}
+	for _, id := range order {
+		e.Diffs = append(e.Diffs, *agg[id])
+	}
+}
+
+// diffLaunches lists what differs between a point's base and head
+// launches: the status, the server's and routers' options, the variables
+// the launch path sets, the files the server is given, the client's
+// options.
+func diffLaunches(b, h *PointLaunch) []LaunchDiff {
+	bl, hl := b.Launch, h.Launch
+	if bl == nil || hl == nil {
+		return nil
+	}
+	var out []LaunchDiff
+	at := ""
+	if s := hl.Server(); s != nil {
+		at = s.At
+	} else if s := bl.Server(); s != nil {
+		at = s.At
+	}
+	if bl.Status != hl.Status {
+		if hl.Status != StatusLaunched && hl.EndedAt != "" {
+			at = hl.EndedAt
+		}
+		out = append(out, LaunchDiff{Kind: "status", Name: "status", Base: bl.Status, Head: hl.Status, At: at})
+		if bl.Status != StatusLaunched || hl.Status != StatusLaunched {
+			return out // what a run that did not launch lacks is not a change of the launch
+		}
+	}
+	cmds := func(l *Launch) []Command { return append(append([]Command(nil), l.Servers...), l.Routers...) }
+	out = append(out, diffMaps("flag", flagMap(cmds(bl)), flagMap(cmds(hl)), at)...)
+	out = append(out, diffMaps("env", envMap(bl, b.Point.Env), envMap(hl, h.Point.Env), at)...)
+	out = append(out, diffMaps("file", fileMap(bl), fileMap(hl), at)...)
+	out = append(out, diffMaps("client", flagMap(bl.Clients), flagMap(hl.Clients), at)...)
+	return out
+}
+
+func flagMap(cs []Command) map[string]string {
+	m := map[string]string{}
+	for _, c := range cs {
+		for _, f := range c.Flags {
+			v := strings.Join(f.Values, " ")
+			if old, ok := m[f.Name]; ok && old != v {
+				v = old + "; " + v
+			}
+			m[f.Name] = v
+		}
+	}
+	return m
+}
+
+func envMap(l *Launch, base map[string]string) map[string]string {
+	m := map[string]string{}
+	if s := l.Server(); s != nil {
+		for _, k := range s.EnvChanges(base) {
+			m[k] = s.Env[k]
+		}
+	}
+	return m
+}
+
+func fileMap(l *Launch) map[string]string {
+	m := map[string]string{}
+	if s := l.Server(); s != nil {
+		for k, v := range s.Files {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+func diffMaps(kind string, b, h map[string]string, at string) []LaunchDiff {
+	names := map[string]bool{}
+	for k := range b {
+		names[k] = true
+	}
+	for k := range h {
+		names[k] = true
+	}
+	sorted := make([]string, 0, len(names))
+	for k := range names {
+		sorted = append(sorted, k)
+	}
+	sort.Strings(sorted)
+	var out []LaunchDiff
+	for _, k := range sorted {
+		bv, bok := b[k]
+		hv, hok := h[k]
+		if bok == hok && bv == hv {
+			continue
+		}
+		if kind == "client" && strings.HasPrefix(k, "--result") {
+			continue // named after the point, not chosen by the recipe
+		}
+		out = append(out, LaunchDiff{Kind: kind, Name: k, Base: bv, Head: hv, BaseAbsent: !bok, HeadAbsent: !hok, At: at})
+	}
+	return out
+}
