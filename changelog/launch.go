@@ -3,6 +3,7 @@ package changelog
 import (
 	"context"
 	"fmt"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -268,29 +269,85 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 			}
 		}
 		bullets := text.String()
+		seen := map[string]bool{}
 		for _, d := range e.Diffs {
-			if d.Kind == "status" || d.Kind == "client" || mentioned(bullets, d) {
+			id := d.Kind + "\x00" + d.In + "\x00" + d.Name
+			if d.Kind == "status" || d.Kind == "client" || seen[id] || mentioned(bullets, e, d) {
+				seen[id] = true
 				continue
 			}
+			seen[id] = true
+			var pts []int
+			for _, o := range e.Diffs {
+				if o.Kind == d.Kind && o.In == d.In && o.Name == d.Name {
+					pts = append(pts, o.Points...)
+				}
+			}
+			d.Points = pts
 			file, line := atOf(d.At)
 			add(Finding{Rule: RuleOmitsChange, Severity: Warning, Line: entries[0].Line, ConfigKey: k, Entry: entries[0].Index,
-				Message: fmt.Sprintf("the launch of %s changed (%s, points %s) and no bullet of entry %d mentions it",
-					k, d.String(), ranges(d.Points), entries[0].Index),
+				Message: fmt.Sprintf("the launch of %s changed (%s, %s %s) and no bullet of entry %d mentions it",
+					k, clip(d.String(), 160), plural(len(d.Points), "point", "points"), ranges(d.Points), entries[0].Index),
 				Evidence: []Evidence{{File: file, Line: line, Text: lineText(ch.Head, file, line), Rev: "head"}}})
 		}
 	}
 }
 
-// mentionForm folds text for mention tests: lower case, "_" as "-".
-func mentionForm(s string) string { return strings.ReplaceAll(strings.ToLower(s), "_", "-") }
+// clip shortens a long value for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// mentionForm folds text for mention tests: lower case, "_" and spaces
+// as "-" ("stream interval", "stream_interval" and "--stream-interval"
+// are one name).
+func mentionForm(s string) string {
+	return strings.NewReplacer("_", "-", " ", "-").Replace(strings.ToLower(s))
+}
 
 // mentioned reports whether the bullets name a difference: the option
-// (without its dashes) or the variable, or a file's name.
-func mentioned(bullets string, d recipe.LaunchDiff) bool {
+// (without its dashes), the variable or the setting, a file's name, or
+// a word its new value brings (FULL_AND_PIECEWISE), in any of the
+// recipe's differences of that name.
+func mentioned(bullets string, e *recipe.Effect, d recipe.LaunchDiff) bool {
 	name := mentionForm(strings.TrimLeft(d.Name, "-"))
-	if d.Kind == "file" {
-		name = mentionForm(strings.TrimSuffix(d.Name[strings.LastIndexByte(d.Name, '/')+1:], ".yml"))
-		name = strings.TrimSuffix(name, ".yaml")
+	if d.Kind == "file" && d.Name == "content" {
+		name = mentionForm(strings.TrimSuffix(path.Base(d.In), path.Ext(d.In)))
 	}
-	return name != "" && strings.Contains(bullets, name)
+	if name != "" && strings.Contains(bullets, name) {
+		return true
+	}
+	for _, o := range e.Diffs {
+		if o.Kind != d.Kind || o.In != d.In || o.Name != d.Name {
+			continue
+		}
+		old := map[string]bool{}
+		for _, w := range valueWords(o.Base) {
+			old[w] = true
+		}
+		for _, w := range valueWords(o.Head) {
+			if !old[w] && strings.Contains(bullets, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// valueWords are the words of a value that can be told in a bullet:
+// four characters or more, with a letter ("FULL_AND_PIECEWISE",
+// "flashinfer"), folded as mentionForm folds.
+func valueWords(v string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(v, func(r rune) bool {
+		return !(r == '_' || r == '-' || r == '.' || (r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) {
+		if len(w) >= 4 && strings.ContainsAny(strings.ToLower(w), "abcdefghijklmnopqrstuvwxyz") {
+			out = append(out, mentionForm(w))
+		}
+	}
+	return out
 }

@@ -29,10 +29,12 @@ type Effect struct {
 // LaunchDiff is one difference between the launches of matched points.
 type LaunchDiff struct {
 	// Kind is "flag" (a server or router option), "env" (a variable the
-	// launch path sets), "file" (a config file the server is given),
-	// "client" (a benchmark client option) or "status".
+	// launch path sets), "file" (a setting of a config file the server is
+	// given: Name is its key, In the file), "client" (a benchmark client
+	// option) or "status".
 	Kind string
 	Name string
+	In   string
 	// Base and Head are the values at each side ("" for an option
 	// without value); Absent marks a side where it is not there at all.
 	Base, Head             string
@@ -57,6 +59,19 @@ func (d LaunchDiff) String() string {
 		}
 		return name + " " + v
 	}
+	if d.Kind == "file" {
+		in := " (" + d.In + ")"
+		switch {
+		case d.BaseAbsent:
+			return name + ": " + d.Head + " added" + in
+		case d.HeadAbsent:
+			return name + ": " + d.Base + " removed" + in
+		}
+		return name + ": " + d.Base + " -> " + d.Head + in
+	}
+	if d.Kind == "client" {
+		name = "client " + name
+	}
 	switch {
 	case d.BaseAbsent:
 		return val(d.Head) + " added"
@@ -66,8 +81,6 @@ func (d LaunchDiff) String() string {
 		return name + ": " + d.Base + " -> " + d.Head
 	case d.Kind == "status":
 		return "status " + d.Base + " -> " + d.Head
-	case d.Kind == "file":
-		return name + " changed"
 	}
 	return name + " " + d.Base + " -> " + d.Head
 }
@@ -91,9 +104,18 @@ func (c *Change) LaunchCandidates() (keys []string, files map[string][]string, e
 		keys = append(keys, rc.Key)
 		files[rc.Key] = append(files[rc.Key], rc.Files...)
 	}
+	// the changed shell files that are not the driver of a changed
+	// recipe: launchers, sourced helpers (each costs a look at every
+	// recipe's launch path)
+	drivers := map[string]bool{}
+	for _, rc := range changes {
+		for _, f := range rc.Files {
+			drivers[f] = true
+		}
+	}
 	var shell []string
 	for _, p := range c.Changed {
-		if strings.HasSuffix(p, ".sh") && (strings.HasPrefix(p, "runners/") || strings.HasPrefix(p, "benchmarks/")) {
+		if strings.HasSuffix(p, ".sh") && (strings.HasPrefix(p, "runners/") || strings.HasPrefix(p, "benchmarks/")) && !drivers[p] {
 			shell = append(shell, p)
 		}
 	}
@@ -249,7 +271,18 @@ func diffLaunches(b, h *PointLaunch) []LaunchDiff {
 	cmds := func(l *Launch) []Command { return append(append([]Command(nil), l.Servers...), l.Routers...) }
 	out = append(out, diffMaps("flag", flagMap(cmds(bl)), flagMap(cmds(hl)), at)...)
 	out = append(out, diffMaps("env", envMap(bl, b.Point.Env), envMap(hl, h.Point.Env), at)...)
-	out = append(out, diffMaps("file", fileMap(bl), fileMap(hl), at)...)
+	bf, hf := fileMap(bl), fileMap(hl)
+	for _, d := range diffMaps("file", bf, hf, at) {
+		// a config file: its settings ("key: value" lines) that differ
+		sub := diffMaps("file", settingsOf(bf[d.Name]), settingsOf(hf[d.Name]), at)
+		if len(sub) == 0 {
+			sub = []LaunchDiff{{Kind: "file", Name: "content", Base: "…", Head: "…", At: at}}
+		}
+		for i := range sub {
+			sub[i].In = d.Name
+		}
+		out = append(out, sub...)
+	}
 	out = append(out, diffMaps("client", flagMap(bl.Clients), flagMap(hl.Clients), at)...)
 	return out
 }
@@ -284,6 +317,21 @@ func fileMap(l *Launch) map[string]string {
 		for k, v := range s.Files {
 			m[k] = v
 		}
+	}
+	return m
+}
+
+// settingsOf reads "key: value" lines of a YAML or similar config file
+// (keys by their last name; a repeated key keeps its last value).
+func settingsOf(text string) map[string]string {
+	m := map[string]string{}
+	for _, l := range strings.Split(text, "\n") {
+		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "- "))
+		k, v, ok := strings.Cut(l, ":")
+		if !ok || k == "" || strings.ContainsAny(k, " \"'{[") {
+			continue
+		}
+		m[k] = strings.TrimSpace(v)
 	}
 	return m
 }

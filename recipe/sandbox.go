@@ -3,6 +3,8 @@ package recipe
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -432,7 +434,95 @@ func (s *sandbox) run(ctx context.Context, dir string, env expand.Environ, prog 
 		return err
 	}
 	r.Dir = dir
+	r.Reset()
+	r.Funcs = sourcedFuncs()
 	return r.Run(ctx, prog)
+}
+
+// Sourced files run as functions. The interpreter's source builtin parses
+// the file each time; InferenceX's benchmark_lib.sh is 2,300 lines, and a
+// third of a dry run went to parsing it. A file sourced once is parsed
+// once (sourcedFunc) and offered to every later run as a function named
+// after its content, which `source FILE` calls instead (call). Its
+// top-level declarations are made global (declare -g), which is what
+// sourcing does; a file whose top level reads the positional parameters
+// is always sourced.
+var (
+	sourcedMu    sync.Mutex
+	sourcedByKey = map[string]*syntax.Stmt{} // function name → body
+)
+
+const sourcedPrefix = "perflog-sourced-"
+
+// sourcedFuncs returns the functions of every file parsed so far.
+func sourcedFuncs() map[string]*syntax.Stmt {
+	sourcedMu.Lock()
+	defer sourcedMu.Unlock()
+	m := make(map[string]*syntax.Stmt, len(sourcedByKey))
+	for k, v := range sourcedByKey {
+		m[k] = v
+	}
+	return m
+}
+
+// sourcedFunc is the function that runs a sourced file's content: its
+// name, and whether it exists yet (else it is made for the next runs).
+func sourcedFunc(name string, data []byte) (string, bool) {
+	sum := sha256.Sum256(data)
+	fn := sourcedPrefix + hex.EncodeToString(sum[:8])
+	sourcedMu.Lock()
+	_, ok := sourcedByKey[fn]
+	sourcedMu.Unlock()
+	if ok {
+		return fn, true
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
+	if err != nil || unsupported(f) != "" || readsParams(f) {
+		return "", false
+	}
+	for _, st := range f.Stmts {
+		if d, ok := st.Cmd.(*syntax.DeclClause); ok && (d.Variant.Value == "declare" || d.Variant.Value == "local" || d.Variant.Value == "typeset") {
+			d.Variant.Value = "declare"
+			d.Args = append([]*syntax.Assign{{Naked: true, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "-g"}}}}}, d.Args...)
+		}
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if d, ok := n.(*syntax.DeclClause); ok && d.Variant.Value == "local" {
+			d.Variant.Value = "declare" // see sourceable
+		}
+		return true
+	})
+	body := &syntax.Stmt{Cmd: &syntax.Block{Stmts: f.Stmts}}
+	sourcedMu.Lock()
+	if len(sourcedByKey) < 256 {
+		sourcedByKey[fn] = body
+	}
+	sourcedMu.Unlock()
+	return fn, false
+}
+
+// readsParams reports whether a file's top level (outside its functions)
+// reads the positional parameters.
+func readsParams(f *syntax.File) bool {
+	found := false
+	for _, st := range f.Stmts {
+		if _, ok := st.Cmd.(*syntax.FuncDecl); ok {
+			continue
+		}
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if _, ok := n.(*syntax.FuncDecl); ok {
+				return false
+			}
+			if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil {
+				switch v := pe.Param.Value; {
+				case v == "@" || v == "*" || v == "#" || (v >= "0" && v <= "9"):
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // unsupported names the first construct the interpreter cannot run.
@@ -641,6 +731,20 @@ func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		return append([]string{stubCommand}, args...), nil
 	}
 	switch args[0] {
+	case "source", ".":
+		if len(args) == 2 {
+			hc := interp.HandlerCtx(ctx)
+			p := s.abs(hc.Dir, args[1])
+			if data, ok := s.read(p); ok {
+				data = sourceable(data)
+				s.mu.Lock()
+				s.sources[s.rel(p)] = data
+				s.mu.Unlock()
+				if fn, ok := sourcedFunc(s.rel(p), data); ok {
+					return []string{fn}, nil
+				}
+			}
+		}
 	case "set":
 		if os.Getenv("PERFLOG_DRYRUN_TRACE") != "" {
 			return args, nil
@@ -680,6 +784,10 @@ func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 
 // loopCommand counts a loop's turns (see rewrite).
 const loopCommand = "perflog-loop"
+
+// fileExt matches a file name extension (.json, .model, .sh), not the
+// dotted version inside a checkpoint's name (GLM-5.2-NVFP4).
+var fileExt = regexp.MustCompile(`^\.[A-Za-z][A-Za-z0-9]{0,7}$`)
 
 // unsupportedVerb matches the printf conversions the interpreter lacks
 // (%q, floats, widths on them).
@@ -1365,7 +1473,7 @@ func (s *sandbox) stat(ctx context.Context, p string, _ bool) (fs.FileInfo, erro
 			s.unknown("", "tests %s, outside the revision's tree: taken as present", p)
 			// a name with an extension is taken for a file, else for a
 			// directory (a model checkpoint, an install prefix)
-			return fileInfo{name: path.Base(p), dir: !strings.Contains(path.Base(p), ".")}, nil
+			return fileInfo{name: path.Base(p), dir: !fileExt.MatchString(path.Ext(p))}, nil
 		}
 	}
 	return nil, &fs.PathError{Op: "stat", Path: p, Err: fs.ErrNotExist}

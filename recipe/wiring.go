@@ -146,8 +146,8 @@ func NotWired(p *LaunchPoint, srv *Command, wiring map[string][]string) []Unwire
 // tensor × data parallel (vLLM's -tp 1 -dp 8 for DP attention).
 var dpOptions = []string{"--dp", "--dp-size", "--data-parallel-size", "-dp"}
 
-// tpTimesDP reports whether the server's tensor-parallel size times its
-// data-parallel size is the point's tp.
+// tpTimesDP reports whether the server's tensor-parallel size (1 when
+// not given) times its data-parallel size is the point's tp.
 func tpTimesDP(srv *Command, wiring map[string][]string, tp int64) bool {
 	last := func(names []string) int64 {
 		for _, n := range names {
@@ -160,7 +160,10 @@ func tpTimesDP(srv *Command, wiring map[string][]string, tp int64) bool {
 		return 0
 	}
 	t, d := last(wiring[SettingTP]), last(append(append([]string(nil), wiring[SettingDPA]...), dpOptions...))
-	return t > 0 && d > 1 && t*d == tp
+	if t == 0 {
+		t = 1 // the servers' default tensor-parallel size
+	}
+	return d > 1 && t*d == tp
 }
 
 // realises reports whether the server carries realiser w; other names
