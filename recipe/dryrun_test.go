@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path"
 	"path/filepath"
@@ -260,6 +261,15 @@ func TestDryRunBadInput(t *testing.T) {
 	}
 }
 
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
 // TestDryRunCorpusHead: at the sample's head, the single-node points
 // reach a server launch (issue: ≥ 95 %); each miss is listed with why.
 func TestDryRunCorpusHead(t *testing.T) {
@@ -272,6 +282,15 @@ func TestDryRunCorpusHead(t *testing.T) {
 	pls, err := rev.DryRunKeys(context.Background(), keys, 0, DryRunOptions{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// a second run (sourced files now functions, scripts parsed) launches
+	// exactly the same
+	again, err := rev.DryRunKeys(context.Background(), keys, 0, DryRunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := mustJSON(t, pls), mustJSON(t, again); a != b {
+		t.Errorf("a second dry run of the head differs from the first")
 	}
 	counts := map[string]int{}
 	run, launched := 0, 0 // single-node points, those that launched

@@ -419,11 +419,12 @@ func (s *sandbox) run(ctx context.Context, dir string, env expand.Environ, prog 
 		}
 		return true
 	})
+	funcs := sourcedFuncs()
 	r, err := interp.New(
 		interp.Env(expand.ListEnviron(pairs...)),
 		interp.Params(append([]string{"--"}, args...)...),
 		interp.StdIO(nil, io.Discard, &lockedWriter{s: s}),
-		interp.CallHandler(s.call),
+		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) { return s.call(ctx, args, funcs) }),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.execHandler }),
 		interp.OpenHandler(s.open),
 		interp.StatHandler(s.stat),
@@ -435,7 +436,7 @@ func (s *sandbox) run(ctx context.Context, dir string, env expand.Environ, prog 
 	}
 	r.Dir = dir
 	r.Reset()
-	r.Funcs = sourcedFuncs()
+	r.Funcs = funcs
 	return r.Run(ctx, prog)
 }
 
@@ -460,25 +461,34 @@ func sourcedFuncs() map[string]*syntax.Stmt {
 	defer sourcedMu.Unlock()
 	m := make(map[string]*syntax.Stmt, len(sourcedByKey))
 	for k, v := range sourcedByKey {
-		m[k] = v
+		if v != nil {
+			m[k] = v
+		}
 	}
 	return m
 }
 
-// sourcedFunc is the function that runs a sourced file's content: its
-// name, and whether it exists yet (else it is made for the next runs).
-func sourcedFunc(name string, data []byte) (string, bool) {
+// sourcedFunc is the name of the function that runs a sourced file's
+// content, made for the runs that start later when it is new ("" when
+// the file cannot be run so).
+func sourcedFunc(name string, data []byte) string {
 	sum := sha256.Sum256(data)
 	fn := sourcedPrefix + hex.EncodeToString(sum[:8])
 	sourcedMu.Lock()
-	_, ok := sourcedByKey[fn]
+	body, ok := sourcedByKey[fn]
 	sourcedMu.Unlock()
 	if ok {
-		return fn, true
+		if body == nil {
+			return ""
+		}
+		return fn
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
 	if err != nil || unsupported(f) != "" || readsParams(f) {
-		return "", false
+		sourcedMu.Lock()
+		sourcedByKey[fn] = nil // always sourced
+		sourcedMu.Unlock()
+		return ""
 	}
 	for _, st := range f.Stmts {
 		if d, ok := st.Cmd.(*syntax.DeclClause); ok && (d.Variant.Value == "declare" || d.Variant.Value == "local" || d.Variant.Value == "typeset") {
@@ -492,13 +502,13 @@ func sourcedFunc(name string, data []byte) (string, bool) {
 		}
 		return true
 	})
-	body := &syntax.Stmt{Cmd: &syntax.Block{Stmts: f.Stmts}}
+	body = &syntax.Stmt{Cmd: &syntax.Block{Stmts: f.Stmts}}
 	sourcedMu.Lock()
 	if len(sourcedByKey) < 256 {
 		sourcedByKey[fn] = body
 	}
 	sourcedMu.Unlock()
-	return fn, false
+	return fn
 }
 
 // readsParams reports whether a file's top level (outside its functions)
@@ -723,7 +733,7 @@ func (s *sandbox) step() error {
 
 // call runs before every simple command: the step budget, the exits
 // and the client functions.
-func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
+func (s *sandbox) call(ctx context.Context, args []string, funcs map[string]*syntax.Stmt) ([]string, error) {
 	if err := s.step(); err != nil {
 		return nil, err
 	}
@@ -740,7 +750,9 @@ func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 				s.mu.Lock()
 				s.sources[s.rel(p)] = data
 				s.mu.Unlock()
-				if fn, ok := sourcedFunc(s.rel(p), data); ok {
+				// a file parsed before this shell started is its function
+				// (one parsed since, by another run, is not in its table)
+				if fn := sourcedFunc(s.rel(p), data); fn != "" && funcs[fn] != nil {
 					return []string{fn}, nil
 				}
 			}
