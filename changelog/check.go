@@ -59,12 +59,14 @@ type ClaimEntry struct {
 // Entries that list the same config-keys share what they are checked
 // against, which is read once.
 func CheckClaims(ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
-	return checkClaims(nil, ch, entries)
+	return checkClaims(nil, ch, entries, nil)
 }
 
 // checkClaims is CheckClaims, stopping early once ctx (when not nil) is
-// cancelled.
-func checkClaims(ctx context.Context, ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
+// cancelled. effects, when given, are the dry-run launches of the
+// recipes: flag and variable claims about them are checked against what
+// their points launch (see subject.launchedFlag).
+func checkClaims(ctx context.Context, ch *recipe.Change, entries []ClaimEntry, effects map[string]*recipe.Effect) []ClaimResult {
 	var out []ClaimResult
 	subjects := map[string]*subject{}
 	changed := sync.OnceValue(func() []source { return changedSources(ch) })
@@ -89,6 +91,7 @@ func checkClaims(ctx context.Context, ch *recipe.Change, entries []ClaimEntry) [
 		subj := subjects[id]
 		if subj == nil {
 			subj = newSubject(ch, patterns, changed())
+			subj.launched = launchedServers(subj.keys, effects)
 			subjects[id] = subj
 		}
 		for _, c := range claims {
@@ -150,6 +153,142 @@ type subject struct {
 	// changed are the head versions of the files the change touched
 	// outside the master configs (scripts, recipe files, launchers).
 	changed []source
+	// launched are the servers the head points of every listed recipe
+	// launch, when each was dry-run to an end (nil otherwise: the files'
+	// text decides).
+	launched []*recipe.Command
+}
+
+// launchedServers are the head servers of the keys' points, nil unless
+// every key was dry-run completely and something launched.
+func launchedServers(keys []string, effects map[string]*recipe.Effect) []*recipe.Command {
+	var out []*recipe.Command
+	for _, k := range keys {
+		e, ok := effects[k]
+		if !ok || !e.Complete {
+			return nil
+		}
+		for i := range e.Head {
+			if l := e.Head[i].Launch; l != nil {
+				for j := range l.Servers {
+					out = append(out, &l.Servers[j])
+				}
+			}
+		}
+	}
+	return out
+}
+
+// launchEvidence is where a launched server starts.
+func (s *subject) launchEvidence(c *recipe.Command) Evidence {
+	file, line := atOf(c.At)
+	text := lineText(s.ch.Head, file, line)
+	if text == "" {
+		text = "launches " + program(c)
+	}
+	return Evidence{File: file, Line: line, Text: text, Rev: "head"}
+}
+
+// launchedFlag checks a flag claim against the launched servers; ok is
+// false when there are none to check against.
+func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
+	if len(s.launched) == 0 || !strings.HasPrefix(r.Name, "-") {
+		return false
+	}
+	var with []*recipe.Command
+	var vals []string
+	for _, c := range s.launched {
+		if v, found := c.Flag(r.Name); found {
+			with = append(with, c)
+			vals = append(vals, strings.Join(v, " "))
+		}
+	}
+	n := len(s.launched)
+	if r.Negated {
+		if len(with) == 0 {
+			r.set(VerdictConfirmed, fmt.Sprintf("no point launches %s", r.Name), s.launchEvidence(s.launched[0]))
+		} else {
+			r.set(VerdictContradicted, fmt.Sprintf("%d of %d points still launch %s", len(with), n, r.Name), s.launchEvidence(with[0]))
+		}
+		return true
+	}
+	if len(with) == 0 {
+		reason := fmt.Sprintf("none of the %d points of the listed recipes launches %s", n, r.Name)
+		if text := flagOccurrences(s.head.sources, r.Name, "head", false); len(text) > 0 {
+			reason += fmt.Sprintf(" (%s:%d has it, but it does not reach the server's command line: a branch not taken, or an array reset)", text[0].File, text[0].Line)
+		}
+		r.set(VerdictContradicted, reason, s.launchEvidence(s.launched[0]))
+		if alt := s.similarEnv(r.Name); alt != nil {
+			r.Reason += "; they set " + alt.Text + " instead"
+			r.Evidence = append(r.Evidence, *alt)
+		}
+		return true
+	}
+	if r.Value == "" || strings.ContainsAny(r.Value, "=:{[") {
+		r.set(VerdictConfirmed, fmt.Sprintf("%d of %d points launch %s", len(with), n, r.Name), s.launchEvidence(with[0]))
+		return true
+	}
+	for i, v := range vals {
+		if sameValue(v, r.Value) || strings.EqualFold(v, r.Value) {
+			r.set(VerdictConfirmed, fmt.Sprintf("%s %s is launched", r.Name, v), s.launchEvidence(with[i]))
+			return true
+		}
+	}
+	r.set(VerdictContradicted, fmt.Sprintf("the points launch %s %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), r.Value), s.launchEvidence(with[0]))
+	return true
+}
+
+// launchedEnv checks a variable claim against the launched servers'
+// environment; ok is false when there are none to check against.
+func (s *subject) launchedEnv(r *ClaimResult) (ok bool) {
+	if len(s.launched) == 0 {
+		return false
+	}
+	name := r.Name
+	var with []*recipe.Command
+	var vals []string
+	for _, c := range s.launched {
+		if v, found := c.Env[name]; found {
+			with = append(with, c)
+			vals = append(vals, v)
+		}
+	}
+	n := len(s.launched)
+	if r.Negated {
+		set := 0
+		for _, v := range vals {
+			if b, ok := truthy(v); !ok || b || r.Value != "" {
+				set++
+			}
+		}
+		if set == 0 {
+			r.set(VerdictConfirmed, fmt.Sprintf("no server starts with %s set", name), s.launchEvidence(s.launched[0]))
+		} else {
+			r.set(VerdictContradicted, fmt.Sprintf("%d of %d servers still start with %s=%s", set, n, name, vals[0]), s.launchEvidence(with[0]))
+		}
+		return true
+	}
+	if len(with) == 0 {
+		if len(assignments(s.head.sources, name, "head")) == 0 {
+			return false // set nowhere: the textual check says so, with its hints
+		}
+		a := assignments(s.head.sources, name, "head")[0]
+		r.set(VerdictContradicted, fmt.Sprintf("none of the %d servers starts with %s in its environment (%s:%d sets it, but it is not exported, or not on the path taken)",
+			n, name, a.File, a.Line), s.launchEvidence(s.launched[0]), a.Evidence)
+		return true
+	}
+	if r.Value == "" {
+		r.set(VerdictConfirmed, fmt.Sprintf("%d of %d servers start with %s=%s", len(with), n, name, vals[0]), s.launchEvidence(with[0]))
+		return true
+	}
+	for i, v := range vals {
+		if sameValue(v, r.Value) {
+			r.set(VerdictConfirmed, fmt.Sprintf("servers start with %s=%s", name, v), s.launchEvidence(with[i]))
+			return true
+		}
+	}
+	r.set(VerdictContradicted, fmt.Sprintf("the servers start with %s=%s, not %s", name, strings.Join(dedupe(vals), ", "), r.Value), s.launchEvidence(with[0]))
+	return true
 }
 
 type side struct {
@@ -540,6 +679,9 @@ func sameValue(a, b string) bool {
 }
 
 func (s *subject) checkEnv(r *ClaimResult) {
+	if s.launchedEnv(r) {
+		return
+	}
 	name := r.Name
 	head := assignments(s.head.sources, name, "head")
 	if len(head) == 0 {
@@ -711,6 +853,9 @@ func flagOccurrences(srcs []source, flag, rev string, comments bool) []assignmen
 }
 
 func (s *subject) checkFlag(r *ClaimResult) {
+	if s.launchedFlag(r) {
+		return
+	}
 	head := flagOccurrences(s.head.sources, r.Name, "head", !r.Negated)
 	if len(head) == 0 {
 		head = flagOccurrences(s.changed, r.Name, "head", !r.Negated)

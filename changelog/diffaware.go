@@ -63,7 +63,7 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 		return
 	}
 	if in.Claims != ClaimsOff {
-		claims(in, rep, ch, added, add)
+		claims(in, rep, ch, added, effects, add)
 	}
 	lint(in, ch, changes, add)
 	launchRules(ch, effects, add)
@@ -278,7 +278,7 @@ func recipeEvidence(ch *recipe.Change, rc recipe.RecipeChange, firstLine func(st
 // generated log) would otherwise take minutes.
 const MaxClaimEntries = 1000
 
-func claims(in *Input, rep *Report, ch *recipe.Change, added []*Entry, add func(Finding)) {
+func claims(in *Input, rep *Report, ch *recipe.Change, added []*Entry, effects map[string]*recipe.Effect, add func(Finding)) {
 	var entries []ClaimEntry
 	for _, e := range added {
 		if e.Value != nil {
@@ -290,7 +290,7 @@ func claims(in *Input, rep *Report, ch *recipe.Change, added []*Entry, add func(
 			Message: fmt.Sprintf("the change adds %d entries; the claims of the first %d were checked, not those of the other %d", n, MaxClaimEntries, n-MaxClaimEntries)})
 		entries = entries[:MaxClaimEntries]
 	}
-	results := checkClaims(in.Ctx, ch, entries)
+	results := checkClaims(in.Ctx, ch, entries, effects)
 	rep.Claims = results
 	appendOnlyReported := false
 	for _, f := range rep.Findings {
