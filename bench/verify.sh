@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Cold-process timing of `perflog changelog verify` on a one-commit PR over
-# the real InferenceX history, side by side with the incumbent Python gate.
+# the real InferenceX history, side by side with the incumbent Python gate:
+# the head commit, then the latest commit that changes one benchmark script
+# (the full profile dry-runs that recipe's points at base and head).
 #
 #   bench/verify.sh [CORPUS_CLONE]
 #
@@ -34,4 +36,19 @@ if [ -d "$gate" ] && python3 -c 'import yaml, pydantic' 2>/dev/null; then
   cp -r "$gate" "$corpus/utils"
   cmds+=("python3 utils/validate_perf_changelog.py --base-ref HEAD~1 --head-ref HEAD")
 fi
+hyperfine -N --warmup 2 --runs "${RUNS:-20}" "${cmds[@]}"
+
+# a PR that changes one script
+for c in $(git log --first-parent --format=%H -n 400); do
+  files=$(git diff-tree --no-commit-id --name-only -r "$c")
+  if [ "$(echo "$files" | wc -l)" = 2 ] && echo "$files" | grep -q '^perf-changelog.yaml$' &&
+    echo "$files" | grep -q '^benchmarks/single_node/.*\.sh$'; then
+    break
+  fi
+done
+git checkout -q "$c"
+echo
+echo "one-script PR: $(git log -1 --format='%h %s')"
+cmds=("$work/perflog changelog verify --base HEAD~1 --head HEAD")
+[ -d "$corpus/utils" ] && cmds+=("python3 utils/validate_perf_changelog.py --base-ref HEAD~1 --head-ref HEAD")
 hyperfine -N --warmup 2 --runs "${RUNS:-20}" "${cmds[@]}"

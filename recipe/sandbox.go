@@ -360,7 +360,8 @@ var (
 )
 
 // parseScript parses and rewrites a script, once per path and content
-// (the interpreter does not change what it runs).
+// (the interpreter does not change what it runs; every point at the corpus
+// head: 4.3 s before, 3.4 s with this).
 func parseScript(abs, name string, data []byte) (*syntax.File, error) {
 	key := abs + "\x00" + string(data)
 	if v, ok := parseCache.Load(key); ok {
@@ -442,7 +443,8 @@ func (s *sandbox) run(ctx context.Context, dir string, env expand.Environ, prog 
 
 // Sourced files run as functions. The interpreter's source builtin parses
 // the file each time; InferenceX's benchmark_lib.sh is 2,300 lines, and a
-// third of a dry run went to parsing it. A file sourced once is parsed
+// third of a dry run went to parsing it (every point at the corpus head:
+// 3.4 s before, 2.2 s with this). A file sourced once is parsed
 // once (sourcedFunc) and offered to every later run as a function named
 // after its content, which `source FILE` calls instead (call). Its
 // top-level declarations are made global (declare -g), which is what
