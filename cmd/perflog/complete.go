@@ -103,6 +103,7 @@ var formats = map[string][]string{
 	"perflog provenance diff":  {"text", "json"},
 	"perflog lint":             lintFormats,
 	"perflog config scripts":   listFormats[1:],
+	"perflog config launch":    {"text", "json"},
 	"perflog index":            {"text", "json"},
 	"perflog query":            {"table", "tsv", "json", "csv"},
 }
@@ -135,7 +136,7 @@ func registerCompletions(f *Factory, root *cobra.Command) {
 		switch c.CommandPath() {
 		case "perflog provenance blame", "perflog provenance log":
 			c.ValidArgsFunction = completeKeys(f, 1)
-		case "perflog config scripts":
+		case "perflog config scripts", "perflog config launch":
 			c.ValidArgsFunction = completeKeys(f, -1)
 		case "perflog provenance diff":
 			c.ValidArgsFunction = func(c *cobra.Command, args []string, prefix string) ([]string, cobra.ShellCompDirective) {
