@@ -22,6 +22,7 @@ func TestFormatCompletionsAreAccepted(t *testing.T) {
 		"perflog provenance diff":  {"--repo", repo, "--no-index", "dsv4-fp4-b200-vllm", "main~1", "main"},
 		"perflog lint":             {"--repo", repo, "--rev", "main", "benchmarks/benchmark_lib.sh"},
 		"perflog config scripts":   {"--repo", repo, "--rev", "main", "dsv4-fp4-b200-vllm"},
+		"perflog config launch":    {"--repo", repo, "--rev", "main", "--point", "1", "dsv4-fp4-b200-vllm"},
 		"perflog index":            nil, // writes an index: its values are checked by its own flag test
 		"perflog query":            {"--schema"},
 	}
