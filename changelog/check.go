@@ -184,7 +184,7 @@ func (s *subject) launchEvidence(c *recipe.Command) Evidence {
 	file, line := atOf(c.At)
 	text := lineText(s.ch.Head, file, line)
 	if text == "" {
-		text = "launches " + program(c)
+		text = "launches " + c.Program()
 	}
 	return Evidence{File: file, Line: line, Text: text, Rev: "head"}
 }

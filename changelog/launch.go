@@ -68,6 +68,16 @@ func lineText(r *recipe.Rev, file string, line int) string {
 	return ""
 }
 
+// sortedKeys are a map's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // atOf splits a "file:line" location.
 func atOf(at string) (string, int) {
 	i := strings.LastIndexByte(at, ':')
@@ -115,12 +125,7 @@ func ranges(n []int) string {
 // launchRules reports the head launches' problems: failures, stray
 // arguments and settings not wired to the server.
 func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(Finding)) {
-	keys := make([]string, 0, len(effects))
-	for k := range effects {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(effects) {
 		e := effects[k]
 		base := map[string]*recipe.PointLaunch{}
 		for i := range e.Base {
@@ -169,7 +174,7 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 			}
 			for _, s := range srv.Stray {
 				old := bl != nil && bl.Server() != nil && len(bl.Server().Stray) > 0
-				note(RuleStrayArg, srv.At, fmt.Sprintf("%s gets the stray argument %q (element %d): a backslash followed by a space, or an empty variable quoted", program(srv), s.Value, s.Index), &h.Point, old)
+				note(RuleStrayArg, srv.At, fmt.Sprintf("%s gets the stray argument %q (element %d): a backslash followed by a space, or an empty variable quoted", srv.Program(), s.Value, s.Index), &h.Point, old)
 			}
 			wiring := ch.Head.Wiring(h.Point.Env["FRAMEWORK"])
 			var baseUnwired []recipe.Unwired
@@ -177,9 +182,9 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 				baseUnwired = recipe.NotWired(&b.Point, bl.Server(), ch.Base.Wiring(b.Point.Env["FRAMEWORK"]))
 			}
 			for _, u := range recipe.NotWired(&h.Point, srv, wiring) {
-				msg := fmt.Sprintf("the config says %s: %s, but %s is launched without %s", u.Setting, u.Value, program(srv), strings.Join(u.Want, ", "))
+				msg := fmt.Sprintf("the config says %s: %s, but %s is launched without %s", u.Setting, u.Value, srv.Program(), strings.Join(u.Want, ", "))
 				if u.Got != "" {
-					msg = fmt.Sprintf("the config says %s: %s, but %s is launched with %s", u.Setting, u.Value, program(srv), u.Got)
+					msg = fmt.Sprintf("the config says %s: %s, but %s is launched with %s", u.Setting, u.Value, srv.Program(), u.Got)
 				}
 				old := false
 				for _, bu := range baseUnwired {
@@ -200,21 +205,6 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 				Evidence: []Evidence{{File: file, Line: line, Text: lineText(ch.Head, file, line), Rev: "head"}}})
 		}
 	}
-}
-
-// program names a launch by its first words ("vllm serve").
-func program(c *recipe.Command) string {
-	var w []string
-	for _, a := range c.Argv {
-		if strings.HasPrefix(a, "-") && a != "-m" {
-			break
-		}
-		w = append(w, a)
-		if len(w) == 3 {
-			break
-		}
-	}
-	return strings.Join(w, " ")
 }
 
 // launchChanged is the coverage test by effect: whether the change
@@ -250,12 +240,7 @@ func describeLaunchChange(e *recipe.Effect) string {
 // omitsChange reports the launch changes of the recipes the new entries
 // cover that no bullet of those entries mentions.
 func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered map[string][]*Entry, add func(Finding)) {
-	keys := make([]string, 0, len(effects))
-	for k := range effects {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range sortedKeys(effects) {
 		e := effects[k]
 		entries := covered[k]
 		if len(entries) == 0 || !e.Complete {

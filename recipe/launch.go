@@ -129,3 +129,20 @@ func (c *Command) EnvChanges(base map[string]string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Program names a launch by its program words ("python3 -m
+// sglang.launch_server", "vllm serve MODEL", "trtllm-serve MODEL"): the
+// words before its first option, at most three.
+func (c *Command) Program() string {
+	var w []string
+	for _, a := range c.Argv {
+		if strings.HasPrefix(a, "-") && a != "-m" {
+			break
+		}
+		w = append(w, a)
+		if len(w) == 3 {
+			break
+		}
+	}
+	return strings.Join(w, " ")
+}

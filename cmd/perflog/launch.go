@@ -136,7 +136,7 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 			status = l.Status
 			switch srv := l.Server(); {
 			case srv != nil:
-				what = fmt.Sprintf("%s  %d options  %s", program(srv), len(srv.Flags), srv.At)
+				what = fmt.Sprintf("%s  %d options  %s", srv.Program(), len(srv.Flags), srv.At)
 			default:
 				what = strings.TrimSpace(l.EndedAt + " " + l.Reason)
 			}
@@ -152,22 +152,6 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 	}
 	fmt.Fprintf(opts.Factory.IO.ErrOut, "%d points at %s: %s; --point N shows one in full\n", len(pls), shortHash(h), strings.Join(parts, ", "))
 	return nil
-}
-
-// program names a launch by its program words ("python3 -m
-// sglang.launch_server", "vllm serve", "trtllm-serve").
-func program(c *recipe.Command) string {
-	var w []string
-	for _, a := range c.Argv {
-		if strings.HasPrefix(a, "-") && a != "-m" {
-			break
-		}
-		w = append(w, a)
-		if len(w) == 3 {
-			break
-		}
-	}
-	return strings.Join(w, " ")
 }
 
 // writeLaunch writes one point's launch in full.
@@ -221,8 +205,8 @@ func writeCommand(w io.Writer, role string, c *recipe.Command, base map[string]s
 	if len(c.Wrapper) > 0 {
 		line += shellQuote(c.Wrapper) + " "
 	}
-	fmt.Fprintf(w, "%s%s\n", line, program(c))
-	n := len(strings.Fields(program(c)))
+	fmt.Fprintf(w, "%s%s\n", line, c.Program())
+	n := len(strings.Fields(c.Program()))
 	cur := ""
 	flush := func() {
 		if cur != "" {
