@@ -962,6 +962,9 @@ func (q *RowQual) match(r config.Row) bool {
 	if q.DPA != nil && !r.HasDPA(*q.DPA) {
 		return false
 	}
+	if q.KV != nil && *q.KV != (r.KVOffloading != "" && r.KVOffloading != "none") {
+		return false
+	}
 	if len(q.Seq) > 0 && r.ISL != 0 {
 		ok := false
 		for _, sq := range q.Seq {
@@ -1015,6 +1018,10 @@ func (s *subject) checkConc(r *ClaimResult) {
 	rows := s.head.rows
 	if len(rows) == 0 {
 		r.set(VerdictUnverified, "the listed recipes have no search space at head")
+		return
+	}
+	if len(r.Variants) > 0 && len(r.Conc) > 0 {
+		s.checkConcVariants(r)
 		return
 	}
 	var match []keyedRow
@@ -1071,6 +1078,53 @@ func (s *subject) checkConc(r *ClaimResult) {
 	r.set(VerdictContradicted, fmt.Sprintf("no row%s runs conc %s", qual, strings.Join(miss, ", ")), s.rowEvidence(match, "head")...)
 }
 
+// checkConcVariants checks "conc X across A +/- B": every variant must
+// have a row that runs each claimed concurrency.
+func (s *subject) checkConcVariants(r *ClaimResult) {
+	var missing []string
+	var seen []keyedRow
+	for _, v := range r.Variants {
+		var match []keyedRow
+		for _, row := range s.head.rows {
+			if v.match(row.Row) {
+				match = append(match, row)
+			}
+		}
+		seen = append(seen, match...)
+		for _, c := range r.Conc {
+			runs := false
+			for _, row := range match {
+				runs = runs || row.HasConc(c)
+			}
+			if !runs {
+				what := v.text()
+				if len(match) == 0 {
+					what += " (no such row)"
+				}
+				missing = append(missing, fmt.Sprintf("conc %d in %s", c, what))
+			}
+		}
+	}
+	if len(missing) == 0 {
+		r.set(VerdictConfirmed, fmt.Sprintf("each of the %d variants runs conc %s", len(r.Variants), ints(r.Conc)), s.rowEvidence(seen[:min(1, len(seen))], "head")...)
+		return
+	}
+	var have []keyedRow
+	for _, row := range s.head.rows {
+		for _, c := range r.Conc {
+			if row.HasConc(c) && matchAny(r.Rows, row.Row) {
+				have = append(have, row)
+				break
+			}
+		}
+	}
+	reason := fmt.Sprintf("not every variant runs it: no %s", strings.Join(missing, "; no "))
+	if len(have) > 0 {
+		reason += fmt.Sprintf(" (only %d row%s run%s it)", len(have), map[bool]string{true: "", false: "s"}[len(have) == 1], map[bool]string{true: "s", false: ""}[len(have) == 1])
+	}
+	r.set(VerdictContradicted, reason, s.rowEvidence(have, "head")...)
+}
+
 func matchAny(alts []RowQual, r config.Row) bool {
 	if len(alts) == 0 {
 		return true
@@ -1110,6 +1164,9 @@ func (q *RowQual) text() string {
 	}
 	if len(q.Seq) > 0 {
 		p = append(p, strings.Join(q.Seq, " or "))
+	}
+	if q.KV != nil {
+		p = append(p, map[bool]string{true: "with KV offloading", false: "without KV offloading"}[*q.KV])
 	}
 	return strings.Join(p, ", ")
 }

@@ -41,6 +41,10 @@ type Claim struct {
 	// are about (any of Rows).
 	Row  *RowQual  `json:"row,omitempty"`
 	Rows []RowQual `json:"rows,omitempty"`
+	// Variants, for "conc 48 across TP8 +/- DPA +/- HiCache", are the
+	// rows each of which must run the concurrency (TP8 with and without
+	// DP attention, with and without KV offloading).
+	Variants []RowQual `json:"variants,omitempty"`
 	// Strong claims assert (an assignment, a verb governing the name);
 	// a bare mention is weak and is never called contradicted.
 	Strong bool `json:"-"`
@@ -55,13 +59,15 @@ type RowQual struct {
 	DPA *bool   `json:"dp_attn,omitempty"`
 	// Seq lists ISL/OSL pairs ("8192/1024").
 	Seq []string `json:"seq,omitempty"`
+	// KV is KV-cache offloading on or off (a "+/- HiCache" variant).
+	KV *bool `json:"kv_offloading,omitempty"`
 }
 
 // kvNames spells KV-cache features one way.
 var kvNames = strings.NewReplacer("hierarchical cache", "hicache", "hierarchical-cache", "hicache", "radix-cache", "radix cache")
 
 func (q *RowQual) empty() bool {
-	return q == nil || (len(q.TP) == 0 && len(q.EP) == 0 && q.DPA == nil && len(q.Seq) == 0)
+	return q == nil || (len(q.TP) == 0 && len(q.EP) == 0 && q.DPA == nil && len(q.Seq) == 0 && q.KV == nil)
 }
 
 var (
@@ -591,11 +597,25 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 				continue
 			}
 			alts := groups
+			var flipDPA, flipKV bool // "+/- DPA", "+/- HiCache": each variant must run it
 			if len(alts) == 0 { // "conc 48 and 64 to the TP8/EP1 sweep": the qualifiers after it
 				end := tok.end
 				for tj := ti + 1; tj < len(toks) && toks[tj].claim.Kind != ClaimConc; tj++ {
 					nt := toks[tj]
-					if strings.ContainsAny(t[end:nt.start], ",;+") {
+					between := t[end:nt.start]
+					if pm := strings.Contains(between, "+/-") || strings.Contains(between, "±"); pm && len(alts) > 0 {
+						switch {
+						case nt.claim.Kind == ClaimParallel && nt.claim.Row != nil && nt.claim.Row.DPA == nil && nt.claim.Negated:
+							flipDPA = true
+							end = nt.end
+							continue
+						case nt.claim.Kind == ClaimKV:
+							flipKV = true
+							end = nt.end
+							continue
+						}
+					}
+					if strings.ContainsAny(between, ",;+") {
 						break
 					}
 					if nt.claim.Kind == ClaimParallel {
@@ -619,6 +639,9 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 					c.Rows = append(c.Rows, a)
 				}
 			}
+			if flipDPA || flipKV {
+				c.Variants = variants(c.Rows, flipDPA, flipKV)
+			}
 			c.Strong = true
 			out = append(out, c)
 			groups, lastPar = nil, -1
@@ -629,6 +652,29 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			c.Strong = gov && verb
 			out = append(out, c)
 		}
+	}
+	return out
+}
+
+// variants crosses rows with DP attention and KV offloading on and off.
+func variants(rows []RowQual, dpa, kv bool) []RowQual {
+	out := rows
+	flip := func(set func(*RowQual, bool)) {
+		var next []RowQual
+		for _, r := range out {
+			for _, v := range []bool{false, true} {
+				c := r
+				set(&c, v)
+				next = append(next, c)
+			}
+		}
+		out = next
+	}
+	if dpa {
+		flip(func(q *RowQual, v bool) { q.DPA = &v })
+	}
+	if kv {
+		flip(func(q *RowQual, v bool) { q.KV = &v })
 	}
 	return out
 }

@@ -328,3 +328,51 @@ func TestVerifyCancelled(t *testing.T) {
 		t.Fatalf("claims checked after the cancel: %v", rep.Claims)
 	}
 }
+
+// TestConcAcrossVariants: "conc X across A +/- B" holds only when every
+// variant (A with and without B) runs X; a copied bullet that names a
+// variant the change does not run is contradicted.
+func TestConcAcrossVariants(t *testing.T) {
+	recipe1 := `k1-fp8-b200-sglang:
+  image: lmsysorg/sglang:v0.5.9
+  model: m
+  model-prefix: k1
+  runner: b200
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - { tp: 8, kv-offloading: none, conc-list: [32, 48] }
+      - { tp: 8, dp-attn: true, kv-offloading: none, conc-list: [48, 64] }
+      - { tp: 8, kv-offloading: dram, kv-offload-backend: { name: hicache }, conc-list: [64] }
+`
+	files := memFiles{"configs/nvidia-master.yaml": recipe1, "configs/amd-master.yaml": "{}\n",
+		"configs/runners.yaml": "labels:\n  b200: [b200-nb_0]\n", "runners/launch_b200-nb.sh": "#!/bin/bash\n"}
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", files, s), recipe.NewRev("head", files, s), []string{"configs/nvidia-master.yaml"})
+	for _, tc := range []struct{ bullet, want, reason string }{
+		{"Sweep conc=48 across TP8 +/- DPA", "confirmed", "each of the 2 variants runs conc 48"},
+		{"Sweep conc=32 across TP8 +/- DPA", "contradicted", "no conc 32 in tp 8, dp-attn true"},
+		{"Sweep conc=48 across TP8 +/- DPA +/- HiCache", "contradicted", "no conc 48 in tp 8, dp-attn false, with KV offloading"},
+		{"Sweep conc=48 across TP8", "confirmed", ""},
+	} {
+		v, err := pyyaml.Load([]byte(fmt.Sprintf("config-keys: [k1-fp8-b200-sglang]\ndescription:\n  - %q\npr-link: x\n", tc.bullet)), pyyaml.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got *ClaimResult
+		for _, r := range CheckClaims(ch, []ClaimEntry{{Index: 1, Value: v}}) {
+			if r.Kind == ClaimConc {
+				got = &r
+			}
+		}
+		if got == nil || got.Verdict != tc.want || !strings.Contains(got.Reason, tc.reason) {
+			t.Errorf("%q: %+v, want %s (%s)", tc.bullet, got, tc.want, tc.reason)
+		}
+		if got != nil && got.Verdict == VerdictContradicted && len(got.Evidence) == 0 {
+			t.Errorf("%q: no evidence", tc.bullet)
+		}
+	}
+}
