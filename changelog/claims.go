@@ -598,7 +598,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			}
 			alts := groups
 			var flipDPA, flipKV bool // "+/- DPA", "+/- HiCache": each variant must run it
-			if len(alts) == 0 { // "conc 48 and 64 to the TP8/EP1 sweep": the qualifiers after it
+			if len(alts) == 0 {      // "conc 48 and 64 to the TP8/EP1 sweep": the qualifiers after it
 				end := tok.end
 				for tj := ti + 1; tj < len(toks) && toks[tj].claim.Kind != ClaimConc; tj++ {
 					nt := toks[tj]
