@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"context"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -305,11 +306,18 @@ func envMap(l *Launch, base map[string]string) map[string]string {
 	m := map[string]string{}
 	if s := l.Server(); s != nil {
 		for _, k := range s.EnvChanges(base) {
-			m[k] = s.Env[k]
+			if !infraVar.MatchString(k) {
+				m[k] = s.Env[k]
+			}
 		}
 	}
 	return m
 }
+
+// infraVar matches the variables of the runner rather than of the
+// benchmark (paths, caches, ports, Slurm and srt-slurm settings a
+// launcher exports): a change of them is not a change of what runs.
+var infraVar = regexp.MustCompile(`(?i)(^|_)(SLURM|SRT|RUNNER|GITHUB|WORKSPACE|SQUASH|MOUNT|JOB|NODE|PARTITION|ACCOUNT|USER|HOME|TMP|TMPDIR|PORT|HOST|LOG|LOGS|RESULT|RESULTS)(_|$)|_(PATH|DIR|FILE|CACHE|ROOT|PREFIX)$`)
 
 func fileMap(l *Launch) map[string]string {
 	m := map[string]string{}
