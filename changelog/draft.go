@@ -1,7 +1,9 @@
 package changelog
 
 import (
+	"context"
 	"fmt"
+	"path"
 	"slices"
 	"sort"
 	"strings"
@@ -24,6 +26,10 @@ type DraftEntry struct {
 type DraftOptions struct {
 	// PRLink is the entry's pr-link (this PR, or the XXX placeholder).
 	PRLink string
+	// Ctx bounds the dry runs (nil: not bounded but by their budgets).
+	Ctx context.Context
+	// NoDryRun describes scripts by their text only (no launch diff).
+	NoDryRun bool
 }
 
 // DraftEntries drafts the changelog entries of a change: one per group of
@@ -40,6 +46,35 @@ func DraftEntries(ch *recipe.Change, o DraftOptions) ([]DraftEntry, error) {
 	if err != nil {
 		return nil, err
 	}
+	var effects map[string]*recipe.Effect
+	if !o.NoDryRun {
+		ctx := o.Ctx
+		if ctx == nil {
+			ctx = context.Background()
+		}
+		effs, err := ch.Effects(ctx, recipe.DryRunOptions{})
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			effs = nil // the scripts' text describes them
+		}
+		effects = map[string]*recipe.Effect{}
+		listed := map[string]bool{}
+		for _, rc := range changes {
+			listed[rc.Key] = true
+		}
+		for i := range effs {
+			e := &effs[i]
+			effects[e.Key] = e
+			if !listed[e.Key] && e.Complete && e.Changed {
+				// a launcher or a shared helper changed what it launches
+				if rec, ok, _ := ch.Head.Recipe(e.Key); ok {
+					changes = append(changes, recipe.RecipeChange{Key: e.Key, Kind: recipe.RecipeChanged, Files: e.Files, File: rec.File, Line: rec.Line})
+				}
+			}
+		}
+	}
 	type group struct {
 		keys    []string
 		bullets []string
@@ -51,7 +86,7 @@ func DraftEntries(ch *recipe.Change, o DraftOptions) ([]DraftEntry, error) {
 		if rc.Kind == recipe.RecipeRemoved {
 			continue
 		}
-		bullets := recipeBullets(ch, rc)
+		bullets := recipeBullets(ch, rc, effects[rc.Key])
 		if len(bullets) == 0 {
 			continue
 		}
@@ -100,8 +135,29 @@ func appendOnlyProven(ch *recipe.Change, key string) bool {
 	return config.AppendOnlyCheck(base, berr, head, []string{key}, sel) == nil
 }
 
-// recipeBullets describes one recipe change.
-func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange) []string {
+// recipeBullets describes one recipe change: its config diff, and what
+// its launch gained, lost or changed when the dry run compared every
+// point (eff), else the diff of its scripts' text. A recipe whose scripts
+// changed but whose every point launches the same gets no bullet (it
+// needs no entry).
+func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect) []string {
+	if eff != nil && eff.Complete && rc.Kind == recipe.RecipeChanged {
+		var out []string
+		if rc.Diff != nil {
+			head, _, _ := ch.Head.Recipe(rc.Key)
+			base, _, _ := ch.Base.Recipe(rc.Key)
+			if head != nil && base != nil {
+				out = append(out, configBullets(base.Value, head.Value, rc.Diff)...)
+			}
+		}
+		out = append(out, launchBullets(eff)...)
+		for _, f := range rc.Files {
+			if strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") {
+				out = append(out, yamlBullets(ch, f)...)
+			}
+		}
+		return dedupe(out)
+	}
 	var out []string
 	head, _, _ := ch.Head.Recipe(rc.Key)
 	switch rc.Kind {
@@ -405,6 +461,77 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 	}
 	if len(out) == 0 {
 		out = append(out, "Update "+p)
+	}
+	return out
+}
+
+// launchBullets describe a recipe's launch diff the repository's way:
+// "Add --flag value", "Remove --flag", "Change --flag from a to b",
+// "Set NAME=VALUE", "Change NAME from a to b"; an option whose values
+// differ by point is "Change --flag (by point)".
+func launchBullets(e *recipe.Effect) []string {
+	type agg struct {
+		d      recipe.LaunchDiff
+		varied bool
+		points int
+	}
+	var order []string
+	m := map[string]*agg{}
+	for _, d := range e.Diffs {
+		if d.Kind == "status" {
+			continue
+		}
+		id := d.Kind + "\x00" + d.In + "\x00" + d.Name
+		a, ok := m[id]
+		if !ok {
+			m[id] = &agg{d: d, points: len(d.Points)}
+			order = append(order, id)
+			continue
+		}
+		a.points += len(d.Points)
+		if a.d.Base != d.Base || a.d.Head != d.Head || a.d.BaseAbsent != d.BaseAbsent || a.d.HeadAbsent != d.HeadAbsent {
+			a.varied = true
+		}
+	}
+	var out []string
+	for _, id := range order {
+		a := m[id]
+		d := a.d
+		name := d.Name
+		where := ""
+		switch d.Kind {
+		case "file":
+			where = " in " + path.Base(d.In)
+		case "client":
+			where = " (benchmark client)"
+		}
+		val := func(v string) string {
+			if v == "" || !literalValue(v) {
+				return ""
+			}
+			if d.Kind == "env" {
+				return "=" + v
+			}
+			if d.Kind == "file" {
+				return ": " + v
+			}
+			return " " + v
+		}
+		switch {
+		case a.varied || a.points < len(e.Head):
+			// not the same change at every point
+			out = append(out, fmt.Sprintf("Change %s%s (by point)", name, where))
+		case d.BaseAbsent && d.Kind == "env":
+			out = append(out, fmt.Sprintf("Set %s%s%s", name, val(d.Head), where))
+		case d.BaseAbsent:
+			out = append(out, fmt.Sprintf("Add %s%s%s", name, val(d.Head), where))
+		case d.HeadAbsent:
+			out = append(out, fmt.Sprintf("Remove %s%s", name, where))
+		case literalValue(d.Base) && literalValue(d.Head) && d.Base != "" && d.Head != "":
+			out = append(out, fmt.Sprintf("Change %s from %s to %s%s", name, d.Base, d.Head, where))
+		default:
+			out = append(out, fmt.Sprintf("Change %s%s", name, where))
+		}
 	}
 	return out
 }

@@ -129,7 +129,7 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 		e := effects[k]
 		base := map[string]*recipe.PointLaunch{}
 		for i := range e.Base {
-			base[recipe.EnvKey(e.Base[i].Point.Env)] = &e.Base[i]
+			base[e.Base[i].Point.ID()] = &e.Base[i]
 		}
 		type group struct {
 			rule, at, msg string
@@ -155,7 +155,7 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 			if l == nil {
 				continue
 			}
-			b := base[recipe.EnvKey(h.Point.Env)]
+			b := base[h.Point.ID()]
 			var bl *recipe.Launch
 			if b != nil {
 				bl = b.Launch

@@ -8,7 +8,7 @@ import (
 )
 
 // Effect is what a change did to the launches of one recipe: its points
-// dry-run at base and at head, matched by their environment.
+// dry-run at base and at head, matched by their identity.
 type Effect struct {
 	Key string
 	// Base and Head are the recipe's points at each revision (Base is
@@ -199,7 +199,8 @@ func (c *Change) Effects(ctx context.Context, o DryRunOptions) ([]Effect, error)
 	return out, nil
 }
 
-// compare matches the points by environment and diffs their launches.
+// compare matches the points by their identity (LaunchPoint.ID) and
+// diffs their launches.
 func (e *Effect) compare() {
 	e.Complete = len(e.Head) > 0
 	ended := func(pls []PointLaunch) {
@@ -213,7 +214,7 @@ func (e *Effect) compare() {
 	ended(e.Head)
 	base := map[string]*PointLaunch{}
 	for i := range e.Base {
-		base[EnvKey(e.Base[i].Point.Env)] = &e.Base[i]
+		base[e.Base[i].Point.ID()] = &e.Base[i]
 	}
 	if len(e.Base) != len(e.Head) {
 		e.Changed = true
@@ -222,7 +223,7 @@ func (e *Effect) compare() {
 	var order []string
 	for i := range e.Head {
 		h := &e.Head[i]
-		b, ok := base[EnvKey(h.Point.Env)]
+		b, ok := base[h.Point.ID()]
 		if !ok {
 			e.Changed = true
 			continue
@@ -270,7 +271,7 @@ func diffLaunches(b, h *PointLaunch) []LaunchDiff {
 		}
 	}
 	cmds := func(l *Launch) []Command { return append(append([]Command(nil), l.Servers...), l.Routers...) }
-	out = append(out, diffMaps("flag", flagMap(cmds(bl)), flagMap(cmds(hl)), at)...)
+	out = append(out, inArgvOrder(diffMaps("flag", flagMap(cmds(bl)), flagMap(cmds(hl)), at), cmds(hl), cmds(bl))...)
 	out = append(out, diffMaps("env", envMap(bl, b.Point.Env), envMap(hl, h.Point.Env), at)...)
 	bf, hf := fileMap(bl), fileMap(hl)
 	for _, d := range diffMaps("file", bf, hf, at) {
@@ -284,8 +285,26 @@ func diffLaunches(b, h *PointLaunch) []LaunchDiff {
 		}
 		out = append(out, sub...)
 	}
-	out = append(out, diffMaps("client", flagMap(bl.Clients), flagMap(hl.Clients), at)...)
+	out = append(out, inArgvOrder(diffMaps("client", flagMap(bl.Clients), flagMap(hl.Clients), at), hl.Clients, bl.Clients)...)
 	return out
+}
+
+// inArgvOrder orders option differences as the head command lines write
+// them (then the base's, for removed options): a bullet list reads like
+// the command.
+func inArgvOrder(ds []LaunchDiff, head, base []Command) []LaunchDiff {
+	pos := map[string]int{}
+	for _, cs := range [][]Command{head, base} {
+		for _, c := range cs {
+			for _, f := range c.Flags {
+				if _, ok := pos[f.Name]; !ok {
+					pos[f.Name] = len(pos)
+				}
+			}
+		}
+	}
+	sort.SliceStable(ds, func(i, j int) bool { return pos[ds[i].Name] < pos[ds[j].Name] })
+	return ds
 }
 
 func flagMap(cs []Command) map[string]string {

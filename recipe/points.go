@@ -48,6 +48,14 @@ type LaunchPoint struct {
 	Note string `json:"note,omitempty"`
 }
 
+// ID is the point's identity across revisions: its scenario, sequence
+// lengths, parallelism, spec decoding, KV offloading and concurrency.
+// The same point at base and head is compared, whatever else (image,
+// model, script) the change did to its environment.
+func (p *LaunchPoint) ID() string {
+	return fmt.Sprintf("%s|%d/%d|tp%d|ep%d|dpa%v|%s|%s/%s|c%d", p.Scenario, p.ISL, p.OSL, p.TP, p.EP, p.DPAttn, p.Spec, p.KVOffloading, p.KVBackend, p.Conc)
+}
+
 // Label names the point for people: "3 (tp8 ep8 dpa conc 64, 8k1k)".
 func (p *LaunchPoint) Label() string {
 	parts := []string{fmt.Sprintf("tp%d", p.TP)}

@@ -302,21 +302,32 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 // implement.
 var interpLimit = regexp.MustCompile(`unhandled command node|unsupported (builtin|option|redirect)|not supported|not implemented`)
 
-// lastLine is the last line a run wrote to stderr that is not a trace
-// of set -x.
+// lastLine is what a run said last (stdout and stderr, not the traces of
+// set -x): its last line, or from its last "Error" line on ("Error: not
+// set:", "  - EP_SIZE", "  - DP_ATTENTION" read as one).
 func lastLine(s string) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	for i := len(lines) - 1; i >= 0; i-- {
-		l := strings.TrimSpace(lines[i])
-		if l == "" || strings.HasPrefix(l, "+") {
-			continue
+	var said []string
+	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
+		l = strings.TrimSpace(l)
+		if l != "" && !strings.HasPrefix(l, "+") {
+			said = append(said, l)
 		}
-		if len(l) > 300 {
-			l = l[:300] + "…"
-		}
-		return l
 	}
-	return ""
+	if len(said) == 0 {
+		return ""
+	}
+	from := len(said) - 1
+	for i := len(said) - 1; i >= max(0, len(said)-6); i-- {
+		if strings.HasPrefix(strings.ToLower(said[i]), "error") {
+			from = i
+			break
+		}
+	}
+	l := strings.Join(said[from:], " ")
+	if len(l) > 300 {
+		l = l[:300] + "…"
+	}
+	return l
 }
 
 func (s *sandbox) unknown(at, format string, a ...any) {
@@ -424,7 +435,7 @@ func (s *sandbox) run(ctx context.Context, dir string, env expand.Environ, prog 
 	r, err := interp.New(
 		interp.Env(expand.ListEnviron(pairs...)),
 		interp.Params(append([]string{"--"}, args...)...),
-		interp.StdIO(nil, io.Discard, &lockedWriter{s: s}),
+		interp.StdIO(nil, &lockedWriter{s: s}, &lockedWriter{s: s}),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) { return s.call(ctx, args, funcs) }),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.execHandler }),
 		interp.OpenHandler(s.open),

@@ -298,10 +298,19 @@ func TestVerifyMarkdownAndSARIF(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &log); err != nil || code != 1 {
 		t.Fatalf("exit %d: %v\n%s", code, err, out)
 	}
-	if log.Version != "2.1.0" || len(log.Runs) != 1 || len(log.Runs[0].Results) != 1 {
+	// the contradicted claim, and the warning that the new option the
+	// PR launches (--no-enable-chunked-prefill) is in no bullet
+	if log.Version != "2.1.0" || len(log.Runs) != 1 || len(log.Runs[0].Results) != 2 {
 		t.Fatalf("sarif %+v", log)
 	}
-	res := log.Runs[0].Results[0]
+	byRule := map[string]int{}
+	for i, r := range log.Runs[0].Results {
+		byRule[r.RuleID] = i
+	}
+	if i, ok := byRule["description/omits-change"]; !ok || log.Runs[0].Results[i].Level != "warning" {
+		t.Fatalf("sarif results %+v", log.Runs[0].Results)
+	}
+	res := log.Runs[0].Results[byRule["claim/contradicted"]]
 	if res.RuleID != "claim/contradicted" || res.Level != "error" || res.Locations[0].PhysicalLocation.Region.StartLine != 5418 ||
 		log.Runs[0].Tool.Driver.Rules[res.RuleIndex].ID != res.RuleID || len(res.RelatedLocations) != 1 {
 		t.Fatalf("result %+v", res)

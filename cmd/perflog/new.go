@@ -175,7 +175,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	if pr > 0 {
 		link = fmt.Sprintf("https://github.com/%s/pull/%d", repo, pr)
 	}
-	entries, err := changelog.DraftEntries(ch, changelog.DraftOptions{PRLink: link})
+	entries, err := changelog.DraftEntries(ch, changelog.DraftOptions{PRLink: link, Ctx: ctx})
 	if err != nil {
 		return err
 	}
