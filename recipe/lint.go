@@ -145,6 +145,7 @@ var (
 // (docs/PR_REVIEW_CHECKLIST.md: the pinned image must run as shipped).
 func (s *Script) enginePatch() []Finding {
 	var out []Finding
+	tools := s.toolCheckouts()
 	syntax.Walk(s.File, func(n syntax.Node) bool {
 		c, ok := n.(*syntax.CallExpr)
 		if !ok || len(c.Args) == 0 {
@@ -175,6 +176,13 @@ func (s *Script) enginePatch() []Finding {
 		if why == "" && patchFile.MatchString(text) && (cmd == "git" || cmd == "patch" || cmd == "cat") {
 			why = "uses a patch file"
 		}
+		if why != "" && (cmd == "git" || cmd == "patch") {
+			// a patch of a tool the script checked out (the srt-slurm
+			// clone a launcher makes) is not a patch of the engine
+			if dir := s.patchDir(c, line); dir != "" && tools[dir] {
+				why = ""
+			}
+		}
 		if why != "" {
 			out = append(out, s.finding(RuleEnginePatch, "warning", line,
 				"the script %s: the pinned image must run as shipped (PR review checklist) unless a waiver in docs/waiver/ covers it", why))
@@ -182,6 +190,74 @@ func (s *Script) enginePatch() []Finding {
 		return true
 	})
 	return out
+}
+
+// toolCheckouts are the directories (as written: "$SRT_REPO_DIR") the
+// script clones a repository into that is not an inference engine.
+func (s *Script) toolCheckouts() map[string]bool {
+	out := map[string]bool{}
+	syntax.Walk(s.File, func(n syntax.Node) bool {
+		c, ok := n.(*syntax.CallExpr)
+		if !ok || len(c.Args) < 4 || literal(c.Args[0]) != "git" || literal(c.Args[1]) != "clone" {
+			return true
+		}
+		var pos []string
+		for _, a := range c.Args[2:] {
+			if t := s.wordText(a); !strings.HasPrefix(t, "-") {
+				pos = append(pos, t)
+			}
+		}
+		if len(pos) == 2 && !engineName.MatchString(pos[0]) {
+			out[unquoteWord(pos[1])] = true
+		}
+		return true
+	})
+	return out
+}
+
+// patchDir is the directory a git apply or patch call works in, as
+// written: its -C / --directory / -d option, else the last cd or pushd
+// before it in the script ("" when none).
+func (s *Script) patchDir(c *syntax.CallExpr, line int) string {
+	args := c.Args
+	for i := 1; i < len(args); i++ {
+		t := s.wordText(args[i])
+		switch {
+		case (t == "-C" || t == "-d" || t == "--directory") && i+1 < len(args):
+			return unquoteWord(s.wordText(args[i+1]))
+		case strings.HasPrefix(t, "--directory="):
+			return unquoteWord(strings.TrimPrefix(t, "--directory="))
+		}
+	}
+	dir, at := "", 0
+	syntax.Walk(s.File, func(n syntax.Node) bool {
+		cd, ok := n.(*syntax.CallExpr)
+		if !ok || len(cd.Args) < 2 {
+			return true
+		}
+		if w := literal(cd.Args[0]); (w == "cd" || w == "pushd") && int(cd.Pos().Line()) <= line && int(cd.Pos().Line()) >= at {
+			dir, at = unquoteWord(s.wordText(cd.Args[1])), int(cd.Pos().Line())
+		}
+		return true
+	})
+	return dir
+}
+
+// wordText is a word as the script writes it.
+func (s *Script) wordText(w *syntax.Word) string {
+	a, b := int(w.Pos().Offset()), int(w.End().Offset())
+	if a < 0 || b > len(s.Src) || a > b {
+		return ""
+	}
+	return string(s.Src[a:b])
+}
+
+// unquoteWord drops the double quotes around a word ("$DIR" is $DIR).
+func unquoteWord(t string) string {
+	if len(t) >= 2 && t[0] == '"' && t[len(t)-1] == '"' {
+		return t[1 : len(t)-1]
+	}
+	return t
 }
 
 var engineName = regexp.MustCompile(`(?i)\b(vllm|sglang|tensorrt[-_]llm|trtllm|atom|aiter|flashinfer|deep_?ep|deep_?gemm)\b`)
