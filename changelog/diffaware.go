@@ -138,7 +138,7 @@ func coverage(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, cover
 		add(f)
 	}
 	for _, e := range added {
-		if e.Fields != nil && (e.Fields.EvalsOnly || e.Fields.AllEvals) {
+		if evalsOnly(e) {
 			continue // an eval rerun lists recipes that did not change
 		}
 		for _, ka := range ConfigKeysOf(e.Value) {
@@ -171,6 +171,21 @@ func coverage(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, cover
 			add(Finding{Rule: RuleUnchangedKey, Severity: Warning, Line: ka.Line, Entry: e.Index, ConfigKey: ka.Key, Evidence: ev, Message: msg})
 		}
 	}
+}
+
+// evalsOnly reports whether an entry reruns evals (evals-only or
+// all-evals true), read from its fields or, when it fails the schema,
+// from the mapping as written (either spelling of the field).
+func evalsOnly(e *Entry) bool {
+	if e.Fields != nil {
+		return e.Fields.EvalsOnly || e.Fields.AllEvals
+	}
+	for _, f := range []string{"evals-only", "evals_only", "all-evals", "all_evals"} {
+		if v, ok := e.Value.Get(f); ok && v.Truthy() {
+			return true
+		}
+	}
+	return false
 }
 
 // describeRecipeChange says in a few words what changed.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/internal/xdiff"
 )
@@ -322,6 +323,7 @@ func verifyFull(in *Input) *Report {
 	if len(valid) > 0 {
 		gateModeAndKeys(in, valid, validLines, validValues, validIndex, nil, add, true)
 	}
+	unknownKeysOfInvalid(in, ch.Added, add)
 	if len(ch.Added) == 0 && corrections == 0 && len(ch.Deleted) == 0 && len(ch.Modified) == 0 && !HasErrors(rep.Findings) {
 		add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: "the change adds no entry (whitespace only)"})
 	}
@@ -334,6 +336,36 @@ func verifyFull(in *Input) *Report {
 
 // checkRepeatedKeys warns about a config-key that entry e lists more than
 // once (harmless to the sweep, but a copy-paste slip a reviewer asks about).
+// unknownKeysOfInvalid reports the unknown config-keys of new entries
+// that fail the schema (a missing pr-link does not hide a misspelled key):
+// the keys that are strings, each at its line, as for a valid entry.
+func unknownKeysOfInvalid(in *Input, added []*Entry, add func(Finding)) {
+	var m *config.Master
+	for _, e := range added {
+		if e.Fields != nil {
+			continue
+		}
+		kas := ConfigKeysOf(e.Value)
+		if len(kas) == 0 {
+			continue
+		}
+		if m == nil {
+			if m, _ = in.master(); m == nil {
+				return // config/invalid is reported with the valid entries, if any
+			}
+		}
+		for _, ka := range kas {
+			if _, errs := m.Resolve([]string{ka.Key}); len(errs) > 0 {
+				msg := errs[0].Error()
+				if len(errs[0].Closest) > 0 {
+					msg += " Did you mean " + quoteJoin(errs[0].Closest) + "?"
+				}
+				add(Finding{Rule: RuleUnknownKey, Severity: Error, Line: ka.Line, Entry: e.Index, ConfigKey: ka.Key, Message: msg})
+			}
+		}
+	}
+}
+
 func checkRepeatedKeys(head *File, e *Entry, add func(Finding)) {
 	v, ok := e.Value.Get(FieldConfigKeys)
 	if !ok {

@@ -174,3 +174,26 @@ func FuzzVerify(f *testing.F) {
 		}
 	})
 }
+
+// TestFindingsNotHidden: an entry that fails the schema still gets its
+// unknown config-keys reported, each at its line.
+func TestFindingsNotHidden(t *testing.T) {
+	a := ent("config-a", l1)
+	bad := "- config-keys:\n  - config-a\n  - config-bb\n  description:\n  - Update\n" // no pr-link
+	rep := verify(t, ProfileFull, a, a+"\n"+bad, 42)
+	var unknown, required *Finding
+	for i, f := range rep.Findings {
+		switch f.Rule {
+		case RuleUnknownKey:
+			unknown = &rep.Findings[i]
+		case RuleRequired:
+			required = &rep.Findings[i]
+		}
+	}
+	if required == nil || unknown == nil {
+		t.Fatalf("findings %v", rep.Findings)
+	}
+	if unknown.Line != 9 || unknown.ConfigKey != "config-bb" || unknown.Entry != 2 || !strings.Contains(unknown.Message, "config-b") {
+		t.Errorf("unknown key %+v", unknown)
+	}
+}
