@@ -406,6 +406,15 @@ func checkLinkFull(in *Input, lk links, head *File, e *Entry, add func(Finding))
 		return
 	}
 	if in.PR != 0 && n != in.PR {
+		// a re-trigger: a copy of an earlier entry, linking that entry's
+		// PR, re-runs its sweep
+		for _, o := range head.Entries {
+			if o != e && o.Index < e.Index && o.PRLink() == link && Repeats(e.Value, o.Value) {
+				add(Finding{Rule: RulePRMismatch, Severity: Info, Line: line, Entry: e.Index, Source: src,
+					Message: fmt.Sprintf("entry %d repeats entry %d (line %d) and links its PR #%d: a re-trigger of that sweep", e.Index, o.Index, o.Line, n)})
+				return
+			}
+		}
 		msg := fmt.Sprintf("entry %d pr-link points at PR #%d, but this is PR #%d; use %s", e.Index, n, in.PR, lk.forPR(in.PR))
 		for _, o := range head.Entries {
 			if o != e && o.PRLink() == link {
@@ -415,6 +424,29 @@ func checkLinkFull(in *Input, lk links, head *File, e *Entry, add func(Finding))
 		}
 		add(Finding{Rule: RulePRMismatch, Line: line, Entry: e.Index, Source: src, Message: msg})
 	}
+}
+
+// Repeats reports whether entry a repeats entry b: the same config-keys
+// and every bullet of b (a re-trigger may add a note of its own).
+func Repeats(a, b *pyyaml.Value) bool {
+	ka, kb := StringsOf(a, FieldConfigKeys), StringsOf(b, FieldConfigKeys)
+	if len(ka) == 0 || strings.Join(ka, "\x00") != strings.Join(kb, "\x00") {
+		return false
+	}
+	da := map[string]bool{}
+	for _, d := range StringsOf(a, FieldDescription) {
+		da[strings.TrimSpace(d)] = true
+	}
+	db := StringsOf(b, FieldDescription)
+	if len(db) == 0 {
+		return false
+	}
+	for _, d := range db {
+		if !da[strings.TrimSpace(d)] {
+			return false
+		}
+	}
+	return true
 }
 
 // checkSeparator requires exactly one empty line before entry e (unless it

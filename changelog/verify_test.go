@@ -197,3 +197,19 @@ func TestFindingsNotHidden(t *testing.T) {
 		t.Errorf("unknown key %+v", unknown)
 	}
 }
+
+// TestRetriggerIsANote: an appended copy of an earlier entry that links
+// that entry's PR re-runs its sweep (a note naming the entry it repeats);
+// a copied link with other content is still a mismatch.
+func TestRetriggerIsANote(t *testing.T) {
+	a := ent("config-a", l1)
+	rep := verify(t, ProfileFull, a, a+"\n"+a, 42)
+	if !rep.OK() || len(rep.Findings) != 1 || rep.Findings[0].Rule != RulePRMismatch || rep.Findings[0].Severity != Info ||
+		!strings.Contains(rep.Findings[0].Message, "repeats entry 1") {
+		t.Fatalf("re-trigger: %v", rep.Findings)
+	}
+	rep = verify(t, ProfileFull, a, a+"\n"+ent("config-b", l1), 42)
+	if !hasRule(rep, RulePRMismatch) {
+		t.Fatalf("copied link: %v", rep.Findings)
+	}
+}

@@ -39,10 +39,13 @@ const (
 	VerdictNoPR Verdict = "no-pr"
 	// VerdictMismatch: the link points at another PR.
 	VerdictMismatch Verdict = "mismatch"
+	// VerdictRetrigger: the entry repeats an earlier entry and links its
+	// PR, to re-run that sweep ("re-trigger", "re-append").
+	VerdictRetrigger Verdict = "retrigger"
 )
 
 // Verdicts lists the verdicts in documentation order.
-var Verdicts = []Verdict{VerdictOK, VerdictCorrected, VerdictRelanded, VerdictEdited, VerdictBackfilled, VerdictPlaceholder, VerdictNoPR, VerdictMismatch}
+var Verdicts = []Verdict{VerdictOK, VerdictCorrected, VerdictRelanded, VerdictEdited, VerdictBackfilled, VerdictPlaceholder, VerdictNoPR, VerdictMismatch, VerdictRetrigger}
 
 // CommitRef names a commit in output.
 type CommitRef struct {
@@ -328,11 +331,41 @@ func (h *History) verdict(e *EntryAt, intro Event, link changelog.Link, repos []
 			return VerdictBackfilled, fmt.Sprintf("links #%d, which predates the changelog (created by %s)", link.PR, h.describe(created)), nil
 		}
 	}
+	// a re-trigger: a copy of an earlier entry that links its PR
+	for _, l := range h.lineagesFirstNaming(e.Keys()) {
+		first := l.Events[0]
+		if l == e.Lin || first.Seq >= intro.Seq || !repeats(e, first) {
+			continue
+		}
+		if pr, err := h.prAt(first.Seq); err != nil {
+			return "", "", err
+		} else if pr == link.PR {
+			return VerdictRetrigger, fmt.Sprintf("repeats the entry #%d added, to re-run its sweep (introduced by %s)", pr, h.describe(intro.Seq)), nil
+		}
+	}
 	why := fmt.Sprintf("pr-link points at #%d, but the entry was introduced by %s", link.PR, h.describe(intro.Seq))
 	if other := h.introducedBy(link.PR, seq); other != "" {
 		why += "; #" + fmt.Sprint(link.PR) + " introduced " + other
 	}
 	return VerdictMismatch, why, nil
+}
+
+// repeats reports whether an entry repeats an earlier one (see
+// changelog.Repeats): the same config-keys and every bullet of it.
+func repeats(e *EntryAt, first Event) bool {
+	if keySet(e.Keys()) != keySet(first.Keys) || len(first.Description) == 0 {
+		return false
+	}
+	have := map[string]bool{}
+	for _, d := range e.Description() {
+		have[strings.TrimSpace(d)] = true
+	}
+	for _, d := range first.Description {
+		if !have[strings.TrimSpace(d)] {
+			return false
+		}
+	}
+	return true
 }
 
 // landedSeq finds the first-parent commit whose subject names pr.

@@ -185,7 +185,7 @@ func TestCorpusAuditAgreesWithNaiveScan(t *testing.T) {
 func TestCorpusAuditDistribution(t *testing.T) {
 	_, _, h, rep := corpusAudit(t)
 	want := map[Verdict]int{VerdictOK: 693, VerdictCorrected: 37, VerdictRelanded: 4, VerdictEdited: 2,
-		VerdictBackfilled: 11, VerdictPlaceholder: 1, VerdictNoPR: 16, VerdictMismatch: 8}
+		VerdictBackfilled: 11, VerdictPlaceholder: 1, VerdictNoPR: 16, VerdictMismatch: 6, VerdictRetrigger: 2}
 	total := 0
 	for v, n := range want {
 		total += n

@@ -188,6 +188,8 @@ func TestAuditLifecycle(t *testing.T) {
 	// a direct push without a PR number
 	e8 := entry("dsr1-fp8-mi355x-sglang", "Direct push", pull(8))
 	s.commit("Update image directly", map[string]string{"perf-changelog.yaml": file(e3, e1r, e2fixed, e7, e8)})
+	// a re-trigger: e3 again, word for word, linking #3
+	s.commit("Re-run the TP8 sweep (#9)", map[string]string{"perf-changelog.yaml": file(e3, e1r, e2fixed, e7, e8, e3)})
 
 	h := s.build(Options{Changelog: true})
 	rep, err := h.Audit(AuditOptions{})
@@ -200,7 +202,11 @@ func TestAuditLifecycle(t *testing.T) {
 		want{VerdictCorrected, "Bump image (#2)", "introduced pr-link-changed"},
 		want{VerdictMismatch, "Retrigger (#7)", "introduced"},
 		want{VerdictNoPR, "Update image directly", "introduced"},
+		want{VerdictRetrigger, "Re-run the TP8 sweep (#9)", "introduced"},
 	)
+	if got := rep.Entries[5].Reason; !strings.Contains(got, "#3") {
+		t.Errorf("retrigger reason %q should name the PR it re-runs", got)
+	}
 	if got := rep.Entries[3].Reason; !strings.Contains(got, "#3") || !strings.Contains(got, "#7") {
 		t.Errorf("mismatch reason %q should name both PRs", got)
 	}
@@ -218,7 +224,7 @@ func TestAuditLifecycle(t *testing.T) {
 		want{VerdictOK, "Try TP8 (#3)", "introduced"},
 	)
 	// --key filters by config-key glob
-	if f, _ := h.Audit(AuditOptions{Key: "dsr1-*-sglang"}); len(f.Entries) != 5 {
+	if f, _ := h.Audit(AuditOptions{Key: "dsr1-*-sglang"}); len(f.Entries) != 6 {
 		t.Errorf("key filter: %d entries", len(f.Entries))
 	}
 	if f, _ := h.Audit(AuditOptions{Key: "gptoss*"}); len(f.Entries) != 0 {

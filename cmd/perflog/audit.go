@@ -47,6 +47,7 @@ Verdicts:
   placeholder  no pull-request link (XXX, TBD, empty)
   no-pr        the introducing commit names no PR: the link cannot be checked
   mismatch     the link points at another PR (e.g. copied from another entry)
+  retrigger    repeats an earlier entry and links its PR: a re-run of that sweep
 
 A table on a terminal, tab-separated values otherwise, or --format json.`,
 		Example: `  $ perflog changelog audit
