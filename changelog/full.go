@@ -401,6 +401,23 @@ func checkLinkFull(in *Input, lk links, head *File, e *Entry, add func(Finding))
 	}
 	n, ok := lk.prNumber(link)
 	if !ok {
+		// a link into the repository's former name (GitHub redirects it)
+		// names the same PR: canonical while the changelog has no link of
+		// the current name (the state predates the rename), a format
+		// warning with the fix after it; another PR's is a mismatch
+		names := in.Settings.RepositoryNames()
+		if pl := ParseLink(link); pl.PR > 0 && len(names) > 1 && pl.In(names[1:]...) {
+			if in.PR != 0 && pl.PR != in.PR {
+				add(Finding{Rule: RulePRMismatch, Line: line, Entry: e.Index, Source: src,
+					Message: fmt.Sprintf("entry %d pr-link points at PR #%d (of %s, the repository's former name), but this is PR #%d: another PR; use %s", e.Index, pl.PR, pl.Repo, in.PR, lk.forPR(in.PR))})
+				return
+			}
+			if bytes.Contains(head.Raw, []byte(lk.prefix)) {
+				add(Finding{Rule: RulePRFormat, Severity: Warning, Line: line, Entry: e.Index, Source: src,
+					Message: fmt.Sprintf("entry %d pr-link uses the repository's former name %s; use %s", e.Index, pl.Repo, lk.forPR(pl.PR))})
+			}
+			return
+		}
 		add(Finding{Rule: RulePRFormat, Line: line, Entry: e.Index, Source: src,
 			Message: fmt.Sprintf("entry %d pr-link %s is not a canonical pull-request link (%s<N>)", e.Index, pyQuote(link), lk.prefix)})
 		return

@@ -213,3 +213,26 @@ func TestRetriggerIsANote(t *testing.T) {
 		t.Fatalf("copied link: %v", rep.Findings)
 	}
 }
+
+// TestFormerRepositoryLinks: a link into the repository's former name is
+// canonical while the changelog has no link of the current name, a format
+// warning with the fix after the rename, and a mismatch when it names
+// another PR.
+func TestFormerRepositoryLinks(t *testing.T) {
+	old := "https://github.com/InferenceMAX/InferenceMAX/pull/"
+	before := ent("config-a", old+"1")
+	rep := verify(t, ProfileFull, before, before+"\n"+ent("config-b", old+"42"), 42)
+	if !rep.OK() || len(rep.Findings) != 0 {
+		t.Errorf("before the rename: %v", rep.Findings)
+	}
+	after := ent("config-a", l1)
+	rep = verify(t, ProfileFull, after, after+"\n"+ent("config-b", old+"42"), 42)
+	if !rep.OK() || len(rep.Findings) != 1 || rep.Findings[0].Rule != RulePRFormat || rep.Findings[0].Severity != Warning ||
+		!strings.Contains(rep.Findings[0].Message, link+"42") {
+		t.Errorf("after the rename: %v", rep.Findings)
+	}
+	rep = verify(t, ProfileFull, before, before+"\n"+ent("config-b", old+"7"), 42)
+	if !hasRule(rep, RulePRMismatch) || !strings.Contains(rep.Findings[0].Message, "another PR") {
+		t.Errorf("another PR in the former name: %v", rep.Findings)
+	}
+}

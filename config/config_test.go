@@ -115,7 +115,7 @@ func TestUnknownSettingNamesItsSection(t *testing.T) {
 	for in, want := range map[string]string{
 		"typo: 1\n":              `line 1: unknown setting "typo" (known: changelog, github, rules, ignore-revs, scripts, ignore-revs-file, launch)`,
 		"changelog:\n  fle: x\n": `line 2: unknown setting "fle" under changelog (known: file, master-configs)`,
-		"github:\n  repo: a/b\n": `line 2: unknown setting "repo" under github (known: repository, aliases)`,
+		"github:\n  repo: a/b\n": `line 2: unknown setting "repo" under github (known: repository, aliases, former-repositories)`,
 		"scripts:\n  families:\n    x:\n      gpux: 1\n": `line 4: unknown setting "gpux" under scripts.families.* (known: gpu, templates, legacy-suffix)`,
 	} {
 		_, err := ParseSettings("s", []byte(in))

@@ -86,6 +86,9 @@ type GitHubSettings struct {
 	// them name the same pull requests (default for InferenceX:
 	// InferenceMAX/InferenceMAX, its name before the rebrand).
 	Aliases []string `yaml:"aliases"`
+	// FormerRepositories are former names too (the documented spelling;
+	// aliases stays accepted).
+	FormerRepositories []string `yaml:"former-repositories"`
 }
 
 // Defaults.
@@ -111,7 +114,7 @@ func ParseSettings(name string, data []byte) (*Settings, error) {
 		msg = unknownField.ReplaceAllStringFunc(msg, unknownSetting)
 		return nil, fmt.Errorf("%w: %s: %s", ErrSettings, name, strings.Join(strings.Fields(msg), " "))
 	}
-	for _, r := range append([]string{s.GitHub.Repository}, s.GitHub.Aliases...) {
+	for _, r := range append(append([]string{s.GitHub.Repository}, s.GitHub.Aliases...), s.GitHub.FormerRepositories...) {
 		if r != "" && !repoSlug.MatchString(r) {
 			return nil, fmt.Errorf("%w: %s: github repositories must be owner/name, got %q", ErrSettings, name, r)
 		}
@@ -231,8 +234,8 @@ func (s *Settings) Repository() string {
 // RepositoryNames returns the repository and its former names.
 func (s *Settings) RepositoryNames() []string {
 	out := []string{s.Repository()}
-	if s != nil && len(s.GitHub.Aliases) > 0 {
-		return append(out, s.GitHub.Aliases...)
+	if s != nil && len(s.GitHub.Aliases)+len(s.GitHub.FormerRepositories) > 0 {
+		return append(append(out, s.GitHub.FormerRepositories...), s.GitHub.Aliases...)
 	}
 	if s.Repository() == DefaultRepository {
 		out = append(out, "InferenceMAX/InferenceMAX")
