@@ -127,10 +127,6 @@ func ranges(n []int) string {
 func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(Finding)) {
 	for _, k := range sortedKeys(effects) {
 		e := effects[k]
-		base := map[string]*recipe.PointLaunch{}
-		for i := range e.Base {
-			base[e.Base[i].Point.ID()] = &e.Base[i]
-		}
 		type group struct {
 			rule, at, msg string
 			pts           []*recipe.LaunchPoint
@@ -149,48 +145,51 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 			g.pts = append(g.pts, p)
 			g.old = g.old && old
 		}
+		// what the base already did, point by point and for the recipe
+		// as a whole (a point the change adds fails the way the others
+		// already did: not introduced by it)
+		baseFails, baseStray, baseUnwired := map[string]bool{}, false, map[string]bool{}
+		for i := range e.Base {
+			bl := e.Base[i].Launch
+			if bl == nil {
+				continue
+			}
+			if bl.Status == recipe.StatusFailed {
+				baseFails[bl.EndedAt+"\x00"+bl.Reason] = true
+			}
+			if srv := bl.Server(); srv != nil {
+				baseStray = baseStray || len(srv.Stray) > 0
+				for _, u := range recipe.NotWired(&e.Base[i].Point, srv, ch.Base.Wiring(e.Base[i].Point.Env["FRAMEWORK"])) {
+					baseUnwired[u.Setting] = true
+				}
+			}
+		}
 		for i := range e.Head {
 			h := &e.Head[i]
 			l := h.Launch
 			if l == nil {
 				continue
 			}
-			b := base[h.Point.ID()]
-			var bl *recipe.Launch
-			if b != nil {
-				bl = b.Launch
-			}
 			if l.Status == recipe.StatusFailed {
 				msg := fmt.Sprintf("exits %d before the server starts", l.Exit)
 				if l.Reason != "" {
 					msg += ": " + l.Reason
 				}
-				note(RuleLaunchFails, l.EndedAt, msg, &h.Point,
-					bl != nil && bl.Status == recipe.StatusFailed && bl.Reason == l.Reason)
+				note(RuleLaunchFails, l.EndedAt, msg, &h.Point, baseFails[l.EndedAt+"\x00"+l.Reason])
 			}
 			srv := l.Server()
 			if srv == nil {
 				continue
 			}
 			for _, s := range srv.Stray {
-				old := bl != nil && bl.Server() != nil && len(bl.Server().Stray) > 0
-				note(RuleStrayArg, srv.At, fmt.Sprintf("%s gets the stray argument %q (element %d): a backslash followed by a space, or an empty variable quoted", srv.Program(), s.Value, s.Index), &h.Point, old)
+				note(RuleStrayArg, srv.At, fmt.Sprintf("%s gets the stray argument %q (element %d): a backslash followed by a space, or an empty variable quoted", srv.Program(), s.Value, s.Index), &h.Point, baseStray)
 			}
-			wiring := ch.Head.Wiring(h.Point.Env["FRAMEWORK"])
-			var baseUnwired []recipe.Unwired
-			if bl != nil && bl.Server() != nil {
-				baseUnwired = recipe.NotWired(&b.Point, bl.Server(), ch.Base.Wiring(b.Point.Env["FRAMEWORK"]))
-			}
-			for _, u := range recipe.NotWired(&h.Point, srv, wiring) {
+			for _, u := range recipe.NotWired(&h.Point, srv, ch.Head.Wiring(h.Point.Env["FRAMEWORK"])) {
 				msg := fmt.Sprintf("the config says %s: %s, but %s is launched without %s", u.Setting, u.Value, srv.Program(), strings.Join(u.Want, ", "))
 				if u.Got != "" {
 					msg = fmt.Sprintf("the config says %s: %s, but %s is launched with %s", u.Setting, u.Value, srv.Program(), u.Got)
 				}
-				old := false
-				for _, bu := range baseUnwired {
-					old = old || bu.Setting == u.Setting
-				}
-				note(RuleNotWired, srv.At, msg, &h.Point, old)
+				note(RuleNotWired, srv.At, msg, &h.Point, baseUnwired[u.Setting])
 			}
 		}
 		for _, g := range groups {
