@@ -303,8 +303,8 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 var interpLimit = regexp.MustCompile(`unhandled command node|unsupported (builtin|option|redirect)|not supported|not implemented`)
 
 // lastLine is what a run said last (stdout and stderr, not the traces of
-// set -x): its last line, or from its last "Error" line on ("Error: not
-// set:", "  - EP_SIZE", "  - DP_ATTENTION" read as one).
+// set -x): its last line, or its last "Error" line with the list after it
+// ("Error: not set:", "  - EP_SIZE", "  - DP_ATTENTION" read as one).
 func lastLine(s string) string {
 	var said []string
 	for _, l := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
@@ -316,14 +316,19 @@ func lastLine(s string) string {
 	if len(said) == 0 {
 		return ""
 	}
-	from := len(said) - 1
+	from, to := len(said)-1, len(said)
 	for i := len(said) - 1; i >= max(0, len(said)-6); i-- {
 		if strings.HasPrefix(strings.ToLower(said[i]), "error") {
-			from = i
+			// the error and the list it announces, not what an exit
+			// trap said after it
+			from, to = i, i+1
+			for to < len(said) && strings.HasPrefix(said[to], "-") {
+				to++
+			}
 			break
 		}
 	}
-	l := strings.Join(said[from:], " ")
+	l := strings.Join(said[from:to], " ")
 	if len(l) > 300 {
 		l = l[:300] + "…"
 	}
