@@ -102,6 +102,23 @@ var mutations = map[string]func(string) string{
 	},
 	"indented-list": func(t string) string { return t + "\n" + replace1(E(), "- config-keys", "-   config-keys") },
 	"binary-nul":    func(t string) string { return t + "\n" + Ed("\"a\x00b\"") },
+	// the model's Python field names (pydantic populate_by_name), alone
+	// and beside their aliases
+	"py-config-keys": func(t string) string { return t + "\n" + replace1(E(), "- config-keys:", "- config_keys:") },
+	"py-pr-link":     func(t string) string { return t + "\n" + replace1(E(), "  pr-link:", "  pr_link:") },
+	"py-evals-only":  func(t string) string { return t + "\n" + Ex("  evals_only: true\n") },
+	"py-all-evals":   func(t string) string { return t + "\n" + Ex("  all_evals: true\n") },
+	"py-append-only": func(t string) string { return t + "\n" + Ex("  append_only: true\n") },
+	"py-eval-min-ep": func(t string) string { return t + "\n" + Ex("  eval_min_prefill_ep: 2\n") },
+	"py-scenario":    func(t string) string { return t + "\n" + Ex("  scenario_type:\n    - fixed-seq-len\n") },
+	"py-scenario-bad": func(t string) string {
+		return t + "\n" + Ex("  scenario_type:\n    - agentic\n")
+	},
+	"py-both-evals": func(t string) string { return t + "\n" + Ex("  evals-only: true\n  evals_only: false\n") },
+	"py-both-keys": func(t string) string {
+		return t + "\n" + Ex("  config_keys:\n    - dsr1-fp4-mi355x-sglang\n")
+	},
+	"py-ep-zero": func(t string) string { return t + "\n" + Ex("  eval_min_prefill_ep: 0\n") },
 }
 
 var trailingSpace = regexp.MustCompile(`(?m)^(\S.*?|\s+\S.*?) +$`)

@@ -46,6 +46,33 @@ type Fields struct {
 	ScenarioType     []string
 }
 
+// byAlias returns the entry with each field given by its Python name
+// alone renamed to its alias (the original value is kept: lines and
+// errors point where the entry is written).
+func byAlias(v *pyyaml.Value, known map[string]bool) *pyyaml.Value {
+	var renamed []int
+	for i, p := range v.Pairs {
+		if p.Key.Kind != pyyaml.Str || !strings.Contains(p.Key.Str, "_") {
+			continue
+		}
+		alias := strings.ReplaceAll(p.Key.Str, "_", "-")
+		if _, dup := v.Get(alias); known[alias] && !dup {
+			renamed = append(renamed, i)
+		}
+	}
+	if len(renamed) == 0 {
+		return v
+	}
+	c := *v
+	c.Pairs = append([]pyyaml.Pair(nil), v.Pairs...)
+	for _, i := range renamed {
+		k := *c.Pairs[i].Key
+		k.Str = strings.ReplaceAll(k.Str, "_", "-")
+		c.Pairs[i].Key = &k
+	}
+	return &c
+}
+
 // Validate checks an entry value against the ChangelogEntry model with
 // pydantic v2's lax coercions (bool accepts 0/1, "yes"/"off"/…; str accepts
 // bytes; int accepts "2", 2.0, true; lists accept sets) and returns the typed
@@ -68,6 +95,10 @@ func Validate(v *pyyaml.Value) (*Fields, []SchemaError) {
 	for _, k := range []string{FieldConfigKeys, FieldDescription, FieldPRLink, FieldEvalsOnly, FieldAllEvals, FieldAppendOnly, FieldEvalMinPrefillEP, FieldScenarioType} {
 		known[k] = true
 	}
+	// pydantic's populate_by_name: a field is also accepted by its
+	// Python name (evals_only for evals-only); given both ways, the alias
+	// is used and the Python name is an extra input
+	v = byAlias(v, known)
 	for _, p := range v.Pairs {
 		if p.Key.Kind != pyyaml.Str || !known[p.Key.Str] {
 			name := p.Key.Repr()
