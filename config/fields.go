@@ -2,6 +2,7 @@ package config
 
 import (
 	"crypto/sha256"
+	"math/big"
 	"sort"
 	"strconv"
 	"strings"
@@ -476,20 +477,93 @@ func (d *differ) list(old, new *pyyaml.Value, path, oldPath string) {
 		d.move(item(path, j), item(oldPath, i))
 		d.same += d.countLeaves(new.Items[j])
 	}, func(gi, gj []int) {
-		// items between matches: edits in order, then additions or
-		// removals
-		for k := 0; k < max(len(gi), len(gj)); k++ {
-			switch {
-			case k < len(gi) && k < len(gj):
-				d.move(item(path, gj[k]), item(oldPath, gi[k]))
-				d.node(old.Items[gi[k]], new.Items[gj[k]], item(path, gj[k]), item(oldPath, gi[k]))
-			case k < len(gi):
-				d.node(old.Items[gi[k]], nil, "", item(oldPath, gi[k]))
-			default:
-				d.node(nil, new.Items[gj[k]], item(path, gj[k]), "")
+		// items between matches: a search-space row continues the old
+		// row of the same parallelism, wherever it stood (see RowKey);
+		// other items are edits in order; what remains is added or
+		// removed
+		pairs := pairGap(old, new, gi, gj)
+		usedI, usedJ := map[int]bool{}, map[int]bool{}
+		for _, p := range pairs {
+			i, j := p[0], p[1]
+			usedI[i], usedJ[j] = true, true
+			d.move(item(path, j), item(oldPath, i))
+			d.node(old.Items[i], new.Items[j], item(path, j), item(oldPath, i))
+		}
+		for _, i := range gi {
+			if !usedI[i] {
+				d.node(old.Items[i], nil, "", item(oldPath, i))
+			}
+		}
+		for _, j := range gj {
+			if !usedJ[j] {
+				d.node(nil, new.Items[j], item(path, j), "")
 			}
 		}
 	})
+}
+
+// pairGap pairs the old and new items of a gap between matched items:
+// search-space rows by their parallelism (RowKey: a row never continues
+// a row of other parallelism), other items in order.
+func pairGap(old, new *pyyaml.Value, gi, gj []int) [][2]int {
+	var out [][2]int
+	var oi, nj []int // items that are not rows
+	byKey := map[string][]int{}
+	for _, i := range gi {
+		if k, ok := RowKey(old.Items[i]); ok {
+			byKey[k] = append(byKey[k], i)
+		} else {
+			oi = append(oi, i)
+		}
+	}
+	for _, j := range gj {
+		k, ok := RowKey(new.Items[j])
+		if !ok {
+			nj = append(nj, j)
+			continue
+		}
+		if l := byKey[k]; len(l) > 0 {
+			out = append(out, [2]int{l[0], j})
+			byKey[k] = l[1:]
+		}
+	}
+	for k := 0; k < min(len(oi), len(nj)); k++ {
+		out = append(out, [2]int{oi[k], nj[k]})
+	}
+	return out
+}
+
+// RowKey is the parallelism of a search-space row: tp, ep (1 when
+// absent), dp-attn (false), spec-decoding (none), and for a multi-node
+// row those of its prefill and decode workers. ok is false for an item
+// that is not a row.
+func RowKey(v *pyyaml.Value) (string, bool) {
+	if v == nil || v.Kind != pyyaml.Map {
+		return "", false
+	}
+	side := func(w *pyyaml.Value) string {
+		get := func(f, def string) string {
+			if x, ok := w.Get(f); ok {
+				return Canonical(x)
+			}
+			return def
+		}
+		return get("tp", "~") + "/" + get("ep", Canonical(&pyyaml.Value{Kind: pyyaml.Int, Int: big.NewInt(1)})) + "/" + get("dp-attn", "n0")
+	}
+	spec := "none"
+	if x, ok := v.Get("spec-decoding"); ok {
+		spec = Canonical(x)
+	}
+	_, hasTP := v.Get("tp")
+	pf, hasPrefill := v.Get("prefill")
+	switch {
+	case hasTP:
+		return side(v) + "|" + spec, true
+	case hasPrefill:
+		dec, _ := v.Get("decode")
+		return side(pf) + "+" + side(dec) + "|" + spec, true
+	}
+	return "", false
 }
 
 func (d *differ) move(newPath, oldPath string) {
@@ -521,6 +595,11 @@ func (d *differ) pairMoves() {
 		for ai, a := range add {
 			if isMap(r.v) != isMap(a.v) {
 				continue
+			}
+			if kr, ok := RowKey(r.v); ok {
+				if ka, ok := RowKey(a.v); ok && ka != kr {
+					continue // a row never continues a row of other parallelism
+				}
 			}
 			nr, na := d.countLeaves(r.v), d.countLeaves(a.v)
 			if float64(min(nr, na)) < MoveThreshold*float64(max(nr, na)) {

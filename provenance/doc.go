@@ -64,6 +64,13 @@
 // longest common path suffix). Log lists the key's events with their field
 // changes and the changelog entries of the same commit that name the key.
 //
+// Search-space rows are followed by their parallelism (config.RowKey: tp,
+// ep, dp-attn, spec-decoding, and a multi-node row's prefill and decode):
+// when a PR rewrites a search-space list, a row continues the old row of
+// the same parallelism wherever it stood, and a row of new parallelism is
+// new, its fields held since that PR, even when a deleted row of other
+// parallelism had the same conc-start.
+//
 // # Dependencies
 //
 // gitscan (reading), config (recipes, globs, settings), changelog (entry

@@ -861,3 +861,35 @@ func TestKeyNotAtHeadAnswersAsEveryRecipe(t *testing.T) {
 		t.Errorf("a key that never existed: %v", err)
 	}
 }
+
+// TestBlameRowsContinueByParallelism: when a PR rewrites a search-space
+// list, a row continues the old row of the same parallelism (tp, ep,
+// dp-attn, spec-decoding), not the row at the same position: a new row
+// reports its fields since the PR that wrote it, never since one that set
+// them on a deleted row of other parallelism.
+func TestBlameRowsContinueByParallelism(t *testing.T) {
+	s := newScripted(t)
+	rows := func(r string) string {
+		return strings.Replace(recipeA, "      - { tp: 4, conc-list: [4, 8, 16] }\n      - { tp: 8, conc-start: 4, conc-end: 64 }\n", r, 1)
+	}
+	s.commit("Add recipe (#1)", map[string]string{"configs/amd-master.yaml": rows(
+		"      - { tp: 2, ep: 2, conc-start: 4, conc-end: 64 }\n      - { tp: 8, conc-start: 4, conc-end: 64 }\n"), "configs/nvidia-master.yaml": "{}\n"})
+	// the tp2/ep2 row is replaced by a tp4/ep1 row with the same conc-start
+	s.commit("Rewrite the rows (#2)", map[string]string{"configs/amd-master.yaml": rows(
+		"      - { tp: 8, conc-start: 4, conc-end: 128 }\n      - { tp: 4, ep: 1, conc-start: 4, conc-end: 64 }\n")})
+	h := s.build(Options{Recipes: true})
+	rep, err := h.Blame("dsr1-fp8-mi355x-sglang", plumbing.ZeroHash)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, subj := range map[string]string{
+		"scenarios.fixed-seq-len[0].search-space[1].conc-start": "Rewrite the rows (#2)", // a new row (tp 4), not the tp2/ep2 one
+		"scenarios.fixed-seq-len[0].search-space[1].tp":         "Rewrite the rows (#2)",
+		"scenarios.fixed-seq-len[0].search-space[0].conc-start": "Add recipe (#1)", // the tp8 row, moved up
+		"scenarios.fixed-seq-len[0].search-space[0].conc-end":   "Rewrite the rows (#2)",
+	} {
+		if f := field(rep, p); f.Subject != subj {
+			t.Errorf("%s since %q, want %q", p, f.Subject, subj)
+		}
+	}
+}

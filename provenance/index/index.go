@@ -62,7 +62,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "16"
+const SchemaVersion = "17"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
