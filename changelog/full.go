@@ -190,7 +190,7 @@ func verifyFull(in *Input) *Report {
 	}()
 	head, root, err := Parse(in.Path, in.Head)
 	if err != nil {
-		add(loadFailure(in.Path, err, in.Path+" at "+in.HeadRev, nil))
+		add(atBreakingEntry(loadFailure(in.Path, err, in.Path+" at "+in.HeadRev, nil), in.Head))
 		return rep
 	}
 	rep.Head = head

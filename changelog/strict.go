@@ -53,7 +53,7 @@ func parseStrict(path string, raw []byte, label string, lineOf bool) (*File, []F
 	}
 	f, root, err := Parse(path, raw)
 	if err != nil {
-		lf := loadFailure(path, err, label, nil)
+		lf := atBreakingEntry(loadFailure(path, err, label, nil), raw)
 		fs = append(fs, lf)
 		return nil, fs
 	}

@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -210,6 +211,25 @@ func (l links) prNumber(s string) (int, bool) {
 }
 
 // loadFailure turns a YAML load error into a finding.
+// atBreakingEntry moves a YAML error of a whole file to the entry that
+// breaks the document: an entry start indented under the one before it
+// ("  - config-keys:"), where the parser only gives up lines later inside
+// the previous entry. The first such line is taken; without one, f stays.
+func atBreakingEntry(f Finding, raw []byte) Finding {
+	if f.Rule != RuleYAML {
+		return f
+	}
+	for n, l := range bytes.Split(raw, []byte("\n")) {
+		t := bytes.TrimLeft(l, " ")
+		if len(t) < len(l) && bytes.HasPrefix(t, []byte("- config-keys:")) {
+			f.Line = n + 1
+			f.Message += fmt.Sprintf(" (the entry at line %d is indented by %d spaces: entries start at column 0)", n+1, len(l)-len(t))
+			return f
+		}
+	}
+	return f
+}
+
 func loadFailure(path string, err error, label string, lineMap func(int) int) Finding {
 	f := Finding{Rule: RuleYAML, Severity: Error, File: path}
 	var ye *pyyaml.Error

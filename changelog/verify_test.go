@@ -236,3 +236,18 @@ func TestFormerRepositoryLinks(t *testing.T) {
 		t.Errorf("another PR in the former name: %v", rep.Findings)
 	}
 }
+
+// TestYAMLErrorAtTheBreakingEntry: an entry indented under the one before
+// it breaks the document; the error is reported at its line, not where
+// the parser gives up inside the previous entry.
+func TestYAMLErrorAtTheBreakingEntry(t *testing.T) {
+	a, b := ent("config-a", l1), ent("config-b", link+"42")
+	c := strings.TrimSuffix(strings.ReplaceAll("  "+ent("config-c", link+"42"), "\n", "\n  "), "  ")
+	for _, p := range []Profile{ProfileFull, ProfileStrict} {
+		rep := verify(t, p, a, a+"\n"+b+c, 42)
+		if len(rep.Findings) == 0 || rep.Findings[0].Rule != RuleYAML || rep.Findings[0].Line != 12 ||
+			!strings.Contains(rep.Findings[0].Message, "indented by 2 spaces") {
+			t.Errorf("%s: %v", p, rep.Findings)
+		}
+	}
+}
