@@ -478,7 +478,7 @@ func launchBullets(e *recipe.Effect) []string {
 	var order []string
 	m := map[string]*agg{}
 	for _, d := range e.Diffs {
-		if d.Kind == "status" {
+		if d.Kind == "status" || d.Harness() {
 			continue
 		}
 		id := d.Kind + "\x00" + d.In + "\x00" + d.Name

@@ -256,7 +256,7 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 		seen := map[string]bool{}
 		for _, d := range e.Diffs {
 			id := d.Kind + "\x00" + d.In + "\x00" + d.Name
-			if d.Kind == "status" || d.Kind == "client" || seen[id] || mentioned(bullets, e, d) {
+			if d.Kind == "status" || d.Harness() || seen[id] || mentioned(bullets, e, d) {
 				seen[id] = true
 				continue
 			}

@@ -19,7 +19,9 @@ type Effect struct {
 	// recipe's whole effect. Otherwise the files touched decide.
 	Complete bool
 	// Changed says a point was added or removed, or a matched point
-	// launches something else.
+	// launches something else (its server's options other than where it
+	// listens, the variables, the files, whether it starts; not its
+	// benchmark client's options).
 	Changed bool
 	// Diffs are the differences of the matched points' launches.
 	Diffs []LaunchDiff
@@ -229,7 +231,9 @@ func (e *Effect) compare() {
 			continue
 		}
 		for _, d := range diffLaunches(b, h) {
-			e.Changed = true
+			if !d.Harness() {
+				e.Changed = true
+			}
 			id := d.Kind + "\x00" + d.Name + "\x00" + d.Base + "\x00" + d.Head
 			if a, ok := agg[id]; ok {
 				a.Points = append(a.Points, h.Point.Index)
@@ -332,6 +336,16 @@ func envMap(l *Launch, base map[string]string) map[string]string {
 	}
 	return m
 }
+
+// Harness reports whether a difference is the harness's, not the
+// recipe's: the benchmark client's options and where the server listens
+// are a difference, but not a change of what the recipe benchmarks.
+func (d LaunchDiff) Harness() bool {
+	return d.Kind == "client" || (d.Kind == "flag" && infraOption.MatchString(d.Name))
+}
+
+// infraOption matches the server options of where it listens and logs.
+var infraOption = regexp.MustCompile(`^--?(port|host|server-port|http-host|url|dist-init-addr|log-level|log-dir|uvicorn-log-level)$`)
 
 // infraVar matches the variables of the runner rather than of the
 // benchmark (paths, caches, ports, Slurm and srt-slurm settings a
