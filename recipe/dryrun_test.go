@@ -164,6 +164,21 @@ vllm serve "$MODEL" "${ARGS[@]}" > /workspace/server.log 2>&1 &
 	}
 }
 
+// TestDryRunUnmappedVariable: a script that stops because a variable the
+// workflow environment does not have at all is missing (an older
+// workflow's name) is unknown, not failed; one the launcher failed to
+// pass on is a failure.
+func TestDryRunUnmappedVariable(t *testing.T) {
+	l := dryRun(t, scriptHead+"check_env_vars OFFLOADING\nvllm serve m\n", nil)
+	if l.Status != StatusUnknown || !strings.Contains(l.Reason, "needs OFFLOADING") {
+		t.Errorf("%s: %s", l.Status, l.Reason)
+	}
+	l = dryRun(t, scriptHead+"unset TP; check_env_vars TP\nvllm serve m\n", nil)
+	if l.Status != StatusFailed || !strings.Contains(l.Reason, "not set: TP") {
+		t.Errorf("%s: %s", l.Status, l.Reason)
+	}
+}
+
 // TestDryRunLauncherChain: a launcher runs the script behind srun and
 // docker; the container sees only the environment docker passes.
 func TestDryRunLauncherChain(t *testing.T) {

@@ -197,8 +197,9 @@ type sandbox struct {
 	stderr  bytes.Buffer
 	ended   string // file:line of the last exit
 	depth   int
-	loops   map[string]int // turns per loop
-	sites   map[string]int // calls of stubs per position
+	loops   map[string]int    // turns per loop
+	env     map[string]string // the workflow's environment
+	sites   map[string]int    // calls of stubs per position
 	// guess is the last stub whose success may have decided a branch
 	// (not infrastructure), at step guessAt
 	guess   string
@@ -224,7 +225,7 @@ func DryRun(ctx context.Context, files Files, script string, args []string, env 
 	defer cancel()
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	s := &sandbox{files: files, pat: o.Patterns, max: o.MaxSteps, overlay: map[string][]byte{}, gone: map[string]bool{},
+	s := &sandbox{files: files, pat: o.Patterns, max: o.MaxSteps, overlay: map[string][]byte{}, gone: map[string]bool{}, env: env,
 		sources: map[string][]byte{}, stubbed: map[string]bool{}, loops: map[string]int{}, sites: map[string]int{}, stop: stop}
 	pairs := make([]string, 0, len(env))
 	for k, v := range env {
@@ -264,7 +265,12 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 		l.Exit = int(status)
 		l.EndedAt = s.ended
 		l.Reason = lastLine(s.stderr.String())
-		if status != 0 && s.guess != "" && s.steps.Load()-s.guessAt <= guessWindow && len(l.Servers) == 0 {
+		if missing := s.unmapped(l.Reason); status != 0 && len(l.Servers) == 0 && missing != "" {
+			// the script needs a variable this workflow mapping does not
+			// give (an older workflow's name): not the recipe's failure
+			l.Status = StatusUnknown
+			l.Reason = fmt.Sprintf("needs %s, which the workflow environment perflog gives a point does not have (settings: launch: env): %s", missing, l.Reason)
+		} else if status != 0 && s.guess != "" && s.steps.Load()-s.guessAt <= guessWindow && len(l.Servers) == 0 {
 			// the failure follows a check the sandbox could only guess
 			// (awk, python -c, grep on a file it cannot read)
 			l.Status = StatusUnknown
@@ -301,6 +307,25 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 // interpLimit matches what the interpreter says of bash it does not
 // implement.
 var interpLimit = regexp.MustCompile(`unhandled command node|unsupported (builtin|option|redirect)|not supported|not implemented`)
+
+var envName = regexp.MustCompile(`\b[A-Z][A-Z0-9_]{2,}\b`)
+
+// unmapped returns the variables a "not set" error names that the
+// workflow's environment for the point does not have at all ("" when it
+// names none, or only variables the workflow gives).
+func (s *sandbox) unmapped(reason string) string {
+	i := strings.Index(reason, "not set")
+	if i < 0 || s.env == nil {
+		return ""
+	}
+	var out []string
+	for _, n := range envName.FindAllString(reason[i:], -1) {
+		if _, ok := s.env[n]; !ok {
+			out = append(out, n)
+		}
+	}
+	return strings.Join(out, ", ")
+}
 
 // lastLine is what a run said last (stdout and stderr, not the traces of
 // set -x): its last line, or its last "Error" line with the list after it
