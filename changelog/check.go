@@ -221,10 +221,9 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 	if r.Negated {
 		if len(with) == 0 {
 			r.set(VerdictConfirmed, fmt.Sprintf("no point launches %s", r.Name), s.launchEvidence(s.launched[0]))
-		} else {
-			r.set(VerdictContradicted, fmt.Sprintf("%d of %d points still launch %s", len(with), n, r.Name), s.launchEvidence(with[0]))
+			return true
 		}
-		return true
+		return false // what was removed where: the files, against the base, say
 	}
 	if len(with) == 0 {
 		reason := fmt.Sprintf("none of the %d points of the listed recipes launches %s", n, r.Name)
@@ -243,13 +242,25 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 		return true
 	}
 	for i, v := range vals {
-		if sameValue(v, value) || strings.EqualFold(v, value) {
+		// the value as launched, one word of it (--speculative-config
+		// eagle3 for a JSON naming the method), or an option without a
+		// value (the claim's "value" is prose)
+		if sameValue(v, value) || strings.EqualFold(v, value) || v == "" || containsWord(v, value) {
 			r.set(VerdictConfirmed, fmt.Sprintf("%s %s is launched", r.Name, v), s.launchEvidence(with[i]))
 			return true
 		}
 	}
 	r.set(VerdictContradicted, fmt.Sprintf("the points launch %s %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), value), s.launchEvidence(with[0]))
 	return true
+}
+
+// containsWord reports whether v holds w as a whole word (any case).
+func containsWord(v, w string) bool {
+	if w == "" {
+		return false
+	}
+	re, err := regexp.Compile(`(?i)(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(w) + `($|[^A-Za-z0-9_])`)
+	return err == nil && re.MatchString(v)
 }
 
 // launchedEnv checks a variable claim against the launched servers'
@@ -269,18 +280,11 @@ func (s *subject) launchedEnv(r *ClaimResult) (ok bool) {
 	}
 	n := len(s.launched)
 	if r.Negated {
-		set := 0
-		for _, v := range vals {
-			if b, ok := truthy(v); !ok || b || r.Value != "" {
-				set++
-			}
-		}
-		if set == 0 {
+		if len(with) == 0 {
 			r.set(VerdictConfirmed, fmt.Sprintf("no server starts with %s set", name), s.launchEvidence(s.launched[0]))
-		} else {
-			r.set(VerdictContradicted, fmt.Sprintf("%d of %d servers still start with %s=%s", set, n, name, vals[0]), s.launchEvidence(with[0]))
+			return true
 		}
-		return true
+		return false // what was removed where: the files, against the base, say
 	}
 	if len(with) == 0 {
 		// a shell variable the scripts use (an argument's value, an

@@ -348,9 +348,9 @@ func (d LaunchDiff) Harness() bool {
 var infraOption = regexp.MustCompile(`^--?(port|host|server-port|http-host|url|dist-init-addr|log-level|log-dir|uvicorn-log-level)$`)
 
 // infraVar matches the variables of the runner rather than of the
-// benchmark (paths, caches, ports, Slurm and srt-slurm settings a
+// benchmark (paths, caches, ports, metrics files, Slurm and srt-slurm settings a
 // launcher exports): a change of them is not a change of what runs.
-var infraVar = regexp.MustCompile(`(?i)(^|_)(SLURM|SRT|RUNNER|GITHUB|WORKSPACE|SQUASH|MOUNT|JOB|NODE|PARTITION|ACCOUNT|USER|HOME|TMP|TMPDIR|PORT|HOST|LOG|LOGS|RESULT|RESULTS)(_|$)|_(PATH|DIR|FILE|CACHE|ROOT|PREFIX)$`)
+var infraVar = regexp.MustCompile(`(?i)(^|_)(SLURM|SRT|RUNNER|GITHUB|WORKSPACE|SQUASH|MOUNT|JOB|NODE|PARTITION|ACCOUNT|USER|HOME|TMP|TMPDIR|PORT|HOST|LOG|LOGS|RESULT|RESULTS|METRICS|CSV|MONITOR)(_|$)|_(PATH|DIR|FILE|CACHE|ROOT|PREFIX)$`)
 
 func fileMap(l *Launch) map[string]string {
 	m := map[string]string{}
