@@ -253,9 +253,6 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 		l.Stubbed = append(l.Stubbed, name)
 	}
 	sort.Strings(l.Stubbed)
-	if os.Getenv("PERFLOG_DRYRUN_DEBUG") != "" {
-		fmt.Fprintln(os.Stderr, s.stderr.String(), err)
-	}
 	status, isExit := interp.IsExitStatus(err)
 	switch {
 	case err == nil, errors.Is(context.Cause(ctx), errDone):
@@ -801,9 +798,6 @@ func (s *sandbox) call(ctx context.Context, args []string, funcs map[string]*syn
 			}
 		}
 	case "set":
-		if os.Getenv("PERFLOG_DRYRUN_TRACE") != "" {
-			return args, nil
-		}
 		return setArgs(args), nil
 	case "trap":
 		return trapArgs(args), nil
