@@ -334,8 +334,6 @@ func verifyFull(in *Input) *Report {
 	return rep
 }
 
-// checkRepeatedKeys warns about a config-key that entry e lists more than
-// once (harmless to the sweep, but a copy-paste slip a reviewer asks about).
 // unknownKeysOfInvalid reports the unknown config-keys of new entries
 // that fail the schema (a missing pr-link does not hide a misspelled key):
 // the keys that are strings, each at its line, as for a valid entry.
@@ -366,6 +364,8 @@ func unknownKeysOfInvalid(in *Input, added []*Entry, add func(Finding)) {
 	}
 }
 
+// checkRepeatedKeys warns about a config-key that entry e lists more than
+// once (harmless to the sweep, but a copy-paste slip a reviewer asks about).
 func checkRepeatedKeys(head *File, e *Entry, add func(Finding)) {
 	v, ok := e.Value.Get(FieldConfigKeys)
 	if !ok {
