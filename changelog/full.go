@@ -3,6 +3,7 @@ package changelog
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -444,10 +445,10 @@ func checkLinkFull(in *Input, lk links, head *File, e *Entry, add func(Finding))
 }
 
 // Repeats reports whether entry a repeats entry b: the same config-keys
-// and every bullet of b (a re-trigger may add a note of its own).
+// (in any order) and every bullet of b (a re-trigger may add a note of its own).
 func Repeats(a, b *pyyaml.Value) bool {
-	ka, kb := StringsOf(a, FieldConfigKeys), StringsOf(b, FieldConfigKeys)
-	if len(ka) == 0 || strings.Join(ka, "\x00") != strings.Join(kb, "\x00") {
+	ka, kb := slices.Sorted(slices.Values(StringsOf(a, FieldConfigKeys))), slices.Sorted(slices.Values(StringsOf(b, FieldConfigKeys)))
+	if len(ka) == 0 || !slices.Equal(ka, kb) {
 		return false
 	}
 	da := map[string]bool{}
