@@ -3,6 +3,7 @@ package recipe
 import (
 	"context"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -136,7 +137,7 @@ func (c *Change) LaunchCandidates() (keys []string, files map[string][]string, e
 		}
 		var hit []string
 		for _, p := range shell {
-			if contains(all, p) && !contains(drivers, p) {
+			if slices.Contains(all, p) && !slices.Contains(drivers, p) {
 				hit = append(hit, p)
 			}
 		}
@@ -150,15 +151,6 @@ func (c *Change) LaunchCandidates() (keys []string, files map[string][]string, e
 		files[k] = append(files[k], hit...)
 	}
 	return keys, files, nil
-}
-
-func contains(l []string, s string) bool {
-	for _, x := range l {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Effects dry-runs the candidates' points at base and head and compares

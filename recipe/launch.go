@@ -99,23 +99,6 @@ func (r *Rev) DryRunKeys(ctx context.Context, keys []string, point int, o DryRun
 	return out, nil
 }
 
-// EnvKey is a point environment's identity (sorted NAME=VALUE lines).
-func EnvKey(env map[string]string) string {
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for _, k := range keys {
-		b.WriteString(k)
-		b.WriteByte('=')
-		b.WriteString(env[k])
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
-
 // EnvChanges lists the variables of the command's environment that the
 // launch path set or changed from the workflow's (base), sorted: what
 // the recipe's files chose, not what every point is given.

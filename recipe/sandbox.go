@@ -451,13 +451,7 @@ func (s *sandbox) run(ctx context.Context, dir string, env expand.Environ, prog 
 	if depth > 8 {
 		return fmt.Errorf("scripts run each other deeper than 8")
 	}
-	var pairs []string
-	env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.IsSet() {
-			pairs = append(pairs, name+"="+vr.String())
-		}
-		return true
-	})
+	pairs := exportedPairs(env)
 	funcs := sourcedFuncs()
 	r, err := interp.New(
 		interp.Env(expand.ListEnviron(pairs...)),
@@ -656,6 +650,16 @@ func rewrite(f *syntax.File, self string) {
 	})
 }
 
+// asSourced is a shell file's text as source reads it (sourceable),
+// kept for positions (at).
+func (s *sandbox) asSourced(p string, data []byte) []byte {
+	data = sourceable(data)
+	s.mu.Lock()
+	s.sources[s.rel(p)] = data
+	s.mu.Unlock()
+	return data
+}
+
 // sourceable returns a shell file as `source` should read it in the
 // sandbox: every "local" declaration written "declare", which is the
 // same inside a function, but which the interpreter also accepts in a
@@ -786,10 +790,7 @@ func (s *sandbox) call(ctx context.Context, args []string, funcs map[string]*syn
 			hc := interp.HandlerCtx(ctx)
 			p := s.abs(hc.Dir, args[1])
 			if data, ok := s.read(p); ok {
-				data = sourceable(data)
-				s.mu.Lock()
-				s.sources[s.rel(p)] = data
-				s.mu.Unlock()
+				data = s.asSourced(p, data)
 				// a file parsed before this shell started is its function
 				// (one parsed since, by another run, is not in its table)
 				if fn := sourcedFunc(s.rel(p), data); fn != "" && funcs[fn] != nil {
@@ -1069,14 +1070,25 @@ func (s *sandbox) scriptOf(dir string, args []string) (file string, sargs []stri
 }
 
 func withEnv(env expand.Environ, extra []string) expand.Environ {
-	var pairs []string
+	return expand.ListEnviron(append(exportedPairs(env), extra...)...)
+}
+
+// exported calls fn with each exported variable of env that is set: what
+// a new process would get.
+func exported(env expand.Environ, fn func(name, value string)) {
 	env.Each(func(name string, vr expand.Variable) bool {
 		if vr.Exported && vr.IsSet() {
-			pairs = append(pairs, name+"="+vr.String())
+			fn(name, vr.String())
 		}
 		return true
 	})
-	return expand.ListEnviron(append(pairs, extra...)...)
+}
+
+// exportedPairs are env's exported variables as NAME=VALUE.
+func exportedPairs(env expand.Environ) []string {
+	var pairs []string
+	exported(env, func(name, value string) { pairs = append(pairs, name+"="+value) })
+	return pairs
 }
 
 // matchAny returns how many words of args are the program of one of
@@ -1127,11 +1139,10 @@ func (s *sandbox) record(ctx context.Context, into *[]Command, wrapper, argv []s
 	if len(wrapper) > 0 {
 		c.Wrapper = append([]string(nil), wrapper...)
 	}
-	hc.Env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.IsSet() && name != "SECONDS" {
-			c.Env[name] = vr.String()
+	exported(hc.Env, func(name, value string) {
+		if name != "SECONDS" {
+			c.Env[name] = value
 		}
-		return true
 	})
 	c.Flags, c.Stray = ParseArgv(c.Argv, program)
 	s.mu.Lock()
@@ -1441,10 +1452,7 @@ func (s *sandbox) open(ctx context.Context, p string, flag int, _ os.FileMode) (
 	}
 	data, ok := s.read(p)
 	if ok && strings.HasSuffix(p, ".sh") {
-		data = sourceable(data)
-		s.mu.Lock()
-		s.sources[s.rel(p)] = data
-		s.mu.Unlock()
+		data = s.asSourced(p, data)
 	}
 	if !ok {
 		if !strings.HasPrefix(p, Workspace+"/") && !strings.HasPrefix(p, "/tmp/") {
