@@ -211,8 +211,16 @@ func runnerName(res *config.Resolver, label, family string) string {
 
 type hardware struct{ dramMiB, gpus int64 }
 
-// hardware reads the hardware section of the runner labels file.
+// hardware reads the hardware section of the runner labels file (once
+// per revision).
 func (r *Rev) hardware() map[string]hardware {
+	if r.hw == nil {
+		r.hw = r.readHardware()
+	}
+	return r.hw
+}
+
+func (r *Rev) readHardware() map[string]hardware {
 	out := map[string]hardware{}
 	for _, p := range r.Settings.RunnersCandidates() {
 		data, ok, err := r.Files.Read(p)

@@ -157,6 +157,7 @@ type Rev struct {
 	resDone bool
 	scripts map[string]*Script
 	srcMemo map[string][]string
+	hw      map[string]hardware // runners.yaml's hardware, once read
 }
 
 type blockAt struct {
