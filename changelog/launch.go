@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"path"
@@ -58,14 +59,16 @@ func lineText(r *recipe.Rev, file string, line int) string {
 	if err != nil || !ok || line < 1 {
 		return ""
 	}
-	for n := 1; len(data) > 0; n++ {
-		l, rest, _ := strings.Cut(string(data), "\n")
+	for n := 1; ; n++ {
+		l, rest, more := bytes.Cut(data, []byte{'\n'})
 		if n == line {
-			return strings.TrimSpace(l)
+			return strings.TrimSpace(string(l))
 		}
-		data = []byte(rest)
+		if !more {
+			return ""
+		}
+		data = rest
 	}
-	return ""
 }
 
 // sortedKeys are a map's keys in order.
