@@ -91,7 +91,7 @@ func checkClaims(ctx context.Context, ch *recipe.Change, entries []ClaimEntry, e
 		subj := subjects[id]
 		if subj == nil {
 			subj = newSubject(ch, patterns, changed())
-			subj.launched, subj.commands = launchedServers(subj.keys, effects)
+			subj.launched, subj.commands, subj.points = launchedServers(subj.keys, effects)
 			subjects[id] = subj
 		}
 		for _, c := range claims {
@@ -158,35 +158,161 @@ type subject struct {
 	// text decides); commands adds their routers and clients (an option
 	// claim may be about the router or the benchmark client).
 	launched, commands []*recipe.Command
+	points             []launchedPoint
+}
+
+// launchedPoint is a head point of a listed recipe and what it launches.
+type launchedPoint struct {
+	key      string
+	pt       *recipe.LaunchPoint
+	servers  []*recipe.Command
+	commands []*recipe.Command // servers, routers and clients
 }
 
 // launchedServers are the head servers of the keys' points and all their
 // launches (servers, routers, clients), nil unless every key was dry-run
-// completely.
-func launchedServers(keys []string, effects map[string]*recipe.Effect) (servers, all []*recipe.Command) {
+// completely; points has them by point.
+func launchedServers(keys []string, effects map[string]*recipe.Effect) (servers, all []*recipe.Command, points []launchedPoint) {
 	for _, k := range keys {
 		e, ok := effects[k]
 		if !ok || !e.Complete {
-			return nil, nil
+			return nil, nil, nil
 		}
 		for i := range e.Head {
 			l := e.Head[i].Launch
 			if l == nil {
 				continue
 			}
+			lp := launchedPoint{key: k, pt: &e.Head[i].Point}
 			for j := range l.Servers {
-				servers = append(servers, &l.Servers[j])
-				all = append(all, &l.Servers[j])
+				lp.servers = append(lp.servers, &l.Servers[j])
 			}
+			lp.commands = append(lp.commands, lp.servers...)
 			for j := range l.Routers {
-				all = append(all, &l.Routers[j])
+				lp.commands = append(lp.commands, &l.Routers[j])
 			}
 			for j := range l.Clients {
-				all = append(all, &l.Clients[j])
+				lp.commands = append(lp.commands, &l.Clients[j])
+			}
+			servers = append(servers, lp.servers...)
+			all = append(all, lp.commands...)
+			if len(lp.servers) > 0 {
+				points = append(points, lp)
 			}
 		}
 	}
-	return servers, all
+	return servers, all, points
+}
+
+// meets reports whether a point meets a claim's condition (any group);
+// decided is false when the condition names what the point lacks (an ISL
+// of an agentic point).
+func meets(pt *recipe.LaunchPoint, when [][]Cond) (ok, decided bool) {
+	for _, g := range when {
+		all, known := true, true
+		for _, c := range g {
+			var v int64
+			switch c.Var {
+			case "conc":
+				v = pt.Conc
+			case "isl":
+				v = pt.ISL
+			case "osl":
+				v = pt.OSL
+			case "tp":
+				v = pt.TP
+			case "ep":
+				v = pt.EP
+			}
+			if v == 0 {
+				known = false
+			} else if !c.Holds(v) {
+				all = false
+			}
+		}
+		if all && known {
+			return true, true
+		}
+		if known {
+			decided = true
+		}
+	}
+	return false, decided
+}
+
+// launchedWhen checks a conditional flag or variable claim against the
+// launches of the points that meet its condition. Among the recipes that
+// launch the name anywhere (all of them when none does), every point that
+// meets the condition must carry it (with the value claimed), and none
+// must for a negated claim. ok is false when there is nothing to check.
+func (s *subject) launchedWhen(r *ClaimResult) (ok bool) {
+	if len(s.points) == 0 || (r.Kind == ClaimFlag && !strings.HasPrefix(r.Name, "-")) {
+		return false
+	}
+	lookup := func(lp launchedPoint) (string, *recipe.Command, bool) {
+		if r.Kind == ClaimFlag {
+			for _, c := range lp.commands {
+				if v, found := c.Flag(r.Name); found {
+					return strings.Join(v, " "), c, true
+				}
+			}
+			return "", nil, false
+		}
+		for _, c := range lp.servers {
+			if v, found := c.Env[r.Name]; found {
+				return v, c, true
+			}
+		}
+		return "", nil, false
+	}
+	carriers := map[string]bool{}
+	for _, lp := range s.points {
+		if _, _, found := lookup(lp); found {
+			carriers[lp.key] = true
+		}
+	}
+	if len(carriers) == 0 && r.Kind == ClaimEnv && !r.Negated {
+		return false // a shell variable named like an environment variable: the files decide
+	}
+	value := r.Value
+	if strings.HasPrefix(value, "-") || strings.ContainsAny(value, "=:{[") {
+		value = ""
+	}
+	cond := condText(r.When)
+	var met int
+	for _, lp := range s.points {
+		if len(carriers) > 0 && !carriers[lp.key] {
+			continue
+		}
+		in, _ := meets(lp.pt, r.When)
+		if !in {
+			continue
+		}
+		met++
+		v, c, found := lookup(lp)
+		where := lp.key + " point " + lp.pt.Label()
+		switch {
+		case r.Negated && found:
+			r.set(VerdictContradicted, fmt.Sprintf("%s launches %s although it meets %s", where, r.Name, cond), s.launchEvidence(c))
+			return true
+		case !r.Negated && !found:
+			r.set(VerdictContradicted, fmt.Sprintf("%s meets %s and launches without %s", where, cond, r.Name), s.launchEvidence(lp.servers[0]))
+			return true
+		case !r.Negated && value != "" && v != "" && !sameValue(v, value) && !strings.EqualFold(v, value) && !containsWord(v, value):
+			r.set(VerdictContradicted, fmt.Sprintf("%s meets %s and launches %s %s, not %s", where, cond, r.Name, v, value), s.launchEvidence(c))
+			return true
+		}
+	}
+	if met == 0 {
+		r.set(VerdictUnverified, "no point of the listed recipes meets "+cond)
+		return true
+	}
+	verb := "launch"
+	if r.Negated {
+		verb = "launch without"
+	}
+	r.set(VerdictConfirmed, fmt.Sprintf("the %d points that meet %s %s %s", met, cond, verb, r.Name), s.launchEvidence(s.points[0].servers[0]))
+	return true
 }
 
 // launchEvidence is where a launched server starts.
@@ -693,6 +819,9 @@ func sameValue(a, b string) bool {
 }
 
 func (s *subject) checkEnv(r *ClaimResult) {
+	if len(r.When) > 0 && s.launchedWhen(r) {
+		return
+	}
 	if s.launchedEnv(r) {
 		return
 	}
@@ -867,6 +996,9 @@ func flagOccurrences(srcs []source, flag, rev string, comments bool) []assignmen
 }
 
 func (s *subject) checkFlag(r *ClaimResult) {
+	if len(r.When) > 0 && s.launchedWhen(r) {
+		return
+	}
 	if s.launchedFlag(r) {
 		return
 	}
@@ -1060,23 +1192,37 @@ func (s *subject) checkConc(r *ClaimResult) {
 			lo, hi = min(lo, c), max(hi, c)
 		}
 	}
-	if len(r.Range) == 2 {
-		a, b := r.Range[0], r.Range[1]
+	if r.Max > 0 {
 		for _, row := range match {
-			if len(row.Conc) > 0 && slices.Min(row.Conc) == a && slices.Max(row.Conc) == b {
-				r.set(VerdictConfirmed, fmt.Sprintf("a row spans conc %d-%d", a, b), s.rowEvidence([]keyedRow{row}, "head")...)
+			if len(row.Conc) > 0 && slices.Max(row.Conc) == r.Max {
+				r.set(VerdictConfirmed, fmt.Sprintf("a row runs up to conc %d", r.Max), s.rowEvidence([]keyedRow{row}, "head")...)
 				return
 			}
 		}
-		if union[a] && union[b] {
+		if hi < r.Max {
+			r.set(VerdictContradicted, fmt.Sprintf("no row%s reaches conc %d (they stop at %d)", qual, r.Max, hi), s.rowEvidence(match, "head")...)
+		} else {
+			r.set(VerdictContradicted, fmt.Sprintf("no row%s stops at conc %d (they run up to %d)", qual, r.Max, hi), s.rowEvidence(match, "head")...)
+		}
+		return
+	}
+	if len(r.Range) == 2 {
+		a, b := r.Range[0], r.Range[1]
+		if row, ok := spans(match, a, b); ok {
+			r.set(VerdictConfirmed, fmt.Sprintf("a row spans conc %d-%d", a, b), s.rowEvidence([]keyedRow{row}, "head")...)
+		} else if union[a] && union[b] {
 			r.set(VerdictConfirmed, fmt.Sprintf("the rows span conc %d-%d", a, b), s.rowEvidence(match[:1], "head")...)
+		} else {
+			missing := a
+			if union[a] {
+				missing = b
+			}
+			r.set(VerdictContradicted, fmt.Sprintf("no row%s reaches conc %d (they run %d-%d)", qual, missing, lo, hi), s.rowEvidence(match, "head")...)
 			return
 		}
-		missing := a
-		if union[a] {
-			missing = b
+		if r.From != "" {
+			s.checkConcFrom(r)
 		}
-		r.set(VerdictContradicted, fmt.Sprintf("no row%s reaches conc %d (they run %d-%d)", qual, missing, lo, hi), s.rowEvidence(match, "head")...)
 		return
 	}
 	var miss []string
@@ -1090,6 +1236,43 @@ func (s *subject) checkConc(r *ClaimResult) {
 		return
 	}
 	r.set(VerdictContradicted, fmt.Sprintf("no row%s runs conc %s", qual, strings.Join(miss, ", ")), s.rowEvidence(match, "head")...)
+}
+
+// spans finds a row whose concurrencies run from a to b.
+func spans(rows []keyedRow, a, b int64) (keyedRow, bool) {
+	for _, row := range rows {
+		if len(row.Conc) > 0 && slices.Min(row.Conc) == a && slices.Max(row.Conc) == b {
+			return row, true
+		}
+	}
+	return keyedRow{}, false
+}
+
+// checkConcFrom checks the old range of "conc from 4-64 to 4-256"
+// against the base's rows (of the same qualifiers).
+func (s *subject) checkConcFrom(r *ClaimResult) {
+	var a, b int64
+	if _, err := fmt.Sscanf(r.From, "%d-%d", &a, &b); err != nil {
+		return
+	}
+	var match []keyedRow
+	lo, hi := int64(1<<62), int64(0)
+	for _, row := range s.base.rows {
+		if matchAny(r.Rows, row.Row) && len(row.Conc) > 0 {
+			match = append(match, row)
+			lo, hi = min(lo, slices.Min(row.Conc)), max(hi, slices.Max(row.Conc))
+		}
+	}
+	if len(match) == 0 {
+		return // an added recipe or row: nothing to compare
+	}
+	if row, ok := spans(match, a, b); ok {
+		r.Evidence = append(r.Evidence, s.rowEvidence([]keyedRow{row}, "base")...)
+		return
+	}
+	r.Verdict = VerdictContradicted
+	r.Reason = fmt.Sprintf("at base no row ran conc %d-%d (they ran %d-%d)", a, b, lo, hi)
+	r.Evidence = append(r.Evidence, s.rowEvidence(match, "base")...)
 }
 
 // checkConcVariants checks "conc X across A +/- B": every variant must

@@ -1,11 +1,18 @@
 package changelog
 
 import (
+	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
+
+// ClaimsVersion names how claims are read and judged. It changes with
+// every change to either; checks stored by an index under another version
+// are redone (TestClaimsVersionPinned fails until it is bumped).
+const ClaimsVersion = "2"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -34,9 +41,16 @@ type Claim struct {
 	Value string `json:"value,omitempty"`
 	// From is the old value of a "from A to B" claim.
 	From string `json:"from,omitempty"`
-	// Conc lists claimed concurrencies; Range is a claimed [low, high].
+	// Conc lists claimed concurrencies; Range is a claimed [low, high];
+	// Max is the highest concurrency of "sweep up to N". A "from 4-64 to
+	// 4-256" claim has Range [4, 256] and From "4-64".
 	Conc  []int64 `json:"conc,omitempty"`
 	Range []int64 `json:"range,omitempty"`
+	Max   int64   `json:"max,omitempty"`
+	// When restricts a flag or variable claim to the points that meet a
+	// condition ("for conc >= 128", "when ISL=8192, OSL=1024 and
+	// CONC>128"): any of its groups, each a conjunction.
+	When [][]Cond `json:"when,omitempty"`
 	// Row qualifies parallel claims and Rows conc claims: the rows they
 	// are about (any of Rows).
 	Row  *RowQual  `json:"row,omitempty"`
@@ -50,6 +64,44 @@ type Claim struct {
 	Strong bool `json:"-"`
 	// Bullet is the 0-based index of the bullet in the description.
 	Bullet int `json:"bullet"`
+}
+
+// Cond is one comparison of a condition: Var (conc, isl, osl, tp, ep)
+// Op (<, <=, >, >=, =) Value.
+type Cond struct {
+	Var   string `json:"var"`
+	Op    string `json:"op"`
+	Value int64  `json:"value"`
+}
+
+// Holds reports whether v meets the comparison.
+func (c Cond) Holds(v int64) bool {
+	switch c.Op {
+	case "<":
+		return v < c.Value
+	case "<=":
+		return v <= c.Value
+	case ">":
+		return v > c.Value
+	case ">=":
+		return v >= c.Value
+	}
+	return v == c.Value
+}
+
+func (c Cond) String() string { return fmt.Sprintf("%s %s %d", c.Var, c.Op, c.Value) }
+
+// condText renders a condition the way a bullet would.
+func condText(when [][]Cond) string {
+	var alts []string
+	for _, g := range when {
+		var parts []string
+		for _, c := range g {
+			parts = append(parts, c.String())
+		}
+		alts = append(alts, strings.Join(parts, " and "))
+	}
+	return strings.Join(alts, ", or ")
 }
 
 // RowQual restricts a claim to search-space rows.
@@ -89,6 +141,17 @@ var (
 	imageClause = regexp.MustCompile(`(?i)\b(image|container|docker|tag)\b`)
 	rePath      = regexp.MustCompile(`\S*/\S*/\S*|\S+\.(?:sh|yaml|yml|py|json)\b`)
 	reWord      = regexp.MustCompile(`[A-Za-z0-9_][A-Za-z0-9_'-]*`)
+	// "conc up to 1024", "concurrency sweep up to 512"; "maximum
+	// concurrency to 256", "max conc 64"
+	reConcMax = regexp.MustCompile(`(?i)\bconc(?:urrenc(?:y|ies))?(?:[ -](?:sweep|range|list))?\s+up\s+to\s*(\d[\d,]*)\b|\bmax(?:imum)?\s+conc(?:urrenc(?:y|ies))?\s*(?:=|:|of|to|at)?\s*(\d[\d,]*)\b`)
+	// "concurrency from 4-64 to 4-256", "conc range from 4-64 to 4-128"
+	reConcFrom = regexp.MustCompile(`(?i)\bconc(?:urrenc(?:y|ies))?(?:[ -](?:sweep|range|list))?\s+from\s+(\d+)\s*[-–]\s*(\d+)\s+to\s+(\d+)\s*[-–]\s*(\d+)\b`)
+	// a comparison of a condition: "conc >= 128", "CONC>4", "ISL=8192"
+	reCmp = regexp.MustCompile(`(?i)\b(conc(?:urrency)?|isl|osl|tp|ep)\s*(<=|>=|≤|≥|<|>|==|=)\s*(\d+)(k)?\b`)
+	// what may join the comparisons of one condition
+	reCmpJoin = regexp.MustCompile(`(?i)^(?:[\s,;&|()]|\band\b|\bor\b)*$`)
+	// words that make equalities a condition ("when ISL=8192")
+	reCondWord  = regexp.MustCompile(`(?i)\b(when|if|where|whenever)\s*\(?\s*$`)
 	reIsRange   = regexp.MustCompile(`\d\s*(?:-|–|—|\.\.\.?|\bto\b)\s*[cC]?\d`)
 	reNumber    = regexp.MustCompile(`\d[\d,]*\d|\d`)
 	reThousands = regexp.MustCompile(`^\d{1,3}(,\d{3})+$`)
@@ -98,7 +161,7 @@ var (
 	// measurement prose: numbers in it are results, not the search space
 	reNarrative = regexp.MustCompile(`(?i)(%|tok/s|tokens?/s|\btput\b|throughput|\bttft\b|\btpot\b|latency|gsm8k|accuracy|\boom\b|\bhang|regress|\brun \d{6,}|showed|\bms\b|\bx\b|speedup|faster|slower|improv|beats|outperform|dominated|overflows|thrash|\bpeak\b|fail|crash|\berror|silently|reported|because|\bbug\b|\bissue\b|assert|measured|uplift|verified|validated|completed|tested|cannot|can't|never|did not|didn't)`)
 	// counterfactual and old-state markers: what follows is not the head
-	reCounter = regexp.MustCompile(`(?i)\b(rather than|instead of|previously|formerly|was|were|used to|would|could|should|vs\.?|versus|compared (?:to|with)|than|replacing|in place of|originally|old|no longer|until|once|if|when|unless|pending|future|follow-?up|todo|later|unlike|ahead of|attempt\w*|re-attempt\w*|tried|trying|avoid\w*|deliberately|upstream|sibling|default(?:s|ed)? to)\b`)
+	reCounter = regexp.MustCompile(`(?i)\b(rather than|instead of|previously|formerly|was|were|used to|will|would|could|should|vs\.?|versus|compared (?:to|with)|than|replacing|in place of|originally|old|no longer|until|once|if|when|unless|pending|future|follow-?up|todo|later|unlike|ahead of|attempt\w*|re-attempt\w*|tried|trying|avoid\w*|deliberately|upstream|sibling|default(?:s|ed)? to)\b`)
 	reNeg     = regexp.MustCompile(`(?i)^(remove[sd]?|removing|drop(?:s|ped|ping)?|delete[sd]?|deleting|disable[sd]?|disabling|unset|strip(?:ped)?|without|no|not|never|omit(?:s|ted)?|exclude[sd]?|excluding|revert(?:s|ed)?|stop|prune[sd]?|skip(?:s|ped)?)$`)
 	rePos     = regexp.MustCompile(`(?i)^(add(?:s|ed|ing)?|set(?:s|ting)?|enable[sd]?|enabling|pass(?:es|ed)?|use[sd]?|using|export(?:s|ed)?|keep(?:s)?|kept|bump(?:s|ed)?|update[sd]?|upgrade[sd]?|switch(?:es|ed)?|introduce[sd]?|apply|applie[sd]|include[sd]?|extend(?:s|ed)?|expand(?:s|ed)?|restore[sd]?|re-?enable[sd]?|with|via|pin(?:s|ned)?|move[sd]?|align(?:s|ed)?)$`)
 )
@@ -308,6 +371,11 @@ func extractBullet(b string) []Claim {
 				mask(m[4], m[5])
 			}
 		}
+		// conditions: their comparisons are no claims of their own
+		when, spans := conditions(string(masked))
+		for _, sp := range spans {
+			mask(sp[0], sp[1])
+		}
 		ms := string(masked)
 		for _, m := range reEnvSet.FindAllStringSubmatchIndex(ms, -1) {
 			name, val := ms[m[2]:m[3]], strings.TrimRight(strings.Trim(ms[m[4]:m[5]], `"'`+"`"), ".:,")
@@ -363,6 +431,26 @@ func extractBullet(b string) []Claim {
 			toks = append(toks, ctoken{m[0], m[1], c})
 		}
 		if !cl.narrative {
+			for _, m := range reConcFrom.FindAllStringSubmatchIndex(ms, -1) {
+				n := func(k int) int64 { v, _ := strconv.ParseInt(ms[m[2*k]:m[2*k+1]], 10, 64); return v }
+				if n(1) <= n(2) && n(3) <= n(4) && n(4) > 0 {
+					toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimConc, Text: ms[m[0]:m[1]],
+						Range: []int64{n(3), n(4)}, From: fmt.Sprintf("%d-%d", n(1), n(2))}})
+					mask(m[0], m[1])
+				}
+			}
+			ms = string(masked)
+			for _, m := range reConcMax.FindAllStringSubmatchIndex(ms, -1) {
+				num := m[2:4]
+				if num[0] < 0 {
+					num = m[4:6]
+				}
+				if v, err := strconv.ParseInt(strings.ReplaceAll(ms[num[0]:num[1]], ",", ""), 10, 64); err == nil && v > 0 && v <= 1<<20 {
+					toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimConc, Text: ms[m[0]:m[1]], Max: v}})
+					mask(m[0], m[1])
+				}
+			}
+			ms = string(masked)
 			for _, m := range reConc.FindAllStringSubmatchIndex(ms, -1) {
 				c, ok := concClaim(ms, m)
 				if ok {
@@ -379,9 +467,66 @@ func extractBullet(b string) []Claim {
 			}
 		}
 		sort.SliceStable(toks, func(i, j int) bool { return toks[i].start < toks[j].start })
-		out = append(out, resolveClause(t, string(masked), toks, cl)...)
+		for _, c := range resolveClause(t, string(masked), toks, cl) {
+			if c.Kind == ClaimFlag || c.Kind == ClaimEnv {
+				c.When = when
+			}
+			out = append(out, c)
+		}
 	}
 	return out
+}
+
+// conditions reads the condition of a clause: runs of comparisons
+// ("isl>=8192 && conc>=64", "ISL=8192, OSL=1024, and CONC>128", "TP=2
+// EP=1 CONC<=16, TP=8 EP=8 CONC<=64"). A run is a condition when it
+// compares by order, or follows "when"/"if"; a variable named again
+// starts an alternative. spans are the runs' text.
+func conditions(t string) (when [][]Cond, spans [][2]int) {
+	ms := reCmp.FindAllStringSubmatchIndex(t, -1)
+	for i := 0; i < len(ms); {
+		j := i + 1
+		for j < len(ms) && reCmpJoin.MatchString(t[ms[j-1][1]:ms[j][0]]) {
+			j++
+		}
+		run := ms[i:j]
+		ordered := false
+		for _, m := range run {
+			if op := t[m[4]:m[5]]; op != "=" && op != "==" {
+				ordered = true
+			}
+		}
+		if ordered || reCondWord.MatchString(t[:run[0][0]]) {
+			var g []Cond
+			for _, m := range run {
+				c := Cond{Var: strings.ToLower(t[m[2]:m[3]]), Op: t[m[4]:m[5]]}
+				switch c.Op {
+				case "≤":
+					c.Op = "<="
+				case "≥":
+					c.Op = ">="
+				case "==":
+					c.Op = "="
+				}
+				if c.Var == "concurrency" {
+					c.Var = "conc"
+				}
+				c.Value, _ = strconv.ParseInt(t[m[6]:m[7]], 10, 64)
+				if m[8] >= 0 {
+					c.Value *= 1024
+				}
+				if slices.ContainsFunc(g, func(x Cond) bool { return x.Var == c.Var }) {
+					when = append(when, g)
+					g = nil
+				}
+				g = append(g, c)
+			}
+			when = append(when, g)
+			spans = append(spans, [2]int{run[0][0], run[len(run)-1][1]})
+		}
+		i = j
+	}
+	return when, spans
 }
 
 // resolveClause applies polarity (the last verb before a claim), the

@@ -37,6 +37,12 @@ func claimText(c Claim) string {
 	if len(c.Range) > 0 {
 		b.WriteString(fmt.Sprintf(" %d-%d", c.Range[0], c.Range[1]))
 	}
+	if c.Max > 0 {
+		b.WriteString(fmt.Sprintf(" max %d", c.Max))
+	}
+	if len(c.When) > 0 {
+		b.WriteString(" when " + condText(c.When))
+	}
 	for _, q := range c.Rows {
 		b.WriteString(" (" + q.text() + ")")
 	}
@@ -85,6 +91,20 @@ func TestExtractClaims(t *testing.T) {
 		{"Add HiCache KV offloading support", []string{"kv-cache hicache"}, "kv-cache"},
 		{"Align server args (disable-radix-cache, cuda-graph-max-bs)", []string{"flag --disable-radix-cache", "flag --cuda-graph-max-bs"}, "flag"},
 		{"See https://github.com/x/y/pull/1?conc=4&tp=8 and recipes/a/b/1k1k/TP8.yaml", nil, ""},
+		// ranges, maxima and conditions
+		{"Extend concurrency from 4-64 to 4-256", []string{"conc from 4-64 4-256"}, "conc"},
+		{"Concurrency sweep up to 1024.", []string{"conc max 1024"}, "conc"},
+		{"Extend maximum concurrency to 256 across all sequence lengths", []string{"conc max 256"}, "conc"},
+		{"conc up to 208 for TP8/EP8", []string{"conc max 208 (tp 8, ep 8)"}, "conc"},
+		{"DEP8 conc capped at 208 [72, 104]", nil, "conc"},
+		{"Sweep will expand to TP=4/8 conc 4–256 once PR3 lands", nil, ""},
+		{"glm5-fp4-b200-sglang-mtp: override --mem-fraction-static from 0.85 to 0.8 when ISL=8192, OSL=1024, and CONC>128",
+			[]string{"flag --mem-fraction-static when isl = 8192 and osl = 1024 and conc > 128"}, "flag"},
+		{"Use --enable-dp-attention for conc >= 128", []string{"flag --enable-dp-attention when conc >= 128"}, ""},
+		{"Conditionally enable VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT=1 (TP=2 EP=1 CONC<=16, TP=8 EP=8 CONC<=64)",
+			[]string{"env VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT=1"}, "env"},
+		{"Set SGLANG_X=1 when isl>=8192 && conc>=64", []string{"env SGLANG_X=1 when isl >= 8192 and conc >= 64"}, ""},
+		{"Expand the TP sweep (included TP=4) for 8k/1k configuration for conc=4 to 64", []string{"conc 4-64 (8192/1024)"}, "conc"},
 	} {
 		var got []string
 		for _, c := range ExtractClaims([]string{tc.bullet}) {
@@ -115,7 +135,7 @@ func FuzzExtractClaims(f *testing.F) {
 			if c.Kind == "" || c.Bullet < 0 || c.Bullet > 1 {
 				t.Fatalf("claim %+v", c)
 			}
-			if c.Kind == ClaimConc && len(c.Conc) == 0 && len(c.Range) != 2 {
+			if c.Kind == ClaimConc && len(c.Conc) == 0 && len(c.Range) != 2 && c.Max <= 0 {
 				t.Fatalf("conc claim without numbers: %+v", c)
 			}
 		}

@@ -65,8 +65,12 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 	if in.Claims != ClaimsOff {
 		claims(in, rep, ch, added, effects, add)
 	}
-	lint(in, ch, changes, add)
-	launchRules(ch, effects, add)
+	var causes, launched []Finding
+	lint(in, ch, changes, func(f Finding) { causes = append(causes, f) })
+	launchRules(ch, effects, func(f Finding) { launched = append(launched, f) })
+	for _, f := range withCauses(ch.Head, launched, causes) {
+		add(f)
+	}
 	omitsChange(ch, effects, covered, add)
 }
 

@@ -122,6 +122,10 @@ type Finding struct {
 	// Evidence lists the lines that support the finding (diff-aware rules:
 	// the recipe fields, script lines and base values it rests on).
 	Evidence []Evidence `json:"evidence,omitempty"`
+	// Causes are the rule ids of lint findings reported as this
+	// finding's cause (a launch finding and the script line behind it are
+	// one finding, not two).
+	Causes []string `json:"causes,omitempty"`
 	// Suppressed is the reason a perflog:ignore comment gives for
 	// setting the finding aside ("" when it stands); a suppressed finding
 	// counts as no error.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -69,6 +70,68 @@ func lineText(r *recipe.Rev, file string, line int) string {
 		}
 		data = rest
 	}
+}
+
+// commandEnd is the last line of the command that starts at line: the
+// lines after it that a backslash at the very end continues.
+func commandEnd(r *recipe.Rev, file string, line int) int {
+	data, ok, err := r.Files.Read(file)
+	if err != nil || !ok || line < 1 {
+		return line
+	}
+	for n := 1; ; n++ {
+		l, rest, more := bytes.Cut(data, []byte{'\n'})
+		if n >= line && !bytes.HasSuffix(l, []byte{'\\'}) || !more {
+			return max(n, line)
+		}
+		data = rest
+	}
+}
+
+// causeOf maps a lint rule to the launch rules whose findings it can
+// explain: a stray argument by a backslash followed by a space, a setting
+// unwired by an array reset, a failure by a backend the script rejects.
+var causeOf = map[string][]string{
+	RuleContinuation: {RuleStrayArg},
+	RuleArrayClobber: {RuleNotWired},
+	RuleKVBackend:    {RuleLaunchFails, RuleNotWired},
+	RuleRouter:       {RuleNotWired},
+}
+
+// withCauses reports a launch finding (the effect) and a lint finding
+// (its cause) on the same command once: the lint finding joins the
+// launch finding whose command spans its line, as its cause.
+func withCauses(head *recipe.Rev, effects, causes []Finding) []Finding {
+	out := effects
+	for _, c := range causes {
+		merged := false
+		if explains := causeOf[c.Rule]; explains != nil {
+			for i := range out[:len(effects)] {
+				f := &out[i]
+				if !slices.Contains(explains, f.Rule) || f.File != c.File || c.Line < f.Line || c.Line > commandEnd(head, f.File, f.Line) {
+					continue
+				}
+				if c.ConfigKey != "" && f.ConfigKey != "" && c.ConfigKey != f.ConfigKey {
+					continue
+				}
+				if !slices.Contains(f.Causes, c.Rule) {
+					f.Causes = append(f.Causes, c.Rule)
+					f.Message += fmt.Sprintf("; the cause is line %d (%s)", c.Line, c.Rule)
+					if c.Line != f.Line {
+						f.Evidence = append(f.Evidence, c.Evidence...)
+					}
+				}
+				if c.Severity.rank() < f.Severity.rank() {
+					f.Severity = c.Severity
+				}
+				merged = true
+			}
+		}
+		if !merged {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // sortedKeys are a map's keys in order.

@@ -152,6 +152,28 @@ func TestPointsAndConc(t *testing.T) {
 	}
 }
 
+// TestRowsOfBothLayouts: the older seq-len-configs layout (InferenceX
+// until December 2025) gives the same rows as scenarios.fixed-seq-len.
+func TestRowsOfBothLayouts(t *testing.T) {
+	old := "k:\n  image: a\n  seq-len-configs:\n  - isl: 1024\n    osl: 1024\n    search-space:\n    - { tp: 4, conc-start: 4, conc-end: 64 }\n  - isl: 8192\n    osl: 1024\n    search-space:\n    - { tp: 8, ep: 8, dp-attn: true, conc-list: [16] }\n"
+	cur := "k:\n  image: a\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 4, conc-start: 4, conc-end: 64 }\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, dp-attn: true, conc-list: [16] }\n"
+	rows := func(text string) []Row {
+		m := master(t, File{"a.yaml", []byte(text)})
+		rs := Rows(m.Recipes["k"].Value)
+		for i := range rs {
+			rs[i].Line = 0 // the layouts indent differently
+		}
+		return rs
+	}
+	got, want := rows(old), rows(cur)
+	if len(want) != 2 || want[0].ISL != 1024 || !reflect.DeepEqual(want[0].Conc, []int64{4, 8, 16, 32, 64}) || want[1].Scenario != "fixed-seq-len" {
+		t.Fatalf("scenarios layout: %+v", want)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("seq-len-configs rows\n got %+v\nwant %+v", got, want)
+	}
+}
+
 // FuzzParseSettings: any settings text parses or is ErrSettings, never a
 // panic, and every path it accepts stays inside the repository.
 func FuzzParseSettings(f *testing.F) {

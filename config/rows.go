@@ -52,25 +52,44 @@ func hasInt(l []int64, n int64) bool {
 	return false
 }
 
+// Scenario is one scenario of a recipe: its name and its items (each with
+// isl/osl or other settings and a search-space list).
+type Scenario struct {
+	Name  string
+	Items []*pyyaml.Value
+}
+
+// Scenarios lists a recipe's scenarios in file order, in either layout of
+// the history: `scenarios: {fixed-seq-len: [...], agentic-coding: [...]}`,
+// or the older `seq-len-configs: [...]`, which is fixed-seq-len.
+func Scenarios(recipe *pyyaml.Value) []Scenario {
+	if sc, _ := recipe.Get("scenarios"); sc != nil && sc.Kind == pyyaml.Map {
+		var out []Scenario
+		for _, p := range sc.Pairs {
+			if p.Key.Kind == pyyaml.Str && p.Value.Kind == pyyaml.Seq {
+				out = append(out, Scenario{Name: p.Key.Str, Items: p.Value.Items})
+			}
+		}
+		return out
+	}
+	if l, _ := recipe.Get("seq-len-configs"); l != nil && l.Kind == pyyaml.Seq {
+		return []Scenario{{Name: "fixed-seq-len", Items: l.Items}}
+	}
+	return nil
+}
+
 // Rows lists a recipe's search-space entries in file order.
 func Rows(recipe *pyyaml.Value) []Row {
-	sc, _ := recipe.Get("scenarios")
-	if sc == nil || sc.Kind != pyyaml.Map {
-		return nil
-	}
 	var out []Row
-	for _, p := range sc.Pairs {
-		if p.Key.Kind != pyyaml.Str || p.Value.Kind != pyyaml.Seq {
-			continue
-		}
-		for _, item := range p.Value.Items {
+	for _, sc := range Scenarios(recipe) {
+		for _, item := range sc.Items {
 			isl, osl := intField(item, "isl"), intField(item, "osl")
 			ss, _ := item.Get("search-space")
 			if ss == nil || ss.Kind != pyyaml.Seq {
 				continue
 			}
 			for _, e := range ss.Items {
-				r := Row{Scenario: p.Key.Str, ISL: isl, OSL: osl, Spec: "none", Conc: ExpandConc(e), Line: e.Line}
+				r := Row{Scenario: sc.Name, ISL: isl, OSL: osl, Spec: "none", Conc: ExpandConc(e), Line: e.Line}
 				if v, ok := e.Get("spec-decoding"); ok && v.Kind == pyyaml.Str {
 					r.Spec = v.Str
 				}

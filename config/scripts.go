@@ -333,7 +333,6 @@ type variant struct {
 // scenarioVariants lists the (scenario, spec-decoding, settings)
 // combinations of a recipe's search-space entries.
 func scenarioVariants(recipe *pyyaml.Value) []variant {
-	sc, _ := recipe.Get("scenarios")
 	var out []variant
 	seen := map[string]bool{}
 	add := func(v variant) {
@@ -343,11 +342,8 @@ func scenarioVariants(recipe *pyyaml.Value) []variant {
 			out = append(out, v)
 		}
 	}
-	if sc == nil || sc.Kind != pyyaml.Map {
-		return []variant{{scenario: "fixed-seq-len", spec: "none", settings: map[string]string{}}}
-	}
-	for _, p := range sc.Pairs {
-		for _, item := range p.Value.Items {
+	for _, sc := range Scenarios(recipe) {
+		for _, item := range sc.Items {
 			ss, _ := item.Get("search-space")
 			if ss == nil {
 				continue
@@ -357,7 +353,7 @@ func scenarioVariants(recipe *pyyaml.Value) []variant {
 				if v, ok := e.Get("spec-decoding"); ok && v.Kind == pyyaml.Str {
 					spec = v.Str
 				}
-				add(variant{scenario: p.Key.Str, spec: spec, settings: AdditionalSettings(e)})
+				add(variant{scenario: sc.Name, spec: spec, settings: AdditionalSettings(e)})
 			}
 		}
 	}

@@ -122,16 +122,9 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 		multinode = true
 	}
 	var out []LaunchPoint
-	sc, _ := v.Get("scenarios")
-	if sc == nil || sc.Kind != pyyaml.Map {
-		return nil, nil
-	}
-	for _, p := range sc.Pairs {
-		if p.Key.Kind != pyyaml.Str || p.Value.Kind != pyyaml.Seq {
-			continue
-		}
-		scenario := p.Key.Str
-		for _, item := range p.Value.Items {
+	for _, sc := range config.Scenarios(v) {
+		scenario := sc.Name
+		for _, item := range sc.Items {
 			ss, _ := item.Get("search-space")
 			if ss == nil || ss.Kind != pyyaml.Seq {
 				continue

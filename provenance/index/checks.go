@@ -84,13 +84,13 @@ func (ix *Index) Checked(ctx context.Context, o CheckOptions) bool {
 		return false
 	}
 	for _, t := range []struct {
-		want bool
-		meta string
-	}{{o.Claims, "claims-head"}, {o.Findings, "findings-head"}} {
+		want       bool
+		meta, head string
+	}{{o.Claims, "claims-head", claimsAt(head)}, {o.Findings, "findings-head", head}} {
 		if !t.want {
 			continue
 		}
-		if at, err := getMeta(ctx, ix.db, t.meta); err != nil || at != head {
+		if at, err := getMeta(ctx, ix.db, t.meta); err != nil || at != t.head {
 			return false
 		}
 	}
@@ -103,13 +103,17 @@ func checkKey(e *provenance.AuditEntry) string {
 	if !provenance.ClaimsCheckable(e) {
 		return "-"
 	}
-	return e.Introduced.Commit
+	return claimsAt(e.Introduced.Commit)
 }
+
+// claimsAt is what a stored check was made for: a commit, with the
+// claims engine's version (checks of another version are redone).
+func claimsAt(commit string) string { return commit + "@" + changelog.ClaimsVersion }
 
 func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o CheckOptions, st *CheckStats) error {
 	if at, err := getMeta(ctx, ix.db, "claims-head"); err != nil {
 		return err
-	} else if at == rev.String() {
+	} else if at == claimsAt(rev.String()) {
 		return nil // checked at this head
 	}
 	rep, err := readAudit(ctx, ix.db)
@@ -220,7 +224,7 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 		if err := ins.flush(); err != nil {
 			return err
 		}
-		return setMeta(ctx, tx, "claims-head", rev.String())
+		return setMeta(ctx, tx, "claims-head", claimsAt(rev.String()))
 	})
 }
 

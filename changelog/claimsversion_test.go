@@ -1,0 +1,52 @@
+package changelog
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"testing"
+)
+
+// claimsDigest pins what ExtractClaims reads from every bullet of the
+// shipped sample's changelog, for ClaimsVersion.
+var claimsDigest = map[string]string{
+	"2": "851e7c015974239b",
+}
+
+// TestClaimsVersionPinned: a change to how claims are read changes the
+// digest; it must come with a new ClaimsVersion, or indexes keep serving
+// the checks of the old reading.
+func TestClaimsVersionPinned(t *testing.T) {
+	r := openCorpus(t)
+	head, err := r.Resolve("HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := r.ReadFile(head, "perf-changelog.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, root, err := Parse("perf-changelog.yaml", raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := sha256.New()
+	enc := json.NewEncoder(h)
+	n := 0
+	for _, e := range root.Items {
+		cs := ExtractClaims(StringsOf(e, "description"))
+		n += len(cs)
+		if err := enc.Encode(cs); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n < 1000 {
+		t.Fatalf("only %d claims read from %d entries", n, len(root.Items))
+	}
+	got := hex.EncodeToString(h.Sum(nil))[:16]
+	want, ok := claimsDigest[ClaimsVersion]
+	if !ok || got != want {
+		t.Fatalf("claims read from the sample changelog have digest %s; ClaimsVersion %q pins %q.\n"+
+			"If the reading changed on purpose, bump ClaimsVersion (claims.go) and pin the new digest here.", got, ClaimsVersion, want)
+	}
+}
