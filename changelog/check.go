@@ -183,6 +183,11 @@ func launchedServers(keys []string, effects map[string]*recipe.Effect) (servers,
 			if l == nil {
 				continue
 			}
+			if l.Status == recipe.StatusDescribed {
+				// a multi-node recipe file: its options are settings of
+				// srt-slurm (a trtllm config has no flags); the files decide
+				return nil, nil, nil
+			}
 			lp := launchedPoint{key: k, pt: &e.Head[i].Point}
 			for j := range l.Servers {
 				lp.servers = append(lp.servers, &l.Servers[j])

@@ -223,7 +223,7 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 			if bl.Status == recipe.StatusFailed {
 				baseFails[bl.EndedAt+"\x00"+bl.Reason] = true
 			}
-			if srv := bl.Server(); srv != nil {
+			if srv := bl.Server(); srv != nil && bl.Status == recipe.StatusLaunched {
 				baseStray = baseStray || len(srv.Stray) > 0
 				for _, u := range recipe.NotWired(&e.Base[i].Point, srv, ch.Base.Wiring(e.Base[i].Point.Env["FRAMEWORK"])) {
 					baseUnwired[u.Setting] = true
@@ -244,8 +244,8 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 				note(RuleLaunchFails, l.EndedAt, msg, &h.Point, baseFails[l.EndedAt+"\x00"+l.Reason])
 			}
 			srv := l.Server()
-			if srv == nil {
-				continue
+			if srv == nil || l.Status != recipe.StatusLaunched {
+				continue // a described multi-node recipe is read, not run: not wired by the point's settings
 			}
 			for _, s := range srv.Stray {
 				note(RuleStrayArg, srv.At, fmt.Sprintf("%s gets the stray argument %q (element %d): a backslash followed by a space, or an empty variable quoted", srv.Program(), s.Value, s.Index), &h.Point, baseStray)
@@ -322,7 +322,10 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 		seen := map[string]bool{}
 		for _, d := range e.Diffs {
 			id := d.Kind + "\x00" + d.In + "\x00" + d.Name
-			if d.Kind == "status" || d.Harness() || seen[id] || mentioned(bullets, e, d) {
+			// a multi-node recipe's topology and harness settings are
+			// told by its rows and name, seldom by setting
+			settings := d.Kind == "file" && strings.HasSuffix(d.In, recipe.SettingsSuffix)
+			if d.Kind == "status" || settings || d.Harness() || seen[id] || mentioned(bullets, e, d) {
 				seen[id] = true
 				continue
 			}
@@ -363,7 +366,14 @@ func mentionForm(s string) string {
 // a word its new value brings (FULL_AND_PIECEWISE), in any of the
 // recipe's differences of that name.
 func mentioned(bullets string, e *recipe.Effect, d recipe.LaunchDiff) bool {
-	name := mentionForm(strings.TrimLeft(d.Name, "-"))
+	n := d.Name
+	if i := strings.LastIndex(n, " "); i >= 0 {
+		n = n[i+1:] // a described worker's: "decode --mem-fraction-static"
+	}
+	if i := strings.LastIndex(n, "."); i >= 0 && d.Kind == "file" {
+		n = n[i+1:] // a config's dotted key: kv_cache_config.dtype
+	}
+	name := mentionForm(strings.TrimLeft(n, "-"))
 	if d.Kind == "file" && d.Name == "content" {
 		name = mentionForm(strings.TrimSuffix(path.Base(d.In), path.Ext(d.In)))
 	}

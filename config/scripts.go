@@ -291,21 +291,9 @@ func (r *Resolver) resolveMultinode(res *Resolution, code, prec, fw string, sett
 		cands = append(cands, fmt.Sprintf("benchmarks/multi_node/%s_%s_%s_llmd-vllm-disagg.sh", code, prec, gpu))
 	}
 	if cf := settings["CONFIG_FILE"]; cf != "" {
-		rel := strings.TrimPrefix(cf, "recipes/")
-		if i := strings.Index(rel, ":"); i >= 0 {
-			rel = rel[:i] // recipes/x.yaml:override
-		}
-		local := []string{cf, "benchmarks/multi_node/srt-slurm-recipes/" + rel}
-		for _, p := range local {
-			res.Tried = append(res.Tried, p)
-			if r.Exists(p) {
-				res.Recipe = p
-				break
-			}
-		}
-		if res.Recipe == "" && strings.HasPrefix(cf, "recipes/") {
-			res.Note = "the srt-slurm recipe " + cf + " comes from the upstream srt-slurm repository"
-		}
+		var tried []string
+		res.Recipe, res.Note, tried = r.RecipeFile(cf)
+		res.Tried = append(res.Tried, tried...)
 		if res.Scenario == "agentic-coding" { // srt-slurm agentic recipes hand off to it
 			cands = append(cands, "benchmarks/multi_node/agentic_srt.sh")
 		}
@@ -323,6 +311,27 @@ func (r *Resolver) resolveMultinode(res *Resolution, code, prec, fw string, sett
 	if res.Script == "" && res.Recipe == "" && res.Note == "" {
 		res.Note = "no driver script or recipe exists"
 	}
+}
+
+// RecipeFile finds the srt-slurm recipe a multi-node entry's CONFIG_FILE
+// names in the repository (a "recipes/..." path is looked up under
+// benchmarks/multi_node/srt-slurm-recipes/; a ":selector" suffix names an
+// override of the file). note says why there is none.
+func (r *Resolver) RecipeFile(cf string) (path, note string, tried []string) {
+	rel := strings.TrimPrefix(cf, "recipes/")
+	if i := strings.Index(rel, ":"); i >= 0 {
+		rel = rel[:i] // recipes/x.yaml:override
+	}
+	for _, p := range []string{cf, "benchmarks/multi_node/srt-slurm-recipes/" + rel} {
+		tried = append(tried, p)
+		if r.Exists(p) {
+			return p, "", tried
+		}
+	}
+	if strings.HasPrefix(cf, "recipes/") {
+		note = "the srt-slurm recipe " + cf + " comes from the upstream srt-slurm repository"
+	}
+	return "", note, tried
 }
 
 type variant struct {

@@ -308,17 +308,28 @@ func TestDryRunCorpusHead(t *testing.T) {
 		t.Errorf("a second dry run of the head differs from the first")
 	}
 	counts := map[string]int{}
-	run, launched := 0, 0 // single-node points, those that launched
+	run, launched := 0, 0      // single-node points, those that launched
+	recipes, described := 0, 0 // multi-node points with a recipe file here, those described
 	for _, pl := range pls {
 		if !pl.Point.Multinode {
 			run++
+		} else if pl.Point.Recipe != "" {
+			recipes++
 		}
 		if pl.Launch == nil {
-			counts["not dry-run: "+pl.Point.Note]++
+			note := pl.Point.Note
+			if strings.Contains(note, "upstream srt-slurm") {
+				note = "multi-node: the srt-slurm recipe comes from the upstream srt-slurm repository"
+			}
+			counts["not dry-run: "+note]++
 			continue
 		}
-		if pl.Launch.Status == StatusLaunched {
+		switch pl.Launch.Status {
+		case StatusLaunched:
 			launched++
+			continue
+		case StatusDescribed:
+			described++
 			continue
 		}
 		counts[pl.Point.Key+" "+pl.Launch.Status+": "+pl.Launch.Reason]++
@@ -330,5 +341,9 @@ func TestDryRunCorpusHead(t *testing.T) {
 	}
 	if run < 1000 || rate < 0.95 {
 		t.Errorf("%d of %d single-node points launched", launched, run)
+	}
+	t.Logf("%d multi-node points with a recipe file in the repository, %d described", recipes, described)
+	if recipes < 400 || float64(described) < 0.95*float64(recipes) {
+		t.Errorf("%d of %d multi-node points with a recipe file described", described, recipes)
 	}
 }

@@ -199,7 +199,7 @@ func (e *Effect) compare() {
 	e.Complete = len(e.Head) > 0
 	ended := func(pls []PointLaunch) {
 		for _, pl := range pls {
-			if pl.Launch == nil || (pl.Launch.Status != StatusLaunched && pl.Launch.Status != StatusFailed) {
+			if pl.Launch == nil || (pl.Launch.Status != StatusLaunched && pl.Launch.Status != StatusFailed && pl.Launch.Status != StatusDescribed) {
 				e.Complete = false
 			}
 		}
@@ -262,7 +262,7 @@ func diffLaunches(b, h *PointLaunch) []LaunchDiff {
 			at = hl.EndedAt
 		}
 		out = append(out, LaunchDiff{Kind: "status", Name: "status", Base: bl.Status, Head: hl.Status, At: at})
-		if bl.Status != StatusLaunched || hl.Status != StatusLaunched {
+		if !bl.started() || !hl.started() {
 			return out // what a run that did not launch lacks is not a change of the launch
 		}
 	}
@@ -291,10 +291,10 @@ func diffLaunches(b, h *PointLaunch) []LaunchDiff {
 func inArgvOrder(ds []LaunchDiff, head, base []Command) []LaunchDiff {
 	pos := map[string]int{}
 	for _, cs := range [][]Command{head, base} {
-		for _, c := range cs {
-			for _, f := range c.Flags {
-				if _, ok := pos[f.Name]; !ok {
-					pos[f.Name] = len(pos)
+		for i := range cs {
+			for _, f := range cs[i].Flags {
+				if n := flagName(&cs[i], f.Name); pos[n] == 0 {
+					pos[n] = len(pos) + 1
 				}
 			}
 		}
@@ -303,37 +303,15 @@ func inArgvOrder(ds []LaunchDiff, head, base []Command) []LaunchDiff {
 	return ds
 }
 
-func flagMap(cs []Command) map[string]string {
-	m := map[string]string{}
-	for _, c := range cs {
-		for _, f := range c.Flags {
-			v := strings.Join(f.Values, " ")
-			if old, ok := m[f.Name]; ok && old != v {
-				v = old + "; " + v
-			}
-			m[f.Name] = v
-		}
-	}
-	return m
-}
-
-func envMap(l *Launch, base map[string]string) map[string]string {
-	m := map[string]string{}
-	if s := l.Server(); s != nil {
-		for _, k := range s.EnvChanges(base) {
-			if !infraVar.MatchString(k) {
-				m[k] = s.Env[k]
-			}
-		}
-	}
-	return m
-}
-
 // Harness reports whether a difference is the harness's, not the
 // recipe's: the benchmark client's options and where the server listens
 // are a difference, but not a change of what the recipe benchmarks.
 func (d LaunchDiff) Harness() bool {
-	return d.Kind == "client" || (d.Kind == "flag" && infraOption.MatchString(d.Name))
+	name := d.Name
+	if i := strings.LastIndex(name, " "); i >= 0 {
+		name = name[i+1:] // "decode --port"
+	}
+	return d.Kind == "client" || (d.Kind == "flag" && infraOption.MatchString(name))
 }
 
 // infraOption matches the server options of where it listens and logs.
@@ -344,11 +322,57 @@ var infraOption = regexp.MustCompile(`^--?(port|host|server-port|http-host|url|d
 // launcher exports): a change of them is not a change of what runs.
 var infraVar = regexp.MustCompile(`(?i)(^|_)(SLURM|SRT|RUNNER|GITHUB|WORKSPACE|SQUASH|MOUNT|JOB|NODE|PARTITION|ACCOUNT|USER|HOME|TMP|TMPDIR|PORT|HOST|LOG|LOGS|RESULT|RESULTS|METRICS|CSV|MONITOR)(_|$)|_(PATH|DIR|FILE|CACHE|ROOT|PREFIX)$`)
 
+// flagName is an option's name in a diff: a described multi-node
+// command's carries its role ("decode --mem-fraction-static").
+func flagName(c *Command, name string) string {
+	if c.Role != "" {
+		return c.Role + " " + name
+	}
+	return name
+}
+
+func flagMap(cs []Command) map[string]string {
+	m := map[string]string{}
+	for i := range cs {
+		for _, f := range cs[i].Flags {
+			n := flagName(&cs[i], f.Name)
+			v := strings.Join(f.Values, " ")
+			if old, ok := m[n]; ok && old != v {
+				v = old + "; " + v
+			}
+			m[n] = v
+		}
+	}
+	return m
+}
+
+// envMap is what the launch sets in its servers' environment (the
+// workflow's own variables aside); a described command's names carry
+// its role.
+func envMap(l *Launch, base map[string]string) map[string]string {
+	m := map[string]string{}
+	for i := range l.Servers {
+		s := &l.Servers[i]
+		for _, k := range s.EnvChanges(base) {
+			if !infraVar.MatchString(k) {
+				m[flagName(s, k)] = s.Env[k]
+			}
+		}
+		if s.Role == "" {
+			break // a dry run's first server: what the others inherit
+		}
+	}
+	return m
+}
+
 func fileMap(l *Launch) map[string]string {
 	m := map[string]string{}
-	if s := l.Server(); s != nil {
-		for k, v := range s.Files {
+	for i := range l.Servers {
+		for k, v := range l.Servers[i].Files {
 			m[k] = v
+		}
+		if l.Servers[i].Role == "" {
+			break
 		}
 	}
 	return m

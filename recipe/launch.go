@@ -40,6 +40,12 @@ func (r *Rev) patterns() *Patterns {
 // DryRunPoint runs one point's launcher in the sandbox (nil for a point
 // that is not dry-run).
 func (r *Rev) DryRunPoint(ctx context.Context, p *LaunchPoint, o DryRunOptions) *Launch {
+	if p.Multinode {
+		if p.Recipe == "" {
+			return nil
+		}
+		return describeSrt(r.Files, p.Recipe)
+	}
 	if p.Note != "" || p.Launcher == "" {
 		return nil
 	}

@@ -44,6 +44,11 @@ type LaunchPoint struct {
 	OSL          int64  `json:"osl,omitempty"`
 	// Env is the workflow's environment for the launcher.
 	Env map[string]string `json:"env"`
+	// Sides are a multi-node point's workers ("p1 tp4 ep4 dpa, d3 tp8
+	// ep8"), Recipe the srt-slurm recipe file that describes what they
+	// launch (when the repository holds it).
+	Sides  string `json:"sides,omitempty"`
+	Recipe string `json:"recipe,omitempty"`
 	// Note says why a point is not dry-run (multi-node, no script).
 	Note string `json:"note,omitempty"`
 }
@@ -53,12 +58,18 @@ type LaunchPoint struct {
 // The same point at base and head is compared, whatever else (image,
 // model, script) the change did to its environment.
 func (p *LaunchPoint) ID() string {
+	if p.Multinode {
+		return fmt.Sprintf("%s|%d/%d|%s|%s|%s|c%d", p.Scenario, p.ISL, p.OSL, p.Sides, p.Spec, p.Recipe, p.Conc)
+	}
 	return fmt.Sprintf("%s|%d/%d|tp%d|ep%d|dpa%v|%s|%s/%s|c%d", p.Scenario, p.ISL, p.OSL, p.TP, p.EP, p.DPAttn, p.Spec, p.KVOffloading, p.KVBackend, p.Conc)
 }
 
 // Label names the point for people: "3 (tp8 ep8 dpa conc 64, 8k1k)".
 func (p *LaunchPoint) Label() string {
 	parts := []string{fmt.Sprintf("tp%d", p.TP)}
+	if p.Sides != "" {
+		parts = []string{p.Sides}
+	}
 	if p.EP > 1 {
 		parts = append(parts, fmt.Sprintf("ep%d", p.EP))
 	}
@@ -76,6 +87,26 @@ func (p *LaunchPoint) Label() string {
 		parts = append(parts, seqLenName(p.ISL, p.OSL))
 	}
 	return fmt.Sprintf("%d (%s)", p.Index, strings.Join(parts, " "))
+}
+
+// sides names a multi-node entry's workers: "p1 tp4 ep4 dpa, d3 tp8 ep8".
+func sides(e *pyyaml.Value) string {
+	var out []string
+	for _, side := range []string{"prefill", "decode"} {
+		v, ok := e.Get(side)
+		if !ok {
+			continue
+		}
+		parts := []string{fmt.Sprintf("%c%d", side[0], intOr(v, "num-worker", 1)), fmt.Sprintf("tp%d", intOr(v, "tp", 1))}
+		if ep := intOr(v, "ep", 1); ep > 1 {
+			parts = append(parts, fmt.Sprintf("ep%d", ep))
+		}
+		if d, ok := v.Get("dp-attn"); ok && d.Truthy() {
+			parts = append(parts, "dpa")
+		}
+		out = append(out, strings.Join(parts, " "))
+	}
+	return strings.Join(out, ", ")
 }
 
 func seqLenName(isl, osl int64) string {
@@ -156,7 +187,15 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 					}
 					switch {
 					case multinode:
+						base.Sides = sides(e)
 						base.Note = "multi-node: run by srt-slurm or a driver script, not dry-run"
+						if cf := config.AdditionalSettings(e)["CONFIG_FILE"]; cf != "" && !strings.Contains(cf, ":") {
+							if path, note, _ := res.RecipeFile(cf); path != "" {
+								base.Recipe, base.Note = path, ""
+							} else if note != "" {
+								base.Note = "multi-node: " + note + ", not dry-run"
+							}
+						}
 					case run.Script == "":
 						base.Note = run.Note
 					}

@@ -104,6 +104,9 @@ type Command struct {
 	Wrapper []string `json:"wrapper,omitempty"`
 	// At is the file:line of the command.
 	At string `json:"at"`
+	// Role is the worker a described multi-node command is ("prefill",
+	// "decode", "frontend"); "" for a dry-run command.
+	Role string `json:"role,omitempty"`
 	// Flags are Argv's options parsed: name → values, in order; Stray
 	// lists the elements that are neither (an empty or whitespace-only
 	// element is always stray).
@@ -160,6 +163,10 @@ type Launch struct {
 	Unknowns []Unknown `json:"unknowns,omitempty"`
 	Stubbed  []string  `json:"stubbed,omitempty"`
 }
+
+// started reports whether the launch has servers to compare: launched
+// by a dry run, or described by a recipe file.
+func (l *Launch) started() bool { return l.Status == StatusLaunched || l.Status == StatusDescribed }
 
 // Server is the first server launched (nil when none).
 func (l *Launch) Server() *Command {

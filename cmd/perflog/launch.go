@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -145,7 +147,7 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 		fmt.Fprintf(out, "  %-34s %-9s %s\n", pl.Point.Label(), status, what)
 	}
 	var parts []string
-	for _, s := range []string{recipe.StatusLaunched, recipe.StatusFailed, recipe.StatusNoServer, recipe.StatusUnknown, "not-run"} {
+	for _, s := range []string{recipe.StatusLaunched, recipe.StatusDescribed, recipe.StatusFailed, recipe.StatusNoServer, recipe.StatusUnknown, "not-run"} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
@@ -162,6 +164,9 @@ func writeLaunch(w io.Writer, pl *recipe.PointLaunch) {
 	runs := p.Launcher
 	if p.Script != "" {
 		runs += " → " + p.Script
+	}
+	if p.Recipe != "" {
+		runs += " → srt-slurm recipe " + p.Recipe
 	}
 	if p.Runner != "" {
 		runs += " on " + p.Runner
@@ -181,10 +186,10 @@ func writeLaunch(w io.Writer, pl *recipe.PointLaunch) {
 	}
 	fmt.Fprintln(w)
 	for i := range l.Servers {
-		writeCommand(w, "server", &l.Servers[i], p.Env)
+		writeCommand(w, withRole("server", &l.Servers[i]), &l.Servers[i], p.Env)
 	}
 	for i := range l.Routers {
-		writeCommand(w, "router", &l.Routers[i], p.Env)
+		writeCommand(w, withRole("router", &l.Routers[i]), &l.Routers[i], p.Env)
 	}
 	for i := range l.Clients {
 		writeCommand(w, "client", &l.Clients[i], nil)
@@ -197,10 +202,21 @@ func writeLaunch(w io.Writer, pl *recipe.PointLaunch) {
 	}
 }
 
+// withRole names a described multi-node command by its worker role.
+func withRole(what string, c *recipe.Command) string {
+	if c.Role == "" {
+		return what
+	}
+	return what + " (" + c.Role + ")"
+}
+
 // writeCommand writes a launch: where, the command line one option per
 // line, and (with base) the variables the launch path set.
 func writeCommand(w io.Writer, role string, c *recipe.Command, base map[string]string) {
 	fmt.Fprintf(w, "  %-8s %s\n", role, c.At)
+	if c.Role != "" {
+		role = "server"
+	}
 	line := "           "
 	if len(c.Wrapper) > 0 {
 		line += shellQuote(c.Wrapper) + " "
@@ -235,8 +251,13 @@ func writeCommand(w io.Writer, role string, c *recipe.Command, base map[string]s
 			fmt.Fprintf(w, "  env      %s=%s\n", k, c.Env[k])
 		}
 	}
-	for name, content := range c.Files {
-		fmt.Fprintf(w, "  file     %s (written by the launch path)\n", name)
+	for _, name := range slices.Sorted(maps.Keys(c.Files)) {
+		content := c.Files[name]
+		if c.Role != "" {
+			fmt.Fprintf(w, "  file     %s\n", name) // a described recipe's settings or worker config
+		} else {
+			fmt.Fprintf(w, "  file     %s (written by the launch path)\n", name)
+		}
 		for _, l := range strings.Split(strings.TrimRight(content, "\n"), "\n") {
 			fmt.Fprintf(w, "             %s\n", l)
 		}
