@@ -1262,10 +1262,14 @@ func (s *subject) checkConcFrom(r *ClaimResult) {
 	}
 	var match []keyedRow
 	lo, hi := int64(1<<62), int64(0)
+	union := map[int64]bool{}
 	for _, row := range s.base.rows {
 		if matchAny(r.Rows, row.Row) && len(row.Conc) > 0 {
 			match = append(match, row)
 			lo, hi = min(lo, slices.Min(row.Conc)), max(hi, slices.Max(row.Conc))
+			for _, c := range row.Conc {
+				union[c] = true
+			}
 		}
 	}
 	if len(match) == 0 {
@@ -1274,6 +1278,9 @@ func (s *subject) checkConcFrom(r *ClaimResult) {
 	if row, ok := spans(match, a, b); ok {
 		r.Evidence = append(r.Evidence, s.rowEvidence([]keyedRow{row}, "base")...)
 		return
+	}
+	if union[a] && union[b] {
+		return // the rows together ran it
 	}
 	r.Verdict = VerdictContradicted
 	r.Reason = fmt.Sprintf("at base no row ran conc %d-%d (they ran %d-%d)", a, b, lo, hi)

@@ -416,6 +416,24 @@ func (r *Repo) TreeFileHash(tree plumbing.Hash, p string) (h plumbing.Hash, ok b
 	return e.hash, true, nil
 }
 
+// PathHash returns the object hash of path at commit, whatever it is (a
+// file's blob, a directory's tree); ok is false when nothing is there.
+// "" is the commit's root tree.
+func (r *Repo) PathHash(commit plumbing.Hash, p string) (h plumbing.Hash, ok bool, err error) {
+	n, err := r.node(commit, false)
+	if err != nil {
+		return plumbing.ZeroHash, false, err
+	}
+	if p == "" {
+		return n.Tree, true, nil
+	}
+	e, ok, err := r.lookup(n.Tree, p)
+	if err != nil || !ok {
+		return plumbing.ZeroHash, false, err
+	}
+	return e.hash, true, nil
+}
+
 // SetReadCache sets how many bytes of decoded objects the reader of
 // ReadBlob, ReadFile and tree lookups keeps for delta bases, and returns
 // the previous budget (to restore it). The default is small, to keep a
@@ -566,8 +584,13 @@ func (r *Repo) walkTree(commit plumbing.Hash, dir string, recursive bool, fn fun
 	if err != nil {
 		return err
 	}
+	return r.walkTreeAt(n.Tree, dir, recursive, fn)
+}
+
+// walkTreeAt is walkTree below a root tree.
+func (r *Repo) walkTreeAt(root plumbing.Hash, dir string, recursive bool, fn func(string, plumbing.Hash) error) error {
 	dir = strings.Trim(dir, "/")
-	e, ok, err := r.lookup(n.Tree, dir)
+	e, ok, err := r.lookup(root, dir)
 	if err != nil || !ok || e.mode&modeMask != modeDir {
 		return err
 	}

@@ -2,6 +2,8 @@ package gitscan
 
 import (
 	"errors"
+	"sort"
+	"strings"
 	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -17,7 +19,8 @@ type Tree struct {
 	files  map[string][]byte // nil value: absent
 	exists map[string]bool
 	dirs   map[string][]string
-	root   plumbing.Hash // the commit's tree, once resolved
+	ids    map[string]string // PathID's answers
+	root   plumbing.Hash     // the commit's tree, once resolved
 }
 
 // Tree returns a view of the files at commit.
@@ -97,4 +100,52 @@ func (t *Tree) Files(dir string) ([]string, error) {
 // Walk lists every file below dir (recursively) with its blob hash.
 func (t *Tree) Walk(dir string, fn func(path string, blob plumbing.Hash) error) error {
 	return t.r.WalkFiles(t.Commit, dir, fn)
+}
+
+// PathID says what path holds at the commit without reading it: a
+// file's object id, or (dir) the names of a directory's files, one per
+// line; "" for nothing there.
+func (t *Tree) PathID(path string, dir bool) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	key := path
+	if dir {
+		key += "/"
+	}
+	if id, ok := t.ids[key]; ok {
+		return id
+	}
+	id := t.pathID(path, dir)
+	if t.ids == nil {
+		t.ids = map[string]string{}
+	}
+	t.ids[key] = id
+	return id
+}
+
+func (t *Tree) pathID(path string, dir bool) string {
+	if t.root.IsZero() {
+		n, err := t.r.node(t.Commit, false)
+		if err != nil {
+			return ""
+		}
+		t.root = n.Tree
+	}
+	if dir {
+		var names []string
+		err := t.r.walkTreeAt(t.root, path, false, func(p string, _ plumbing.Hash) error {
+			names = append(names, p)
+			return nil
+		})
+		if err != nil {
+			return ""
+		}
+		sort.Strings(names)
+		return strings.Join(names, "\n")
+	}
+	e, ok, err := t.r.lookup(t.root, path)
+	if err != nil || !ok {
+		return ""
+	}
+	return e.hash.String()
 }

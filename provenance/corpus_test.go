@@ -634,3 +634,51 @@ func TestCorpusEntryLines(t *testing.T) {
 		}
 	}
 }
+
+// TestCorpusLaunchHistory: the case on the shipped history. #1243
+// changed only dsr1-fp8-mi355x-sglang's script (--num-continuous-decode-
+// steps 4 → 8); the log lists it as a launch change under that commit. A
+// commit that edited the script without changing what it launches (#906
+// added GPU monitoring) is no change of the recipe.
+func TestCorpusLaunchHistory(t *testing.T) {
+	r, head := testcorpus.Open(t, nil)
+	const key = "dsr1-fp8-mi355x-sglang"
+	h, err := Build(context.Background(), r, Options{Head: head, Changelog: true, Recipes: true, Keys: []string{key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := h.Launches(context.Background(), key, head, LaunchOptions{Repo: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := h.Log(key, LogOptions{Launches: vs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPR := map[int]LogItem{}
+	for _, it := range items {
+		if it.PR != nil {
+			byPR[*it.PR] = it
+		}
+	}
+	it, ok := byPR[1243]
+	if !ok || it.Kind != EvLaunch || len(it.Changes) != 1 ||
+		it.Changes[0].Path != "launch.flags.--num-continuous-decode-steps" || it.Changes[0].Old != "4" || it.Changes[0].New != "8" {
+		t.Fatalf("#1243: %+v", it)
+	}
+	if len(it.Entries) == 0 {
+		t.Errorf("#1243's own entry names the key: %+v", it)
+	}
+	if it, ok := byPR[906]; ok {
+		t.Errorf("#906 launches the same, yet is listed: %+v", it)
+	}
+	rep, err := h.BlameLaunch(key, head, vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep {
+		if f.Path == "launch.flags.--num-continuous-decode-steps" && (f.Value != "8" || f.PR == nil || *f.PR != 1243) {
+			t.Errorf("blame: %+v", f)
+		}
+	}
+}

@@ -480,7 +480,7 @@ func TestLogAndDiff(t *testing.T) {
 	if items, _ := h.Log("dsr1-fp8-mi355x-sglang", LogOptions{Path: "scenarios.*.conc-end"}); len(items) != 2 || items[0].Changes[0].Old != "64" {
 		t.Errorf("--path glob: %+v", items)
 	}
-	d, err := h.KeyDiff("dsr1-fp8-mi355x-sglang", a, plumbing.ZeroHash)
+	d, err := h.KeyDiff("dsr1-fp8-mi355x-sglang", a, plumbing.ZeroHash, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -496,7 +496,7 @@ func TestLogAndDiff(t *testing.T) {
 	if _, err := h.Log("dsr1-fp8-mi355-sglang", LogOptions{}); !errors.As(err, &uk) || len(uk.Closest) == 0 || uk.Closest[0] != "dsr1-fp8-mi355x-sglang" {
 		t.Errorf("log of a misspelt key a glob matches: %v", err)
 	}
-	if _, err := h.KeyDiff("dsr1-fp8-mi355-sglang", a, plumbing.ZeroHash); !errors.Is(err, ErrUnknownKey) {
+	if _, err := h.KeyDiff("dsr1-fp8-mi355-sglang", a, plumbing.ZeroHash, nil); !errors.Is(err, ErrUnknownKey) {
 		t.Errorf("diff of a misspelt key a glob matches: %v", err)
 	}
 }

@@ -64,6 +64,10 @@ type LogOptions struct {
 	Path string
 	// OldestFirst orders the items oldest first.
 	OldestFirst bool
+	// Launches are the key's launch versions (History.Launches): their
+	// changes are listed under the commits that made them, whichever file
+	// they touched (kind "launch" where the config did not change).
+	Launches []LaunchVersion
 }
 
 // Log lists a recipe key's field-level history, newest first: every
@@ -112,6 +116,29 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 		it.Entries = h.entriesNaming(e.Seq, names)
 		it.MissingEntry = len(it.Entries) == 0 && e.Kind != EvDeleted
 		setSeq(it, e.Seq)
+	}
+	for i := range o.Launches {
+		v := &o.Launches[i]
+		if v.Seq > seq || v.Seq <= after {
+			continue
+		}
+		var prev *LaunchVersion
+		if i > 0 {
+			prev = &o.Launches[i-1]
+		}
+		chs := launchChanges(prev, v, o.Path)
+		if len(chs) == 0 {
+			continue
+		}
+		it := bySeq[v.Seq]
+		if it == nil {
+			it = &LogItem{Key: v.Key, Kind: EvLaunch, Changes: []FieldChange{}, Entries: h.entriesNaming(v.Seq, names)}
+			it.MissingEntry = len(it.Entries) == 0
+			setSeq(it, v.Seq)
+			bySeq[v.Seq] = it
+			items = append(items, it)
+		}
+		it.Changes = append(it.Changes, chs...)
 	}
 	if o.Path == "" {
 		for _, sq := range h.entrySeqs() {
@@ -261,7 +288,10 @@ type DiffReport struct {
 // KeyDiff lists, oldest first, every field change and changelog entry
 // touching a key in from..to (from excluded), and the net difference: the
 // short list to read before re-running a benchmark to bisect a regression.
-func (h *History) KeyDiff(key string, from, to plumbing.Hash) (*DiffReport, error) {
+//
+// launches (History.Launches up to to, or nil) add what the recipe's
+// points launch: its changes among the items, its net change in Net.
+func (h *History) KeyDiff(key string, from, to plumbing.Hash, launches []LaunchVersion) (*DiffReport, error) {
 	fs, err := h.seqOf(from)
 	if err != nil {
 		return nil, err
@@ -270,7 +300,7 @@ func (h *History) KeyDiff(key string, from, to plumbing.Hash) (*DiffReport, erro
 	if err != nil {
 		return nil, err
 	}
-	items, err := h.Log(key, LogOptions{Rev: to, After: from, OldestFirst: true})
+	items, err := h.Log(key, LogOptions{Rev: to, After: from, OldestFirst: true, Launches: launches})
 	if err != nil {
 		return nil, err
 	}
@@ -290,6 +320,9 @@ func (h *History) KeyDiff(key string, from, to plumbing.Hash) (*DiffReport, erro
 			fc.OldPath = c.OldPath
 		}
 		rep.Net = append(rep.Net, fc)
+	}
+	if launches != nil {
+		rep.Net = append(rep.Net, launchChanges(launchAt(launches, fs), launchAt(launches, ts), "")...)
 	}
 	return rep, nil
 }

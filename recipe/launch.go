@@ -52,6 +52,9 @@ func (r *Rev) DryRunPoint(ctx context.Context, p *LaunchPoint, o DryRunOptions) 
 	if o.Patterns == nil {
 		o.Patterns = r.patterns()
 	}
+	if o.Memo != nil {
+		return o.Memo.run(r.Files, p.Launcher, p.Env, func(f Files) *Launch { return DryRun(ctx, f, p.Launcher, nil, p.Env, o) })
+	}
 	return DryRun(ctx, r.Files, p.Launcher, nil, p.Env, o)
 }
 

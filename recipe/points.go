@@ -207,6 +207,11 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 					pt.Index = len(out) + 1
 					pt.Conc = conc
 					pt.Env = pointEnv(v, e, &pt, label, dramGB(hw[label], util, &pt, e))
+					if scenario == "fixed-seq-len" && pt.Script != "" && !strings.Contains(pt.Script, "/fixed_seq_len/") {
+						// the layout before #1571: the workflow of the day
+						// set no scenario directory
+						pt.Env["SCENARIO_SUBDIR"] = ""
+					}
 					r.applyEnvSettings(&pt)
 					out = append(out, pt)
 				}

@@ -61,6 +61,9 @@ type DryRunOptions struct {
 	// Patterns say which commands are servers, routers and clients
 	// (default DefaultPatterns).
 	Patterns *Patterns
+	// Memo, when set, answers a point whose inputs did not change from
+	// an earlier run (a history's dry runs, commit after commit).
+	Memo *DryRunMemo
 }
 
 // Patterns recognise the commands a dry run records.

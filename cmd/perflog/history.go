@@ -95,6 +95,17 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, re
 	return hs, nil
 }
 
+// launches are key's launch versions up to --rev; a key the history does
+// not hold at --rev has none (the log says what it can).
+func (hs *history) launches(ctx context.Context, key string) ([]provenance.LaunchVersion, error) {
+	if seq, ok := hs.h.SeqOf(hs.rev); !ok {
+		return nil, nil
+	} else if _, _, _, ok := hs.h.RecipeAt(key, seq); !ok {
+		return nil, nil
+	}
+	return hs.src.Launches(ctx, hs.h, key)
+}
+
 func (hs *history) close() {
 	hs.gh.save()
 	hs.src.Close()

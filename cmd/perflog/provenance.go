@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
@@ -34,7 +35,8 @@ directories and renaming a key do not steal attribution.`,
 type BlameOptions struct {
 	Factory *Factory
 	HistoryFlags
-	Key string
+	Key      string
+	NoLaunch bool
 }
 
 func newBlameCmd(f *Factory, runF func(context.Context, *BlameOptions) error) *cobra.Command {
@@ -68,7 +70,13 @@ are listed. A table on a terminal, tab-separated values otherwise, or
 		},
 	}
 	opts.addFlags(cmd.Flags(), "table, tsv or json (default: table on a terminal, else tsv)")
+	noLaunchFlag(cmd.Flags(), &opts.NoLaunch)
 	return cmd
+}
+
+// noLaunchFlag is the --no-launch flag of blame, log and diff.
+func noLaunchFlag(fl *pflag.FlagSet, v *bool) {
+	fl.BoolVar(v, "no-launch", false, "leave out what the recipe's points launch (launch.* fields: no dry runs)")
 }
 
 func blameRun(ctx context.Context, opts *BlameOptions) error {
@@ -77,7 +85,11 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 		return err
 	}
 	defer hs.close()
-	rep, err := hs.src.Blame(ctx, opts.Key)
+	blame := hs.src.BlameLaunch
+	if opts.NoLaunch {
+		blame = hs.src.Blame
+	}
+	rep, err := blame(ctx, opts.Key)
 	if err != nil {
 		return err
 	}
@@ -195,6 +207,7 @@ type LogOptions struct {
 	Key          string
 	Since, Until string
 	Path         string
+	NoLaunch     bool
 }
 
 func newLogCmd(f *Factory, runF func(context.Context, *LogOptions) error) *cobra.Command {
@@ -226,6 +239,7 @@ commit whose entries name the key while the recipe did not change is listed as
 		},
 	}
 	opts.addFlags(cmd.Flags(), "text or json")
+	noLaunchFlag(cmd.Flags(), &opts.NoLaunch)
 	cmd.Flags().StringVar(&opts.Since, "since", "", "only commits on or after this `date` (YYYY-MM-DD, RFC 3339, or \"2 weeks ago\")")
 	cmd.Flags().StringVar(&opts.Until, "until", "", "only commits on or before this `date`")
 	cmd.Flags().StringVar(&opts.Path, "path", "", "only changes of this `field` (or below it; '*' wildcards)")
@@ -324,7 +338,13 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 		return err
 	}
 	defer hs.close()
-	items, err := hs.h.Log(opts.Key, provenance.LogOptions{Rev: hs.rev, Since: since, Until: until, Path: opts.Path})
+	lo := provenance.LogOptions{Rev: hs.rev, Since: since, Until: until, Path: opts.Path}
+	if !opts.NoLaunch {
+		if lo.Launches, err = hs.launches(ctx, opts.Key); err != nil {
+			return err
+		}
+	}
+	items, err := hs.h.Log(opts.Key, lo)
 	if err != nil {
 		return err
 	}
@@ -468,6 +488,7 @@ type ProvDiffOptions struct {
 	NoIndex    bool
 	Offline    bool
 	Key, A, B  string
+	NoLaunch   bool
 }
 
 func newProvDiffCmd(f *Factory, runF func(context.Context, *ProvDiffOptions) error) *cobra.Command {
@@ -504,6 +525,7 @@ after rev-b is an error (exit 2), not an empty range.`,
 	fl.StringVar(&opts.Format, "format", "", "output `format`: text or json")
 	fl.BoolVar(&opts.NoIndex, "no-index", false, "read history from git even when an index exists (see perflog index)")
 	fl.BoolVar(&opts.Offline, "offline", false, "never ask GitHub for the PR of a commit whose subject names none")
+	noLaunchFlag(fl, &opts.NoLaunch)
 	return cmd
 }
 
@@ -541,7 +563,13 @@ func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 		note = fmt.Sprintf("%s is not a first-parent ancestor of %s; using their merge-base %s", opts.A, opts.B, shortHash(mb))
 		a = mb
 	}
-	rep, err := hs.h.KeyDiff(opts.Key, a, hs.rev)
+	var launches []provenance.LaunchVersion
+	if !opts.NoLaunch {
+		if launches, err = hs.launches(ctx, opts.Key); err != nil {
+			return err
+		}
+	}
+	rep, err := hs.h.KeyDiff(opts.Key, a, hs.rev, launches)
 	if err != nil {
 		return err
 	}

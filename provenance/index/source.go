@@ -184,6 +184,38 @@ func (s *Source) History(ctx context.Context, changelog, recipes bool, keys ...s
 		Changelog: changelog, Recipes: recipes, Keys: keys, IgnoreRevs: s.IgnoreRevs, Progress: update, PRs: s.o.PRs})
 }
 
+// Launches returns what key's points launched over the history h (built
+// to Rev with the key's recipe): History.Launches, from git. The index
+// does not store launches yet.
+func (s *Source) Launches(ctx context.Context, h *provenance.History, key string) ([]provenance.LaunchVersion, error) {
+	update, done := s.progress("dry-running " + key + "'s launches")
+	defer done()
+	return h.Launches(ctx, key, s.Rev, provenance.LaunchOptions{Repo: s.Repo, Progress: update})
+}
+
+// BlameLaunch is Blame with the launch fields of key (History.BlameLaunch)
+// after its config fields.
+func (s *Source) BlameLaunch(ctx context.Context, key string) (*provenance.BlameReport, error) {
+	rep, err := s.Blame(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	h, err := s.History(ctx, false, true, key)
+	if err != nil {
+		return nil, err
+	}
+	vs, err := s.Launches(ctx, h, key)
+	if err != nil {
+		return nil, err
+	}
+	fs, err := h.BlameLaunch(key, s.Rev, vs)
+	if err != nil {
+		return nil, err
+	}
+	rep.Fields = append(rep.Fields, fs...)
+	return rep, nil
+}
+
 func (s *Source) progress(label string) (func(provenance.Progress), func()) {
 	if s.o.Progress == nil {
 		return nil, func() {}
