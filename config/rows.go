@@ -83,47 +83,51 @@ func Rows(recipe *pyyaml.Value) []Row {
 	var out []Row
 	for _, sc := range Scenarios(recipe) {
 		for _, item := range sc.Items {
-			isl, osl := intField(item, "isl"), intField(item, "osl")
 			ss, _ := item.Get("search-space")
 			if ss == nil || ss.Kind != pyyaml.Seq {
 				continue
 			}
 			for _, e := range ss.Items {
-				r := Row{Scenario: sc.Name, ISL: isl, OSL: osl, Spec: "none", Conc: ExpandConc(e), Line: e.Line}
-				if v, ok := e.Get("spec-decoding"); ok && v.Kind == pyyaml.Str {
-					r.Spec = v.Str
-				}
-				if v, ok := e.Get("kv-offloading"); ok && v.Kind == pyyaml.Str {
-					r.KVOffloading = v.Str
-				}
-				if v, ok := e.Get("kv-offload-backend"); ok {
-					if n, ok := v.Get("name"); ok && n.Kind == pyyaml.Str {
-						r.KVBackend = n.Str
-					}
-				}
-				sides := []*pyyaml.Value{e}
-				if pf, ok := e.Get("prefill"); ok {
-					sides = []*pyyaml.Value{pf}
-					if d, ok := e.Get("decode"); ok {
-						sides = append(sides, d)
-					}
-				}
-				for _, s := range sides {
-					if v, ok := s.Get("tp"); ok && v.Kind == pyyaml.Int && v.Int.IsInt64() {
-						r.TP = append(r.TP, v.Int.Int64())
-					}
-					if v, ok := s.Get("ep"); ok && v.Kind == pyyaml.Int && v.Int.IsInt64() {
-						r.EP = append(r.EP, v.Int.Int64())
-					}
-					if v, ok := s.Get("dp-attn"); ok {
-						r.DPA = append(r.DPA, v.Truthy())
-					}
-				}
-				out = append(out, r)
+				out = append(out, RowOf(sc.Name, item, e))
 			}
 		}
 	}
 	return out
+}
+
+// RowOf is the row of one search-space entry e of a scenario's item.
+func RowOf(scenario string, item, e *pyyaml.Value) Row {
+	r := Row{Scenario: scenario, ISL: intField(item, "isl"), OSL: intField(item, "osl"), Spec: "none", Conc: ExpandConc(e), Line: e.Line}
+	if v, ok := e.Get("spec-decoding"); ok && v.Kind == pyyaml.Str {
+		r.Spec = v.Str
+	}
+	if v, ok := e.Get("kv-offloading"); ok && v.Kind == pyyaml.Str {
+		r.KVOffloading = v.Str
+	}
+	if v, ok := e.Get("kv-offload-backend"); ok {
+		if n, ok := v.Get("name"); ok && n.Kind == pyyaml.Str {
+			r.KVBackend = n.Str
+		}
+	}
+	sides := []*pyyaml.Value{e}
+	if pf, ok := e.Get("prefill"); ok {
+		sides = []*pyyaml.Value{pf}
+		if d, ok := e.Get("decode"); ok {
+			sides = append(sides, d)
+		}
+	}
+	for _, s := range sides {
+		if v, ok := s.Get("tp"); ok && v.Kind == pyyaml.Int && v.Int.IsInt64() {
+			r.TP = append(r.TP, v.Int.Int64())
+		}
+		if v, ok := s.Get("ep"); ok && v.Kind == pyyaml.Int && v.Int.IsInt64() {
+			r.EP = append(r.EP, v.Int.Int64())
+		}
+		if v, ok := s.Get("dp-attn"); ok {
+			r.DPA = append(r.DPA, v.Truthy())
+		}
+	}
+	return r
 }
 
 func intField(v *pyyaml.Value, f string) int64 {

@@ -198,11 +198,11 @@ func launchChanges(a, b *LaunchVersion, filter string) []FieldChange {
 		nv, newOK := bf[k]
 		switch {
 		case oldOK && newOK && ov != nv:
-			out = append(out, FieldChange{Kind: config.Changed, Path: k, Old: ov, New: nv})
+			out = append(out, FieldChange{Kind: config.Changed, Path: k, Old: ov, New: nv, Reach: reach(k, nil)})
 		case !oldOK && newOK:
-			out = append(out, FieldChange{Kind: config.Added, Path: k, New: nv})
+			out = append(out, FieldChange{Kind: config.Added, Path: k, New: nv, Reach: reach(k, nil)})
 		case oldOK && !newOK:
-			out = append(out, FieldChange{Kind: config.Removed, Path: k, Old: ov})
+			out = append(out, FieldChange{Kind: config.Removed, Path: k, Old: ov, Reach: reach(k, nil)})
 		}
 	}
 	return out

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // EvChangelog marks a log item where only the changelog named the key.
@@ -21,6 +22,10 @@ type FieldChange struct {
 	OldPath string            `json:"old_path,omitempty"`
 	Old     string            `json:"old,omitempty"`
 	New     string            `json:"new,omitempty"`
+	// Reach says which of the recipe's points the change reaches: "all
+	// points", "only tp8 dpa 8k1k" (a launch field of one configuration),
+	// "only tp8 8k1k row" (a search-space row's field); "" when unknown.
+	Reach string `json:"reach,omitempty"`
 }
 
 // LogEntry is a changelog entry a commit added or edited.
@@ -104,8 +109,18 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 		}
 		it := &LogItem{Key: e.Key, Kind: e.Kind, From: e.From, Changes: []FieldChange{}, Entries: []LogEntry{}}
 		if e.Diff != nil {
+			now, _, _, _ := h.RecipeAt(e.Key, e.Seq)
+			var before *pyyaml.Value
+			if e.Seq > 0 {
+				before, _, _, _ = h.RecipeAt(e.Key, e.Seq-1)
+			}
 			for _, c := range e.Diff.Changes {
-				it.Changes = append(it.Changes, filterChange(c, o.Path)...)
+				for _, fc := range filterChange(c, o.Path) {
+					if fc.Reach = reach(fc.Path, now); fc.Reach == "" && fc.Kind == config.Removed {
+						fc.Reach = reach(fc.Path, before)
+					}
+					it.Changes = append(it.Changes, fc)
+				}
 			}
 		}
 		if o.Path != "" && len(it.Changes) == 0 {
@@ -315,7 +330,10 @@ func (h *History) KeyDiff(key string, from, to plumbing.Hash, launches []LaunchV
 	a, _, _, _ := h.RecipeAt(oldKey, fs)
 	b, _, _, _ := h.RecipeAt(key, ts)
 	for _, c := range config.Diff(a, b).Changes {
-		fc := FieldChange{Kind: c.Kind, Path: c.Path, Old: c.Old, New: c.New}
+		fc := FieldChange{Kind: c.Kind, Path: c.Path, Old: c.Old, New: c.New, Reach: reach(c.Path, b)}
+		if fc.Reach == "" {
+			fc.Reach = reach(c.Path, a)
+		}
 		if c.OldPath != c.Path {
 			fc.OldPath = c.OldPath
 		}

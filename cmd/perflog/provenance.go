@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -429,13 +430,17 @@ func writeLog(w io.Writer, items []provenance.LogItem, color bool, width int) {
 			if p == "" {
 				p = "(recipe)"
 			}
+			where := ""
+			if c.Reach != "" && c.Reach != "all points" && !strings.HasPrefix(c.Path, "launch.") {
+				where = "  (" + c.Reach + ")"
+			}
 			switch c.Kind {
 			case "added":
-				fmt.Fprintf(w, "    %s: + %s\n", p, c.New)
+				fmt.Fprintf(w, "    %s: + %s%s\n", p, c.New, where)
 			case "removed":
-				fmt.Fprintf(w, "    %s: - %s\n", p, c.Old)
+				fmt.Fprintf(w, "    %s: - %s%s\n", p, c.Old, where)
 			default:
-				fmt.Fprintf(w, "    %s: %s -> %s\n", p, c.Old, c.New)
+				fmt.Fprintf(w, "    %s: %s -> %s%s\n", p, c.Old, c.New, where)
 			}
 			if c.OldPath != "" {
 				fmt.Fprintf(w, "      (was %s)\n", c.OldPath)
@@ -489,6 +494,8 @@ type ProvDiffOptions struct {
 	Offline    bool
 	Key, A, B  string
 	NoLaunch   bool
+	Bisect     bool
+	Point      string
 }
 
 func newProvDiffCmd(f *Factory, runF func(context.Context, *ProvDiffOptions) error) *cobra.Command {
@@ -501,9 +508,17 @@ entry naming it in rev-a..rev-b (first-parent history of rev-b, rev-a
 excluded), with PRs, then the net difference: the short list to read before
 re-running a GPU benchmark to find a regression. When rev-a is not a
 first-parent ancestor of rev-b their merge-base is used; a rev-a that comes
-after rev-b is an error (exit 2), not an empty range.`,
-		Example: `  $ perflog provenance diff dsr1-fp4-mi355x-sglang v1.0 main`,
-		Args:    argsFor("a config-key", "revision A", "revision B"),
+after rev-b is an error (exit 2), not an empty range.
+
+Changes include what the recipe's points launch (launch.* fields: server
+options, variables, image, from a dry run at each commit that changed a
+file on the launch path), each with the points it reaches. --bisect lists
+instead the commits that changed what the points run (not the benchmark
+client's options, not the changelog alone) in the order to rerun them: the
+middle one first, each rerun halving the commits still suspect.`,
+		Example: `  $ perflog provenance diff dsr1-fp4-mi355x-sglang v1.0 main
+  $ perflog provenance diff dsr1-fp4-mi355x-sglang GOOD BAD --bisect`,
+		Args: argsFor("a config-key", "revision A", "revision B"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.Key, opts.A, opts.B = args[0], args[1], args[2]
 			if err := checkKeyArg(opts.Key); err != nil {
@@ -526,6 +541,8 @@ after rev-b is an error (exit 2), not an empty range.`,
 	fl.BoolVar(&opts.NoIndex, "no-index", false, "read history from git even when an index exists (see perflog index)")
 	fl.BoolVar(&opts.Offline, "offline", false, "never ask GitHub for the PR of a commit whose subject names none")
 	noLaunchFlag(fl, &opts.NoLaunch)
+	fl.BoolVar(&opts.Bisect, "bisect", false, "list the commits to rerun, in the order to rerun them (rev-a good, rev-b bad)")
+	fl.StringVar(&opts.Point, "point", "", "with --bisect: only changes that reach this `configuration` (e.g. \"tp8 8k1k\")")
 	return cmd
 }
 
@@ -569,12 +586,15 @@ func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 			return err
 		}
 	}
+	if note != "" {
+		fmt.Fprintln(opts.Factory.IO.ErrOut, "note: "+note)
+	}
+	if opts.Bisect {
+		return writeBisect(opts, hs.h, a, hs.rev, launches)
+	}
 	rep, err := hs.h.KeyDiff(opts.Key, a, hs.rev, launches)
 	if err != nil {
 		return err
-	}
-	if note != "" {
-		fmt.Fprintln(opts.Factory.IO.ErrOut, "note: "+note)
 	}
 	out := opts.Factory.IO.Out
 	if opts.Format == "json" {
@@ -598,6 +618,35 @@ func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 		default:
 			fmt.Fprintf(out, "    %s: %s -> %s\n", c.Path, c.Old, c.New)
 		}
+	}
+	return nil
+}
+
+// writeBisect writes the commits of good..bad to rerun, in order.
+func writeBisect(opts *ProvDiffOptions, h *provenance.History, good, bad plumbing.Hash, launches []provenance.LaunchVersion) error {
+	rep, err := h.Bisect(opts.Key, good, bad, launches, opts.Point)
+	if err != nil {
+		return err
+	}
+	out := opts.Factory.IO.Out
+	if opts.Format == "json" {
+		return writeJSON(out, rep)
+	}
+	n := len(rep.Candidates)
+	if n == 0 {
+		fmt.Fprintf(out, "%s: no commit in %s..%s changed what its points run\n", rep.Key, shortSHA(rep.Good), shortSHA(rep.Bad))
+		return nil
+	}
+	fmt.Fprintf(out, "%s: %d commit%s in %s..%s changed what its points run; rerun in this order (each halves the suspects):\n",
+		rep.Key, n, plural(n), shortSHA(rep.Good), shortSHA(rep.Bad))
+	byOrder := make([]provenance.Candidate, n)
+	for _, c := range rep.Candidates {
+		byOrder[c.Order-1] = c
+	}
+	color := opts.Factory.IO.ColorEnabled()
+	for _, c := range byOrder {
+		fmt.Fprintf(out, "\n%d. ", c.Order)
+		writeLog(out, []provenance.LogItem{c.LogItem}, color, termWidth(opts.Factory))
 	}
 	return nil
 }

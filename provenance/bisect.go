@@ -1,0 +1,163 @@
+package provenance
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/pyyaml"
+)
+
+// reach says which of a recipe's points a field change reaches: "all
+// points" for a recipe-wide field or a launch field every point shares,
+// the configuration a qualified launch field names ("tp8 dpa 8k1k"), the
+// row a search-space field belongs to; "" when it cannot tell.
+func reach(path string, recipe *pyyaml.Value) string {
+	if strings.HasPrefix(path, "launch.") {
+		if i := strings.LastIndex(path, "["); i >= 0 && strings.HasSuffix(path, "]") {
+			return "only " + path[i+1:len(path)-1]
+		}
+		return "all points"
+	}
+	if path == "" || !strings.ContainsAny(path, ".[") {
+		return "all points"
+	}
+	if recipe == nil {
+		return ""
+	}
+	for _, sc := range config.Scenarios(recipe) {
+		for i, item := range sc.Items {
+			ss, _ := item.Get("search-space")
+			if ss == nil || ss.Kind != pyyaml.Seq {
+				continue
+			}
+			for j, e := range ss.Items {
+				for _, layout := range []string{"scenarios." + sc.Name, "seq-len-configs"} {
+					row := fmt.Sprintf("%s[%d].search-space[%d]", layout, i, j)
+					if config.HasPathPrefix(path, row) {
+						return "only " + rowText(config.RowOf(sc.Name, item, e))
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// rowText names a row the way launch fields qualify points: "tp8 ep8
+// dpa mtp 8k1k".
+func rowText(r config.Row) string {
+	var parts []string
+	for i := range r.TP {
+		parts = append(parts, fmt.Sprintf("tp%d", r.TP[i]))
+		if i < len(r.EP) && r.EP[i] > 1 {
+			parts = append(parts, fmt.Sprintf("ep%d", r.EP[i]))
+		}
+		if i < len(r.DPA) && r.DPA[i] {
+			parts = append(parts, "dpa")
+		}
+	}
+	if r.Spec != "" && r.Spec != "none" {
+		parts = append(parts, r.Spec)
+	}
+	if r.KVOffloading != "" && r.KVOffloading != "none" {
+		parts = append(parts, "kv "+r.KVOffloading)
+	}
+	switch {
+	case r.ISL == 1024 && r.OSL == 1024:
+		parts = append(parts, "1k1k")
+	case r.ISL == 8192 && r.OSL == 1024:
+		parts = append(parts, "8k1k")
+	case r.ISL > 0:
+		parts = append(parts, fmt.Sprintf("%d_%d", r.ISL, r.OSL))
+	}
+	return strings.Join(parts, " ") + " row"
+}
+
+// reaches reports whether a change reaches the points of configuration
+// point ("" for any).
+func reaches(c FieldChange, point string) bool {
+	if point == "" || c.Reach == "all points" || c.Reach == "" {
+		return true
+	}
+	for _, w := range strings.Fields(point) {
+		if !slices.Contains(strings.Fields(strings.TrimSuffix(strings.TrimPrefix(c.Reach, "only "), " row")), w) {
+			return false
+		}
+	}
+	return true
+}
+
+// Candidate is a commit to rerun when bisecting a recipe's regression.
+type Candidate struct {
+	// Order is when to rerun it: 1 first. Each rerun halves the commits
+	// still suspect.
+	Order int `json:"order"`
+	LogItem
+}
+
+// BisectReport is the outcome of Bisect.
+type BisectReport struct {
+	Key  string `json:"key"`
+	Good string `json:"good"`
+	Bad  string `json:"bad"`
+	// Candidates are the commits in good..bad that changed what the
+	// recipe's points run (a field of its config or of its launch; not
+	// its benchmark client's options, not the changelog alone), oldest
+	// first.
+	Candidates []Candidate `json:"candidates"`
+}
+
+// Bisect lists the commits of good..bad (good excluded) that may explain a
+// change of key's results, in the order to rerun them: the middle
+// candidate first, then the middle of the half the result points to, as
+// git bisect would, but over these commits alone.
+//
+// point, when not "", keeps the changes that reach that configuration
+// ("tp8 8k1k": every word of it in the change's reach, or a change that
+// reaches all points). Rows added or removed are no candidates: they
+// change which points run, not what a point that runs at both ends does.
+func (h *History) Bisect(key string, good, bad plumbing.Hash, launches []LaunchVersion, point string) (*BisectReport, error) {
+	d, err := h.KeyDiff(key, good, bad, launches)
+	if err != nil {
+		return nil, err
+	}
+	rep := &BisectReport{Key: key, Good: d.From, Bad: d.To, Candidates: []Candidate{}}
+	for _, it := range d.Items {
+		if it.Kind == EvChangelog {
+			continue
+		}
+		var runs []FieldChange
+		for _, c := range it.Changes {
+			if strings.HasPrefix(c.Path, "launch.client.") || !reaches(c, point) {
+				continue
+			}
+			if c.Kind != config.Changed && strings.HasSuffix(c.Path, "]") && !strings.HasPrefix(c.Path, "launch.") {
+				continue // a row or a scenario item added or removed
+			}
+			runs = append(runs, c)
+		}
+		if len(runs) == 0 {
+			continue
+		}
+		it.Changes = runs
+		rep.Candidates = append(rep.Candidates, Candidate{LogItem: it})
+	}
+	order := 0
+	queue := [][2]int{{0, len(rep.Candidates) - 1}}
+	for len(queue) > 0 {
+		r := queue[0]
+		queue = queue[1:]
+		if r[0] > r[1] {
+			continue
+		}
+		mid := (r[0] + r[1]) / 2
+		order++
+		rep.Candidates[mid].Order = order
+		queue = append(queue, [2]int{r[0], mid - 1}, [2]int{mid + 1, r[1]})
+	}
+	return rep, nil
+}
