@@ -151,6 +151,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			}
 		}
 		out = append(out, launchBullets(eff)...)
+		out = append(out, newVariableBullets(eff)...)
 		for _, f := range rc.Files {
 			if strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") {
 				out = append(out, yamlBullets(ch, f)...)
@@ -172,6 +173,9 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		}
 		if ss := searchSpaceText(config.Rows(v)); ss != "" {
 			out = append(out, "Search space: "+ss)
+		}
+		if eff != nil && eff.Complete {
+			out = append(out, addedLaunchBullets(eff)...)
 		}
 		return out
 	case recipe.RecipeRenamed:
@@ -534,6 +538,148 @@ func launchBullets(e *recipe.Effect) []string {
 		}
 	}
 	return out
+}
+
+// addedLaunchBullets describe what a new recipe's points launch: the
+// server, its options and the variables its launch path sets, those
+// every point shares (one that differs by point is named in the list
+// "(by point)").
+func addedLaunchBullets(e *recipe.Effect) []string {
+	fields := recipe.LaunchFields(e.Head)
+	pos := map[string]int{} // an option's place on the first server's command line
+	for _, pl := range e.Head {
+		if pl.Launch != nil && pl.Launch.Server() != nil {
+			for i, f := range pl.Launch.Server().Flags {
+				if _, ok := pos[f.Name]; !ok {
+					pos[f.Name] = i
+				}
+			}
+			break
+		}
+	}
+	var server string
+	var flags, env []string
+	byPoint := map[string]bool{}
+	for _, k := range recipe.SortedFields(fields) {
+		v := fields[k]
+		base, qualified := k, false
+		if i := strings.Index(k, "["); i >= 0 {
+			base, qualified = k[:i], true
+		}
+		switch {
+		case base == "launch.server":
+			server = v
+		case strings.HasPrefix(base, "launch.flags."):
+			name := strings.TrimPrefix(base, "launch.flags.")
+			if (recipe.LaunchDiff{Kind: "flag", Name: name}).Harness() || strings.HasPrefix(name, "--model") || strings.HasPrefix(name, "--served-model") {
+				continue
+			}
+			if qualified {
+				if !byPoint[base] {
+					byPoint[base] = true
+					flags = append(flags, name+" (by point)")
+				}
+				continue
+			}
+			if v != "" && literalValue(v) {
+				name += " " + v
+			}
+			flags = append(flags, name)
+		case strings.HasPrefix(base, "launch.env."):
+			name := strings.TrimPrefix(base, "launch.env.")
+			if qualified {
+				if !byPoint[base] {
+					byPoint[base] = true
+					env = append(env, name+" (by point)")
+				}
+				continue
+			}
+			if literalValue(v) {
+				name += "=" + v
+			}
+			env = append(env, name)
+		}
+	}
+	sort.SliceStable(flags, func(i, j int) bool {
+		return pos[strings.Fields(flags[i])[0]] < pos[strings.Fields(flags[j])[0]]
+	})
+	var out []string
+	if server != "" && len(flags) > 0 {
+		out = append(out, fmt.Sprintf("Server: %s %s", server, strings.Join(flags, ", ")))
+	}
+	if len(env) > 0 {
+		out = append(out, "Env: "+strings.Join(env, ", "))
+	}
+	return out
+}
+
+// newVariableBullets name the variables some head point's launch sets and
+// no base point's did (the points a change adds often bring their own):
+// the matched points' differences (launchBullets) miss them.
+func newVariableBullets(e *recipe.Effect) []string {
+	had := map[string]bool{}
+	for _, f := range []map[string]string{recipe.LaunchFields(e.Base)} {
+		for k := range f {
+			had[fieldBase(k)] = true
+		}
+	}
+	for _, d := range e.Diffs {
+		if d.Kind == "env" {
+			had["launch.env."+d.Name] = true // told by launchBullets
+		}
+	}
+	type set struct {
+		vals  map[string]bool
+		quals []string
+		all   bool // set at every point alike
+	}
+	var order []string
+	sets := map[string]*set{}
+	head := recipe.LaunchFields(e.Head)
+	for _, k := range recipe.SortedFields(head) {
+		b := fieldBase(k)
+		if !strings.HasPrefix(b, "launch.env.") || had[b] {
+			continue
+		}
+		st := sets[b]
+		if st == nil {
+			st = &set{vals: map[string]bool{}}
+			sets[b] = st
+			order = append(order, b)
+		}
+		st.vals[head[k]] = true
+		if k == b {
+			st.all = true
+		} else {
+			st.quals = append(st.quals, strings.TrimSuffix(k[len(b)+1:], "]"))
+		}
+	}
+	var out []string
+	for _, b := range order {
+		st := sets[b]
+		name := strings.TrimPrefix(b, "launch.env.")
+		var v string
+		for x := range st.vals {
+			v = x
+		}
+		switch {
+		case len(st.vals) == 1 && st.all && literalValue(v):
+			out = append(out, fmt.Sprintf("Set %s=%s", name, v))
+		case len(st.vals) == 1 && len(st.quals) <= 3 && literalValue(v):
+			out = append(out, fmt.Sprintf("Set %s=%s (only %s)", name, v, strings.Join(st.quals, "; ")))
+		default:
+			out = append(out, fmt.Sprintf("Set %s (by point)", name))
+		}
+	}
+	return out
+}
+
+// fieldBase is a launch field without its point qualifier.
+func fieldBase(k string) string {
+	if i := strings.Index(k, "["); i >= 0 {
+		return k[:i]
+	}
+	return k
 }
 
 // literalValue reports whether a value reads as written (no expansion).

@@ -426,25 +426,7 @@ func writeLog(w io.Writer, items []provenance.LogItem, color bool, width int) {
 		}
 		fmt.Fprintf(w, "%s %s %s %s  %s\n", paint(ansiYellow, shortSHA(it.Commit)), prText(it.PR), dateText(it.Date), paint(ansiBold, what), it.Subject)
 		for _, c := range it.Changes {
-			p := c.Path
-			if p == "" {
-				p = "(recipe)"
-			}
-			where := ""
-			if c.Reach != "" && c.Reach != "all points" && !strings.HasPrefix(c.Path, "launch.") {
-				where = "  (" + c.Reach + ")"
-			}
-			switch c.Kind {
-			case "added":
-				fmt.Fprintf(w, "    %s: + %s%s\n", p, c.New, where)
-			case "removed":
-				fmt.Fprintf(w, "    %s: - %s%s\n", p, c.Old, where)
-			default:
-				fmt.Fprintf(w, "    %s: %s -> %s%s\n", p, c.Old, c.New, where)
-			}
-			if c.OldPath != "" {
-				fmt.Fprintf(w, "      (was %s)\n", c.OldPath)
-			}
+			writeChange(w, c)
 		}
 		for _, e := range it.Entries {
 			head := fmt.Sprintf("    changelog %s: ", e.Event)
@@ -610,14 +592,7 @@ func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 		fmt.Fprintln(out, "    (none)")
 	}
 	for _, c := range rep.Net {
-		switch c.Kind {
-		case "added":
-			fmt.Fprintf(out, "    %s: + %s\n", orRecipe(c.Path), c.New)
-		case "removed":
-			fmt.Fprintf(out, "    %s: - %s\n", orRecipe(c.Path), c.Old)
-		default:
-			fmt.Fprintf(out, "    %s: %s -> %s\n", c.Path, c.Old, c.New)
-		}
+		writeChange(out, c)
 	}
 	return nil
 }
@@ -649,6 +624,27 @@ func writeBisect(opts *ProvDiffOptions, h *provenance.History, good, bad plumbin
 		writeLog(out, []provenance.LogItem{c.LogItem}, color, termWidth(opts.Factory))
 	}
 	return nil
+}
+
+// writeChange writes one field change, with the points it reaches when
+// its path does not say (a search-space row's field).
+func writeChange(w io.Writer, c provenance.FieldChange) {
+	p := orRecipe(c.Path)
+	where := ""
+	if c.Reach != "" && c.Reach != "all points" && !strings.HasPrefix(c.Path, "launch.") {
+		where = "  (" + c.Reach + ")"
+	}
+	switch c.Kind {
+	case "added":
+		fmt.Fprintf(w, "    %s: + %s%s\n", p, c.New, where)
+	case "removed":
+		fmt.Fprintf(w, "    %s: - %s%s\n", p, c.Old, where)
+	default:
+		fmt.Fprintf(w, "    %s: %s -> %s%s\n", p, c.Old, c.New, where)
+	}
+	if c.OldPath != "" {
+		fmt.Fprintf(w, "      (was %s)\n", c.OldPath)
+	}
 }
 
 func orRecipe(p string) string {
