@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -319,13 +320,16 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 			}
 		}
 		bullets := text.String()
+		// "remove obsolete environment variables": a bullet that speaks of
+		// the variables as a whole tells their changes
+		envTold := reEnvGeneric.MatchString(bullets)
 		seen := map[string]bool{}
 		for _, d := range e.Diffs {
 			id := d.Kind + "\x00" + d.In + "\x00" + d.Name
 			// a multi-node recipe's topology and harness settings are
 			// told by its rows and name, seldom by setting
 			settings := d.Kind == "file" && strings.HasSuffix(d.In, recipe.SettingsSuffix)
-			if d.Kind == "status" || settings || d.Harness() || seen[id] || mentioned(bullets, e, d) {
+			if d.Kind == "status" || settings || d.Harness() || seen[id] || (d.Kind == "env" && envTold) || mentioned(bullets, e, d) {
 				seen[id] = true
 				continue
 			}
@@ -345,6 +349,10 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 		}
 	}
 }
+
+// reEnvGeneric matches bullets (in mention form) that speak of a recipe's
+// environment variables as a whole.
+var reEnvGeneric = regexp.MustCompile(`(^|[^a-z])(environment-variables?|env-vars?|env-variables?|environment)([^a-z]|$)`)
 
 // clip shortens a long value for a message.
 func clip(s string, n int) string {
