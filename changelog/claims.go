@@ -388,7 +388,10 @@ func extractBullet(b string) []Claim {
 			end := m[3]
 			if m[4] >= 0 {
 				v := strings.Trim(ms[m[4]:m[5]], `"'`)
-				if !rePos.MatchString(v) && !reNeg.MatchString(v) && !stopWords[strings.ToLower(v)] {
+				// a value cut short by a masked path ("--chat_template
+				// /scratch/x.jinja" reads "/") is no value
+				cut := m[5] < len(t) && ms[m[5]] == ' ' && t[m[5]] != ' '
+				if !cut && !rePos.MatchString(v) && !reNeg.MatchString(v) && !stopWords[strings.ToLower(v)] {
 					c.Value, end = v, m[5]
 				}
 			}

@@ -91,6 +91,7 @@ func TestExtractClaims(t *testing.T) {
 		{"Add HiCache KV offloading support", []string{"kv-cache hicache"}, "kv-cache"},
 		{"Align server args (disable-radix-cache, cuda-graph-max-bs)", []string{"flag --disable-radix-cache", "flag --cuda-graph-max-bs"}, "flag"},
 		{"See https://github.com/x/y/pull/1?conc=4&tp=8 and recipes/a/b/1k1k/TP8.yaml", nil, ""},
+		{"Add --chat_template /scratch/fsw/models/M3/chat_template.jinja", []string{"flag --chat_template"}, "flag"},
 		// ranges, maxima and conditions
 		{"Extend concurrency from 4-64 to 4-256", []string{"conc from 4-64 4-256"}, "conc"},
 		{"Concurrency sweep up to 1024.", []string{"conc max 1024"}, "conc"},
