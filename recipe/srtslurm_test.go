@@ -68,3 +68,16 @@ resources:
 		t.Fatalf("missing file: %+v", l)
 	}
 }
+
+// TestInfraVar: the runner's variables are no change of what runs; a
+// setting whose name holds one of their words is.
+func TestInfraVar(t *testing.T) {
+	for name, infra := range map[string]bool{
+		"USER": true, "HOME": true, "SLURM_JOB_ID": true, "HF_HUB_CACHE": true, "PORT": true, "RESULT_FILENAME": true,
+		"AIPERF_HTTP_TCP_USER_TIMEOUT": false, "SGLANG_USE_AITER": false, "VLLM_HOME_DIRLESS": false, "NCCL_DMABUF_ENABLE": false,
+	} {
+		if infraVar.MatchString(name) != infra {
+			t.Errorf("%s: infra %v, want %v", name, !infra, infra)
+		}
+	}
+}
