@@ -32,6 +32,15 @@ type DraftOptions struct {
 	NoDryRun bool
 }
 
+// EntryLink is the pr-link of a new entry of repo ("owner/name"): PR's
+// link, or the XXX placeholder when the PR is not known (0).
+func EntryLink(repo string, pr int) string {
+	if pr <= 0 {
+		return "https://github.com/" + repo + "/pull/XXX"
+	}
+	return fmt.Sprintf("https://github.com/%s/pull/%d", repo, pr)
+}
+
 // DraftEntries drafts the changelog entries of a change: one per group of
 // changed recipes whose changes read the same (the way InferenceX entries
 // list several keys under shared bullets), in head key order. Bullets are
@@ -42,10 +51,6 @@ type DraftOptions struct {
 // it: search-space points were only added (config.AppendOnlyCheck) and no
 // script changed. Removed recipes get no entry (nothing to benchmark).
 func DraftEntries(ch *recipe.Change, o DraftOptions) ([]DraftEntry, error) {
-	changes, err := ch.Recipes()
-	if err != nil {
-		return nil, err
-	}
 	var effects map[string]*recipe.Effect
 	if !o.NoDryRun {
 		ctx := o.Ctx
@@ -60,18 +65,30 @@ func DraftEntries(ch *recipe.Change, o DraftOptions) ([]DraftEntry, error) {
 			effs = nil // the scripts' text describes them
 		}
 		effects = map[string]*recipe.Effect{}
-		listed := map[string]bool{}
-		for _, rc := range changes {
-			listed[rc.Key] = true
-		}
 		for i := range effs {
-			e := &effs[i]
-			effects[e.Key] = e
-			if !listed[e.Key] && e.Complete && e.Changed {
-				// a launcher or a shared helper changed what it launches
-				if rec, ok, _ := ch.Head.Recipe(e.Key); ok {
-					changes = append(changes, recipe.RecipeChange{Key: e.Key, Kind: recipe.RecipeChanged, Files: e.Files, File: rec.File, Line: rec.Line})
-				}
+			effects[effs[i].Key] = &effs[i]
+		}
+	}
+	return draftWith(ch, effects, o)
+}
+
+// draftWith drafts the entries from the launches already compared
+// (effects; nil: the scripts' text describes them).
+func draftWith(ch *recipe.Change, effects map[string]*recipe.Effect, o DraftOptions) ([]DraftEntry, error) {
+	changes, err := ch.Recipes()
+	if err != nil {
+		return nil, err
+	}
+	listed := map[string]bool{}
+	for _, rc := range changes {
+		listed[rc.Key] = true
+	}
+	for _, k := range sortedKeys(effects) {
+		e := effects[k]
+		if !listed[e.Key] && e.Complete && e.Changed {
+			// a launcher or a shared helper changed what it launches
+			if rec, ok, _ := ch.Head.Recipe(e.Key); ok {
+				changes = append(changes, recipe.RecipeChange{Key: e.Key, Kind: recipe.RecipeChanged, Files: e.Files, File: rec.File, Line: rec.Line})
 			}
 		}
 	}

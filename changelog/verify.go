@@ -87,6 +87,10 @@ type Report struct {
 	// claims of the new entries (full profile with a Change).
 	Recipes []recipe.RecipeChange
 	Claims  []ClaimResult
+	// Suggested are drafted entries for the recipes the change changed
+	// that no new entry lists (coverage/missing-entry): what `perflog
+	// changelog new` would append for them.
+	Suggested []DraftEntry
 }
 
 // OK reports whether the change passes (no error findings).

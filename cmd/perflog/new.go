@@ -170,11 +170,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		// range (a squash merge on main)
 		pr, prSource = changelog.SubjectPR(ws.repo, base, head)
 	}
-	repo := ws.settings.Repository()
-	link := "https://github.com/" + repo + "/pull/XXX"
-	if pr > 0 {
-		link = fmt.Sprintf("https://github.com/%s/pull/%d", repo, pr)
-	}
+	link := changelog.EntryLink(ws.settings.Repository(), pr)
 	entries, err := changelog.DraftEntries(ch, changelog.DraftOptions{PRLink: link, Ctx: ctx})
 	if err != nil {
 		return err

@@ -116,6 +116,13 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 	fmt.Fprintf(w, "%s: %d error%s, %d warning%s, %d info%s (profile %s; base %s %s, head %s %s; %s)\n",
 		verdict, s.Errors, plural(s.Errors), s.Warnings, plural(s.Warnings), s.Infos, suppressed,
 		rep.Profile, h.baseName, shortHash(h.base), h.headName, shortHash(h.head), pr)
+	if n := len(rep.Suggested); n > 0 {
+		var keys []string
+		for _, e := range rep.Suggested {
+			keys = append(keys, e.ConfigKeys...)
+		}
+		fmt.Fprintf(w, "hint: `perflog changelog new` would append %d drafted entr%s for %s\n", n, map[bool]string{true: "y", false: "ies"}[n == 1], strings.Join(keys, ", "))
+	}
 }
 
 func plural(n int) string {
@@ -172,7 +179,29 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 		fmt.Fprintf(w, " · PR #%d", h.pr)
 	}
 	fmt.Fprint(w, "\n\n")
-	return writeMarkdownFindings(w, rep.Findings, h.head.String(), repo)
+	if err := writeMarkdownFindings(w, rep.Findings, h.head.String(), repo); err != nil {
+		return err
+	}
+	if len(rep.Suggested) > 0 {
+		// a fence longer than any run of backticks in the entries
+		fence := "```"
+		var body strings.Builder
+		for i, e := range rep.Suggested {
+			if i > 0 {
+				body.WriteString("\n")
+			}
+			body.WriteString(changelog.RenderEntry(e))
+		}
+		for strings.Contains(body.String(), fence) {
+			fence += "`"
+		}
+		path := "the changelog"
+		if rep.Head != nil {
+			path = "`" + rep.Head.Path + "`"
+		}
+		fmt.Fprintf(w, "\n#### Suggested entry\n\nThe recipes above changed without an entry. Append this to %s (`perflog changelog new` writes it), then edit the bullets:\n\n%syaml\n%s%s\n", path, fence, body.String(), fence)
+	}
+	return nil
 }
 
 // writeMarkdownFindings is the findings' table of a markdown report, each

@@ -136,12 +136,15 @@ type verifyResult struct {
 	Claims []changelog.ClaimResult `json:"claims,omitempty"`
 	// Recipes are the recipes the change changed (full profile).
 	Recipes []recipeChangeJSON `json:"recipes,omitempty"`
-	Profile string             `json:"profile"`
-	Base    string             `json:"base"`
-	Head    string             `json:"head"`
-	PR      *int               `json:"pr"`
-	OK      bool               `json:"ok"`
-	Summary summary            `json:"summary"`
+	// SuggestedEntries are drafted entries for the changed recipes no new
+	// entry lists (what `perflog changelog new` would append).
+	SuggestedEntries []changelog.DraftEntry `json:"suggested_entries,omitempty"`
+	Profile          string                 `json:"profile"`
+	Base             string                 `json:"base"`
+	Head             string                 `json:"head"`
+	PR               *int                   `json:"pr"`
+	OK               bool                   `json:"ok"`
+	Summary          summary                `json:"summary"`
 	// SchemaVersion is jsonSchemaVersion (every JSON document has it).
 	SchemaVersion int `json:"schema_version"`
 }
@@ -248,7 +251,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	}
 
 	res := verifyResult{SchemaVersion: jsonSchemaVersion, Findings: rep.Findings, Profile: string(rep.Profile),
-		Base: base.String(), Head: head.String(), OK: rep.OK(), Summary: countFindings(rep.Findings)}
+		Base: base.String(), Head: head.String(), OK: rep.OK(), Summary: countFindings(rep.Findings), SuggestedEntries: rep.Suggested}
 	if res.Findings == nil {
 		res.Findings = []changelog.Finding{}
 	}
