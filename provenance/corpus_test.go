@@ -672,6 +672,25 @@ func TestCorpusLaunchHistory(t *testing.T) {
 	if it, ok := byPR[906]; ok {
 		t.Errorf("#906 launches the same, yet is listed: %+v", it)
 	}
+	// a walk resumed from one that stopped at an older commit (as an
+	// index stores it) ends where a walk from the start does
+	mid := h.Chain[len(h.Chain)*2/3]
+	part, err := h.LaunchesFrom(context.Background(), key, mid, LaunchOptions{Repo: r}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := h.LaunchesFrom(context.Background(), key, head, LaunchOptions{Repo: r}, part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := fmt.Sprint(whole.Versions), fmt.Sprint(vs); a != b || len(whole.Versions) != len(vs) {
+		t.Fatalf("resumed walk:\n%s\nwhole walk:\n%s", a, b)
+	}
+	for i := range vs {
+		if !sameFields(vs[i].Fields, whole.Versions[i].Fields) || vs[i].Commit != whole.Versions[i].Commit {
+			t.Fatalf("version %d differs", i)
+		}
+	}
 	rep, err := h.BlameLaunch(key, head, vs)
 	if err != nil {
 		t.Fatal(err)

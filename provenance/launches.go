@@ -19,10 +19,11 @@ const EvLaunch EventKind = "launch"
 // LaunchVersion is what a recipe's points launch from a commit on: the
 // fields of recipe.LaunchFields.
 type LaunchVersion struct {
-	Seq int
+	Seq    int    `json:"-"`
+	Commit string `json:"commit"`
 	// Key is the recipe's key at that commit (renames).
-	Key    string
-	Fields map[string]string
+	Key    string            `json:"key"`
+	Fields map[string]string `json:"fields"`
 }
 
 // LaunchOptions are what a launch history needs beyond the history: the
@@ -44,6 +45,37 @@ type LaunchOptions struct {
 // dry run read (recipe.Recorder): one dry run per distinct set of inputs,
 // and a commit that touches none of them costs a few tree lookups.
 func (h *History) Launches(ctx context.Context, key string, rev plumbing.Hash, o LaunchOptions) ([]LaunchVersion, error) {
+	st, err := h.LaunchesFrom(ctx, key, rev, o, nil)
+	if err != nil {
+		return nil, err
+	}
+	return st.Versions, nil
+}
+
+// LaunchFactsVersion names how launches are dry-run and read as fields;
+// it changes with either, and a stored walk of another version is walked
+// again.
+const LaunchFactsVersion = "1"
+
+// LaunchState is a launch walk that can be resumed: the versions up to
+// Through and what its last dry run read. An index stores it, so a new
+// commit costs only the dry runs it makes necessary.
+type LaunchState struct {
+	// Version is LaunchFactsVersion when the walk was made.
+	Version  string          `json:"version"`
+	Key      string          `json:"key"`
+	Through  string          `json:"through"`
+	Versions []LaunchVersion `json:"versions"`
+	Watch    []Watched       `json:"watch"`
+	// Blame are the launch fields' blame at Through (BlameLaunch), once
+	// asked for.
+	Blame []BlameField `json:"blame,omitempty"`
+}
+
+// LaunchesFrom is Launches resumed from prev, a walk of the same key that
+// went through an earlier commit of the chain (nil, or one that does not
+// fit this history: from the start).
+func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Hash, o LaunchOptions, prev *LaunchState) (*LaunchState, error) {
 	seq, err := h.seqOf(rev)
 	if err != nil {
 		return nil, err
@@ -63,8 +95,16 @@ func (h *History) Launches(ctx context.Context, key string, rev plumbing.Hash, o
 	if len(segs) == 0 { // the recipe predates the history examined
 		segs = []segment{{0, key}}
 	}
-	var out []LaunchVersion
-	var watch []watched // what the last dry run read
+	st := &LaunchState{Version: LaunchFactsVersion, Key: key, Through: rev.String()}
+	var watch []Watched // what the last dry run read
+	done := -1          // the seqs up to it are walked
+	if through, ok := h.resumable(key, seq, prev); ok {
+		st.Versions = prev.Versions
+		for i := range st.Versions {
+			st.Versions[i].Seq, _ = h.SeqOf(plumbing.NewHash(st.Versions[i].Commit))
+		}
+		watch, done = prev.Watch, through
+	}
 	if o.DryRun.Memo == nil {
 		o.DryRun.Memo = recipe.NewDryRunMemo()
 	}
@@ -73,14 +113,22 @@ func (h *History) Launches(ctx context.Context, key string, rev plumbing.Hash, o
 		if i+1 < len(segs) {
 			end = segs[i+1].from - 1
 		}
+		if end <= done {
+			continue
+		}
 		v, file, line, ok := h.RecipeAt(sg.key, sg.from)
 		if !ok {
 			continue
 		}
 		m := &config.Master{Files: []string{file}, Keys: []string{sg.key},
 			Recipes: map[string]*config.Recipe{sg.key: {Key: sg.key, File: file, Line: line, Value: v}}}
-		watch = nil // a new version of the config: dry-run again
-		for s := sg.from; s <= end; s++ {
+		from := sg.from
+		if from <= done {
+			from = done + 1 // resumed inside this version of the config
+		} else {
+			watch = nil // a new version of the config: dry-run again
+		}
+		for s := from; s <= end; s++ {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -101,38 +149,53 @@ func (h *History) Launches(ctx context.Context, key string, rev plumbing.Hash, o
 			}
 			watch = watchOf(tree, rec.Paths(), rec.Dirs())
 			f := recipe.LaunchFields(pls)
-			if n := len(out); n > 0 && sameFields(out[n-1].Fields, f) {
+			if n := len(st.Versions); n > 0 && sameFields(st.Versions[n-1].Fields, f) {
 				continue
 			}
-			out = append(out, LaunchVersion{Seq: s, Key: sg.key, Fields: f})
+			st.Versions = append(st.Versions, LaunchVersion{Seq: s, Commit: commit.String(), Key: sg.key, Fields: f})
 		}
 	}
-	return out, nil
+	st.Watch = watch
+	return st, nil
 }
 
-// watched is a path a dry run read with what was there (its object id,
-// "" for nothing), or a directory it listed with its names.
-type watched struct {
-	path  string
-	list  bool
-	names string
-}
-
-func (w *watched) read(t *gitscan.Tree) {
-	if w.list {
-		w.names = t.PathID(w.path, true)
-	} else {
-		w.names = t.PathID(w.path, false)
+// resumable reports whether prev can be resumed at seq: the same key, its
+// Through and every version's commit on this chain at or before seq, and
+// no version of the recipe's config after Through (the walk then starts
+// that version afresh anyway). through is Through's seq.
+func (h *History) resumable(key string, seq int, prev *LaunchState) (through int, ok bool) {
+	if prev == nil || prev.Version != LaunchFactsVersion || prev.Key != key || prev.Watch == nil {
+		return 0, false
 	}
+	t, ok := h.SeqOf(plumbing.NewHash(prev.Through))
+	if !ok || t > seq {
+		return 0, false
+	}
+	for _, v := range prev.Versions {
+		if s, ok := h.SeqOf(plumbing.NewHash(v.Commit)); !ok || s > t {
+			return 0, false
+		}
+	}
+	return t, true
 }
 
-func watchOf(t *gitscan.Tree, paths, dirs []string) []watched {
-	out := make([]watched, 0, len(paths)+len(dirs))
+// Watched is a path a dry run read with what was there (its object id,
+// "" for nothing), or a directory it listed with its names.
+type Watched struct {
+	Path string `json:"path"`
+	List bool   `json:"list,omitempty"`
+	ID   string `json:"id"`
+}
+
+func (w *Watched) read(t *gitscan.Tree) { w.ID = t.PathID(w.Path, w.List) }
+
+func watchOf(t *gitscan.Tree, paths, dirs []string) []Watched {
+	out := make([]Watched, 0, len(paths)+len(dirs))
 	for _, p := range paths {
-		out = append(out, watched{path: p})
+		out = append(out, Watched{Path: p})
 	}
 	for _, d := range dirs {
-		out = append(out, watched{path: d, list: true})
+		out = append(out, Watched{Path: d, List: true})
 	}
 	for i := range out {
 		out[i].read(t)
@@ -141,9 +204,9 @@ func watchOf(t *gitscan.Tree, paths, dirs []string) []watched {
 }
 
 // unchanged reports whether every watched path holds what it held.
-func unchanged(t *gitscan.Tree, ws []watched) bool {
+func unchanged(t *gitscan.Tree, ws []Watched) bool {
 	for _, w := range ws {
-		now := watched{path: w.path, list: w.list}
+		now := Watched{Path: w.Path, List: w.List}
 		now.read(t)
 		if now != w {
 			return false

@@ -62,7 +62,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "17"
+const SchemaVersion = "18"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -209,6 +209,7 @@ CREATE TABLE notes(seq INTEGER, sha TEXT, file TEXT, message TEXT);
 CREATE TABLE answers(name TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE snapshot(seg INTEGER PRIMARY KEY, part INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE TABLE blame_cache(key TEXT PRIMARY KEY, data BLOB NOT NULL);
+CREATE TABLE launch_states(key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE claims(entry INTEGER NOT NULL, bullet INTEGER, kind TEXT, text TEXT, name TEXT, negated INTEGER, value TEXT, from_value TEXT,
   verdict TEXT, reason TEXT, sha TEXT, evidence TEXT, data TEXT);
 CREATE TABLE claims_checked(entry INTEGER PRIMARY KEY, key TEXT NOT NULL);

@@ -185,33 +185,72 @@ func (s *Source) History(ctx context.Context, changelog, recipes bool, keys ...s
 }
 
 // Launches returns what key's points launched over the history h (built
-// to Rev with the key's recipe): History.Launches, from git. The index
-// does not store launches yet.
+// to Rev with the key's recipe): History.Launches, resumed from the walk
+// the index stored for the key, and stored again.
 func (s *Source) Launches(ctx context.Context, h *provenance.History, key string) ([]provenance.LaunchVersion, error) {
+	st, err := s.launchState(ctx, h, key)
+	if err != nil {
+		return nil, err
+	}
+	s.store(ctx, st)
+	return st.Versions, nil
+}
+
+func (s *Source) launchState(ctx context.Context, h *provenance.History, key string) (*provenance.LaunchState, error) {
+	var prev *provenance.LaunchState
+	if s.ix != nil {
+		prev = s.ix.LaunchState(ctx, key)
+	}
 	update, done := s.progress("dry-running " + key + "'s launches")
-	defer done()
-	return h.Launches(ctx, key, s.Rev, provenance.LaunchOptions{Repo: s.Repo, Progress: update})
+	st, err := h.LaunchesFrom(ctx, key, s.Rev, provenance.LaunchOptions{Repo: s.Repo, Progress: update}, prev)
+	done()
+	if err != nil {
+		return nil, err
+	}
+	if prev != nil && prev.Version == st.Version && prev.Through == st.Through {
+		st.Blame = prev.Blame
+	}
+	return st, nil
+}
+
+// store keeps a launch walk in the index, when there is one to write.
+func (s *Source) store(ctx context.Context, st *provenance.LaunchState) {
+	if s.ix != nil && len(s.o.IgnoreRevs) == 0 {
+		_ = s.ix.StoreLaunchState(ctx, st) // a read-only index: the next run walks again
+	}
 }
 
 // BlameLaunch is Blame with the launch fields of key (History.BlameLaunch)
-// after its config fields.
+// after its config fields. With an index, the launch fields' blame at Rev
+// is stored with the key's launch walk.
 func (s *Source) BlameLaunch(ctx context.Context, key string) (*provenance.BlameReport, error) {
 	rep, err := s.Blame(ctx, key)
 	if err != nil {
 		return nil, err
 	}
+	if s.ix != nil {
+		if st := s.ix.LaunchState(ctx, key); st != nil && st.Version == provenance.LaunchFactsVersion && st.Through == s.Rev.String() && st.Blame != nil {
+			rep.Fields = append(rep.Fields, st.Blame...)
+			return rep, nil
+		}
+	}
 	h, err := s.History(ctx, false, true, key)
 	if err != nil {
 		return nil, err
 	}
-	vs, err := s.Launches(ctx, h, key)
+	st, err := s.launchState(ctx, h, key)
 	if err != nil {
 		return nil, err
 	}
-	fs, err := h.BlameLaunch(key, s.Rev, vs)
+	fs, err := h.BlameLaunch(key, s.Rev, st.Versions)
 	if err != nil {
 		return nil, err
 	}
+	st.Blame = fs
+	if st.Blame == nil {
+		st.Blame = []provenance.BlameField{}
+	}
+	s.store(ctx, st)
 	rep.Fields = append(rep.Fields, fs...)
 	return rep, nil
 }
