@@ -236,6 +236,10 @@ func launchAt(vs []LaunchVersion, seq int) *LaunchVersion {
 	return &vs[i-1]
 }
 
+// LaunchChanges are the field changes from launch version a to b
+// (either may be nil: nothing launched).
+func LaunchChanges(a, b *LaunchVersion) []FieldChange { return launchChanges(a, b, "") }
+
 // launchChanges are the field changes from a to b (either may be nil).
 func launchChanges(a, b *LaunchVersion, filter string) []FieldChange {
 	var af, bf map[string]string

@@ -24,13 +24,14 @@ import (
 
 // IndexOptions are the parsed flags of `perflog index`.
 type IndexOptions struct {
-	Factory *Factory
-	Repo    string
-	Rev     string
-	Config  string
-	Rebuild bool
-	Checks  bool
-	Format  string
+	Factory  *Factory
+	Repo     string
+	Rev      string
+	Config   string
+	Rebuild  bool
+	Checks   bool
+	Launches bool
+	Format   string
 }
 
 func newIndexCmd(f *Factory, runF func(context.Context, *IndexOptions) error) *cobra.Command {
@@ -79,6 +80,7 @@ perflog index builds it again.`,
 	configFlag(fl, &opts.Config)
 	fl.BoolVar(&opts.Rebuild, "rebuild", false, "discard the index and build it from scratch")
 	fl.BoolVar(&opts.Checks, "checks", false, "also fill the claims and findings tables (query fills them on first use)")
+	fl.BoolVar(&opts.Launches, "launches", false, "also dry-run every recipe's launches through history (the launch_changes and launches_at_head tables; minutes on a large repository, then incremental)")
 	fl.StringVar(&opts.Format, "format", "", "output `format`: text or json")
 	return cmd
 }
@@ -138,6 +140,20 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 			return err
 		}
 	}
+	launches := -1
+	if opts.Launches {
+		p := progress(opts.Factory, "dry-running launches")
+		o := index.Options{Settings: ws.settings}
+		o.IgnoreRevs, err = provenance.IgnoreRevs(ws.repo, st.Head, ws.settings, nil)
+		if err != nil {
+			return err
+		}
+		launches, err = ix.WalkLaunches(ctx, ws.repo, st.Head, o, func(done, total int) { p.update(provenance.Progress{Stage: "recipes", Done: done, Total: total}) })
+		p.done()
+		if err != nil {
+			return err
+		}
+	}
 	path := index.Path(ws.repo)
 	out := opts.Factory.IO.Out
 	if opts.Format == "json" {
@@ -145,9 +161,13 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 		for _, p := range st.Phases {
 			phases = append(phases, map[string]any{"name": p.Name, "seconds": p.Duration.Seconds()})
 		}
-		return writeJSON(out, map[string]any{"path": path, "head": st.Head.String(), "commits": st.Commits,
+		doc := map[string]any{"path": path, "head": st.Head.String(), "commits": st.Commits,
 			"new": st.New, "dropped": st.Dropped, "rebuilt": st.Rebuilt || opts.Rebuild,
-			"seconds": st.Duration.Seconds(), "bytes": ix.Size(), "phases": phases, "checks": checksJSON(cs)})
+			"seconds": st.Duration.Seconds(), "bytes": ix.Size(), "phases": phases, "checks": checksJSON(cs)}
+		if launches >= 0 {
+			doc["launches"] = map[string]any{"recipes": launches}
+		}
+		return writeJSON(out, doc)
 	}
 	what := "up to date"
 	switch {
@@ -162,6 +182,9 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	}
 	fmt.Fprintf(out, "%s at %s: %s (%d commit%s, %s, %.0f ms)\n", relTo(path), shortHash(st.Head), what, st.Commits, plural(st.Commits),
 		humanBytes(ix.Size()), st.Duration.Seconds()*1000)
+	if launches >= 0 {
+		fmt.Fprintf(out, "launches of %d recipe%s walked through history (launch_changes, launches_at_head)\n", launches, plural(launches))
+	}
 	if cs != nil {
 		lint := "findings up to date"
 		if cs.Linted {

@@ -3,8 +3,14 @@ package index
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance"
+	"github.com/perflog/perflog/recipe"
 )
 
 // The launch walks of recipes (provenance.LaunchState) are stored as
@@ -27,7 +33,9 @@ func (ix *Index) LaunchState(ctx context.Context, key string) *provenance.Launch
 	return &st
 }
 
-// StoreLaunchState stores a launch walk (replacing the key's).
+// StoreLaunchState stores a launch walk (replacing the key's), and its
+// rows of the query tables launch_changes (each version's changes) and
+// launches_at_head (the last version's fields).
 func (ix *Index) StoreLaunchState(ctx context.Context, st *provenance.LaunchState) error {
 	data, err := json.Marshal(st)
 	if err != nil {
@@ -41,5 +49,100 @@ func (ix *Index) StoreLaunchState(ctx context.Context, st *provenance.LaunchStat
 	if _, err := tx.ExecContext(ctx, `INSERT INTO launch_states(key, data) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET data = excluded.data`, st.Key, data); err != nil {
 		return err
 	}
+	for _, q := range []string{`DELETE FROM launch_changes WHERE key = ?`, `DELETE FROM launches_at_head WHERE key = ?`} {
+		if _, err := tx.ExecContext(ctx, q, st.Key); err != nil {
+			return err
+		}
+	}
+	ch := newInserter(ctx, tx, "launch_changes", "seq", "sha", "key", "point", "path", "old", "new")
+	var prev *provenance.LaunchVersion
+	for i := range st.Versions {
+		v := &st.Versions[i]
+		var seq any
+		var n int64
+		if err := tx.QueryRowContext(ctx, `SELECT seq FROM commits WHERE sha = ?`, v.Commit).Scan(&n); err == nil {
+			seq = n
+		}
+		for _, c := range provenance.LaunchChanges(prev, v) {
+			path, point := splitPoint(c.Path)
+			if err := ch.add(seq, v.Commit, st.Key, point, path, orNull(c.Old, c.Kind == "added"), orNull(c.New, c.Kind == "removed")); err != nil {
+				return err
+			}
+		}
+		prev = v
+	}
+	if err := ch.flush(); err != nil {
+		return err
+	}
+	if prev != nil {
+		at := newInserter(ctx, tx, "launches_at_head", "key", "point", "path", "value", "through")
+		for _, k := range sortedFieldNames(prev.Fields) {
+			path, point := splitPoint(k)
+			if err := at.add(st.Key, point, path, prev.Fields[k], st.Through); err != nil {
+				return err
+			}
+		}
+		if err := at.flush(); err != nil {
+			return err
+		}
+	}
 	return tx.Commit()
+}
+
+// splitPoint splits "launch.flags.--x[tp8 8k1k]" into its path and the
+// points it is about ("" for all).
+func splitPoint(k string) (path, point string) {
+	if i := strings.Index(k, "["); i >= 0 && strings.HasSuffix(k, "]") {
+		return k[:i], k[i+1 : len(k)-1]
+	}
+	return k, ""
+}
+
+// orNull is v, or NULL for the side of an addition or a removal that has
+// no value.
+func orNull(v string, null bool) any {
+	if null {
+		return nil
+	}
+	return v
+}
+
+func sortedFieldNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// WalkLaunches walks and stores the launches of every recipe at rev
+// (resuming each stored walk), telling progress of the recipes done.
+func (ix *Index) WalkLaunches(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o Options, progress func(done, total int)) (int, error) {
+	h, _, err := ix.History(ctx, r, rev, false, true, o)
+	if err != nil {
+		return 0, err
+	}
+	seq, ok := h.SeqOf(rev)
+	if !ok {
+		return 0, fmt.Errorf("%s is not in the index", rev)
+	}
+	keys := h.RecipeKeysAt(seq)
+	memo := recipe.NewDryRunMemo()
+	for i, k := range keys {
+		if progress != nil {
+			progress(i, len(keys))
+		}
+		st, err := h.LaunchesFrom(ctx, k, rev, provenance.LaunchOptions{Repo: r, DryRun: recipe.DryRunOptions{Memo: memo}}, ix.LaunchState(ctx, k))
+		if err != nil {
+			if ctx.Err() != nil {
+				return i, ctx.Err()
+			}
+			continue // a key the history cannot place: no launches
+		}
+		if err := ix.StoreLaunchState(ctx, st); err != nil {
+			return i, err
+		}
+	}
+	return len(keys), nil
 }

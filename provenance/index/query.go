@@ -30,8 +30,8 @@ type Column struct {
 }
 
 // Schema lists the tables and views `perflog query` offers. (The index
-// also holds meta, blocks, answers, snapshot, blame_cache and
-// claims_checked: perflog's own storage, not a contract.)
+// also holds meta, blocks, answers, snapshot, blame_cache, launch_states
+// and claims_checked: perflog's own storage, not a contract.)
 var Schema = []Table{
 	{"commits", "every first-parent commit of the indexed history, oldest first", []Column{
 		{"seq", "INTEGER", "position on the first-parent chain (0 = root)"},
@@ -113,6 +113,17 @@ var Schema = []Table{
 		{"file", "TEXT", "script"}, {"line", "INTEGER", "line in it"},
 		{"config_key", "TEXT", "the recipe whose point the finding is about"},
 		{"message", "TEXT", ""}, {"source", "TEXT", "the offending line"},
+	}},
+	{"launch_changes", "what recipes' points launch, changed commit by commit (launch.* fields of provenance blame); filled for the recipes provenance was asked about, or for all by index --launches", []Column{
+		{"seq", "INTEGER", "commits.seq of the commit that made the change"}, {"sha", "TEXT", "that commit"},
+		{"key", "TEXT", "the recipe's key"},
+		{"point", "TEXT", "the points the field is about: a configuration (\"tp8 dpa 8k1k\", \"... conc 64\"), \"\" for all of them"},
+		{"path", "TEXT", "the field: launch.flags.--NAME, launch.env.NAME, launch.image, launch.status, ..."},
+		{"old", "TEXT", "the value before (NULL: not launched so)"}, {"new", "TEXT", "the value after (NULL: no longer)"},
+	}},
+	{"launches_at_head", "what each walked recipe's points launch at the end of its walk (through)", []Column{
+		{"key", "TEXT", ""}, {"point", "TEXT", "as in launch_changes"}, {"path", "TEXT", ""}, {"value", "TEXT", ""},
+		{"through", "TEXT", "the commit the walk reached (the indexed head once index --launches ran)"},
 	}},
 	{"entry_prs", "view: alive entries with the commit that introduced them", []Column{
 		{"entry", "INTEGER", "entries.id"}, {"position", "INTEGER", ""}, {"verdict", "TEXT", ""},
