@@ -10,7 +10,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance"
-	"github.com/perflog/perflog/recipe"
 )
 
 // The launch walks of recipes (provenance.LaunchState) are stored as
@@ -128,12 +127,13 @@ func (ix *Index) WalkLaunches(ctx context.Context, r *gitscan.Repo, rev plumbing
 		return 0, fmt.Errorf("%s is not in the index", rev)
 	}
 	keys := h.RecipeKeysAt(seq)
-	memo := recipe.NewDryRunMemo()
 	for i, k := range keys {
 		if progress != nil {
 			progress(i, len(keys))
 		}
-		st, err := h.LaunchesFrom(ctx, k, rev, provenance.LaunchOptions{Repo: r, DryRun: recipe.DryRunOptions{Memo: memo}}, ix.LaunchState(ctx, k))
+		// a memo of its own per recipe: points of two recipes never share
+		// a launcher and an environment
+		st, err := h.LaunchesFrom(ctx, k, rev, provenance.LaunchOptions{Repo: r}, ix.LaunchState(ctx, k))
 		if err != nil {
 			if ctx.Err() != nil {
 				return i, ctx.Err()
