@@ -2,7 +2,8 @@
 # Cold-process timing of the history commands on the real InferenceX
 # history, side by side with git's line blame of the same files (the
 # performance targets: audit ≤ git blame perf-changelog.yaml, blame of a
-# key ≤ git blame of its master config).
+# key's config fields ≤ git blame of its master config; with its launch
+# fields, which dry-run its history, ≤ 2 s cold).
 #
 #   bench/history.sh [CORPUS_CLONE]
 #
@@ -31,9 +32,10 @@ amd=${AMD_KEY:-dsr1-fp4-mi355x-sglang}          # one of the oldest recipes: the
 nv=${NV_KEY:-dsv4-fp4-b200-vllm-agentic-mtp}
 hyperfine -N --warmup 2 --runs "${RUNS:-10}" \
   "$p changelog audit" "git blame perf-changelog.yaml" \
-  "$p provenance blame $amd" "git blame configs/amd-master.yaml" \
-  "$p provenance blame $nv" "git blame configs/nvidia-master.yaml" \
-  "$p provenance log $amd"
+  "$p provenance blame $amd --no-launch" "git blame configs/amd-master.yaml" \
+  "$p provenance blame $nv --no-launch" "git blame configs/nvidia-master.yaml" \
+  "$p provenance blame $amd" "$p provenance blame $nv" \
+  "$p provenance log $amd --no-launch"
 echo
 echo "peak RSS (/usr/bin/time -v):"
 for c in "changelog audit" "provenance blame $amd" "provenance log $amd"; do

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance"
+	"github.com/perflog/perflog/recipe"
 )
 
 // The launch walks of recipes (provenance.LaunchState) are stored as
@@ -75,7 +75,7 @@ func (ix *Index) StoreLaunchState(ctx context.Context, st *provenance.LaunchStat
 	}
 	if prev != nil {
 		at := newInserter(ctx, tx, "launches_at_head", "key", "point", "path", "value", "through")
-		for _, k := range sortedFieldNames(prev.Fields) {
+		for _, k := range recipe.SortedFields(prev.Fields) {
 			path, point := splitPoint(k)
 			if err := at.add(st.Key, point, path, prev.Fields[k], st.Through); err != nil {
 				return err
@@ -104,15 +104,6 @@ func orNull(v string, null bool) any {
 		return nil
 	}
 	return v
-}
-
-func sortedFieldNames(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // WalkLaunches walks and stores the launches of every recipe at rev
