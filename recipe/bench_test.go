@@ -9,7 +9,8 @@ import (
 
 // BenchmarkDryRunCorpusHead dry-runs every point of every recipe at the
 // sample's head in one process (target: ≤ 5 s on a 2-core machine);
-// points/s counts the single-node points dry-run.
+// points/s counts the points with a launch (dry-run, or a multi-node
+// point described from its srt-slurm recipe).
 //
 //	go test ./recipe -run '^$' -bench DryRunCorpusHead -benchtime 3x
 func BenchmarkDryRunCorpusHead(b *testing.B) {
