@@ -210,12 +210,24 @@ func (s *Source) launchState(ctx context.Context, h *provenance.History, key str
 	if prev != nil && prev.Version == st.Version && prev.Through == st.Through {
 		st.Blame = prev.Blame
 	}
+	// a walk to an older --rev does not replace one that went further
+	// on this history
+	if prev != nil && prev.Version == st.Version {
+		if p, ok := h.SeqOf(plumbing.NewHash(prev.Through)); ok && p > mustSeq(h, st.Through) {
+			st.Keep = true
+		}
+	}
 	return st, nil
+}
+
+func mustSeq(h *provenance.History, c string) int {
+	s, _ := h.SeqOf(plumbing.NewHash(c))
+	return s
 }
 
 // store keeps a launch walk in the index, when there is one to write.
 func (s *Source) store(ctx context.Context, st *provenance.LaunchState) {
-	if s.ix != nil && len(s.o.IgnoreRevs) == 0 {
+	if s.ix != nil && len(s.o.IgnoreRevs) == 0 && !st.Keep {
 		_ = s.ix.StoreLaunchState(ctx, st) // a read-only index: the next run walks again
 	}
 }
