@@ -358,7 +358,15 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 	}
 	if len(with) == 0 {
 		reason := fmt.Sprintf("none of the %d points of the listed recipes launches %s", n, r.Name)
-		if text := flagOccurrences(s.head.sources, r.Name, "head", false); len(text) > 0 {
+		text := flagOccurrences(s.head.sources, r.Name, "head", false)
+		for _, o := range text {
+			if strings.HasPrefix(o.File, "runners/") {
+				// a launcher's option is salloc's, srun's or docker's
+				// (--time=300), not the server's: the files decide
+				return false
+			}
+		}
+		if len(text) > 0 {
 			reason += fmt.Sprintf(" (%s:%d has it, but it does not reach the server's command line: a branch not taken, or an array reset)", text[0].File, text[0].Line)
 		}
 		r.set(VerdictContradicted, reason, s.launchEvidence(s.launched[0]))

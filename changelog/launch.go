@@ -189,6 +189,13 @@ func ranges(n []int) string {
 	return strings.Join(parts, ", ")
 }
 
+// failKey identifies a failure across revisions: the file that ended the
+// run and what it said, not the line (an edit above it moves it).
+func failKey(l *recipe.Launch) string {
+	file, _ := atOf(l.EndedAt)
+	return file + "\x00" + l.Reason
+}
+
 // launchRules reports the head launches' problems: failures, stray
 // arguments and settings not wired to the server.
 func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(Finding)) {
@@ -222,7 +229,7 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 				continue
 			}
 			if bl.Status == recipe.StatusFailed {
-				baseFails[bl.EndedAt+"\x00"+bl.Reason] = true
+				baseFails[failKey(bl)] = true
 			}
 			if srv := bl.Server(); srv != nil && bl.Status == recipe.StatusLaunched {
 				baseStray = baseStray || len(srv.Stray) > 0
@@ -242,7 +249,7 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 				if l.Reason != "" {
 					msg += ": " + l.Reason
 				}
-				note(RuleLaunchFails, l.EndedAt, msg, &h.Point, baseFails[l.EndedAt+"\x00"+l.Reason])
+				note(RuleLaunchFails, l.EndedAt, msg, &h.Point, baseFails[failKey(l)])
 			}
 			srv := l.Server()
 			if srv == nil || l.Status != recipe.StatusLaunched {

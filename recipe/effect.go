@@ -320,9 +320,10 @@ var infraOption = regexp.MustCompile(`^--?(port|host|server-port|http-host|url|d
 // infraVar matches the variables of the runner rather than of the
 // benchmark (paths, caches, ports, metrics files, Slurm and srt-slurm settings a
 // launcher exports): a change of them is not a change of what runs. USER
-// and HOME are the variables themselves, not a word of a name
-// (AIPERF_HTTP_TCP_USER_TIMEOUT is a setting).
-var infraVar = regexp.MustCompile(`(?i)^(USER|HOME|TMP|TMPDIR|PWD|SHELL)$|(^|_)(SLURM|SRT|RUNNER|GITHUB|WORKSPACE|SQUASH|MOUNT|JOB|NODE|PARTITION|ACCOUNT|PORT|HOST|LOG|LOGS|RESULT|RESULTS|METRICS|CSV|MONITOR)(_|$)|_(PATH|DIR|FILE|CACHE|ROOT|PREFIX)$`)
+// and HOME are the variables themselves, or HOME a name's last word
+// (XDG_CACHE_HOME), not a word inside a name (AIPERF_HTTP_TCP_USER_TIMEOUT
+// is a setting).
+var infraVar = regexp.MustCompile(`(?i)^(USER|HOME|TMP|TMPDIR|PWD|SHELL)$|(^|_)(SLURM|SRT|RUNNER|GITHUB|WORKSPACE|SQUASH|MOUNT|JOB|NODE|PARTITION|ACCOUNT|PORT|HOST|LOG|LOGS|RESULT|RESULTS|METRICS|CSV|MONITOR)(_|$)|_(PATH|DIR|FILE|CACHE|ROOT|PREFIX|HOME)$`)
 
 // flagName is an option's name in a diff: a described multi-node
 // command's carries its role ("decode --mem-fraction-static").

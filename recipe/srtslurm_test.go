@@ -74,7 +74,7 @@ resources:
 func TestInfraVar(t *testing.T) {
 	for name, infra := range map[string]bool{
 		"USER": true, "HOME": true, "SLURM_JOB_ID": true, "HF_HUB_CACHE": true, "PORT": true, "RESULT_FILENAME": true,
-		"AIPERF_HTTP_TCP_USER_TIMEOUT": false, "SGLANG_USE_AITER": false, "VLLM_HOME_DIRLESS": false, "NCCL_DMABUF_ENABLE": false,
+		"XDG_CACHE_HOME": true, "AIPERF_HTTP_TCP_USER_TIMEOUT": false, "SGLANG_USE_AITER": false, "VLLM_HOME_DIRLESS": false, "NCCL_DMABUF_ENABLE": false,
 	} {
 		if infraVar.MatchString(name) != infra {
 			t.Errorf("%s: infra %v, want %v", name, !infra, infra)
