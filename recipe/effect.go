@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"context"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -357,7 +358,7 @@ func envMap(l *Launch, base map[string]string) map[string]string {
 	for i := range l.Servers {
 		s := &l.Servers[i]
 		for _, k := range s.EnvChanges(base) {
-			if !infraVar.MatchString(k) {
+			if !infraVar.MatchString(k) && !sameModel(s.Env[k], base[k]) {
 				m[flagName(s, k)] = s.Env[k]
 			}
 		}
@@ -396,6 +397,18 @@ func settingsOf(text string) map[string]string {
 	return m
 }
 
+// sameModel reports whether two values name one model in two places: a
+// hub id and a local copy of it ("nvidia/GLM-5-NVFP4" and
+// "/scratch/fsw/models/GLM-5-NVFP4"). A launcher that mirrors weights
+// locally changes where they are read from, not what runs.
+func sameModel(a, b string) bool {
+	if a == "" || b == "" || a == b || (!strings.HasPrefix(a, "/") && !strings.HasPrefix(b, "/")) {
+		return false
+	}
+	ba, bb := path.Base(strings.TrimRight(a, "/")), path.Base(strings.TrimRight(b, "/"))
+	return ba == bb && strings.Contains(strings.TrimPrefix(a, "/"), "/") && strings.Contains(strings.TrimPrefix(b, "/"), "/")
+}
+
 func diffMaps(kind string, b, h map[string]string, at string) []LaunchDiff {
 	names := map[string]bool{}
 	for k := range b {
@@ -413,7 +426,7 @@ func diffMaps(kind string, b, h map[string]string, at string) []LaunchDiff {
 	for _, k := range sorted {
 		bv, bok := b[k]
 		hv, hok := h[k]
-		if bok == hok && bv == hv {
+		if bok == hok && (bv == hv || sameModel(bv, hv)) {
 			continue
 		}
 		if kind == "client" && strings.HasPrefix(k, "--result") {

@@ -81,3 +81,22 @@ func TestInfraVar(t *testing.T) {
 		}
 	}
 }
+
+// TestSameModel: a local copy of a hub model is the same model.
+func TestSameModel(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"nvidia/GLM-5-NVFP4", "/scratch/fsw/models/GLM-5-NVFP4", true},
+		{"/data/models/dsv4-pro", "deepseek-ai/dsv4-pro", true},
+		{"nvidia/GLM-5-NVFP4", "nvidia/GLM-5-FP8", false},
+		{"nvidia/GLM-5-NVFP4", "zai-org/GLM-5-NVFP4", false}, // another publisher's weights
+		{"0.8", "/0.8", false},
+		{"/a/x", "/b/x", true},
+	} {
+		if sameModel(tc.a, tc.b) != tc.same {
+			t.Errorf("sameModel(%q, %q) = %v", tc.a, tc.b, !tc.same)
+		}
+	}
+}
