@@ -150,8 +150,9 @@ var (
 	reCmp = regexp.MustCompile(`(?i)\b(conc(?:urrency)?|isl|osl|tp|ep)\s*(<=|>=|≤|≥|<|>|==|=)\s*(\d+)(k)?\b`)
 	// what may join the comparisons of one condition
 	reCmpJoin = regexp.MustCompile(`(?i)^(?:[\s,;&|()]|\band\b|\bor\b)*$`)
-	// words that make equalities a condition ("when ISL=8192")
-	reCondWord  = regexp.MustCompile(`(?i)\b(when|if|where|whenever)\s*\(?\s*$`)
+	// words that make equalities a condition ("when ISL=8192", "above
+	// CONC=5")
+	reCondWord  = regexp.MustCompile(`(?i)\b(when|if|where|whenever|unless|above|below|over|under|beyond)\s*\(?\s*$`)
 	reIsRange   = regexp.MustCompile(`\d\s*(?:-|–|—|\.\.\.?|\bto\b)\s*[cC]?\d`)
 	reNumber    = regexp.MustCompile(`\d[\d,]*\d|\d`)
 	reThousands = regexp.MustCompile(`^\d{1,3}(,\d{3})+$`)

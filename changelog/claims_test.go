@@ -104,6 +104,7 @@ func TestExtractClaims(t *testing.T) {
 		{"Use --enable-dp-attention for conc >= 128", []string{"flag --enable-dp-attention when conc >= 128"}, ""},
 		{"Conditionally enable VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT=1 (TP=2 EP=1 CONC<=16, TP=8 EP=8 CONC<=64)",
 			[]string{"env VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT=1"}, "env"},
+		{"Floor --max-running-requests at 8 (CONC * 3 / 2 still applies above CONC=5)", nil, "conc"},
 		{"Set SGLANG_X=1 when isl>=8192 && conc>=64", []string{"env SGLANG_X=1 when isl >= 8192 and conc >= 64"}, ""},
 		{"Expand the TP sweep (included TP=4) for 8k/1k configuration for conc=4 to 64", []string{"conc 4-64 (8192/1024)"}, "conc"},
 	} {
