@@ -49,6 +49,13 @@ func newBlameCmd(f *Factory, runF func(context.Context, *BlameOptions) error) *c
 scenarios.fixed-seq-len[0].search-space[1].conc-list, ...) with its value at
 --rev and the first-parent commit and PR since which it has held that value.
 
+The fields include what the recipe's points launch (launch.flags.--NAME,
+launch.env.NAME, launch.image, ...; "[tp8 dpa 8k1k]" names the points a
+field is about where they differ), attributed to the commit that changed
+them whichever file it touched. They come from dry runs of the recipe's
+history (about 2 s the first time; the index keeps them); --no-launch
+leaves them out.
+
 A key that was renamed (a key disappeared while one with a near-identical
 recipe appeared in the same commit) is followed to its old name; the renames
 are listed. A table on a terminal, tab-separated values otherwise, or
@@ -221,8 +228,12 @@ renamed or deleted a recipe, with its field changes (path: old -> new) and the
 changelog entries the commit added or edited that name the key. A commit that
 changed the recipe without such an entry is marked "no changelog entry"; a
 commit whose entries name the key while the recipe did not change is listed as
-"changelog only".`,
+"changelog only". A change of what the recipe's points launch (launch.*
+fields, see blame) is listed under the commit that made it, as kind
+"launch" where the config did not change; each change says which points it
+reaches.`,
 		Example: `  $ perflog provenance log dsr1-fp4-mi355x-sglang --path image
+  $ perflog provenance log dsr1-fp8-mi355x-sglang --path launch.flags
   $ perflog provenance log dsv4-fp4-b200-vllm-agentic-mtp --since 2026-07-01 --format json`,
 		Args: argsFor("a config-key"),
 		RunE: func(cmd *cobra.Command, args []string) error {
