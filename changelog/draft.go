@@ -3,6 +3,7 @@ package changelog
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"slices"
 	"sort"
@@ -577,12 +578,10 @@ func addedLaunchBullets(e *recipe.Effect) []string {
 	var server string
 	var flags, env []string
 	byPoint := map[string]bool{}
-	for _, k := range recipe.SortedFields(fields) {
+	for _, k := range slices.Sorted(maps.Keys(fields)) {
 		v := fields[k]
-		base, qualified := k, false
-		if i := strings.Index(k, "["); i >= 0 {
-			base, qualified = k[:i], true
-		}
+		base, point := recipe.SplitField(k)
+		qualified := point != ""
 		switch {
 		case base == "launch.server":
 			server = v
@@ -637,7 +636,8 @@ func newVariableBullets(e *recipe.Effect) []string {
 	had := map[string]bool{}
 	for _, f := range []map[string]string{recipe.LaunchFields(e.Base)} {
 		for k := range f {
-			had[fieldBase(k)] = true
+			b, _ := recipe.SplitField(k)
+			had[b] = true
 		}
 	}
 	for _, d := range e.Diffs {
@@ -653,8 +653,8 @@ func newVariableBullets(e *recipe.Effect) []string {
 	var order []string
 	sets := map[string]*set{}
 	head := recipe.LaunchFields(e.Head)
-	for _, k := range recipe.SortedFields(head) {
-		b := fieldBase(k)
+	for _, k := range slices.Sorted(maps.Keys(head)) {
+		b, _ := recipe.SplitField(k)
 		if !strings.HasPrefix(b, "launch.env.") || had[b] {
 			continue
 		}
@@ -689,14 +689,6 @@ func newVariableBullets(e *recipe.Effect) []string {
 		}
 	}
 	return out
-}
-
-// fieldBase is a launch field without its point qualifier.
-func fieldBase(k string) string {
-	if i := strings.Index(k, "["); i >= 0 {
-		return k[:i]
-	}
-	return k
 }
 
 // literalValue reports whether a value reads as written (no expansion).

@@ -9,26 +9,27 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
+	"github.com/perflog/perflog/recipe"
 )
 
 // reach says which of a recipe's points a field change reaches: "all
 // points" for a recipe-wide field or a launch field every point shares,
 // the configuration a qualified launch field names ("tp8 dpa 8k1k"), the
 // row a search-space field belongs to; "" when it cannot tell.
-func reach(path string, recipe *pyyaml.Value) string {
+func reach(path string, v *pyyaml.Value) string {
 	if strings.HasPrefix(path, "launch.") {
-		if i := strings.LastIndex(path, "["); i >= 0 && strings.HasSuffix(path, "]") {
-			return "only " + path[i+1:len(path)-1]
+		if _, point := recipe.SplitField(path); point != "" {
+			return "only " + point
 		}
 		return "all points"
 	}
 	if path == "" || !strings.ContainsAny(path, ".[") {
 		return "all points"
 	}
-	if recipe == nil {
+	if v == nil {
 		return ""
 	}
-	for _, sc := range config.Scenarios(recipe) {
+	for _, sc := range config.Scenarios(v) {
 		for i, item := range sc.Items {
 			ss, _ := item.Get("search-space")
 			if ss == nil || ss.Kind != pyyaml.Seq {

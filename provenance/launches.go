@@ -3,6 +3,8 @@ package provenance
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -252,15 +254,15 @@ func launchChanges(a, b *LaunchVersion, filter string) []FieldChange {
 	if b != nil {
 		bf = b.Fields
 	}
-	names := map[string]string{}
-	for k := range af {
-		names[k] = ""
-	}
+	names := slices.Collect(maps.Keys(af))
 	for k := range bf {
-		names[k] = ""
+		if _, ok := af[k]; !ok {
+			names = append(names, k)
+		}
 	}
+	slices.Sort(names)
 	var out []FieldChange
-	for _, k := range recipe.SortedFields(names) {
+	for _, k := range names {
 		if filter != "" && !PathMatch(filter, k) {
 			continue
 		}
@@ -296,7 +298,7 @@ func (h *History) BlameLaunch(key string, rev plumbing.Hash, vs []LaunchVersion)
 		}
 	}
 	var out []BlameField
-	for _, k := range recipe.SortedFields(cur.Fields) {
+	for _, k := range slices.Sorted(maps.Keys(cur.Fields)) {
 		v := cur.Fields[k]
 		j := last
 		for j > 0 {

@@ -118,6 +118,10 @@ func LaunchFields(pls []PointLaunch) map[string]string {
 		}
 		return absent
 	}
+	groups := map[string][]pf{}
+	for _, p := range pts {
+		groups[p.curve] = append(groups[p.curve], p)
+	}
 	for k := range names {
 		first := val(pts[0], k)
 		same := true
@@ -133,10 +137,6 @@ func LaunchFields(pls []PointLaunch) map[string]string {
 		if strings.HasPrefix(k, "launch.client.") {
 			continue // sized by the point (lengths, concurrency): the harness's
 		}
-		groups := map[string][]pf{}
-		for _, p := range pts {
-			groups[p.curve] = append(groups[p.curve], p)
-		}
 		for curve, g := range groups {
 			v0 := val(g[0], k)
 			alike := true
@@ -145,13 +145,13 @@ func LaunchFields(pls []PointLaunch) map[string]string {
 			}
 			if alike {
 				if v0 != absent {
-					out[k+"["+curve+"]"] = v0
+					out[fieldKey(k, curve)] = v0
 				}
 				continue
 			}
 			for _, p := range g {
 				if v := val(p, k); v != absent {
-					out[k+"["+strings.TrimSpace(curve+" conc "+strconv.FormatInt(p.conc, 10))+"]"] = v
+					out[fieldKey(k, strings.TrimSpace(curve+" conc "+strconv.FormatInt(p.conc, 10)))] = v
 				}
 			}
 		}
@@ -178,14 +178,17 @@ func curveOf(p *LaunchPoint) string {
 	return strings.Join(out, " ")
 }
 
-// SortedFields lists a field map's names in order.
-func SortedFields(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
+// fieldKey names a launch field about some points only: its path and
+// their configuration, "launch.flags.--x[tp8 dpa 8k1k]".
+func fieldKey(path, point string) string { return path + "[" + point + "]" }
+
+// SplitField splits a launch field's name (LaunchFields) into its path and
+// the configuration of the points it is about ("" for all of them).
+func SplitField(k string) (path, point string) {
+	if i := strings.LastIndex(k, "["); i >= 0 && strings.HasSuffix(k, "]") {
+		return k[:i], k[i+1 : len(k)-1]
 	}
-	sort.Strings(out)
-	return out
+	return k, ""
 }
 
 // Recorder is a Files that notes what is read through it: each path read
@@ -290,7 +293,7 @@ func (m *DryRunMemo) run(files Files, launcher string, env map[string]string, dr
 	}
 	var b strings.Builder
 	b.WriteString(launcher)
-	for _, k := range SortedFields(env) {
+	for _, k := range sortedKeys(env) {
 		b.WriteString("\x00" + k + "=" + env[k])
 	}
 	key := b.String()

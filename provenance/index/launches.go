@@ -4,7 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"maps"
+	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/perflog/perflog/gitscan"
@@ -63,7 +64,7 @@ func (ix *Index) StoreLaunchState(ctx context.Context, st *provenance.LaunchStat
 			seq = n
 		}
 		for _, c := range provenance.LaunchChanges(prev, v) {
-			path, point := splitPoint(c.Path)
+			path, point := recipe.SplitField(c.Path)
 			if err := ch.add(seq, v.Commit, st.Key, point, path, orNull(c.Old, c.Kind == "added"), orNull(c.New, c.Kind == "removed")); err != nil {
 				return err
 			}
@@ -75,8 +76,8 @@ func (ix *Index) StoreLaunchState(ctx context.Context, st *provenance.LaunchStat
 	}
 	if prev != nil {
 		at := newInserter(ctx, tx, "launches_at_head", "key", "point", "path", "value", "through")
-		for _, k := range recipe.SortedFields(prev.Fields) {
-			path, point := splitPoint(k)
+		for _, k := range slices.Sorted(maps.Keys(prev.Fields)) {
+			path, point := recipe.SplitField(k)
 			if err := at.add(st.Key, point, path, prev.Fields[k], st.Through); err != nil {
 				return err
 			}
@@ -86,15 +87,6 @@ func (ix *Index) StoreLaunchState(ctx context.Context, st *provenance.LaunchStat
 		}
 	}
 	return tx.Commit()
-}
-
-// splitPoint splits "launch.flags.--x[tp8 8k1k]" into its path and the
-// points it is about ("" for all).
-func splitPoint(k string) (path, point string) {
-	if i := strings.Index(k, "["); i >= 0 && strings.HasSuffix(k, "]") {
-		return k[:i], k[i+1 : len(k)-1]
-	}
-	return k, ""
 }
 
 // orNull is v, or NULL for the side of an addition or a removal that has
