@@ -72,9 +72,6 @@ type LaunchState struct {
 	// Blame are the launch fields' blame at Through (BlameLaunch), once
 	// asked for.
 	Blame []BlameField `json:"blame,omitempty"`
-	// Keep is set on a walk that must not replace the one stored (it
-	// stops short of it).
-	Keep bool `json:"-"`
 }
 
 // LaunchesFrom is Launches resumed from prev, a walk of the same key that

@@ -188,46 +188,48 @@ func (s *Source) History(ctx context.Context, changelog, recipes bool, keys ...s
 // to Rev with the key's recipe): History.Launches, resumed from the walk
 // the index stored for the key, and stored again.
 func (s *Source) Launches(ctx context.Context, h *provenance.History, key string) ([]provenance.LaunchVersion, error) {
-	st, err := s.launchState(ctx, h, key)
+	st, keep, err := s.walk(ctx, h, key, s.storedWalk(ctx, key))
 	if err != nil {
 		return nil, err
 	}
-	s.store(ctx, st)
+	if !keep {
+		s.store(ctx, st)
+	}
 	return st.Versions, nil
 }
 
-func (s *Source) launchState(ctx context.Context, h *provenance.History, key string) (*provenance.LaunchState, error) {
-	var prev *provenance.LaunchState
-	if s.ix != nil {
-		prev = s.ix.LaunchState(ctx, key)
+// storedWalk is the launch walk the index holds for key, nil when there
+// is none of this perflog's version.
+func (s *Source) storedWalk(ctx context.Context, key string) *provenance.LaunchState {
+	if s.ix == nil {
+		return nil
 	}
-	update, done := s.progress("dry-running " + key + "'s launches")
-	st, err := h.LaunchesFrom(ctx, key, s.Rev, provenance.LaunchOptions{Repo: s.Repo, Progress: update}, prev)
-	done()
-	if err != nil {
-		return nil, err
+	if st := s.ix.LaunchState(ctx, key); st != nil && st.Version == provenance.LaunchFactsVersion {
+		return st
 	}
-	if prev != nil && prev.Version == st.Version && prev.Through == st.Through {
-		st.Blame = prev.Blame
-	}
-	// a walk to an older --rev does not replace one that went further
-	// on this history
-	if prev != nil && prev.Version == st.Version {
-		if p, ok := h.SeqOf(plumbing.NewHash(prev.Through)); ok && p > mustSeq(h, st.Through) {
-			st.Keep = true
-		}
-	}
-	return st, nil
+	return nil
 }
 
-func mustSeq(h *provenance.History, c string) int {
-	s, _ := h.SeqOf(plumbing.NewHash(c))
-	return s
+// walk brings prev (or nothing) to Rev. keep is set when prev went further
+// on this history than Rev: a walk to an older --rev does not replace it.
+func (s *Source) walk(ctx context.Context, h *provenance.History, key string, prev *provenance.LaunchState) (st *provenance.LaunchState, keep bool, err error) {
+	update, done := s.progress("dry-running " + key + "'s launches")
+	st, err = h.LaunchesFrom(ctx, key, s.Rev, provenance.LaunchOptions{Repo: s.Repo, Progress: update}, prev)
+	done()
+	if err != nil || prev == nil {
+		return st, false, err
+	}
+	if prev.Through == st.Through {
+		st.Blame = prev.Blame
+	}
+	p, ok := h.SeqOf(plumbing.NewHash(prev.Through))
+	t, _ := h.SeqOf(plumbing.NewHash(st.Through))
+	return st, ok && p > t, nil
 }
 
 // store keeps a launch walk in the index, when there is one to write.
 func (s *Source) store(ctx context.Context, st *provenance.LaunchState) {
-	if s.ix != nil && len(s.o.IgnoreRevs) == 0 && !st.Keep {
+	if s.ix != nil && len(s.o.IgnoreRevs) == 0 {
 		_ = s.ix.StoreLaunchState(ctx, st) // a read-only index: the next run walks again
 	}
 }
@@ -240,17 +242,16 @@ func (s *Source) BlameLaunch(ctx context.Context, key string) (*provenance.Blame
 	if err != nil {
 		return nil, err
 	}
-	if s.ix != nil {
-		if st := s.ix.LaunchState(ctx, key); st != nil && st.Version == provenance.LaunchFactsVersion && st.Through == s.Rev.String() && st.Blame != nil {
-			rep.Fields = append(rep.Fields, st.Blame...)
-			return rep, nil
-		}
+	prev := s.storedWalk(ctx, key)
+	if prev != nil && prev.Through == s.Rev.String() && prev.Blame != nil {
+		rep.Fields = append(rep.Fields, prev.Blame...)
+		return rep, nil
 	}
 	h, err := s.History(ctx, false, true, key)
 	if err != nil {
 		return nil, err
 	}
-	st, err := s.launchState(ctx, h, key)
+	st, keep, err := s.walk(ctx, h, key, prev)
 	if err != nil {
 		return nil, err
 	}
@@ -258,11 +259,13 @@ func (s *Source) BlameLaunch(ctx context.Context, key string) (*provenance.Blame
 	if err != nil {
 		return nil, err
 	}
-	st.Blame = fs
-	if st.Blame == nil {
-		st.Blame = []provenance.BlameField{}
+	if !keep {
+		st.Blame = fs
+		if st.Blame == nil {
+			st.Blame = []provenance.BlameField{}
+		}
+		s.store(ctx, st)
 	}
-	s.store(ctx, st)
 	rep.Fields = append(rep.Fields, fs...)
 	return rep, nil
 }
