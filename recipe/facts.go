@@ -122,15 +122,20 @@ func LaunchFields(pls []PointLaunch) map[string]string {
 	for _, p := range pts {
 		groups[p.curve] = append(groups[p.curve], p)
 	}
-	for k := range names {
-		first := val(pts[0], k)
-		same := true
-		for _, p := range pts[1:] {
-			same = same && val(p, k) == first
+	// alike is the value every point of ps has for k, if they agree
+	alike := func(ps []pf, k string) (string, bool) {
+		v := val(ps[0], k)
+		for _, p := range ps[1:] {
+			if val(p, k) != v {
+				return "", false
+			}
 		}
-		if same {
-			if first != absent {
-				out[k] = first
+		return v, true
+	}
+	for k := range names {
+		if v, ok := alike(pts, k); ok {
+			if v != absent {
+				out[k] = v
 			}
 			continue
 		}
@@ -138,14 +143,9 @@ func LaunchFields(pls []PointLaunch) map[string]string {
 			continue // sized by the point (lengths, concurrency): the harness's
 		}
 		for curve, g := range groups {
-			v0 := val(g[0], k)
-			alike := true
-			for _, p := range g[1:] {
-				alike = alike && val(p, k) == v0
-			}
-			if alike {
-				if v0 != absent {
-					out[fieldKey(k, curve)] = v0
+			if v, ok := alike(g, k); ok {
+				if v != absent {
+					out[fieldKey(k, curve)] = v
 				}
 				continue
 			}
