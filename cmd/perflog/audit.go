@@ -6,13 +6,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/provenance"
-	"github.com/perflog/perflog/provenance/index"
 )
 
 // AuditOptions are the parsed flags of `perflog changelog audit`.
@@ -206,70 +206,18 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 // auditClaims checks each entry's claims against its introducing commit,
 // keeping the verdicts --claims asks for.
 func auditClaims(ctx context.Context, opts *AuditOptions, hs *history, rep *provenance.AuditReport) error {
-	if len(rep.Entries) == 0 {
-		return nil // no changelog (or no entry matches --key): no claims
-	}
-	ws := hs.ws
-	raw, err := provenance.AuditText(ws.repo, rep) // the version the entries are of
-	if err != nil {
+	if err := hs.src.Claims(ctx, rep); err != nil {
 		return err
 	}
-	if ok, err := storedClaims(ctx, opts, hs, rep, raw); err != nil {
-		return err
-	} else if !ok {
-		if err := provenance.CheckAuditClaims(ctx, ws.repo, ws.settings, rep, raw); err != nil {
-			return err
-		}
+	if opts.Claims == "all" {
+		return nil
 	}
 	for i := range rep.Entries {
-		if opts.Claims == "all" {
-			continue
-		}
-		kept := rep.Entries[i].Claims[:0]
-		for _, c := range rep.Entries[i].Claims {
-			if c.Verdict == changelog.VerdictContradicted {
-				kept = append(kept, c)
-			}
-		}
-		rep.Entries[i].Claims = kept
+		rep.Entries[i].Claims = slices.DeleteFunc(rep.Entries[i].Claims, func(c changelog.ClaimResult) bool {
+			return c.Verdict != changelog.VerdictContradicted
+		})
 	}
 	return nil
-}
-
-// storedClaims sets the claims of rep's entries from the index's claims
-// table (filling it first if needed: later runs check only new or changed
-// entries), when the index is at rep's revision with the settings'
-// ignore-revs; ok is false when it is not (then the claims are checked
-// from git). The answer is the same either way; only the lines of the
-// bullets come from the file at rep's revision (raw).
-func storedClaims(ctx context.Context, opts *AuditOptions, hs *history, rep *provenance.AuditReport, raw []byte) (bool, error) {
-	if !hs.src.Current(ctx) {
-		return false, ctx.Err()
-	}
-	ws, ix := hs.ws, hs.src.Index()
-	f, _, err := changelog.Parse(rep.Path, raw)
-	if err != nil || f == nil {
-		return false, nil // the checker reports it
-	}
-	if _, err := runChecks(ctx, opts.Factory, ws, ix, index.CheckOptions{Claims: true}); err != nil {
-		return false, err
-	}
-	stored, err := ix.StoredClaims(ctx)
-	if err != nil {
-		return false, err
-	}
-	for i := range rep.Entries {
-		e := &rep.Entries[i]
-		cs := stored[e.Index]
-		if e.Index < 1 || e.Index > len(f.Entries) {
-			continue
-		}
-		for j := range cs {
-			cs[j].Line = changelog.ClaimLine(f.Entries[e.Index-1].Value, cs[j].Bullet)
-		}
-		e.Claims = cs
-	}
-	return true, nil
 }
 
 // printClaims lists the checked claims of an audit after its table.
