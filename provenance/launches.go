@@ -82,7 +82,7 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 	if err != nil {
 		return nil, err
 	}
-	if _, _, _, ok := h.RecipeAt(key, seq); !ok {
+	if h.recipeValueAt(key, seq) == nil {
 		return nil, h.unknownKey(key, seq)
 	}
 	tl := h.keyTimeline(key, seq) // newest first

@@ -93,7 +93,7 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 	}
 	tl := h.keyTimeline(key, seq)
 	if len(tl) == 0 {
-		if _, _, _, ok := h.RecipeAt(key, seq); !ok && !h.everNamed(key) {
+		if h.recipeValueAt(key, seq) == nil && !h.everNamed(key) {
 			return nil, h.unknownKey(key, seq)
 		}
 	}
@@ -109,10 +109,10 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 		}
 		it := &LogItem{Key: e.Key, Kind: e.Kind, From: e.From, Changes: []FieldChange{}, Entries: []LogEntry{}}
 		if e.Diff != nil {
-			now, _, _, _ := h.RecipeAt(e.Key, e.Seq)
+			now := h.recipeValueAt(e.Key, e.Seq)
 			var before *pyyaml.Value
 			if e.Seq > 0 {
-				before, _, _, _ = h.RecipeAt(e.Key, e.Seq-1)
+				before = h.recipeValueAt(e.Key, e.Seq-1)
 			}
 			for _, c := range e.Diff.Changes {
 				for _, fc := range filterChange(c, o.Path) {
@@ -327,8 +327,7 @@ func (h *History) KeyDiff(key string, from, to plumbing.Hash, launches []LaunchV
 			oldKey = e.From
 		}
 	}
-	a, _, _, _ := h.RecipeAt(oldKey, fs)
-	b, _, _, _ := h.RecipeAt(key, ts)
+	a, b := h.recipeValueAt(oldKey, fs), h.recipeValueAt(key, ts)
 	for _, c := range config.Diff(a, b).Changes {
 		fc := FieldChange{Kind: c.Kind, Path: c.Path, Old: c.Old, New: c.New, Reach: reach(c.Path, b)}
 		if fc.Reach == "" {
