@@ -21,6 +21,7 @@ var layers = [][]string{
 	{"changelog"},
 	{"provenance"},
 	{"provenance/index"},
+	{"report"},
 	{"cmd/"},
 }
 

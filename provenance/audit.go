@@ -47,6 +47,31 @@ const (
 // Verdicts lists the verdicts in documentation order.
 var Verdicts = []Verdict{VerdictOK, VerdictCorrected, VerdictRelanded, VerdictEdited, VerdictBackfilled, VerdictPlaceholder, VerdictNoPR, VerdictMismatch, VerdictRetrigger}
 
+// Meaning says what the verdict means, in a phrase.
+func (v Verdict) Meaning() string {
+	switch v {
+	case VerdictOK:
+		return "the pr-link names the PR that introduced the entry"
+	case VerdictCorrected:
+		return "ok, after a later pr-link-only change fixed the link"
+	case VerdictRelanded:
+		return "re-added after a revert; links the PR of the earlier entry"
+	case VerdictEdited:
+		return "edited in place later; links the PR that wrote it before"
+	case VerdictBackfilled:
+		return "links a PR that predates the changelog"
+	case VerdictPlaceholder:
+		return "no pull-request link (XXX, TBD, empty)"
+	case VerdictNoPR:
+		return "the introducing commit names no PR: the link cannot be checked"
+	case VerdictMismatch:
+		return "the link points at another PR (e.g. copied from another entry)"
+	case VerdictRetrigger:
+		return "repeats an earlier entry and links its PR: a re-run of that sweep"
+	}
+	return ""
+}
+
 // CommitRef names a commit in output.
 type CommitRef struct {
 	Commit  string    `json:"commit"`
@@ -321,7 +346,7 @@ func (h *History) verdict(e *EntryAt, intro Event, link changelog.Link, repos []
 		}
 	}
 	// history backfilled: the linked PR landed before the changelog existed
-	if created := h.changelogCreated(); created >= 0 {
+	if created := h.ChangelogCreated(); created >= 0 {
 		landed, found := h.landedSeq(link.PR)
 		createdPR, err := h.prAt(created)
 		if err != nil {
@@ -384,9 +409,10 @@ func (h *History) landedSeq(pr int) (int, bool) {
 	return sq, ok
 }
 
-// changelogCreated returns the seq of the first version of the changelog
-// (-1 when there is none).
-func (h *History) changelogCreated() int {
+// ChangelogCreated returns the seq of the first version of the changelog
+// that loads (-1 when there is none): before it, no recipe change could
+// have an entry.
+func (h *History) ChangelogCreated() int {
 	if h.cl == nil {
 		return -1
 	}

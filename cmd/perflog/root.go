@@ -57,7 +57,7 @@ Exit status (every command):
 			return err
 		},
 	})
-	root.AddCommand(newChangelogCmd(f), newProvenanceCmd(f), newIndexCmd(f, nil), newQueryCmd(f, nil), newConfigCmd(f), newLintCmd(f, nil), newInitCmd(f, nil))
+	root.AddCommand(newChangelogCmd(f), newProvenanceCmd(f), newIndexCmd(f, nil), newQueryCmd(f, nil), newConfigCmd(f), newLintCmd(f, nil), newInitCmd(f, nil), newReportCmd(f, nil))
 	registerCompletions(f, root)
 	return root
 }

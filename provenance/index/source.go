@@ -198,6 +198,27 @@ func (s *Source) Launches(ctx context.Context, h *provenance.History, key string
 	return st.Versions, nil
 }
 
+// StoredLaunches is Launches for a key whose launch walk the index holds
+// (brought up to Rev when it is behind: only the newer commits are
+// dry-run); ok is false when it holds none, and nothing is dry-run.
+func (s *Source) StoredLaunches(ctx context.Context, h *provenance.History, key string) (vs []provenance.LaunchVersion, ok bool, err error) {
+	prev := s.storedWalk(ctx, key)
+	if prev == nil {
+		return nil, false, nil
+	}
+	if prev.Through == s.Rev.String() {
+		return prev.Versions, true, nil
+	}
+	st, keep, err := s.walk(ctx, h, key, prev)
+	if err != nil {
+		return nil, false, err
+	}
+	if !keep {
+		s.store(ctx, st)
+	}
+	return st.Versions, true, nil
+}
+
 // storedWalk is the launch walk the index holds for key, nil when there
 // is none of this perflog's version.
 func (s *Source) storedWalk(ctx context.Context, key string) *provenance.LaunchState {
