@@ -57,7 +57,8 @@ type Site struct {
 	// Missing are the commits, since the changelog exists, that changed a
 	// recipe of the report without an entry naming it; newest first.
 	Missing []Missing
-	// Findings are the lint findings of the scripts at Rev.
+	// Findings are the lint findings of the scripts at Rev (with a Key,
+	// those about the recipes it keeps).
 	Findings []recipe.Finding
 	Recipes  []*Recipe
 	// LaunchesMissing counts the recipes whose launch history is not
@@ -131,6 +132,10 @@ func Build(ctx context.Context, src *index.Source, settings *config.Settings, o 
 	}
 	if s.Findings, err = lint(src, settings); err != nil {
 		return nil, err
+	}
+	if o.Key != "" { // the findings about the recipes kept
+		g := config.GlobRegexp(o.Key)
+		s.Findings = slices.DeleteFunc(s.Findings, func(f recipe.Finding) bool { return f.Key == "" || !g.MatchString(f.Key) })
 	}
 	if err := s.recipes(ctx, src, h, seq, o); err != nil {
 		return nil, err

@@ -206,9 +206,8 @@ func (s *Source) StoredLaunches(ctx context.Context, h *provenance.History, key 
 	if prev == nil {
 		return nil, false, nil
 	}
-	if prev.Through == s.Rev.String() {
-		return prev.Versions, true, nil
-	}
+	// (a walk through Rev is resumed at no cost: it places the stored
+	// versions on h's chain)
 	st, keep, err := s.walk(ctx, h, key, prev)
 	if err != nil {
 		return nil, false, err
