@@ -17,9 +17,10 @@ func TestFormatCompletionsAreAccepted(t *testing.T) {
 		"perflog changelog new":    {"--repo", repo, "--base", "main~1", "--dry-run", "--offline"},
 		"perflog changelog audit":  {"--repo", repo, "--no-index", "--key", "dsv4-fp4-b200-vllm"},
 		"perflog changelog rules":  nil,
-		"perflog provenance blame": {"--repo", repo, "--no-index", "dsv4-fp4-b200-vllm"},
-		"perflog provenance log":   {"--repo", repo, "--no-index", "--since", "2026-08-20", "dsv4-fp4-b200-vllm"},
-		"perflog provenance diff":  {"--repo", repo, "--no-index", "dsv4-fp4-b200-vllm", "main~1", "main"},
+		// (--no-launch: the formats are at stake here, not the dry runs)
+		"perflog provenance blame": {"--repo", repo, "--no-index", "--no-launch", "dsv4-fp4-b200-vllm"},
+		"perflog provenance log":   {"--repo", repo, "--no-index", "--no-launch", "--since", "2026-08-20", "dsv4-fp4-b200-vllm"},
+		"perflog provenance diff":  {"--repo", repo, "--no-index", "--no-launch", "dsv4-fp4-b200-vllm", "main~1", "main"},
 		"perflog lint":             {"--repo", repo, "--rev", "main", "benchmarks/benchmark_lib.sh"},
 		"perflog config scripts":   {"--repo", repo, "--rev", "main", "dsv4-fp4-b200-vllm"},
 		"perflog config launch":    {"--repo", repo, "--rev", "main", "--point", "1", "dsv4-fp4-b200-vllm"},
