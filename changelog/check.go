@@ -62,6 +62,13 @@ func CheckClaims(ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
 	return checkClaims(nil, ch, entries, nil)
 }
 
+// CheckClaimsLaunched is CheckClaims by what the change's recipes launch
+// too (LaunchEffects), as verify checks them: a flag or variable claim
+// about a recipe that is dry-run is judged per point by its launches.
+func CheckClaimsLaunched(ctx context.Context, ch *recipe.Change, entries []ClaimEntry, effects map[string]*recipe.Effect) []ClaimResult {
+	return checkClaims(ctx, ch, entries, effects)
+}
+
 // checkClaims is CheckClaims, stopping early once ctx (when not nil) is
 // cancelled. effects, when given, are the dry-run launches of the
 // recipes: flag and variable claims about them are checked against what
@@ -366,6 +373,9 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 				return false
 			}
 		}
+		if s.undecided(r, fmt.Sprintf("the dry run's %d points do not launch %s", n, r.Name), s.launchEvidence(s.launched[0])) {
+			return true
+		}
 		if len(text) > 0 {
 			reason += fmt.Sprintf(" (%s:%d has it, but it does not reach the server's command line: a branch not taken, or an array reset)", text[0].File, text[0].Line)
 		}
@@ -389,8 +399,45 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 			return true
 		}
 	}
+	if !r.Strong {
+		return false // a value in prose ("--x stays"): the files say whether it is one
+	}
+	if s.undecided(r, fmt.Sprintf("the dry run's points launch %s %s", r.Name, strings.Join(dedupe(vals), ", ")), s.launchEvidence(with[0])) {
+		return true
+	}
 	r.set(VerdictContradicted, fmt.Sprintf("the points launch %s %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), value), s.launchEvidence(with[0]))
 	return true
+}
+
+// undecided leaves r unverified when a script of the head sets what it
+// claims (its name and value on one line) in a branch of an if whose
+// condition depends on the machine the benchmark runs on
+// (recipe.RuntimeBranchAt): the dry run, which launched otherwise
+// (launched says how), took a branch without knowing which one runs.
+func (s *subject) undecided(r *ClaimResult, launched string, ev Evidence) bool {
+	for _, src := range s.head.sources {
+		if !strings.HasSuffix(src.file, ".sh") {
+			continue
+		}
+		var text []byte
+		for i, l := range src.lines {
+			if !strings.Contains(l, r.Name) || (r.Value != "" && !containsWord(l, r.Value)) || strings.HasPrefix(strings.TrimSpace(l), "#") {
+				continue
+			}
+			if text == nil {
+				text = []byte(strings.Join(src.lines, "\n"))
+			}
+			b, ok := recipe.RuntimeBranchAt(src.file, text, src.first+i)
+			if !ok {
+				continue
+			}
+			r.set(VerdictUnverified, fmt.Sprintf("%s, but %s:%d sets %s in a branch of `if %s` (line %d), which depends on the machine the benchmark runs on",
+				launched, src.file, src.first+i, strings.TrimSpace(l), b.Cond, b.Line),
+				ev, Evidence{File: src.file, Line: src.first + i, Text: strings.TrimSpace(l), Rev: "head"})
+			return true
+		}
+	}
+	return false
 }
 
 // containsWord reports whether v holds w as a whole word (any case).
@@ -439,6 +486,12 @@ func (s *subject) launchedEnv(r *ClaimResult) (ok bool) {
 			r.set(VerdictConfirmed, fmt.Sprintf("servers start with %s=%s", name, v), s.launchEvidence(with[i]))
 			return true
 		}
+	}
+	if !r.Strong {
+		return false // a value in prose: the files say whether it is one
+	}
+	if s.undecided(r, fmt.Sprintf("the dry run's servers start with %s=%s", name, strings.Join(dedupe(vals), ", ")), s.launchEvidence(with[0])) {
+		return true
 	}
 	r.set(VerdictContradicted, fmt.Sprintf("the servers start with %s=%s, not %s", name, strings.Join(dedupe(vals), ", "), r.Value), s.launchEvidence(with[0]))
 	return true

@@ -12,7 +12,7 @@ import (
 // ClaimsVersion names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const ClaimsVersion = "2"
+const ClaimsVersion = "3"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe"
 )
 
@@ -41,11 +42,56 @@ func launchEffects(in *Input, ch *recipe.Change, add func(Finding)) map[string]*
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	effs, err := ch.Effects(ctx, recipe.DryRunOptions{})
+	out, err := LaunchEffects(ctx, ch, recipe.DryRunOptions{})
 	if err != nil {
 		if ctx.Err() == nil {
 			add(Finding{Rule: RuleRecipeInvalid, Severity: Warning, Message: "the launches could not be dry-run: " + err.Error()})
 		}
+		return nil
+	}
+	return out
+}
+
+// LaunchEffects dry-runs the recipes a change may have changed, at base
+// and head (recipe.Change.Effects), by key: what verify judges launches
+// and claims by.
+func LaunchEffects(ctx context.Context, ch *recipe.Change, o recipe.DryRunOptions) (map[string]*recipe.Effect, error) {
+	effs, err := ch.Effects(ctx, o)
+	return byKey(effs), err
+}
+
+// ClaimEffects is what the claims of entries are judged by (their launch
+// at head, recipe.Change.HeadEffects): only the recipes the change may
+// have changed that an entry with a flag or variable claim names are
+// dry-run. CheckClaimsLaunched with them judges as verify does.
+func ClaimEffects(ctx context.Context, ch *recipe.Change, entries []ClaimEntry, o recipe.DryRunOptions) (map[string]*recipe.Effect, error) {
+	var patterns []string
+	for _, e := range entries {
+		bullets, _, ok := bulletsOf(e.Value)
+		if !ok || !slices.ContainsFunc(ExtractClaims(bullets), func(c Claim) bool { return c.Kind == ClaimFlag || c.Kind == ClaimEnv }) {
+			continue
+		}
+		patterns = append(patterns, StringsOf(e.Value, FieldConfigKeys)...)
+	}
+	if len(patterns) == 0 {
+		return nil, nil
+	}
+	hk, err := ch.Head.Keys()
+	if err != nil {
+		return nil, err
+	}
+	var keys []string
+	for _, k := range hk {
+		if slices.ContainsFunc(patterns, func(p string) bool { return config.GlobRegexp(p).MatchString(k) }) {
+			keys = append(keys, k)
+		}
+	}
+	effs, err := ch.HeadEffects(ctx, keys, o)
+	return byKey(effs), err
+}
+
+func byKey(effs []recipe.Effect) map[string]*recipe.Effect {
+	if effs == nil {
 		return nil
 	}
 	out := make(map[string]*recipe.Effect, len(effs))

@@ -10,6 +10,7 @@ import (
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/recipe"
 )
 
 // CheckAuditClaims checks the description claims of every audited entry
@@ -98,7 +99,14 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 			e := f.Entries[rep.Entries[i].Index-1]
 			entries = append(entries, changelog.ClaimEntry{Index: e.Index, Value: e.Value})
 		}
-		results := changelog.CheckClaims(ch, entries)
+		effects, err := changelog.ClaimEffects(ctx, ch, entries, recipe.DryRunOptions{})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			effects = nil // judged by the files, as verify does when the dry run fails
+		}
+		results := changelog.CheckClaimsLaunched(ctx, ch, entries, effects)
 		for _, res := range results {
 			for _, i := range byCommit[c] {
 				if rep.Entries[i].Index == res.Entry {

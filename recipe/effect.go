@@ -194,19 +194,52 @@ func (c *Change) Effects(ctx context.Context, o DryRunOptions) ([]Effect, error)
 	return out, nil
 }
 
+// HeadEffects is the head side of Effects for those of keys the change
+// may have changed (LaunchCandidates): their points dry-run at head, Base
+// left empty and Changed and Diffs unset. What a claim about a recipe is
+// judged by, at half the cost and without the comparison.
+func (c *Change) HeadEffects(ctx context.Context, keys []string, o DryRunOptions) ([]Effect, error) {
+	cands, files, err := c.LaunchCandidates()
+	if err != nil {
+		return nil, err
+	}
+	cands = slices.DeleteFunc(cands, func(k string) bool { return !slices.Contains(keys, k) })
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	head, err := c.Head.DryRunKeys(ctx, cands, 0, o)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Effect, 0, len(cands))
+	for _, k := range cands {
+		e := Effect{Key: k, Files: files[k]}
+		for _, pl := range head {
+			if pl.Point.Key == k {
+				e.Head = append(e.Head, pl)
+			}
+		}
+		e.Complete = len(e.Head) > 0 && ended(e.Head)
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// ended reports whether every point was dry-run to an end: a launch, a
+// failure or a description, nothing unknown.
+func ended(pls []PointLaunch) bool {
+	for _, pl := range pls {
+		if pl.Launch == nil || (pl.Launch.Status != StatusLaunched && pl.Launch.Status != StatusFailed && pl.Launch.Status != StatusDescribed) {
+			return false
+		}
+	}
+	return true
+}
+
 // compare matches the points by their identity (LaunchPoint.ID) and
 // diffs their launches.
 func (e *Effect) compare() {
-	e.Complete = len(e.Head) > 0
-	ended := func(pls []PointLaunch) {
-		for _, pl := range pls {
-			if pl.Launch == nil || (pl.Launch.Status != StatusLaunched && pl.Launch.Status != StatusFailed && pl.Launch.Status != StatusDescribed) {
-				e.Complete = false
-			}
-		}
-	}
-	ended(e.Base)
-	ended(e.Head)
+	e.Complete = len(e.Head) > 0 && ended(e.Base) && ended(e.Head)
 	base := map[string]*PointLaunch{}
 	for i := range e.Base {
 		base[e.Base[i].Point.ID()] = &e.Base[i]
