@@ -62,7 +62,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "18"
+const SchemaVersion = "19"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -226,6 +226,10 @@ CREATE INDEX fields_at_head_key ON fields_at_head(key);
 CREATE VIEW entry_prs AS
   SELECT e.id AS entry, e.position, e.verdict, e.pr_link_pr, e.introduced_pr, c.sha, c.date, c.subject
   FROM entries e LEFT JOIN commits c ON c.sha = e.introduced_sha;
+CREATE VIEW latest_entries AS
+  SELECT r.key, e.id AS entry, max(e.position) AS position, e.introduced_pr AS pr
+  FROM recipes_at_head r JOIN entry_keys k ON r.key GLOB k.config_key JOIN entries e ON e.id = k.entry
+  WHERE e.alive GROUP BY r.key;
 `
 
 // schemaObjects lists the names of the tables, indexes and views the

@@ -129,6 +129,10 @@ var Schema = []Table{
 		{"entry", "INTEGER", "entries.id"}, {"position", "INTEGER", ""}, {"verdict", "TEXT", ""},
 		{"pr_link_pr", "INTEGER", ""}, {"introduced_pr", "INTEGER", ""}, {"sha", "TEXT", ""}, {"date", "TEXT", ""}, {"subject", "TEXT", ""},
 	}},
+	{"latest_entries", "view: each recipe at head with the last entry of the changelog that names it (a config-key or a glob)", []Column{
+		{"key", "TEXT", "recipe key"}, {"entry", "INTEGER", "entries.id"}, {"position", "INTEGER", "its position in the file"},
+		{"pr", "INTEGER", "the PR that introduced it"},
+	}},
 }
 
 // Result is the outcome of a query.
