@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -155,50 +154,19 @@ func TestReportInBrowser(t *testing.T) {
 	}
 
 	// every link leads somewhere: a page and id of the site, or GitHub
-	ids := map[string]map[string]bool{}
+	// (entries link the repository by its former names too)
 	for name, doc := range doms {
-		ids[name] = map[string]bool{}
 		walk(doc, func(n *html.Node) {
-			if id, ok := attr(n, "id"); ok && n.Type == html.ElementNode {
-				ids[name][id] = true
-			}
 			if n.Type == html.ElementNode && n.Data == "script" {
 				t.Errorf("%s: the browser's DOM has a script element", name)
 			}
 		})
 	}
-	// (entries link the repository by its former names too)
 	var github []string
 	for _, n := range settings.RepositoryNames() {
 		github = append(github, "https://github.com/"+n+"/")
 	}
-	checked := 0
-	for name, doc := range doms {
-		walk(doc, func(n *html.Node) {
-			h, ok := attr(n, "href")
-			if !ok || n.Type != html.ElementNode {
-				return
-			}
-			checked++
-			if strings.HasPrefix(h, "https://") {
-				if !slices.ContainsFunc(github, func(p string) bool { return strings.HasPrefix(h, p) }) {
-					t.Errorf("%s links to %s, outside %v", name, h, github)
-				}
-				return
-			}
-			file, frag, _ := strings.Cut(h, "#")
-			target := name
-			if file != "" {
-				target = filepath.ToSlash(filepath.Join(filepath.Dir(name), file))
-			}
-			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(target))); err != nil {
-				t.Errorf("%s links to %s: %v", name, h, err)
-			} else if frag != "" && ids[target] != nil && !ids[target][frag] {
-				t.Errorf("%s links to %s: no element has id %q", name, h, frag)
-			}
-		})
-	}
-	if checked < 20 {
+	if checked := checkLinks(t, dir, doms, github); checked < 20 {
 		t.Errorf("only %d links checked", checked)
 	}
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,21 +140,14 @@ func TestWriteStructure(t *testing.T) {
 	if st.Pages != 2 {
 		t.Errorf("wrote %d pages, want 2", st.Pages)
 	}
-	ids := map[string]map[string]bool{}
-	links := map[string][]string{}
+	docs := map[string]*html.Node{}
 	for _, name := range []string{"index.html", s.Recipes[0].Page} {
-		ids[name] = map[string]bool{}
 		doc := parseFile(t, filepath.Join(dir, filepath.FromSlash(name)))
+		docs[name] = doc
 		charts, tables := 0, 0
 		walk(doc, func(n *html.Node) {
 			if n.Type != html.ElementNode {
 				return
-			}
-			if id, ok := attr(n, "id"); ok {
-				ids[name][id] = true
-			}
-			if h, ok := attr(n, "href"); ok {
-				links[name] = append(links[name], h)
 			}
 			switch n.Data {
 			case "svg":
@@ -173,29 +167,50 @@ func TestWriteStructure(t *testing.T) {
 			t.Errorf("%s: %d charts, %d of them followed by a table", name, charts, tables)
 		}
 	}
-	for from, hs := range links {
-		for _, h := range hs {
-			if strings.HasPrefix(h, "https://github.com/") {
-				continue
+	checkLinks(t, dir, docs, []string{"https://github.com/"})
+}
+
+// checkLinks checks every link of the pages (by their names in dir): one
+// inside the site leads to a page and an id that exist, one out of it
+// begins with one of out. It returns how many it checked.
+func checkLinks(t *testing.T, dir string, pages map[string]*html.Node, out []string) int {
+	t.Helper()
+	ids := map[string]map[string]bool{}
+	for name, doc := range pages {
+		ids[name] = map[string]bool{}
+		walk(doc, func(n *html.Node) {
+			if id, ok := attr(n, "id"); ok && n.Type == html.ElementNode {
+				ids[name][id] = true
 			}
+		})
+	}
+	checked := 0
+	for name, doc := range pages {
+		walk(doc, func(n *html.Node) {
+			h, ok := attr(n, "href")
+			if !ok || n.Type != html.ElementNode {
+				return
+			}
+			checked++
 			if strings.Contains(h, "://") {
-				t.Errorf("%s links out of GitHub: %s", from, h)
-				continue
+				if !slices.ContainsFunc(out, func(p string) bool { return strings.HasPrefix(h, p) }) {
+					t.Errorf("%s links to %s, outside %v", name, h, out)
+				}
+				return
 			}
 			file, frag, _ := strings.Cut(h, "#")
-			target := from
+			target := name
 			if file != "" {
-				target = filepath.ToSlash(filepath.Join(filepath.Dir(from), file))
+				target = filepath.ToSlash(filepath.Join(filepath.Dir(name), file))
 			}
 			if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(target))); err != nil {
-				t.Errorf("%s links to %s: %v", from, h, err)
-				continue
+				t.Errorf("%s links to %s: %v", name, h, err)
+			} else if frag != "" && ids[target] != nil && !ids[target][frag] {
+				t.Errorf("%s links to %s: no element has id %q", name, h, frag)
 			}
-			if frag != "" && ids[target] != nil && !ids[target][frag] {
-				t.Errorf("%s links to %s: no id %q there", from, h, frag)
-			}
-		}
+		})
 	}
+	return checked
 }
 
 // TestWriteKeepsOtherFiles: a directory holding other files is refused
