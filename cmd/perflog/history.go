@@ -143,6 +143,8 @@ func progressText(pr provenance.Progress) string {
 		what = "file versions"
 	case "claims":
 		what = "introducing commits"
+	case "recipes":
+		what = "recipes"
 	}
 	if pr.Total > 0 {
 		return fmt.Sprintf("%d/%d %s", pr.Done, pr.Total, what)

@@ -84,6 +84,7 @@ func TestProgressText(t *testing.T) {
 		{provenance.Progress{Stage: "read", Done: 704}, "704 file versions"},
 		{provenance.Progress{Stage: "claims", Done: 3, Total: 40}, "3/40 introducing commits"},
 		{provenance.Progress{Stage: "walk", Done: 1200}, "1200 commits"},
+		{provenance.Progress{Stage: "recipes", Done: 2, Total: 6}, "2/6 recipes"},
 	} {
 		if got := progressText(c.pr); got != c.want {
 			t.Errorf("%+v: %q, want %q", c.pr, got, c.want)
