@@ -36,12 +36,15 @@ type HistoryFlags struct {
 	RevName string
 }
 
+// addFlags adds the shared flags; --format only when formats names some.
 func (o *HistoryFlags) addFlags(fl *pflag.FlagSet, formats string) {
 	repoFlag(fl, &o.Repo)
 	fl.StringVar(&o.Rev, "rev", "HEAD", "the `revision` whose state is explained")
 	configFlag(fl, &o.Config)
 	fl.StringArrayVar(&o.IgnoreRevs, "ignore-rev", nil, "look through this mechanical `commit` (repeatable; adds to ignore-revs in the settings)")
-	fl.StringVar(&o.Format, "format", "", "output `format`: "+formats)
+	if formats != "" {
+		fl.StringVar(&o.Format, "format", "", "output `format`: "+formats)
+	}
 	fl.BoolVar(&o.NoIndex, "no-index", false, "read history from git even when an index exists (see perflog index)")
 	fl.BoolVar(&o.Offline, "offline", false, "never ask GitHub for the PR of a commit whose subject names none")
 }

@@ -56,12 +56,7 @@ pages are replaced).`,
 		},
 	}
 	fl := cmd.Flags()
-	repoFlag(fl, &opts.Repo)
-	fl.StringVar(&opts.Rev, "rev", "HEAD", "the `revision` reported on")
-	configFlag(fl, &opts.Config)
-	fl.StringArrayVar(&opts.IgnoreRevs, "ignore-rev", nil, "look through this mechanical `commit` (repeatable; adds to ignore-revs in the settings)")
-	fl.BoolVar(&opts.NoIndex, "no-index", false, "read history from git even when an index exists (see perflog index)")
-	fl.BoolVar(&opts.Offline, "offline", false, "never ask GitHub for the PR of a commit whose subject names none")
+	opts.addFlags(fl, "") // no --format: it writes a site
 	fl.StringVar(&opts.Key, "key", "", "only recipes (and entries) whose key matches this `glob` ('*' wildcards)")
 	fl.StringVar(&opts.Out, "out", "perflog-report", "the `directory` to write the site into")
 	fl.BoolVar(&opts.Launches, "launches", false, "dry-run the launch history of recipes the index holds none for (slow the first time; stored in the index)")
