@@ -15,7 +15,9 @@ import (
 
 // CheckAuditClaims checks the description claims of every audited entry
 // against the commit that introduced it (its first parent..it): the
-// claim checker of verify, run over history. The entries' text is read
+// claim checker of verify, run over history, flag and variable claims
+// judged by what that commit's points launch (changelog.ClaimEffects)
+// where the commit may have changed it. The entries' text is read
 // from raw, the changelog version the audit lists (AuditText). Claims of entries
 // whose introducing commit is unknown, and of backfilled and relanded
 // entries (their text describes an earlier change), are not checked.
