@@ -188,14 +188,7 @@ func (s *Source) History(ctx context.Context, changelog, recipes bool, keys ...s
 // to Rev with the key's recipe): History.Launches, resumed from the walk
 // the index stored for the key, and stored again.
 func (s *Source) Launches(ctx context.Context, h *provenance.History, key string) ([]provenance.LaunchVersion, error) {
-	st, keep, err := s.walk(ctx, h, key, s.storedWalk(ctx, key))
-	if err != nil {
-		return nil, err
-	}
-	if !keep {
-		s.store(ctx, st)
-	}
-	return st.Versions, nil
+	return s.resume(ctx, h, key, s.storedWalk(ctx, key))
 }
 
 // StoredLaunches is Launches for a key whose launch walk the index holds
@@ -206,16 +199,22 @@ func (s *Source) StoredLaunches(ctx context.Context, h *provenance.History, key 
 	if prev == nil {
 		return nil, false, nil
 	}
-	// (a walk through Rev is resumed at no cost: it places the stored
-	// versions on h's chain)
+	vs, err = s.resume(ctx, h, key, prev)
+	return vs, err == nil, err
+}
+
+// resume walks key's launches from prev (or from the start) to Rev and
+// stores the walk. A walk through Rev is resumed at no cost: it only
+// places the stored versions on h's chain.
+func (s *Source) resume(ctx context.Context, h *provenance.History, key string, prev *provenance.LaunchState) ([]provenance.LaunchVersion, error) {
 	st, keep, err := s.walk(ctx, h, key, prev)
 	if err != nil {
-		return nil, false, err
+		return nil, err
 	}
 	if !keep {
 		s.store(ctx, st)
 	}
-	return st.Versions, true, nil
+	return st.Versions, nil
 }
 
 // storedWalk is the launch walk the index holds for key, nil when there
