@@ -130,7 +130,7 @@ func Build(ctx context.Context, src *index.Source, settings *config.Settings, o 
 	if s.Claims, err = contradicted(src, h, rep); err != nil {
 		return nil, err
 	}
-	if s.Findings, err = lint(src, settings); err != nil {
+	if s.Findings, err = src.Findings(ctx); err != nil {
 		return nil, err
 	}
 	if o.Key != "" { // the findings about the recipes kept
@@ -177,17 +177,6 @@ func contradicted(src *index.Source, h *provenance.History, rep *provenance.Audi
 		}
 	}
 	return out, nil
-}
-
-// lint is the lint of the scripts at src's revision, severities as the
-// settings configure them (what `perflog lint --rev` reports).
-func lint(src *index.Source, settings *config.Settings) ([]recipe.Finding, error) {
-	t := src.Repo.Tree(src.Rev)
-	rep, err := recipe.LintRev(recipe.NewRev(src.Rev.String(), t, settings), nil, t.Files)
-	if err != nil {
-		return nil, err
-	}
-	return recipe.Configured(rep.Findings, settings), nil
 }
 
 // recipes gathers the page of every recipe at seq that o.Key keeps.

@@ -279,8 +279,7 @@ func (ix *Index) lint(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o
 	} else if at == rev.String() {
 		return nil
 	}
-	t := r.Tree(rev)
-	rep, err := recipe.LintRev(recipe.NewRev(rev.String(), t, o.Settings), nil, t.Files)
+	fs, err := lintAt(r, rev, o.Settings)
 	if err != nil {
 		return err
 	}
@@ -292,7 +291,7 @@ func (ix *Index) lint(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o
 			return err
 		}
 		ins := newInserter(ctx, tx, "findings", "rule", "severity", "file", "line", "config_key", "message", "source")
-		for _, f := range recipe.Configured(rep.Findings, o.Settings) {
+		for _, f := range fs {
 			if err := ins.add(f.Rule, f.Severity, f.File, f.Line, nullable(f.Key), f.Message, nullable(f.Source)); err != nil {
 				return err
 			}
@@ -303,6 +302,32 @@ func (ix *Index) lint(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o
 		st.Linted = true
 		return setMeta(ctx, tx, "findings-head", rev.String())
 	})
+}
+
+// lintAt is the lint of the scripts at rev, severities as the settings
+// configure them (what lint --rev reports, and the findings table holds).
+func lintAt(r *gitscan.Repo, rev plumbing.Hash, settings *config.Settings) ([]recipe.Finding, error) {
+	t := r.Tree(rev)
+	rep, err := recipe.LintRev(recipe.NewRev(rev.String(), t, settings), nil, t.Files)
+	if err != nil {
+		return nil, err
+	}
+	return recipe.Configured(rep.Findings, settings), nil
+}
+
+// StoredFindings reads the findings table, in the order it was filled.
+func (ix *Index) StoredFindings(ctx context.Context) ([]recipe.Finding, error) {
+	var out []recipe.Finding
+	err := eachRow(ctx, ix.db, `SELECT rule, severity, file, line, coalesce(config_key, ''), message, coalesce(source, '')
+		FROM findings ORDER BY rowid`, func(rows *sql.Rows) error {
+		var f recipe.Finding
+		if err := rows.Scan(&f.Rule, &f.Severity, &f.File, &f.Line, &f.Key, &f.Message, &f.Source); err != nil {
+			return err
+		}
+		out = append(out, f)
+		return nil
+	})
+	return out, err
 }
 
 // writeIfAt runs write in a write transaction if the index is still at

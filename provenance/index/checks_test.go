@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -146,6 +147,15 @@ func TestIndexChecks(t *testing.T) {
 	res, err := ix.Query(ctx, `SELECT rule, file, line FROM findings`)
 	if err != nil || len(res.Rows) != 1 || res.Rows[0][0] != "recipe/array-clobber" || res.Rows[0][2].(int64) != 5 {
 		t.Fatalf("findings: %v %v", res, err)
+	}
+	// the stored findings are the lint of the head, as read from git
+	stored, err := ix.StoredFindings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	linted, err := lintAt(s.repo, s.head(), &config.Settings{})
+	if err != nil || !reflect.DeepEqual(stored, linted) || len(stored) != 1 {
+		t.Fatalf("stored findings %+v, the lint of the head %+v (%v)", stored, linted, err)
 	}
 	// nothing to do at the same head
 	check(CheckStats{})

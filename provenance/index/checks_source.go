@@ -5,6 +5,7 @@ import (
 
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/provenance"
+	"github.com/perflog/perflog/recipe"
 )
 
 // Claims sets the claims of rep's entries (rep is an audit at Rev), each
@@ -60,4 +61,20 @@ func (s *Source) storedClaims(ctx context.Context, rep *provenance.AuditReport, 
 		e.Claims = cs
 	}
 	return true, nil
+}
+
+// Findings is the lint of the scripts at Rev (what lint --rev reports):
+// from the index's findings table when the index is at Rev (filling it
+// first), linted from git otherwise.
+func (s *Source) Findings(ctx context.Context) ([]recipe.Finding, error) {
+	if !s.Current(ctx) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return lintAt(s.Repo, s.Rev, s.o.Settings)
+	}
+	if _, err := s.ix.Check(ctx, s.Repo, CheckOptions{Findings: true, Settings: s.o.Settings}); err != nil {
+		return nil, err
+	}
+	return s.ix.StoredFindings(ctx)
 }
