@@ -47,42 +47,31 @@ type Mark struct {
 	Kind string
 }
 
-// The lanes, top to bottom: a change's lane is the first whose prefix its
-// path has (laneOf).
-var lanes = []struct{ name, prefix string }{
-	{"recipe", ""},
-	{"image", "image"},
-	{"model", "model"},
-	{"runner", "runner"},
-	{"precision", "precision"},
-	{"framework", "framework"},
-	{"search space", "scenarios"},
-	{"search space", "seq-len-configs"},
-	{"other fields", "."},
-	{"launch image", "launch.image"},
-	{"server flags", "launch.flags"},
-	{"env vars", "launch.env"},
-	{"router", "launch.router"},
-	{"client", "launch.client"},
-	{"launch settings", "launch."},
-	{changelogLane, ""},
+// laneOrder lists the lanes top to bottom; a lane shows when a mark is on
+// it.
+var laneOrder = []string{"recipe", "image", "model", "runner", "precision", "framework", "search space", "other fields",
+	"launch image", "server flags", "env vars", "router", "client", "launch settings", changelogLane}
+
+// fieldLanes are the lanes of changed fields by path prefix; a path under
+// none is "launch settings" or "other fields".
+var fieldLanes = []struct{ prefix, name string }{
+	{"image", "image"}, {"model", "model"}, {"runner", "runner"}, {"precision", "precision"}, {"framework", "framework"},
+	{"scenarios", "search space"}, {"seq-len-configs", "search space"},
+	{"launch.image", "launch image"}, {"launch.flags", "server flags"}, {"launch.env", "env vars"},
+	{"launch.router", "router"}, {"launch.client", "client"},
 }
 
 const changelogLane = "changelog"
 
 // laneOf is the lane of a changed field's path.
 func laneOf(p string) string {
-	for _, l := range lanes {
-		switch {
-		case l.prefix == "":
-		case l.prefix == ".":
-			if !isLaunch(p) {
-				return l.name
-			}
-		case p == l.prefix || strings.HasPrefix(p, l.prefix+".") || strings.HasPrefix(p, l.prefix+"[") ||
-			(strings.HasSuffix(l.prefix, ".") && strings.HasPrefix(p, l.prefix)):
+	for _, l := range fieldLanes {
+		if p == l.prefix || strings.HasPrefix(p, l.prefix+".") || strings.HasPrefix(p, l.prefix+"[") {
 			return l.name
 		}
+	}
+	if isLaunch(p) {
+		return "launch settings"
 	}
 	return "other fields"
 }
@@ -154,10 +143,10 @@ func timeline(r *Recipe) *Timeline {
 	}
 	t := &Timeline{Left: labelWidth, Width: labelWidth + plotWidth + 20}
 	y := map[string]int{}
-	for _, l := range lanes {
-		if used[l.name] && y[l.name] == 0 {
-			y[l.name] = axisHeight + len(t.Lanes)*laneHeight + laneHeight/2
-			t.Lanes = append(t.Lanes, Lane{Name: l.name, Y: y[l.name]})
+	for _, name := range laneOrder {
+		if used[name] {
+			y[name] = axisHeight + len(t.Lanes)*laneHeight + laneHeight/2
+			t.Lanes = append(t.Lanes, Lane{Name: name, Y: y[name]})
 		}
 	}
 	t.Height = axisHeight + len(t.Lanes)*laneHeight + 8
