@@ -419,15 +419,15 @@ func (s *subject) undecided(r *ClaimResult, launched string, ev Evidence) bool {
 		if !strings.HasSuffix(src.file, ".sh") {
 			continue
 		}
-		var text []byte
+		var sc *recipe.Script // parsed at the first line that sets the claim
 		for i, l := range src.lines {
 			if !strings.Contains(l, r.Name) || (r.Value != "" && !containsWord(l, r.Value)) || strings.HasPrefix(strings.TrimSpace(l), "#") {
 				continue
 			}
-			if text == nil {
-				text = []byte(strings.Join(src.lines, "\n"))
+			if sc == nil {
+				sc = recipe.Parse(src.file, []byte(strings.Join(src.lines, "\n")))
 			}
-			b, ok := recipe.RuntimeBranchAt(src.file, text, src.first+i)
+			b, ok := sc.RuntimeBranchAt(src.first + i)
 			if !ok {
 				continue
 			}

@@ -1,7 +1,6 @@
 package recipe
 
 import (
-	"bytes"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -18,12 +17,12 @@ type RuntimeBranch struct {
 	Cond string
 }
 
-// RuntimeBranchAt returns the innermost if of text (a bash script) whose
-// branches hold line and whose condition depends on the machine; ok is
-// false when there is none (or the script does not parse).
-func RuntimeBranchAt(name string, text []byte, line int) (RuntimeBranch, bool) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).Parse(bytes.NewReader(text), name)
-	if err != nil {
+// RuntimeBranchAt returns the innermost if of the script whose branches
+// hold line and whose condition depends on the machine; ok is false when
+// there is none (or the script does not parse).
+func (s *Script) RuntimeBranchAt(line int) (RuntimeBranch, bool) {
+	f := s.File
+	if f == nil {
 		return RuntimeBranch{}, false
 	}
 	funcs := map[string]bool{}

@@ -41,12 +41,12 @@ export F=1
 		{19, `[ "$(nproc)" -gt 8 ]`, 19},
 		{20, "", 0},
 	} {
-		b, ok := RuntimeBranchAt("s.sh", []byte(script), c.line)
+		b, ok := Parse("s.sh", []byte(script)).RuntimeBranchAt(c.line)
 		if ok != (c.cond != "") || (ok && (b.Cond != c.cond || b.Line != c.at)) {
 			t.Errorf("line %d (%q): got %+v, %v; want if %q at line %d", c.line, strings.Split(script, "\n")[c.line-1], b, ok, c.cond, c.at)
 		}
 	}
-	if _, ok := RuntimeBranchAt("bad.sh", []byte("if then fi ((("), 1); ok {
+	if _, ok := Parse("bad.sh", []byte("if then fi (((")).RuntimeBranchAt(1); ok {
 		t.Error("a script that does not parse has a runtime branch")
 	}
 }
