@@ -65,13 +65,15 @@ func LaunchEffects(ctx context.Context, ch *recipe.Change, o recipe.DryRunOption
 // have changed that an entry with a flag or variable claim names are
 // dry-run. CheckClaimsLaunched with them judges as verify does.
 func ClaimEffects(ctx context.Context, ch *recipe.Change, entries []ClaimEntry, o recipe.DryRunOptions) (map[string]*recipe.Effect, error) {
-	var patterns []string
+	var patterns []*regexp.Regexp
 	for _, e := range entries {
 		bullets, _, ok := bulletsOf(e.Value)
 		if !ok || !slices.ContainsFunc(ExtractClaims(bullets), func(c Claim) bool { return c.Kind == ClaimFlag || c.Kind == ClaimEnv }) {
 			continue
 		}
-		patterns = append(patterns, StringsOf(e.Value, FieldConfigKeys)...)
+		for _, p := range StringsOf(e.Value, FieldConfigKeys) {
+			patterns = append(patterns, config.GlobRegexp(p))
+		}
 	}
 	if len(patterns) == 0 {
 		return nil, nil
@@ -82,7 +84,7 @@ func ClaimEffects(ctx context.Context, ch *recipe.Change, entries []ClaimEntry, 
 	}
 	var keys []string
 	for _, k := range hk {
-		if slices.ContainsFunc(patterns, func(p string) bool { return config.GlobRegexp(p).MatchString(k) }) {
+		if slices.ContainsFunc(patterns, func(re *regexp.Regexp) bool { return re.MatchString(k) }) {
 			keys = append(keys, k)
 		}
 	}
