@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"sync"
@@ -687,7 +688,7 @@ func TestCorpusLaunchHistory(t *testing.T) {
 		t.Fatalf("resumed walk:\n%s\nwhole walk:\n%s", a, b)
 	}
 	for i := range vs {
-		if !sameFields(vs[i].Fields, whole.Versions[i].Fields) || vs[i].Commit != whole.Versions[i].Commit {
+		if !maps.Equal(vs[i].Fields, whole.Versions[i].Fields) || vs[i].Commit != whole.Versions[i].Commit {
 			t.Fatalf("version %d differs", i)
 		}
 	}

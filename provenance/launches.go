@@ -2,7 +2,6 @@ package provenance
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
 	"sort"
@@ -151,7 +150,7 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 			}
 			watch = watchOf(tree, rec.Paths(), rec.Dirs())
 			f := recipe.LaunchFields(pls)
-			if n := len(st.Versions); n > 0 && sameFields(st.Versions[n-1].Fields, f) {
+			if n := len(st.Versions); n > 0 && maps.Equal(st.Versions[n-1].Fields, f) {
 				continue
 			}
 			st.Versions = append(st.Versions, LaunchVersion{Seq: s, Commit: commit.String(), Key: sg.key, Fields: f})
@@ -211,18 +210,6 @@ func unchanged(t *gitscan.Tree, ws []Watched) bool {
 		now := Watched{Path: w.Path, List: w.List}
 		now.read(t)
 		if now != w {
-			return false
-		}
-	}
-	return true
-}
-
-func sameFields(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
 			return false
 		}
 	}
@@ -318,9 +305,4 @@ func (h *History) BlameLaunch(key string, rev plumbing.Hash, vs []LaunchVersion)
 		out = append(out, bf)
 	}
 	return out, nil
-}
-
-// String renders a version for debugging.
-func (v LaunchVersion) String() string {
-	return fmt.Sprintf("@%d %s: %d fields", v.Seq, v.Key, len(v.Fields))
 }
