@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perflog/perflog/internal/safefile"
 	"github.com/perflog/perflog/provenance"
 )
 
@@ -165,7 +166,7 @@ func Write(s *Site, dir string) (*Stats, error) {
 		st.Pages++
 		st.Bytes += int64(b.Len())
 		st.Largest = max(st.Largest, int64(b.Len()))
-		return writeFile(filepath.Join(dir, filepath.FromSlash(name)), b.Bytes())
+		return writeFile(dir, name, b.Bytes())
 	}
 	if err := put("index.html", "overview", overview(s)); err != nil {
 		return nil, err
@@ -181,7 +182,7 @@ func Write(s *Site, dir string) (*Stats, error) {
 	if err := prune(filepath.Join(dir, "recipes"), want); err != nil {
 		return nil, err
 	}
-	return st, writeFile(filepath.Join(dir, Marker), []byte("written by perflog report; the next report replaces this directory's pages\n"))
+	return st, writeFile(dir, Marker, []byte("written by perflog report; the next report replaces this directory's pages\n"))
 }
 
 // overview is the overview page of s.
@@ -255,28 +256,12 @@ func prune(dir string, want map[string]bool) error {
 	return nil
 }
 
-// writeFile replaces name with data (through a temporary file, so a page
-// is never half written).
-func writeFile(name string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+// writeFile replaces the page rel of the site in dir (safefile.Write: a
+// page is never half written, nor written through a link out of dir).
+func writeFile(dir, rel string, data []byte) error {
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(filepath.FromSlash(rel))), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(name), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), name)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-	}
+	_, err := safefile.Write(dir, rel, data)
 	return err
 }
