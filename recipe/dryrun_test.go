@@ -299,13 +299,25 @@ func TestDryRunCorpusHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	// a second run (sourced files now functions, scripts parsed) launches
-	// exactly the same
-	again, err := rev.DryRunKeys(context.Background(), keys, 0, DryRunOptions{})
+	// exactly the same (a plain run re-runs every 8th key, the long run all)
+	var sub []string
+	for i, k := range keys {
+		if testcorpus.Long() || i%8 == 0 {
+			sub = append(sub, k)
+		}
+	}
+	again, err := rev.DryRunKeys(context.Background(), sub, 0, DryRunOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a, b := mustJSON(t, pls), mustJSON(t, again); a != b {
-		t.Errorf("a second dry run of the head differs from the first")
+	var first []PointLaunch
+	for _, pl := range pls {
+		if slices.Contains(sub, pl.Point.Key) {
+			first = append(first, pl)
+		}
+	}
+	if a, b := mustJSON(t, first), mustJSON(t, again); len(again) == 0 || a != b {
+		t.Errorf("a second dry run of %d keys of the head differs from the first (%d points)", len(sub), len(again))
 	}
 	counts := map[string]int{}
 	run, launched := 0, 0      // single-node points, those that launched

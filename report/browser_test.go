@@ -22,9 +22,10 @@ import (
 	"github.com/perflog/perflog/provenance/index"
 )
 
-// BrowserEnv names the environment variable that makes the browser test
-// fail, rather than skip, when no Chromium is installed (.ci/run sets it
-// when it has one).
+// BrowserEnv names the environment variable that runs the browser test
+// and makes it fail, rather than skip, when no Chromium is installed
+// (.ci/run sets it when it has one). It runs with the long tests too; a
+// plain go test ./... skips it: Chromium costs it 9 s.
 const BrowserEnv = "PERFLOG_BROWSER_TESTS"
 
 // ScreenshotsEnv, when set, names a directory the browser test copies its
@@ -34,6 +35,9 @@ const ScreenshotsEnv = "PERFLOG_SCREENSHOTS"
 const browserKey = "dsr1-fp8-mi355x-sglang"
 
 func chromium(t *testing.T) string {
+	if os.Getenv(BrowserEnv) == "" && !testcorpus.Long() {
+		t.Skipf("the browser test runs with %s=1 or %s=1 (.ci/run sets them)", BrowserEnv, testcorpus.LongEnv)
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/perflog/perflog/internal/testcorpus"
 )
 
 // TestActionScript runs the composite action's step (action/run.sh) as
@@ -19,6 +21,19 @@ func TestActionScript(t *testing.T) {
 	root, _ := filepath.Abs("../..")
 	repo := filepath.Join(root, "testdata", "corpus", "inferencex.git")
 	runnerTemp := t.TempDir() // one job's: perflog is built once
+	if !testcorpus.Long() {
+		// a plain run stands this test binary in for the build (as
+		// testscript does, it runs Main when called perflog); the long
+		// run, as CI does, lets the action build perflog with go build
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.Mkdir(filepath.Join(runnerTemp, "perflog-bin"), 0o755)
+		if err := os.Symlink(self, filepath.Join(runnerTemp, "perflog-bin", "perflog")); err != nil {
+			t.Fatal(err)
+		}
+	}
 	run := func(args string) (int, string, string, string) {
 		dir := t.TempDir()
 		out := filepath.Join(dir, "output")

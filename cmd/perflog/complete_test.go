@@ -13,7 +13,8 @@ import (
 func TestFormatCompletionsAreAccepted(t *testing.T) {
 	repo := "../../testdata/corpus/inferencex.git"
 	args := map[string][]string{
-		"perflog changelog verify": {"--repo", repo, "--base", "main~1", "--head", "main"},
+		// (--profile gate: the formats are at stake, not the dry runs)
+		"perflog changelog verify": {"--repo", repo, "--profile", "gate", "--base", "main~1", "--head", "main"},
 		"perflog changelog new":    {"--repo", repo, "--base", "main~1", "--dry-run", "--offline"},
 		"perflog changelog audit":  {"--repo", repo, "--no-index", "--key", "dsv4-fp4-b200-vllm"},
 		"perflog changelog rules":  nil,

@@ -495,6 +495,8 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 	if err := ix.db.QueryRow(`SELECT count(*) FROM snapshot`).Scan(&segs); err != nil || segs < 3 {
 		t.Fatalf("the snapshot of the corpus is stored in %d segments (%v), want several", segs, err)
 	}
+	// (each damage is made in a transaction rolled back after the load, so
+	// that one rebuild, below, is paid rather than one per damage)
 	for what, damage := range map[string]string{
 		"a segment lost":    `DELETE FROM snapshot WHERE seg = (SELECT min(seg) + 1 FROM snapshot)`,
 		"a byte changed":    `UPDATE snapshot SET data = substr(data, 1, 100) || x'ff' || substr(data, 102) WHERE seg = (SELECT min(seg) + 1 FROM snapshot)`,
@@ -503,14 +505,29 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 		"a size beyond any": `UPDATE snapshot SET data = x'ffffffffffffff7f' || substr(data, 9) WHERE seg = (SELECT min(seg) FROM snapshot)`,
 		"a size too small":  `UPDATE snapshot SET data = x'1000000000000000' || substr(data, 9) WHERE seg = (SELECT min(seg) FROM snapshot)`,
 	} {
-		if res, err := ix.db.Exec(damage); err != nil {
+		tx, err := ix.db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := load(ctx, tx, true, true); err != nil {
+			t.Fatalf("%s: the snapshot does not load before the damage: %v", what, err)
+		}
+		if res, err := tx.ExecContext(ctx, damage); err != nil {
 			t.Fatal(err)
 		} else if n, _ := res.RowsAffected(); n == 0 {
 			t.Fatalf("%s: nothing damaged", what)
 		}
-		if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
-			t.Fatalf("%s: %+v %v", what, st, err)
+		_, err = load(ctx, tx, true, true)
+		tx.Rollback()
+		if !errors.Is(err, errStale) {
+			t.Fatalf("%s: the snapshot loads (%v), want it stale", what, err)
 		}
+	}
+	if _, err := ix.db.Exec(`DELETE FROM snapshot WHERE seg = (SELECT min(seg) + 1 FROM snapshot)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+		t.Fatalf("a segment lost: %+v %v", st, err)
 	}
 	// a table, an index or a view dropped: no stored answer is read (a
 	// blame without its table said the key did not exist), and the next
