@@ -71,6 +71,9 @@ type LaunchState struct {
 	// Blame are the launch fields' blame at Through (BlameLaunch), once
 	// asked for.
 	Blame []BlameField `json:"blame,omitempty"`
+	// Log is the key's whole log at Through with these launches (Log with
+	// no Path and no After, newest first), once asked for.
+	Log []LogItem `json:"log,omitempty"`
 }
 
 // LaunchesFrom is Launches resumed from prev, a walk of the same key that

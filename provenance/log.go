@@ -174,18 +174,39 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 			return nil, err
 		}
 		it.CommitRef = *ref
+		out = append(out, *it)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].seq > out[j].seq })
+	return FilterLog(out, o), nil
+}
+
+// FilterLog keeps the items of a log (newest first, one per commit) that
+// o's dates allow, in o's order. It applies a whole log's stored answer
+// (LaunchState.Log) to Since, Until and OldestFirst; Path and After need
+// the history (Log).
+func FilterLog(items []LogItem, o LogOptions) []LogItem {
+	var out []LogItem
+	for _, it := range items {
 		if (!o.Since.IsZero() && it.Date.Before(o.Since)) || (!o.Until.IsZero() && it.Date.After(o.Until)) {
 			continue
 		}
-		out = append(out, *it)
+		out = append(out, it)
 	}
-	sort.SliceStable(out, func(i, j int) bool {
-		if o.OldestFirst {
-			return out[i].seq < out[j].seq
+	if o.OldestFirst {
+		// the commits' order reversed; items of one commit keep theirs
+		var runs [][]LogItem
+		for i := 0; i < len(out); {
+			j := i + 1
+			for j < len(out) && out[j].Commit == out[i].Commit {
+				j++
+			}
+			runs = append(runs, out[i:j])
+			i = j
 		}
-		return out[i].seq > out[j].seq
-	})
-	return out, nil
+		slices.Reverse(runs)
+		out = slices.Concat(runs...)
+	}
+	return out
 }
 
 func setSeq(it *LogItem, sq int) { it.seq = sq }

@@ -345,18 +345,12 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 	if !since.IsZero() && !until.IsZero() && since.After(until) {
 		return flagErrorf("--since %s is after --until %s: no commit can match", opts.Since, opts.Until)
 	}
-	hs, err := loadHistory(ctx, opts.Factory, &opts.HistoryFlags, true, true, opts.Key)
+	hs, err := openHistory(opts.Factory, &opts.HistoryFlags)
 	if err != nil {
 		return err
 	}
 	defer hs.close()
-	lo := provenance.LogOptions{Rev: hs.rev, Since: since, Until: until, Path: opts.Path}
-	if !opts.NoLaunch {
-		if lo.Launches, err = hs.launches(ctx, opts.Key); err != nil {
-			return err
-		}
-	}
-	items, err := hs.h.Log(opts.Key, lo)
+	items, err := hs.src.Log(ctx, opts.Key, provenance.LogOptions{Since: since, Until: until, Path: opts.Path}, !opts.NoLaunch)
 	if err != nil {
 		return err
 	}
@@ -368,14 +362,14 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 	}
 	writeLog(opts.Factory.IO.Out, items, opts.Factory.IO.ColorEnabled(), termWidth(opts.Factory))
 	if len(items) == 0 {
-		logNothing(opts, hs)
+		logNothing(ctx, opts, hs)
 	}
 	return nil
 }
 
 // logNothing says on stderr why a log is empty: what was asked, and for a
 // --path that names no field of the recipe, the nearest ones.
-func logNothing(opts *LogOptions, hs *history) {
+func logNothing(ctx context.Context, opts *LogOptions, hs *history) {
 	var what []string
 	if opts.Path != "" {
 		what = append(what, fmt.Sprintf("a field matching %q", opts.Path))
@@ -395,11 +389,15 @@ func logNothing(opts *LogOptions, hs *history) {
 	if opts.Path == "" {
 		return
 	}
-	seq, ok := hs.h.SeqOf(hs.rev)
+	h, err := hs.src.History(ctx, false, true, opts.Key)
+	if err != nil {
+		return
+	}
+	seq, ok := h.SeqOf(hs.rev)
 	if !ok {
 		return
 	}
-	v, _, _, ok := hs.h.RecipeAt(opts.Key, seq)
+	v, _, _, ok := h.RecipeAt(opts.Key, seq)
 	if !ok {
 		return
 	}

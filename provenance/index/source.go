@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
@@ -229,8 +230,9 @@ func (s *Source) storedWalk(ctx context.Context, key string) *provenance.LaunchS
 	return nil
 }
 
-// walk brings prev (or nothing) to Rev. keep is set when prev went further
-// on this history than Rev: a walk to an older --rev does not replace it.
+// walk brings prev (or nothing) to Rev. keep is set when prev went as far
+// or further on this history than Rev: a walk to an older --rev does not
+// replace it, and a current one is not written again.
 func (s *Source) walk(ctx context.Context, h *provenance.History, key string, prev *provenance.LaunchState) (st *provenance.LaunchState, keep bool, err error) {
 	update, done := s.progress("dry-running " + key + "'s launches")
 	st, err = h.LaunchesFrom(ctx, key, s.Rev, provenance.LaunchOptions{Repo: s.Repo, Progress: update}, prev)
@@ -239,11 +241,11 @@ func (s *Source) walk(ctx context.Context, h *provenance.History, key string, pr
 		return st, false, err
 	}
 	if prev.Through == st.Through {
-		st.Blame = prev.Blame
+		st.Blame, st.Log = prev.Blame, prev.Log
 	}
 	p, ok := h.SeqOf(plumbing.NewHash(prev.Through))
 	t, _ := h.SeqOf(plumbing.NewHash(st.Through))
-	return st, ok && p > t, nil
+	return st, ok && p >= t, nil
 }
 
 // store keeps a launch walk in the index, when there is one to write.
@@ -278,7 +280,7 @@ func (s *Source) BlameLaunch(ctx context.Context, key string) (*provenance.Blame
 	if err != nil {
 		return nil, err
 	}
-	if !keep {
+	if !keep || (st.Through == prev.Through && prev.Blame == nil) {
 		st.Blame = fs
 		if st.Blame == nil {
 			st.Blame = []provenance.BlameField{}
@@ -287,6 +289,57 @@ func (s *Source) BlameLaunch(ctx context.Context, key string) (*provenance.Blame
 	}
 	rep.Fields = append(rep.Fields, fs...)
 	return rep, nil
+}
+
+// Log is History.Log of key at Rev, with the changes of its launches
+// when launches is set (History.Launches). With an index, the key's
+// whole log (no Path, no After) is stored with its launch walk once asked
+// for; later answers at the same revision read it and filter it by date
+// (provenance.FilterLog).
+func (s *Source) Log(ctx context.Context, key string, o provenance.LogOptions, launches bool) ([]provenance.LogItem, error) {
+	o.Rev = s.Rev
+	whole := launches && o.Path == "" && o.After.IsZero()
+	var prev *provenance.LaunchState
+	if launches {
+		prev = s.storedWalk(ctx, key)
+		if whole && prev != nil && prev.Through == s.Rev.String() && prev.Log != nil {
+			return provenance.FilterLog(prev.Log, o), nil
+		}
+	}
+	h, err := s.History(ctx, true, true, key)
+	if err != nil {
+		return nil, err
+	}
+	var st *provenance.LaunchState
+	keep := true
+	if seq, ok := h.SeqOf(s.Rev); launches && ok {
+		if _, _, _, ok := h.RecipeAt(key, seq); ok { // (a key not at Rev has no launches: the log says what it can)
+			if st, keep, err = s.walk(ctx, h, key, prev); err != nil {
+				return nil, err
+			}
+			o.Launches = st.Versions
+		}
+	}
+	if !whole || st == nil {
+		if st != nil && !keep {
+			s.store(ctx, st)
+		}
+		return h.Log(key, o)
+	}
+	all := o
+	all.Since, all.Until, all.OldestFirst = time.Time{}, time.Time{}, false
+	items, err := h.Log(key, all)
+	if err != nil {
+		return nil, err
+	}
+	if !keep || (st.Through == prev.Through && prev.Log == nil) {
+		st.Log = items
+		if st.Log == nil {
+			st.Log = []provenance.LogItem{}
+		}
+		s.store(ctx, st)
+	}
+	return provenance.FilterLog(items, o), nil
 }
 
 func (s *Source) progress(label string) (func(provenance.Progress), func()) {
