@@ -12,7 +12,11 @@
 // tiles hold K times the entries (one changelog, growing K times larger)
 // and K times the recipes (in per-tile master config files, listed in the
 // repository's .perflog.yaml). The shape — entries per commit, edits,
-// reverts, renames, files that do not load — is the real one.
+// reverts, renames, files that do not load — is the real one. The other
+// files (scripts, launchers, workflows: what a recipe's dry run reads)
+// are not tiled: each original commit's changes to them land in its
+// first tile's commit, so every tile's recipes launch what the real ones
+// did, and a launch walk has the real history's script versions.
 package main
 
 import (
@@ -105,8 +109,13 @@ func run(dir string, k int) error {
 	for t := 0; t < k; t++ {
 		settings += fmt.Sprintf("    - configs/amd-master-t%d.yaml\n    - configs/nvidia-master-t%d.yaml\n", t, t)
 	}
+	tiled := map[string]bool{".perflog.yaml": true}
+	for _, p := range paths {
+		tiled[p] = true
+	}
 	tiles := make([]version, k) // what each tile holds now
 	mark := 0
+	var prevCommit plumbing.Hash           // the last original commit replayed
 	for i := len(steps) - 1; i >= 0; i-- { // oldest first
 		st := steps[i]
 		var v version
@@ -144,6 +153,28 @@ func run(dir string, k int) error {
 				fmt.Fprintf(w, "from :%d\n", mark-1)
 			} else {
 				writeFile(w, ".perflog.yaml", settings)
+			}
+			if t == 0 {
+				// the untiled files: this commit's changes since the last
+				// one replayed
+				changes, err := r.ChangedFiles(prevCommit, st.hash)
+				if err != nil {
+					return err
+				}
+				for _, ch := range changes {
+					switch {
+					case tiled[ch.Path]:
+					case ch.New.IsZero():
+						fmt.Fprintf(w, "D %s\n", ch.Path)
+					default:
+						b, err := r.ReadBlob(ch.New)
+						if err != nil {
+							return err
+						}
+						writeFile(w, ch.Path, string(b))
+					}
+				}
+				prevCommit = st.hash
 			}
 			if old.changelog != v.changelog {
 				var all strings.Builder
