@@ -280,13 +280,12 @@ func (s *Source) BlameLaunch(ctx context.Context, key string) (*provenance.Blame
 	if err != nil {
 		return nil, err
 	}
-	if !keep || (st.Through == prev.Through && prev.Blame == nil) {
+	s.storeAnswer(ctx, st, prev, keep, prev != nil && prev.Blame != nil, func() {
 		st.Blame = fs
 		if st.Blame == nil {
 			st.Blame = []provenance.BlameField{}
 		}
-		s.store(ctx, st)
-	}
+	})
 	rep.Fields = append(rep.Fields, fs...)
 	return rep, nil
 }
@@ -332,14 +331,25 @@ func (s *Source) Log(ctx context.Context, key string, o provenance.LogOptions, l
 	if err != nil {
 		return nil, err
 	}
-	if !keep || (st.Through == prev.Through && prev.Log == nil) {
+	s.storeAnswer(ctx, st, prev, keep, prev != nil && prev.Log != nil, func() {
 		st.Log = items
 		if st.Log == nil {
 			st.Log = []provenance.LogItem{}
 		}
-		s.store(ctx, st)
-	}
+	})
 	return provenance.FilterLog(items, o), nil
+}
+
+// storeAnswer stores the walk st with an answer that set puts in it (its
+// blame, its log): when st is a new walk (keep false), or when the stored
+// walk prev is current and lacks that answer (had false). A stored walk
+// that went further than st is kept.
+func (s *Source) storeAnswer(ctx context.Context, st, prev *provenance.LaunchState, keep, had bool, set func()) {
+	if keep && (had || st.Through != prev.Through) {
+		return
+	}
+	set()
+	s.store(ctx, st)
 }
 
 func (s *Source) progress(label string) (func(provenance.Progress), func()) {
