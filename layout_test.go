@@ -15,6 +15,7 @@ const module = "github.com/perflog/perflog/"
 // corpus opener aside).
 var layers = [][]string{
 	{"internal/"},
+	{"gitscan/internal/"},
 	{"gitscan"},
 	{"config"},
 	{"recipe"},
@@ -41,7 +42,7 @@ func layerOf(pkg string) int {
 }
 
 // TestImportsPointDown: cmd → provenance/index → provenance → changelog →
-// recipe → config → gitscan → internal, by `go list` of every package.
+// recipe → config → gitscan → gitscan/internal/pack → internal, by `go list` of every package.
 func TestImportsPointDown(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
 	if err != nil {

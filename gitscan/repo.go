@@ -36,6 +36,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/object/commitgraph"
 	"github.com/go-git/go-git/v5/storage/filesystem"
 	"github.com/go-git/go-git/v5/storage/filesystem/dotgit"
+	"github.com/perflog/perflog/gitscan/internal/pack"
 )
 
 // Sentinel errors; wrapped with context, test them with errors.Is.
@@ -66,7 +67,7 @@ type Repo struct {
 	// blobs is a second reader for ScanBlobs, so that a blob pass can run
 	// beside a walk (each reader is used by one goroutine at a time).
 	obj, blobs *objects
-	packs      *packSet // shared by the readers; nil in memory
+	packs      *pack.Set // shared by the readers; nil in memory
 	fbMu       sync.Mutex
 }
 
@@ -120,7 +121,7 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 	}
 	out := &Repo{repo: r, worktree: wt, gitDir: gitDir, closer: st}
 	objDir := filepath.Join(commonDir(gitDir), "objects")
-	out.packs = &packSet{dir: objDir}
+	out.packs = pack.OpenSet(objDir)
 	out.obj = newObjects(out.packs, st, &out.fbMu, walkCacheBudget)
 	out.blobs = newObjects(out.packs, st, &out.fbMu, blobCacheBudget)
 	out.idx = commitgraph.NewObjectCommitNodeIndex(st)
@@ -158,7 +159,7 @@ func commonDir(gitDir string) string {
 // Close releases file descriptors held by the repository.
 func (r *Repo) Close() error {
 	if r.packs != nil {
-		r.packs.close()
+		r.packs.Close()
 	}
 	if r.closer != nil {
 		return r.closer.Close()
@@ -441,10 +442,10 @@ func (r *Repo) PathHash(commit plumbing.Hash, p string) (h plumbing.Hash, ok boo
 // large files out of order (the claims of a whole history read both sides
 // of hundreds of commits) sets a larger one for the while.
 func (r *Repo) SetReadCache(budget int) (previous int) {
-	c := r.obj.cache
-	previous, c.budget = c.budget, max(budget, 0)
-	c.trim()
-	return previous
+	if r.obj.packs == nil {
+		return 0
+	}
+	return r.obj.packs.SetBudget(budget)
 }
 
 // ReadBlob returns the content of a blob. The slice may be shared with
@@ -531,7 +532,9 @@ func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, st
 		o := readers[stream]
 		if o == nil {
 			o = newObjects(r.packs, r.blobs.fallback, &r.fbMu, streamBudget)
-			o.cache.room = &room
+			if o.packs != nil {
+				o.packs.Grow(&room)
+			}
 			readers[stream] = o
 		}
 		t, data, err := o.readTransient(h)
@@ -541,7 +544,9 @@ func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, st
 		if err != nil {
 			return fmt.Errorf("blob %s: %w", h, err)
 		}
-		o.lent = data
+		if o.packs != nil {
+			o.packs.Lend(data)
+		}
 		if err := fn(h, stream, data); err != nil {
 			return err
 		}

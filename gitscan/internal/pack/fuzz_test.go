@@ -1,8 +1,7 @@
-package gitscan
+package pack
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -73,12 +72,12 @@ func smallPackRepo(t testing.TB) (string, map[plumbing.Hash][]byte, map[plumbing
 	return filepath.Join(dir, ".git"), want, types
 }
 
-// FuzzPackReader: whatever the bytes of a pack (its index kept), reading
-// its objects gives each object's content, an error, or an object of
-// another type (which the typed readers, ReadBlob and the tree and commit
-// readers, refuse), never a panic and never other content of the type
-// asked for: inflating verifies the checksum, commits and trees their ids.
-func FuzzPackReader(f *testing.F) {
+// FuzzReader: whatever the bytes of a pack (its index kept), reading its
+// objects gives each object's content, an error, or an object of another
+// type (which gitscan's typed readers refuse), never a panic and never
+// other content of the type asked for: inflating verifies the checksum,
+// commits and trees their ids.
+func FuzzReader(f *testing.F) {
 	gitDir, want, types := smallPackRepo(f)
 	packs, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "*.pack"))
 	if len(packs) != 1 {
@@ -98,28 +97,61 @@ func FuzzPackReader(f *testing.F) {
 		if err := os.WriteFile(packs[0], data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r, err := Open(gitDir, &OpenOptions{NoDetect: true, NoCommitGraph: true})
-		if err != nil {
-			return
-		}
-		defer r.Close()
-		corrupt := 0
-		for h, content := range want {
-			typ, got, err := r.obj.read(h)
-			if err != nil || typ != types[h] {
-				corrupt++ // an error, or a type the typed readers refuse
-				continue
-			}
-			if !bytes.Equal(got, content) {
-				t.Fatalf("object %s read as other content", h)
-			}
-		}
-		if bytes.Equal(data, orig) && corrupt > 0 {
+		bad := readAll(t, gitDir, want, types)
+		if bytes.Equal(data, orig) && bad > 0 {
 			t.Fatal("the intact pack reads with errors")
 		}
-		// a walk reports damage as an error too
-		if head, err := r.Resolve("HEAD"); err == nil {
-			r.FirstParent(context.Background(), WalkOptions{From: head}, func(Node) error { return nil })
+	})
+}
+
+// FuzzIndex: whatever the bytes of a pack's index (its pack kept), its
+// objects read as their content, as ErrNotFound (left to go-git) or as an
+// error, never as a panic or other content.
+func FuzzIndex(f *testing.F) {
+	gitDir, want, types := smallPackRepo(f)
+	idxs, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "*.idx"))
+	if len(idxs) != 1 {
+		f.Fatalf("indexes: %v", idxs)
+	}
+	orig, err := os.ReadFile(idxs[0])
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(orig)
+	for _, at := range []int{5, 8 + 4*0x30, 8 + 256*4 + 3, len(orig) - 50, len(orig) - 45} {
+		b := bytes.Clone(orig)
+		b[at] ^= 0x40
+		f.Add(b)
+	}
+	f.Add(orig[:len(orig)/2])
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(idxs[0], data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		bad := readAll(t, gitDir, want, types)
+		if bytes.Equal(data, orig) && bad > 0 {
+			t.Fatal("the intact index reads with errors")
 		}
 	})
+}
+
+// readAll reads every object of want through a fresh Set of gitDir,
+// failing t on content other than want's for the type read, and returns
+// how many objects did not read as themselves.
+func readAll(t *testing.T, gitDir string, want map[plumbing.Hash][]byte, types map[plumbing.Hash]plumbing.ObjectType) int {
+	s := OpenSet(filepath.Join(gitDir, "objects"))
+	defer s.Close()
+	r := NewReader(s, 1<<10)
+	bad := 0
+	for h, content := range want {
+		typ, got, err := r.Read(h)
+		if err != nil || typ != types[h] {
+			bad++ // an error, or a type the typed readers refuse
+			continue
+		}
+		if !bytes.Equal(got, content) {
+			t.Fatalf("object %s read as other content", h)
+		}
+	}
+	return bad
 }

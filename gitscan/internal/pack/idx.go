@@ -1,4 +1,4 @@
-package gitscan
+package pack
 
 import (
 	"bufio"
@@ -10,8 +10,8 @@ import (
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 )
 
-// packIndex finds an object's offset in a pack.
-type packIndex interface {
+// index finds an object's offset in a pack.
+type index interface {
 	FindOffset(h plumbing.Hash) (int64, error)
 }
 
@@ -87,7 +87,7 @@ func (v *idxView) offset(i int) (int64, error) {
 // openIndex maps a pack index, or decodes it with go-git when it cannot
 // be mapped or is not version 2; mapped is the mapping to release (nil
 // when nothing is mapped).
-func openIndex(f *os.File) (idx packIndex, mapped []byte, err error) {
+func openIndex(f *os.File) (idx index, mapped []byte, err error) {
 	if fi, err := f.Stat(); err == nil {
 		if b := mapFile(f, fi.Size()); b != nil {
 			if v := newIdxView(b); v != nil {

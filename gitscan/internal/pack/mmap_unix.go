@@ -1,6 +1,6 @@
 //go:build unix
 
-package gitscan
+package pack
 
 import (
 	"os"
