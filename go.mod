@@ -3,7 +3,7 @@ module github.com/perflog/perflog
 go 1.26.8
 
 require (
-	github.com/cespare/xxhash/v2 v2.3.0
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-git/go-billy/v5 v5.9.2
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/google/go-github/v62 v62.0.0

@@ -1,27 +1,23 @@
 package index
 
 import (
-	"bytes"
-	"encoding/gob"
+	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/internal/wire"
 	"github.com/perflog/perflog/provenance"
 )
 
 // The stored audit is written with package wire rather than gob: a warm
-// `changelog audit` is mostly the decoding of it, and in a fresh process
-// gob took 9-16 ms to decode the corpus's 772 entries (1.9 MB allocated,
-// 19,000 allocations), wire a few allocations sharing one copy of the
-// bytes. The encodings below list every field of the types they store;
+// `changelog audit` is mostly the decoding of it, and with its chunks in
+// gob it took 1.85 times as long (docs/dev/performance.md). The encodings below list every field of the types they store;
 // TestAuditWireFields fails when a field is added and not encoded.
 
 // auditWireVersion begins every encoded chunk and head.
-const auditWireVersion = 2
+const auditWireVersion = 3
 
 // encodeAuditEntries encodes audit entries into buf, reused (the chunks
 // of an audit are encoded one after another into one buffer; nil for a
@@ -63,15 +59,9 @@ func putAuditEntry(w *wire.Writer, e *provenance.AuditEntry) error {
 	}
 	w.String(string(e.Verdict))
 	w.String(e.Reason)
-	// claims are checked on demand and kept in their own table; an audit
-	// stored with them keeps them as a gob
-	w.Bool(e.Claims != nil)
+	// claims are checked on demand and kept in their own table (claims)
 	if e.Claims != nil {
-		var b bytes.Buffer
-		if err := gob.NewEncoder(&b).Encode(e.Claims); err != nil {
-			return err
-		}
-		w.Bytes(b.Bytes())
+		return errors.New("a stored audit holds no claims")
 	}
 	return nil
 }
@@ -113,19 +103,6 @@ func getAuditEntry(r *wire.Reader) provenance.AuditEntry {
 	})
 	e.Verdict = provenance.Verdict(r.String())
 	e.Reason = r.String()
-	if r.Bool() {
-		b := r.Bytes()
-		if r.Err() == nil {
-			var cs []changelog.ClaimResult
-			if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&cs); err != nil {
-				r.Fail("claims: %v", err)
-			}
-			e.Claims = cs
-			if e.Claims == nil {
-				e.Claims = []changelog.ClaimResult{}
-			}
-		}
-	}
 	return e
 }
 

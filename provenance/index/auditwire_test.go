@@ -1,8 +1,6 @@
 package index
 
 import (
-	"bytes"
-	"encoding/gob"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -39,13 +37,17 @@ func TestAuditWireFields(t *testing.T) {
 // (AuditEntry.Named): they are not stored.
 var derived = map[string]bool{"AuditEntry.Entry": true, "AuditEvent.Kind": true}
 
+// unstored fields are the history's positions, found again when a
+// stored walk is read (see launchwire.go).
+var unstored = map[string]bool{"LaunchVersion.Seq": true, "LogItem.seq": true}
+
 // checkFields fails unless typ has exactly the fields the encoder in file
 // writes (derived ones aside).
 func checkFields(t *testing.T, typ reflect.Type, want []string, file string) {
 	t.Helper()
 	var got []string
 	for f := range typ.Fields() {
-		if derived[typ.Name()+"."+f.Name] {
+		if derived[typ.Name()+"."+f.Name] || unstored[typ.Name()+"."+f.Name] {
 			continue
 		}
 		got = append(got, f.Name)
@@ -68,8 +70,7 @@ func sampleAudit() ([]provenance.AuditEntry, *auditHead) {
 			}, Verdict: "corrected", Reason: "fixed by #1"},
 		{Index: 2, Line: neg, ConfigKeys: []string{}, Events: []provenance.AuditEvent{}, Verdict: "no-pr", PRLinkPR: &zero},
 		{Index: 3}, // nil lists, no introduction
-		{Index: 4, Verdict: "ok", Claims: []changelog.ClaimResult{{Entry: 4, Line: 9, Keys: []string{"k"}, Verdict: "confirmed", Reason: "r"}}},
-		{Index: 5, Claims: []changelog.ClaimResult{}},
+		{Index: 4, Verdict: "ok"},
 	}
 	h := &auditHead{Report: provenance.AuditReport{Rev: plumbing.NewHash("1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0"), Path: "perf-changelog.yaml",
 		Version: plumbing.NewHash("d1f1c0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0"),
@@ -95,12 +96,21 @@ func TestAuditWireRoundTrip(t *testing.T) {
 		t.Fatalf("entries read back differently:\n%s\n%s", a, b)
 	}
 	// nil and empty lists are kept apart (the JSON output shows [] or null)
-	if got[1].ConfigKeys == nil || got[1].Events == nil || got[2].ConfigKeys != nil || got[2].Events != nil ||
-		got[4].Claims == nil || got[0].Claims != nil {
+	if got[1].ConfigKeys == nil || got[1].Events == nil || got[2].ConfigKeys != nil || got[2].Events != nil {
 		t.Error("nil and empty lists confused")
 	}
 	if got[0].Events[0].Date.Format(time.RFC3339) != "2026-07-01T22:59:29+09:00" {
 		t.Errorf("zone lost: %v", got[0].Events[0].Date)
+	}
+
+	// claims live in their own table: an audit holding some is not stored
+	// without them
+	for _, cs := range [][]changelog.ClaimResult{{{Entry: 4, Verdict: "confirmed"}}, {}} {
+		withClaims := slices.Clone(es)
+		withClaims[0].Claims = cs
+		if _, err := encodeAuditEntries(nil, withClaims); err == nil {
+			t.Errorf("an entry with claims %v was encoded", cs)
+		}
 	}
 
 	h2, err := decodeAuditHead(head.encode())
@@ -132,19 +142,20 @@ func TestAuditWireCorrupt(t *testing.T) {
 			t.Fatalf("head cut to %d bytes: %v", n, err)
 		}
 	}
-	for _, b := range [][]byte{append(slices.Clone(data), 0), {9, 0}, gobOf(t, es)} {
+	for _, b := range [][]byte{append(slices.Clone(data), 0), {9, 0}, jsonOf(t, es)} {
 		if _, err := decodeAuditEntries(b); !errors.Is(err, wire.ErrCorrupt) {
 			t.Errorf("%x: %v", b[:min(len(b), 8)], err)
 		}
 	}
 }
 
-func gobOf(t *testing.T, v any) []byte {
-	var b bytes.Buffer
-	if err := gob.NewEncoder(&b).Encode(v); err != nil {
+// jsonOf is v in another encoding, which the decoders must refuse.
+func jsonOf(t *testing.T, v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return b.Bytes()
+	return b
 }
 
 // FuzzAuditWire: any bytes decode without panicking.
@@ -154,10 +165,12 @@ func FuzzAuditWire(f *testing.F) {
 	f.Add(data)
 	f.Add(head.encode())
 	f.Add(sampleBlameData(f))
+	f.Add(sampleLaunchData(f))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		decodeAuditEntries(b)
 		decodeAuditHead(b)
 		decodeBlame(b)
+		decodeLaunchState(b)
 	})
 }
 

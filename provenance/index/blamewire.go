@@ -22,15 +22,9 @@ func encodeBlame(b *provenance.BlameReport) ([]byte, error) {
 	w.String(b.Rev)
 	w.Len(len(b.Fields), b.Fields == nil)
 	for i := range b.Fields {
-		f := &b.Fields[i]
-		w.String(f.Path)
-		w.String(f.Value)
-		w.Int(f.Line)
-		if err := putCommitRef(w, &f.CommitRef); err != nil {
+		if err := putBlameField(w, &b.Fields[i]); err != nil {
 			return nil, err
 		}
-		w.String(string(f.Event))
-		w.String(f.Key)
 	}
 	w.Len(len(b.Renames), b.Renames == nil)
 	for i := range b.Renames {
@@ -53,10 +47,7 @@ func decodeBlame(data []byte) (*provenance.BlameReport, error) {
 		return nil, fmt.Errorf("%w: blame encoding %d", wire.ErrCorrupt, v)
 	}
 	b := &provenance.BlameReport{Key: r.String(), File: r.String(), Rev: r.String()}
-	b.Fields = wire.List(r, 9, func() provenance.BlameField { // a field takes at least 9 bytes
-		return provenance.BlameField{Path: r.String(), Value: r.String(), Line: r.Int(), CommitRef: getCommitRef(r),
-			Event: provenance.EventKind(r.String()), Key: r.String()}
-	})
+	b.Fields = getBlameFields(r)
 	b.Renames = wire.List(r, 7, func() provenance.Rename {
 		return provenance.Rename{From: r.String(), To: r.String(), CommitRef: getCommitRef(r)}
 	})
@@ -65,4 +56,23 @@ func decodeBlame(data []byte) (*provenance.BlameReport, error) {
 		return nil, err
 	}
 	return b, nil
+}
+
+func putBlameField(w *wire.Writer, f *provenance.BlameField) error {
+	w.String(f.Path)
+	w.String(f.Value)
+	w.Int(f.Line)
+	if err := putCommitRef(w, &f.CommitRef); err != nil {
+		return err
+	}
+	w.String(string(f.Event))
+	w.String(f.Key)
+	return nil
+}
+
+func getBlameFields(r *wire.Reader) []provenance.BlameField {
+	return wire.List(r, 9, func() provenance.BlameField { // a field takes at least 9 bytes
+		return provenance.BlameField{Path: r.String(), Value: r.String(), Line: r.Int(), CommitRef: getCommitRef(r),
+			Event: provenance.EventKind(r.String()), Key: r.String()}
+	})
 }

@@ -40,6 +40,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc64"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -50,7 +51,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cespare/xxhash/v2"
 	"github.com/go-git/go-git/v5/plumbing"
 	"modernc.org/sqlite" // the database/sql driver "sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
@@ -62,7 +62,7 @@ import (
 
 // SchemaVersion changes whenever the stored format does; an index of
 // another version is rebuilt.
-const SchemaVersion = "19"
+const SchemaVersion = "20"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -847,7 +847,7 @@ const maxParts = 64
 // pages, which SQLite copies into a buffer of its own allocated for the
 // read. The whole snapshot of the corpus (0.9 MB) in one row cost an
 // update about 240 page faults for that buffer alone. A part is framed
-// with its length and the xxHash64 of its bytes (sealPart), so that a
+// with its length and the CRC-64 of its bytes (sealPart), so that a
 // segment lost or damaged makes the snapshot stale, never a different
 // history.
 const segBytes = 3900
@@ -861,12 +861,12 @@ const segBytes = 3900
 
 // sealPart frames data for storage: its length first (of the framed
 // part, 8 bytes, so that a reader sizes its buffer from the first
-// segment), then data, then the xxHash64 of data.
+// segment), then data, then the CRC-64 of data.
 func sealPart(data []byte) []byte {
 	out := make([]byte, 8, 8+len(data)+8)
 	binary.LittleEndian.PutUint64(out, uint64(8+len(data)+8))
 	out = append(out, data...)
-	return binary.LittleEndian.AppendUint64(out, xxhash.Sum64(data))
+	return binary.LittleEndian.AppendUint64(out, crc64.Checksum(data, crcTable))
 }
 
 // partSize is the length a framed part says it has; ok is false when
@@ -887,7 +887,7 @@ const maxPartBytes = 1 << 28
 // data.
 func openPart(part []byte) ([]byte, error) {
 	n, ok := partSize(part)
-	if !ok || n != len(part) || binary.LittleEndian.Uint64(part[n-8:]) != xxhash.Sum64(part[8:n-8]) {
+	if !ok || n != len(part) || binary.LittleEndian.Uint64(part[n-8:]) != crc64.Checksum(part[8:n-8], crcTable) {
 		return nil, fmt.Errorf("%w: a snapshot part does not match its length or digest", errStale)
 	}
 	return part[8 : n-8], nil

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -14,7 +13,7 @@ import (
 )
 
 // The launch walks of recipes (provenance.LaunchState) are stored as
-// they are first asked for, one row per key, as JSON: a later question
+// they are first asked for, one row per key (launchwire.go): a later question
 // resumes the walk where it stopped, so a commit costs the dry runs it
 // makes necessary once. A state that does not fit the history asked
 // about (another chain, a rewritten one) is walked afresh.
@@ -26,18 +25,18 @@ func (ix *Index) LaunchState(ctx context.Context, key string) *provenance.Launch
 	if err := ix.db.QueryRowContext(ctx, `SELECT data FROM launch_states WHERE key = ?`, key).Scan(&data); err != nil {
 		return nil
 	}
-	var st provenance.LaunchState
-	if json.Unmarshal(data, &st) != nil || st.Key != key {
+	st, err := decodeLaunchState(data)
+	if err != nil || st.Key != key {
 		return nil
 	}
-	return &st
+	return st
 }
 
 // StoreLaunchState stores a launch walk (replacing the key's), and its
 // rows of the query tables launch_changes (each version's changes) and
 // launches_at_head (the last version's fields).
 func (ix *Index) StoreLaunchState(ctx context.Context, st *provenance.LaunchState) error {
-	data, err := json.Marshal(st)
+	data, err := encodeLaunchState(st)
 	if err != nil {
 		return err
 	}
