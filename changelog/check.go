@@ -550,7 +550,7 @@ func changedSources(ch *recipe.Change) []source {
 		if strings.HasSuffix(p, "-master.yaml") || strings.HasSuffix(p, "perf-changelog.yaml") {
 			continue
 		}
-		if data, ok, err := ch.Head.Files.Read(p); err == nil && ok && len(data) < 1<<20 {
+		if data, ok, err := recipe.ReadFile(ch.Head.Files, p); err == nil && ok && len(data) < 1<<20 {
 			out = append(out, source{file: p, first: 1, lines: strings.Split(string(data), "\n")})
 		}
 	}
@@ -572,7 +572,7 @@ func loadSide(r *recipe.Rev, name string, keys []string) side {
 		sd.images = append(sd.images, r.Images(k)...)
 		if file, text, ok := r.Text(k); ok {
 			sd.sources = append(sd.sources, source{file: file, first: rec.Line, lines: strings.Split(string(text), "\n")})
-		} else if data, ok, _ := r.Files.Read(rec.File); ok {
+		} else if data, ok, _ := recipe.ReadFile(r.Files, rec.File); ok {
 			// the block of the recipe: from its key line to the next top-level key
 			all := strings.Split(string(data), "\n")
 			end := rec.Line
@@ -591,7 +591,7 @@ func loadSide(r *recipe.Rev, name string, keys []string) side {
 				continue
 			}
 			seen[p] = true
-			if data, ok, err := r.Files.Read(p); err == nil && ok {
+			if data, ok, err := recipe.ReadFile(r.Files, p); err == nil && ok {
 				sd.sources = append(sd.sources, source{file: p, first: 1, lines: strings.Split(string(data), "\n")})
 			}
 		}

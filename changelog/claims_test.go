@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
+	"io/fs"
 	"regexp"
-	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
@@ -144,26 +144,17 @@ func FuzzExtractClaims(f *testing.F) {
 	})
 }
 
-// memFiles is a revision held in memory.
+// memFiles is a revision's tree in memory, by path.
 type memFiles map[string]string
 
-func (m memFiles) Read(p string) ([]byte, bool, error) {
-	s, ok := m[p]
-	if !ok {
-		return nil, false, nil
+// Open opens a file or directory of m (as fstest.MapFS, which lists the
+// directories its paths imply).
+func (m memFiles) Open(name string) (fs.File, error) {
+	fsys := fstest.MapFS{}
+	for p, s := range m {
+		fsys[p] = &fstest.MapFile{Data: []byte(s)}
 	}
-	return []byte(s), true, nil
-}
-func (m memFiles) Exists(p string) bool { _, ok := m[p]; return ok }
-func (m memFiles) List(dir string) ([]string, error) {
-	var out []string
-	for p := range m {
-		if path.Dir(p) == dir {
-			out = append(out, p)
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return fsys.Open(name)
 }
 
 func (m memFiles) with(p, s string) memFiles {

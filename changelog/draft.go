@@ -3,6 +3,7 @@ package changelog
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -759,8 +760,8 @@ func yamlQuote(s string) string {
 // yamlBullets describes a changed srt-slurm recipe file: its images,
 // the variables of its environment maps, and (briefly) its other fields.
 func yamlBullets(ch *recipe.Change, p string) []string {
-	load := func(f recipe.Files) *pyyaml.Value {
-		data, ok, err := f.Read(p)
+	load := func(f fs.FS) *pyyaml.Value {
+		data, ok, err := recipe.ReadFile(f, p)
 		if err != nil || !ok {
 			return nil
 		}

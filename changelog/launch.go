@@ -105,7 +105,7 @@ func byKey(effs []recipe.Effect) map[string]*recipe.Effect {
 
 // lineText is a line of a file at a revision ("" when unreadable).
 func lineText(r *recipe.Rev, file string, line int) string {
-	data, ok, err := r.Files.Read(file)
+	data, ok, err := recipe.ReadFile(r.Files, file)
 	if err != nil || !ok || line < 1 {
 		return ""
 	}
@@ -124,7 +124,7 @@ func lineText(r *recipe.Rev, file string, line int) string {
 // commandEnd is the last line of the command that starts at line: the
 // lines after it that a backslash at the very end continues.
 func commandEnd(r *recipe.Rev, file string, line int) int {
-	data, ok, err := r.Files.Read(file)
+	data, ok, err := recipe.ReadFile(r.Files, file)
 	if err != nil || !ok || line < 1 {
 		return line
 	}

@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"errors"
+	"io/fs"
 	"path"
 	"slices"
 	"sync"
@@ -60,14 +61,14 @@ func LoadInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, ba
 
 // loadInput is LoadInput with head read from headFiles and the change
 // from change.
-func loadInput(r *gitscan.Repo, s *config.Settings, base plumbing.Hash, baseName, headName string, headFiles recipe.Files, change func() (*recipe.Change, error)) (*Input, error) {
+func loadInput(r *gitscan.Repo, s *config.Settings, base plumbing.Hash, baseName, headName string, headFiles fs.FS, change func() (*recipe.Change, error)) (*Input, error) {
 	path := s.ChangelogPath()
 	in := &Input{Path: path, BaseRev: baseName, HeadRev: headName, Repository: s.Repository(), Settings: s}
 	var err error
 	if in.Base, err = readOptional(r, base, path); err != nil {
 		return nil, err
 	}
-	data, ok, err := headFiles.Read(path)
+	data, ok, err := recipe.ReadFile(headFiles, path)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +111,7 @@ func ChangeAt(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, bas
 
 // changeOf is the change from base to headFiles: the files that differ
 // between base and head, and extra (the work tree's).
-func changeOf(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, baseName, headName string, headFiles recipe.Files, extra []string) (*recipe.Change, error) {
+func changeOf(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, baseName, headName string, headFiles fs.FS, extra []string) (*recipe.Change, error) {
 	fcs, err := r.ChangedFiles(base, head)
 	if err != nil {
 		return nil, err
@@ -120,19 +121,19 @@ func changeOf(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, bas
 		paths = append(paths, fc.Path)
 	}
 	paths = append(paths, extra...)
-	var bf recipe.Files = emptyFiles{}
+	var bf fs.FS = emptyTree{}
 	if !base.IsZero() {
 		bf = r.Tree(base)
 	}
 	return recipe.NewChange(recipe.NewRev(baseName, bf, s), recipe.NewRev(headName, headFiles, s), paths), nil
 }
 
-// emptyFiles is the empty tree.
-type emptyFiles struct{}
+// emptyTree is a tree without files (the base of a first commit).
+type emptyTree struct{}
 
-func (emptyFiles) Read(string) ([]byte, bool, error) { return nil, false, nil }
-func (emptyFiles) Exists(string) bool                { return false }
-func (emptyFiles) List(string) ([]string, error)     { return nil, nil }
+func (emptyTree) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+}
 
 // WorktreePaths are the work-tree paths whose uncommitted changes count:
 // the changelog, the master configs' directories, benchmarks/ and runners/.

@@ -146,7 +146,7 @@ func (in *Input) headLines(rep *Report) func(file string) []string {
 				ls = strings.Split(string(rep.Head.Raw), "\n")
 			}
 		case in.Change != nil:
-			if data, ok, err := in.Change.Head.Files.Read(file); err == nil && ok {
+			if data, ok, err := recipe.ReadFile(in.Change.Head.Files, file); err == nil && ok {
 				ls = strings.Split(string(data), "\n")
 			}
 		}

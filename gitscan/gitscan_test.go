@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/go-git/go-billy/v5/memfs"
@@ -735,5 +737,56 @@ func TestParseCommitHeader(t *testing.T) {
 		if c, err := parseCommitHeader([]byte(raw)); err == nil {
 			t.Errorf("%q: %+v, want an error", raw, c)
 		}
+	}
+}
+
+// TestTreeIsFS: a commit's Tree passes the standard library's checks of
+// an fs.FS (every file and directory opened, read, listed and described
+// consistently), and lists what go-git's tree of that commit holds.
+func TestTreeIsFS(t *testing.T) {
+	r, head := openCorpus(t, nil)
+	tree := r.Tree(head)
+	if err := fstest.TestFS(tree, "perf-changelog.yaml", "configs/amd-master.yaml", "benchmarks/benchmark_lib.sh"); err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.repo.CommitObject(head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gt, err := c.Tree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got []string
+	gt.Files().ForEach(func(f *object.File) error {
+		if f.Mode.IsFile() {
+			want = append(want, f.Name)
+		}
+		return nil
+	})
+	fs.WalkDir(tree, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type().IsRegular() {
+			got = append(got, p)
+		}
+		return nil
+	})
+	sort.Strings(want)
+	sort.Strings(got)
+	if !slices.Equal(got, want) || len(got) < 100 {
+		t.Fatalf("the tree walks to %d files, go-git lists %d", len(got), len(want))
+	}
+	for _, bad := range []string{"/perf-changelog.yaml", "../x", "configs/", "nope", "configs/nope.yaml"} {
+		if _, err := fs.ReadFile(tree, bad); !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fs.ErrInvalid) {
+			t.Errorf("ReadFile(%q) = %v, want not found or invalid", bad, err)
+		}
+	}
+	data, _ := fs.ReadFile(tree, "perf-changelog.yaml")
+	data[0] ^= 0xff // the caller's copy: the tree's own stays intact
+	again, _ := fs.ReadFile(tree, "perf-changelog.yaml")
+	if again[0] == data[0] {
+		t.Fatal("ReadFile handed out the tree's cached bytes")
 	}
 }

@@ -117,9 +117,10 @@ type treeEntry struct {
 }
 
 const (
-	modeDir  = 0o040000
-	modeFile = 0o100000 // regular (0o100644) and executable (0o100755)
-	modeMask = 0o170000
+	modeDir     = 0o040000
+	modeFile    = 0o100000 // regular (0o100644) and executable (0o100755)
+	modeMask    = 0o170000
+	modeSymlink = 0o120000
 )
 
 var errBadTree = errors.New("malformed tree object")

@@ -1,10 +1,16 @@
 package gitscan
 
 import (
+	"bytes"
 	"errors"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/go-git/go-git/v5/plumbing"
 )
@@ -17,7 +23,6 @@ type Tree struct {
 	Commit plumbing.Hash
 	mu     sync.Mutex
 	files  map[string][]byte // nil value: absent
-	exists map[string]bool
 	dirs   map[string][]string
 	ids    map[string]string // PathID's answers
 	root   plumbing.Hash     // the commit's tree, once resolved
@@ -25,11 +30,12 @@ type Tree struct {
 
 // Tree returns a view of the files at commit.
 func (r *Repo) Tree(commit plumbing.Hash) *Tree {
-	return &Tree{r: r, Commit: commit, files: map[string][]byte{}, exists: map[string]bool{}, dirs: map[string][]string{}}
+	return &Tree{r: r, Commit: commit, files: map[string][]byte{}, dirs: map[string][]string{}}
 }
 
-// Read returns a file's content; ok is false when it does not exist.
-func (t *Tree) Read(path string) (data []byte, ok bool, err error) {
+// read returns a file's content, shared with the cache; ok is false when
+// no file is there.
+func (t *Tree) read(path string) (data []byte, ok bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if d, seen := t.files[path]; seen {
@@ -50,41 +56,213 @@ func (t *Tree) Read(path string) (data []byte, ok bool, err error) {
 	return d, true, nil
 }
 
-// Exists reports whether a file exists (errors count as absent).
-func (t *Tree) Exists(path string) bool {
+// entry returns what is at path: a file, a directory or something else
+// (a symbolic link, a submodule); ok is false when nothing is there.
+func (t *Tree) entry(path string) (e treeEntry, ok bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if d, seen := t.files[path]; seen {
-		return d != nil
-	}
-	if ok, seen := t.exists[path]; seen {
-		return ok
-	}
 	if t.root.IsZero() {
 		n, err := t.r.node(t.Commit, false)
 		if err != nil {
-			return false
+			return e, false, err
 		}
 		t.root = n.Tree
 	}
-	_, ok, err := t.r.TreeFileHash(t.root, path)
-	t.exists[path] = err == nil && ok
-	return t.exists[path]
+	return t.r.lookup(t.root, path)
 }
 
-// List returns the files directly in dir, sorted.
-func (t *Tree) List(dir string) ([]string, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if l, ok := t.dirs[dir]; ok {
-		return l, nil
+// A Tree is an fs.FS of the commit's files: regular and executable files
+// read as regular files, directories as directories, symbolic links and
+// submodules as irregular entries that cannot be opened.
+var _ interface {
+	fs.ReadFileFS
+	fs.ReadDirFS
+	fs.StatFS
+} = (*Tree)(nil)
+
+// Open opens a file or directory of the commit.
+func (t *Tree) Open(name string) (fs.File, error) {
+	fi, err := t.Stat(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: unwrapPath(err)}
 	}
-	l, err := t.r.ListFiles(t.Commit, dir)
+	if fi.IsDir() {
+		ents, err := t.ReadDir(name)
+		if err != nil {
+			return nil, err
+		}
+		return &treeDir{info: fi.(treeInfo), ents: ents}, nil
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	data, ok, err := t.read(name)
+	if err != nil || !ok {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: orNotExist(err)}
+	}
+	return &treeFile{info: fi.(treeInfo), r: bytes.NewReader(data)}, nil
+}
+
+// ReadFile returns a copy of a file's content (fs.ReadFileFS: the caller
+// may modify it).
+func (t *Tree) ReadFile(name string) ([]byte, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: fs.ErrInvalid}
+	}
+	data, ok, err := t.read(name)
+	if err != nil || !ok {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: orNotExist(err)}
+	}
+	return bytes.Clone(data), nil
+}
+
+// Stat describes a file or directory of the commit.
+func (t *Tree) Stat(name string) (fs.FileInfo, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
+	}
+	e, ok, err := t.entry(treePath(name))
+	if err != nil || !ok {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: orNotExist(err)}
+	}
+	info := treeInfo{name: path.Base(name), mode: e.mode}
+	if e.mode&modeMask == modeFile {
+		// a file's size is its content's: read it (a file asked about
+		// is almost always read next)
+		data, ok, err := t.read(name)
+		if err != nil || !ok {
+			return nil, &fs.PathError{Op: "stat", Path: name, Err: orNotExist(err)}
+		}
+		info.size = int64(len(data))
+	}
+	return info, nil
+}
+
+// ReadDir lists a directory of the commit, sorted by name.
+func (t *Tree) ReadDir(name string) ([]fs.DirEntry, error) {
+	fi, err := t.Stat(name)
+	if err != nil {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: unwrapPath(err)}
+	}
+	if !fi.IsDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
+	}
+	e, _, err := t.entry(treePath(name))
 	if err != nil {
 		return nil, err
 	}
-	t.dirs[dir] = l
-	return l, nil
+	t.mu.Lock()
+	data, err := t.r.readTree(e.hash)
+	t.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	var out []fs.DirEntry
+	err = eachTreeEntry(data, func(n string, te treeEntry) error {
+		out = append(out, treeDirEntry{t: t, path: path.Join(treePath(name), n), info: treeInfo{name: n, mode: te.mode}})
+		return nil
+	})
+	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return out, err
+}
+
+// treePath is the tree's path of a valid fs path ("" for the root).
+func treePath(name string) string {
+	if name == "." {
+		return ""
+	}
+	return name
+}
+
+func orNotExist(err error) error {
+	if err != nil {
+		return err
+	}
+	return fs.ErrNotExist
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// treeDirEntry is an entry of a listed directory; its Info is Stat's.
+type treeDirEntry struct {
+	t    *Tree
+	path string
+	info treeInfo
+}
+
+func (e treeDirEntry) Name() string               { return e.info.name }
+func (e treeDirEntry) IsDir() bool                { return e.info.IsDir() }
+func (e treeDirEntry) Type() fs.FileMode          { return e.info.Mode().Type() }
+func (e treeDirEntry) Info() (fs.FileInfo, error) { return e.t.Stat(e.path) }
+
+// treeInfo describes an entry of a tree.
+type treeInfo struct {
+	name string
+	mode uint32
+	size int64
+}
+
+func (i treeInfo) Name() string       { return i.name }
+func (i treeInfo) Size() int64        { return i.size }
+func (i treeInfo) ModTime() time.Time { return time.Time{} }
+func (i treeInfo) IsDir() bool        { return i.Mode().IsDir() }
+func (i treeInfo) Sys() any           { return nil }
+func (i treeInfo) Mode() fs.FileMode {
+	switch i.mode & modeMask {
+	case modeDir:
+		return fs.ModeDir | 0o755
+	case modeFile:
+		return fs.FileMode(i.mode & 0o777)
+	case modeSymlink:
+		return fs.ModeSymlink | 0o777
+	}
+	return fs.ModeIrregular
+}
+
+type treeFile struct {
+	info treeInfo
+	r    *bytes.Reader
+}
+
+func (f *treeFile) Stat() (fs.FileInfo, error) {
+	i := f.info
+	i.size = f.r.Size()
+	return i, nil
+}
+func (f *treeFile) Read(b []byte) (int, error) { return f.r.Read(b) }
+func (f *treeFile) Close() error               { return nil }
+
+type treeDir struct {
+	info treeInfo
+	ents []fs.DirEntry
+}
+
+func (d *treeDir) Stat() (fs.FileInfo, error) { return d.info, nil }
+func (d *treeDir) Read([]byte) (int, error) {
+	return 0, &fs.PathError{Op: "read", Path: d.info.name, Err: errors.New("is a directory")}
+}
+func (d *treeDir) Close() error { return nil }
+
+// ReadDir returns the next n entries (all that are left when n <= 0).
+func (d *treeDir) ReadDir(n int) ([]fs.DirEntry, error) {
+	if n <= 0 {
+		out := d.ents
+		d.ents = nil
+		return out, nil
+	}
+	if len(d.ents) == 0 {
+		return nil, io.EOF
+	}
+	n = min(n, len(d.ents))
+	out := d.ents[:n]
+	d.ents = d.ents[n:]
+	return out, nil
 }
 
 // Files lists every file below dir (recursively), in tree order.

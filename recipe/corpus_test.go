@@ -150,7 +150,7 @@ func TestResolveCorpusHead(t *testing.T) {
 		for _, run := range runs {
 			if run.Script == "" {
 				ok = false
-			} else if !rev.Files.Exists(run.Script) {
+			} else if !Exists(rev.Files, run.Script) {
 				t.Errorf("%s resolves to %s, which does not exist", k, run.Script)
 			}
 		}

@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"io/fs"
 	"path"
 	"sort"
 	"strconv"
@@ -191,19 +192,19 @@ func SplitField(k string) (path, point string) {
 	return k, ""
 }
 
-// Recorder is a Files that notes what is read through it: each path read
-// or probed, and each directory listed. A dry run is a function of the
-// revision's files through what it read (and of the point's
+// Recorder is an fs.FS that notes what is read through it: each path
+// read or probed, and each directory listed. A dry run is a function of
+// the revision's files through what it read (and of the point's
 // environment): where none of them changed, it launches the same.
 type Recorder struct {
-	Files
+	fsys        fs.FS
 	mu          sync.Mutex
 	paths, dirs map[string]bool
 }
 
-// NewRecorder wraps f.
-func NewRecorder(f Files) *Recorder {
-	return &Recorder{Files: f, paths: map[string]bool{}, dirs: map[string]bool{}}
+// NewRecorder wraps fsys.
+func NewRecorder(fsys fs.FS) *Recorder {
+	return &Recorder{fsys: fsys, paths: map[string]bool{}, dirs: map[string]bool{}}
 }
 
 func (r *Recorder) note(m map[string]bool, p string) {
@@ -212,11 +213,45 @@ func (r *Recorder) note(m map[string]bool, p string) {
 	r.mu.Unlock()
 }
 
-func (r *Recorder) Read(p string) ([]byte, bool, error) { r.note(r.paths, p); return r.Files.Read(p) }
+// Open notes name as read (a directory opened is listed).
+func (r *Recorder) Open(name string) (fs.File, error) {
+	f, err := r.fsys.Open(name)
+	if err == nil {
+		if fi, serr := f.Stat(); serr == nil && fi.IsDir() {
+			r.note(r.dirs, name)
+			return f, nil
+		}
+	}
+	r.note(r.paths, name)
+	return f, err
+}
 
-func (r *Recorder) Exists(p string) bool { r.note(r.paths, p); return r.Files.Exists(p) }
+// ReadFile notes name as read.
+func (r *Recorder) ReadFile(name string) ([]byte, error) {
+	r.note(r.paths, name)
+	return fs.ReadFile(r.fsys, name)
+}
 
-func (r *Recorder) List(dir string) ([]string, error) { r.note(r.dirs, dir); return r.Files.List(dir) }
+// Stat notes name as probed.
+func (r *Recorder) Stat(name string) (fs.FileInfo, error) {
+	r.note(r.paths, name)
+	return fs.Stat(r.fsys, name)
+}
+
+// ReadDir notes name as listed.
+func (r *Recorder) ReadDir(name string) ([]fs.DirEntry, error) {
+	r.note(r.dirs, dirName(name))
+	return fs.ReadDir(r.fsys, name)
+}
+
+// dirName is the directory name ListFiles was given for an fs path ("."
+// is the root, "").
+func dirName(name string) string {
+	if name == "." {
+		return ""
+	}
+	return name
+}
 
 // Paths are the paths read or probed, and Dirs the directories listed
 // (what matters of a directory is its names), sorted.
@@ -245,15 +280,15 @@ func (r *Recorder) Note(p string, dir bool) {
 	}
 }
 
-// PathID is the inner Files' PathID ("" when it has none).
+// PathID is the inner fs.FS's PathID ("" when it has none).
 func (r *Recorder) PathID(p string, dir bool) string {
-	if h, ok := r.Files.(Hasher); ok {
+	if h, ok := r.fsys.(Hasher); ok {
 		return h.PathID(p, dir)
 	}
 	return ""
 }
 
-// Hasher is a Files that says what a path holds without reading it: a
+// Hasher is an fs.FS that says what a path holds without reading it: a
 // file's object id, a directory's names ("" for nothing there). A git
 // tree is one.
 type Hasher interface {
@@ -286,7 +321,7 @@ func NewDryRunMemo() *DryRunMemo { return &DryRunMemo{runs: map[string][]memoRun
 // memoKeep bounds the runs kept per launcher and environment.
 const memoKeep = 4
 
-func (m *DryRunMemo) run(files Files, launcher string, env map[string]string, dry func(Files) *Launch) *Launch {
+func (m *DryRunMemo) run(files fs.FS, launcher string, env map[string]string, dry func(fs.FS) *Launch) *Launch {
 	h, ok := files.(Hasher)
 	if !ok {
 		return dry(files)

@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"context"
+	"io/fs"
 	"runtime"
 	"sort"
 	"strings"
@@ -53,7 +54,7 @@ func (r *Rev) DryRunPoint(ctx context.Context, p *LaunchPoint, o DryRunOptions) 
 		o.Patterns = r.patterns()
 	}
 	if o.Memo != nil {
-		return o.Memo.run(r.Files, p.Launcher, p.Env, func(f Files) *Launch { return DryRun(ctx, f, p.Launcher, nil, p.Env, o) })
+		return o.Memo.run(r.Files, p.Launcher, p.Env, func(f fs.FS) *Launch { return DryRun(ctx, f, p.Launcher, nil, p.Env, o) })
 	}
 	return DryRun(ctx, r.Files, p.Launcher, nil, p.Env, o)
 }

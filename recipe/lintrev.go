@@ -26,7 +26,7 @@ func LintRev(r *Rev, paths []string, list func(dir string) ([]string, error)) (*
 	set := map[string]bool{}
 	for _, p := range paths {
 		p = strings.Trim(p, "/")
-		if r.Files.Exists(p) {
+		if Exists(r.Files, p) {
 			set[p] = true
 			continue
 		}

@@ -260,7 +260,7 @@ func (r *Rev) hardware() map[string]hardware {
 func (r *Rev) readHardware() map[string]hardware {
 	out := map[string]hardware{}
 	for _, p := range r.Settings.RunnersCandidates() {
-		data, ok, err := r.Files.Read(p)
+		data, ok, err := ReadFile(r.Files, p)
 		if err != nil || !ok {
 			continue
 		}

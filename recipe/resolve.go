@@ -5,6 +5,6 @@
 // changed recipe by recipe (Change), and the recipe-script lint.
 //
 // Dependencies: config, pyyaml, mvdan.cc/sh/v3; never git (a
-// *gitscan.Tree, or a work tree as Dir, is read through Files). The
+// *gitscan.Tree, or a work tree as Dir, is read as an fs.FS). The
 // changelog package uses it for verify's coverage, claims and lint rules.
 package recipe

@@ -1,119 +1,26 @@
 package recipe
 
 import (
-	"errors"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
-	"syscall"
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 )
 
-// Files reads the files of one revision: a commit's tree
-// (*gitscan.Tree) or a work tree on disk (Dir). Paths are slash-separated
-// and relative to the repository root.
-type Files interface {
-	Read(path string) (data []byte, ok bool, err error)
-	Exists(path string) bool
-	List(dir string) ([]string, error)
-}
-
-// Dir is a directory on disk (a work tree) read as Files. Reads are
-// confined to it: a path or a symbolic link that leads outside reads as
-// no file.
-type Dir string
-
-// Read returns a file's content; ok is false when no regular file
-// exists there.
-func (d Dir) Read(p string) ([]byte, bool, error) {
-	root, err := os.OpenRoot(string(d))
-	if err != nil {
-		return nil, false, err
-	}
-	defer root.Close()
-	name := filepath.FromSlash(p)
-	fi, err := root.Stat(name)
-	if err != nil || !fi.Mode().IsRegular() {
-		if err == nil || missing(err) {
-			return nil, false, nil
-		}
-		return nil, false, err
-	}
-	b, err := root.ReadFile(name)
-	if err != nil {
-		return nil, false, err
-	}
-	return b, true, nil
-}
-
-// missing says whether err means no file is there for a reader confined
-// to the directory (a path through a file, or one leading outside).
-func missing(err error) bool {
-	var pe *fs.PathError
-	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) ||
-		(errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"))
-}
-
-// Exists reports whether a regular file exists.
-func (d Dir) Exists(p string) bool {
-	root, err := os.OpenRoot(string(d))
-	if err != nil {
-		return false
-	}
-	defer root.Close()
-	fi, err := root.Stat(filepath.FromSlash(p))
-	return err == nil && fi.Mode().IsRegular()
-}
-
-// List returns the files directly in dir, sorted.
-func (d Dir) List(dir string) ([]string, error) {
-	root, err := os.OpenRoot(string(d))
-	if err != nil {
-		return nil, err
-	}
-	defer root.Close()
-	f, err := root.Open(filepath.FromSlash(dir))
-	if err != nil {
-		if missing(err) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	defer f.Close()
-	ents, err := f.ReadDir(-1)
-	if err != nil {
-		if errors.Is(err, syscall.ENOTDIR) {
-			return nil, nil
-		}
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		if e.Type().IsRegular() {
-			out = append(out, path.Join(dir, e.Name()))
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
-
 // MasterFiles reads the master config files of a revision, trying each
 // layout of the settings (configs/ first, then .github/configs/ where the
 // InferenceX configs lived before #1992). A layout is used when any of its
 // files exists; a missing file has nil Data (config.LoadMaster reports it).
-func MasterFiles(f Files, s *config.Settings) ([]config.File, error) {
+func MasterFiles(f fs.FS, s *config.Settings) ([]config.File, error) {
 	cands := s.MasterCandidates()
 	for _, layout := range cands {
 		var files []config.File
 		found := false
 		for _, p := range layout {
-			data, ok, err := f.Read(p)
+			data, ok, err := ReadFile(f, p)
 			if err != nil {
 				return nil, err
 			}
@@ -140,7 +47,7 @@ func MasterFiles(f Files, s *config.Settings) ([]config.File, error) {
 // concurrent use.
 type Rev struct {
 	Name     string
-	Files    Files
+	Files    fs.FS
 	Settings *config.Settings
 
 	loaded  bool
@@ -166,7 +73,7 @@ type blockAt struct {
 }
 
 // NewRev reads a revision through f.
-func NewRev(name string, f Files, s *config.Settings) *Rev {
+func NewRev(name string, f fs.FS, s *config.Settings) *Rev {
 	return &Rev{Name: name, Files: f, Settings: s, parsed: map[string]*config.Recipe{}, scripts: map[string]*Script{}}
 }
 
@@ -309,7 +216,7 @@ func (r *Rev) Script(p string) (*Script, error) {
 	if s, ok := r.scripts[p]; ok {
 		return s, nil
 	}
-	data, ok, err := r.Files.Read(p)
+	data, ok, err := ReadFile(r.Files, p)
 	if err != nil {
 		return nil, err
 	}
@@ -381,7 +288,7 @@ func (r *Rev) Related(key string) (all, drivers []string, err error) {
 	}
 	all = append(all, libs...)
 	for _, l := range launchers {
-		if r.Files.Exists(l) {
+		if Exists(r.Files, l) {
 			all = append(all, l)
 		}
 	}
@@ -413,7 +320,7 @@ func (r *Rev) sourced(p string) []string {
 		return l
 	}
 	var out []string
-	if data, ok, err := r.Files.Read(p); err == nil && ok {
+	if data, ok, err := ReadFile(r.Files, p); err == nil && ok {
 		for _, m := range reSource.FindAllSubmatch(data, -1) {
 			if q := r.resolveSource(p, strings.TrimSpace(string(m[1]))); q != "" {
 				out = append(out, q)
@@ -471,7 +378,7 @@ func (r *Rev) resolveSource(script, word string) string {
 		}
 	}
 	for _, c := range cands {
-		if !strings.HasPrefix(c, "../") && r.Files.Exists(c) {
+		if !strings.HasPrefix(c, "../") && Exists(r.Files, c) {
 			return c
 		}
 	}
@@ -480,10 +387,10 @@ func (r *Rev) resolveSource(script, word string) string {
 
 // NewResolver builds the key → script resolver of a revision: the runner
 // labels (configs/runners.yaml) and the launchers (runners/).
-func NewResolver(f Files, s *config.Settings) (*config.Resolver, error) {
+func NewResolver(f fs.FS, s *config.Settings) (*config.Resolver, error) {
 	var runners []byte
 	for _, p := range s.RunnersCandidates() {
-		d, ok, err := f.Read(p)
+		d, ok, err := ReadFile(f, p)
 		if err != nil {
 			return nil, err
 		}
@@ -492,11 +399,11 @@ func NewResolver(f Files, s *config.Settings) (*config.Resolver, error) {
 			break
 		}
 	}
-	launchers, err := f.List("runners")
+	launchers, err := ListFiles(f, "runners")
 	if err != nil {
 		return nil, err
 	}
-	return config.NewResolver(s, runners, launchers, f.Exists)
+	return config.NewResolver(s, runners, launchers, func(p string) bool { return Exists(f, p) })
 }
 
 // Images returns the container images a recipe runs: its image field and
@@ -518,7 +425,7 @@ func (r *Rev) Images(key string) []Located {
 			continue
 		}
 		seen[run.Recipe] = true
-		data, ok, err := r.Files.Read(run.Recipe)
+		data, ok, err := ReadFile(r.Files, run.Recipe)
 		if err != nil || !ok {
 			continue
 		}

@@ -26,7 +26,7 @@ import (
 // The dry run's sandbox. A launch path is run by mvdan.cc/sh's
 // interpreter with handlers that replace the operating system:
 //
-//   - files are read from the revision's tree (Files), mounted at
+//   - files are read from the revision's tree (an fs.FS), mounted at
 //     Workspace, the directory the runner checks out to and the
 //     containers mount; what the script writes goes to an in-memory
 //     overlay that later reads see and that is dropped with the run;
@@ -193,7 +193,7 @@ const maxTurns = 256
 
 // sandbox is the state of one dry run.
 type sandbox struct {
-	files Files
+	files fs.FS
 	pat   *Patterns
 	max   int64
 	steps atomic.Int64
@@ -221,7 +221,7 @@ type sandbox struct {
 // with args, as `bash path args` in the repository's root, in a sandbox
 // over files with env as the whole environment, and returns what it
 // launched.
-func DryRun(ctx context.Context, files Files, script string, args []string, env map[string]string, o DryRunOptions) *Launch {
+func DryRun(ctx context.Context, files fs.FS, script string, args []string, env map[string]string, o DryRunOptions) *Launch {
 	if o.MaxSteps <= 0 {
 		o.MaxSteps = 200_000
 	}
@@ -1383,7 +1383,7 @@ func (s *sandbox) read(p string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	data, ok, err := s.files.Read(rel)
+	data, ok, err := ReadFile(s.files, rel)
 	if err != nil || !ok {
 		return nil, false
 	}
@@ -1414,7 +1414,7 @@ func (s *sandbox) isDir(p string) bool {
 	if !ok {
 		return false
 	}
-	l, err := s.files.List(rel)
+	l, err := ListFiles(s.files, rel)
 	return err == nil && len(l) > 0
 }
 
@@ -1538,7 +1538,7 @@ func (s *sandbox) readDir(ctx context.Context, p string) ([]fs.DirEntry, error) 
 	}
 	var l []string
 	if ok {
-		l, _ = s.files.List(rel)
+		l, _ = ListFiles(s.files, rel)
 	}
 	s.mu.Lock()
 	for q := range s.overlay {

@@ -3,6 +3,7 @@ package recipe
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,11 +37,11 @@ var srtPrograms = map[string][]string{
 // "recipe" file, so that any change of the file's meaning shows in a
 // launch diff. Overrides (zip_override, override_*, base) are not
 // expanded: the point is unknown.
-func describeSrt(files Files, path string) *Launch {
+func describeSrt(files fs.FS, path string) *Launch {
 	unknown := func(format string, a ...any) *Launch {
 		return &Launch{Status: StatusUnknown, Reason: fmt.Sprintf(format, a...), Unknowns: []Unknown{{At: path + ":1", What: fmt.Sprintf(format, a...)}}}
 	}
-	data, ok, err := files.Read(path)
+	data, ok, err := ReadFile(files, path)
 	if err != nil || !ok {
 		return unknown("the srt-slurm recipe %s cannot be read", path)
 	}

@@ -80,7 +80,7 @@ func initRun(opts *InitOptions) error {
 
 // initSettings is a .perflog.yaml for the repository: what was found set,
 // the rest commented at its default.
-func initSettings(ws *workspace, wt recipe.Files) string {
+func initSettings(ws *workspace, wt fs.FS) string {
 	s := ws.settings
 	var b strings.Builder
 	b.WriteString("# perflog settings (perflog init). Every setting is optional; a commented\n# one shows its default. Paths are relative to the repository root.\n\n")
@@ -88,7 +88,7 @@ func initSettings(ws *workspace, wt recipe.Files) string {
 	fmt.Fprintf(&b, "  file: %s\n", s.ChangelogPath())
 	masters := config.DefaultMasterFiles
 	for _, layout := range s.MasterCandidates() {
-		if len(layout) > 0 && wt.Exists(layout[0]) {
+		if len(layout) > 0 && recipe.Exists(wt, layout[0]) {
 			masters = layout
 			break
 		}

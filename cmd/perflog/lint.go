@@ -92,7 +92,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 		return err
 	}
 	defer ws.repo.Close()
-	var files recipe.Files
+	var files fs.FS
 	var list func(string) ([]string, error)
 	revName := "work tree"
 	if opts.Rev != "" {
@@ -161,7 +161,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 			ConfigKey: lf.Key, Message: lf.Message, Source: lf.Source})
 	}
 	fs = changelog.Suppress(fs, func(file string) []string {
-		if data, ok, err := files.Read(file); err == nil && ok {
+		if data, ok, err := recipe.ReadFile(files, file); err == nil && ok {
 			return strings.Split(string(data), "\n")
 		}
 		return nil

@@ -145,7 +145,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 			return err
 		}
 		if wt := ws.repo.Worktree(); wt != "" {
-			if data, ok, _ := recipe.Dir(wt).Read(p); ok {
+			if data, ok, _ := recipe.ReadFile(recipe.Dir(wt), p); ok {
 				if err := check(p+" in the work tree", len(data)); err != nil {
 					return err
 				}

@@ -1,0 +1,99 @@
+package recipe
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+)
+
+// The files of one revision are an fs.FS: a commit's tree (*gitscan.Tree)
+// or a work tree on disk (Dir). Paths are slash-separated and relative to
+// the repository root; only regular files count as files (a directory, a
+// symbolic link in a tree, or a path that leads outside a work tree reads
+// as no file). ReadFile, Exists and ListFiles read them so.
+
+// ReadFile returns a file's content; ok is false when no regular file is
+// there.
+func ReadFile(fsys fs.FS, p string) (data []byte, ok bool, err error) {
+	if fi, err := fs.Stat(fsys, p); err != nil || !fi.Mode().IsRegular() {
+		if err == nil || absent(err) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	data, err = fs.ReadFile(fsys, p)
+	if err != nil {
+		if absent(err) {
+			return nil, false, nil
+		}
+		return nil, false, err
+	}
+	return data, true, nil
+}
+
+// Exists reports whether a regular file is at p.
+func Exists(fsys fs.FS, p string) bool {
+	fi, err := fs.Stat(fsys, p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// ListFiles returns the paths of the regular files directly in dir ("" is
+// the root), sorted; none when dir is not a directory.
+func ListFiles(fsys fs.FS, dir string) ([]string, error) {
+	name := dir
+	if name == "" {
+		name = "."
+	}
+	ents, err := fs.ReadDir(fsys, name)
+	if err != nil {
+		if absent(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			out = append(out, path.Join(dir, e.Name()))
+		}
+	}
+	return out, nil
+}
+
+// absent says whether err means nothing readable is there: no such
+// path, a path through a file or not a directory, an invalid path, or one
+// leading outside a work tree.
+func absent(err error) bool {
+	var pe *fs.PathError
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) ||
+		errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) ||
+		(errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"))
+}
+
+// Dir is a work tree on disk read as an fs.FS. Reads are confined to it
+// (os.Root): a path or a symbolic link that leads outside reads as no
+// file.
+type Dir string
+
+// Open opens a file or directory of the work tree.
+func (d Dir) Open(name string) (fs.File, error) {
+	root, err := os.OpenRoot(string(d))
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close() // a file opened stays open
+	return root.FS().Open(name)
+}
+
+// Stat describes a file or directory of the work tree.
+func (d Dir) Stat(name string) (fs.FileInfo, error) {
+	root, err := os.OpenRoot(string(d))
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	return fs.Stat(root.FS(), name)
+}
