@@ -19,6 +19,7 @@ var layers = [][]string{
 	{"gitscan"},
 	{"config"},
 	{"recipe"},
+	{"changelog/claims"},
 	{"changelog"},
 	{"provenance"},
 	{"provenance/index"},
@@ -42,7 +43,7 @@ func layerOf(pkg string) int {
 }
 
 // TestImportsPointDown: cmd → provenance/index → provenance → changelog →
-// recipe → config → gitscan → gitscan/internal/pack → internal, by `go list` of every package.
+// changelog/claims → recipe → config → gitscan → gitscan/internal/pack → internal, by `go list` of every package.
 func TestImportsPointDown(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
 	if err != nil {

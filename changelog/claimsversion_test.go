@@ -5,17 +5,19 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"testing"
+
+	"github.com/perflog/perflog/changelog/claims"
 )
 
-// claimsDigest pins what ExtractClaims reads from every bullet of the
-// shipped sample's changelog, for ClaimsVersion.
+// claimsDigest pins what claims.Extract reads from every bullet of the
+// shipped sample's changelog, for claims.Version.
 var claimsDigest = map[string]string{
 	"2": "851e7c015974239b",
 	"3": "851e7c015974239b", // the same reading, judged by the launches of the introducing commit
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the
-// digest; it must come with a new ClaimsVersion, or indexes keep serving
+// digest; it must come with a new claims.Version, or indexes keep serving
 // the checks of the old reading.
 func TestClaimsVersionPinned(t *testing.T) {
 	r := openCorpus(t)
@@ -35,7 +37,7 @@ func TestClaimsVersionPinned(t *testing.T) {
 	enc := json.NewEncoder(h)
 	n := 0
 	for _, e := range root.Items {
-		cs := ExtractClaims(StringsOf(e, "description"))
+		cs := claims.Extract(StringsOf(e, "description"))
 		n += len(cs)
 		if err := enc.Encode(cs); err != nil {
 			t.Fatal(err)
@@ -45,9 +47,9 @@ func TestClaimsVersionPinned(t *testing.T) {
 		t.Fatalf("only %d claims read from %d entries", n, len(root.Items))
 	}
 	got := hex.EncodeToString(h.Sum(nil))[:16]
-	want, ok := claimsDigest[ClaimsVersion]
+	want, ok := claimsDigest[claims.Version]
 	if !ok || got != want {
-		t.Fatalf("claims read from the sample changelog have digest %s; ClaimsVersion %q pins %q.\n"+
-			"If the reading changed on purpose, bump ClaimsVersion (claims.go) and pin the new digest here.", got, ClaimsVersion, want)
+		t.Fatalf("claims read from the sample changelog have digest %s; claims.Version %q pins %q.\n"+
+			"If the reading changed on purpose, bump claims.Version (claims.go) and pin the new digest here.", got, claims.Version, want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe"
 )
@@ -12,7 +13,7 @@ import (
 // ClaimsMode selects which claim verdicts verify reports.
 type ClaimsMode string
 
-// Claim modes.
+// claims.Claim modes.
 const (
 	ClaimsContradicted ClaimsMode = "contradicted" // the default: only contradicted claims
 	ClaimsAll          ClaimsMode = "all"          // every claim with its verdict
@@ -63,7 +64,7 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 		return
 	}
 	if in.Claims != ClaimsOff {
-		claims(in, rep, ch, added, effects, add)
+		checkClaimsRule(in, rep, ch, added, effects, add)
 	}
 	var causes, launched []Finding
 	lint(in, ch, changes, func(f Finding) { causes = append(causes, f) })
@@ -141,8 +142,8 @@ func coverage(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, cover
 		f := Finding{Rule: RuleMissingEntry, Severity: Error, ConfigKey: k,
 			Message: fmt.Sprintf("the launch of recipe %s changed in this change (%s), but no new changelog entry lists it; append an entry with config-keys: [%s] (perflog changelog new drafts it)", k, describeLaunchChange(e), k)}
 		if len(e.Diffs) > 0 {
-			f.File, f.Line = atOf(e.Diffs[0].At)
-			f.Evidence = []Evidence{{File: f.File, Line: f.Line, Text: lineText(ch.Head, f.File, f.Line), Rev: "head"}}
+			f.File, f.Line = recipe.SplitAt(e.Diffs[0].At)
+			f.Evidence = []Evidence{{File: f.File, Line: f.Line, Text: ch.Head.LineText(f.File, f.Line), Rev: "head"}}
 		} else if rec, ok, _ := ch.Head.Recipe(k); ok {
 			f.File, f.Line = rec.File, rec.Line
 		}
@@ -238,7 +239,7 @@ func describeRecipeChange(rc recipe.RecipeChange) string {
 		for _, c := range rc.Diff.Changes {
 			paths = append(paths, c.Path)
 		}
-		parts = append(parts, "changed ("+listText(paths, 3)+")")
+		parts = append(parts, "changed ("+claims.ListText(paths, 3)+")")
 	}
 	if len(rc.Files) > 0 {
 		parts = append(parts, "is run by "+strings.Join(rc.Files, ", ")+", which changed")
@@ -323,25 +324,25 @@ func recipeEvidence(ch *recipe.Change, rc recipe.RecipeChange, firstLine func(st
 	return append(ev, scripts...)
 }
 
-// claims checks the new entries' claims.
 // MaxClaimEntries bounds the new entries whose claims verify checks: a
 // pull request adds a few; one that adds thousands (a file replaced, a
 // generated log) would otherwise take minutes.
 const MaxClaimEntries = 1000
 
-func claims(in *Input, rep *Report, ch *recipe.Change, added []*Entry, effects map[string]*recipe.Effect, add func(Finding)) {
-	var entries []ClaimEntry
+// checkClaimsRule checks the new entries' claims.
+func checkClaimsRule(in *Input, rep *Report, ch *recipe.Change, added []*Entry, effects map[string]*recipe.Effect, add func(Finding)) {
+	var entries []claims.Entry
 	for _, e := range added {
 		if e.Value != nil {
-			entries = append(entries, ClaimEntry{Index: e.Index, Value: e.Value})
+			entries = append(entries, ClaimInput(e.Index, e.Value))
 		}
 	}
 	if n := len(entries); n > MaxClaimEntries {
-		add(Finding{Rule: RuleClaimsCapped, Severity: Info, Line: entries[MaxClaimEntries].Value.Line, Entry: entries[MaxClaimEntries].Index,
+		add(Finding{Rule: RuleClaimsCapped, Severity: Info, Line: entries[MaxClaimEntries].Line, Entry: entries[MaxClaimEntries].Index,
 			Message: fmt.Sprintf("the change adds %d entries; the claims of the first %d were checked, not those of the other %d", n, MaxClaimEntries, n-MaxClaimEntries)})
 		entries = entries[:MaxClaimEntries]
 	}
-	results := checkClaims(in.Ctx, ch, entries, effects)
+	results := claims.CheckLaunched(in.Ctx, ch, entries, effects)
 	rep.Claims = results
 	appendOnlyReported := false
 	for _, f := range rep.Findings {
@@ -353,13 +354,13 @@ func claims(in *Input, rep *Report, ch *recipe.Change, added []*Entry, effects m
 			f.ConfigKey = r.Keys[0]
 		}
 		switch r.Verdict {
-		case VerdictContradicted:
-			if r.Kind == ClaimAppendOnly && appendOnlyReported {
+		case claims.Contradicted:
+			if r.Kind == claims.KindAppendOnly && appendOnlyReported {
 				continue
 			}
 			f.Rule, f.Severity = RuleContradicted, Error
 			f.Message = fmt.Sprintf("entry %d says %q, but %s", r.Entry, r.Text, r.Reason)
-		case VerdictUnverified:
+		case claims.Unverified:
 			if in.Claims != ClaimsAll {
 				continue
 			}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
@@ -148,7 +149,7 @@ func appendOnlyProven(ch *recipe.Change, key string) bool {
 		return false
 	}
 	sel := map[string]map[string]bool{key: {}}
-	for _, t := range ScenarioTypes {
+	for _, t := range config.ScenarioTypes {
 		sel[key][t] = true
 	}
 	return config.AppendOnlyCheck(base, berr, head, []string{key}, sel) == nil
@@ -423,7 +424,7 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 		m := map[string]string{}
 		var order []string
 		for _, e := range s.Env {
-			if !isEnvName(e.Name) {
+			if !claims.IsEnvName(e.Name) {
 				continue
 			}
 			if _, ok := m[e.Name]; !ok {
@@ -695,10 +696,32 @@ func newVariableBullets(e *recipe.Effect) []string {
 // literalValue reports whether a value reads as written (no expansion).
 func literalValue(v string) bool { return !strings.ContainsAny(v, "$`") && len(v) <= 80 }
 
-// isEnvName keeps upper-case variables with an underscore (engine and
-// runtime settings), not loop counters and locals.
-func isEnvName(n string) bool {
-	return reEnvName.MatchString(n) && strings.ToUpper(n) == n && strings.Contains(n, "_")
+// dedupe drops the repeats of ss, in place, keeping the first of each.
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	return slices.DeleteFunc(ss, func(s string) bool {
+		dup := seen[s]
+		seen[s] = true
+		return dup
+	})
+}
+
+// CheckDraft checks the claims of drafted entries the way verify will
+// (by the files, without dry runs), in their order.
+func CheckDraft(ch *recipe.Change, entries []DraftEntry) []claims.Result {
+	var ces []claims.Entry
+	for i, e := range entries {
+		v, err := pyyaml.Load([]byte(RenderEntry(e)), pyyaml.Options{})
+		if err != nil || v.Kind != pyyaml.Seq || len(v.Items) != 1 {
+			continue
+		}
+		ces = append(ces, ClaimInput(i+1, v.Items[0]))
+	}
+	out := claims.Check(ch, ces)
+	if out == nil {
+		out = []claims.Result{}
+	}
+	return out
 }
 
 // RenderEntry writes an entry the way InferenceX writes them: two-space
@@ -789,7 +812,7 @@ func yamlBullets(ch *recipe.Change, p string) []string {
 		switch {
 		case leaf == "container" || leaf == "image":
 			out = append(out, fmt.Sprintf("Update image from %s to %s", c.Old, c.New))
-		case strings.Contains(parent, "env") && isEnvName(leaf):
+		case strings.Contains(parent, "env") && claims.IsEnvName(leaf):
 			switch c.Kind {
 			case config.Added:
 				out = append(out, fmt.Sprintf("Set %s=%s", leaf, c.New))
@@ -803,7 +826,7 @@ func yamlBullets(ch *recipe.Change, p string) []string {
 		}
 	}
 	if len(other) > 0 {
-		out = append(out, fmt.Sprintf("Update %s (%s)", p, listText(other, 3)))
+		out = append(out, fmt.Sprintf("Update %s (%s)", p, claims.ListText(other, 3)))
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/internal/testcorpus"
 
 	"github.com/perflog/perflog/config"
@@ -123,18 +124,18 @@ func TestDraftAgainstAuthors(t *testing.T) {
 			coveredKeys++
 		}
 		dt := text.String()
-		for _, c := range ExtractClaims(bullets) {
+		for _, c := range claims.Extract(bullets) {
 			if !c.Strong || c.Negated {
 				continue
 			}
 			var needle string
 			switch c.Kind {
-			case ClaimImage:
-				_, tag, _ := splitRef(c.Value)
+			case claims.KindImage:
+				_, tag, _ := claims.SplitRef(c.Value)
 				needle = tag
-			case ClaimEnv:
+			case claims.KindEnv:
 				needle = c.Name
-			case ClaimConc:
+			case claims.KindConc:
 				if len(c.Range) == 2 {
 					needle = ""
 					for _, v := range c.Range {
@@ -166,7 +167,7 @@ func TestDraftAgainstAuthors(t *testing.T) {
 	for k, f := range facts {
 		t.Logf("%s facts of the author's bullets present in the draft: %d/%d (%.0f%%)", k, f[0], f[1], pct(f[0], f[1]))
 	}
-	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(passed, commits) < 95 || pct(asAuthor, commits) < 98 || pct(facts[ClaimImage][0], facts[ClaimImage][1]) < 85 || pct(facts[ClaimConc][0], facts[ClaimConc][1]) < 75 {
+	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(passed, commits) < 95 || pct(asAuthor, commits) < 98 || pct(facts[claims.KindImage][0], facts[claims.KindImage][1]) < 85 || pct(facts[claims.KindConc][0], facts[claims.KindConc][1]) < 75 {
 		t.Errorf("the draft fell below its measured agreement with the authors")
 	}
 }

@@ -185,7 +185,7 @@ func gateModeAndKeys(in *Input, entries []*Fields, lines []int, values []*pyyaml
 		}
 		scen := e.ScenarioType
 		if len(scen) == 0 {
-			scen = ScenarioTypes
+			scen = config.ScenarioTypes
 		}
 		for _, k := range keys {
 			if selected[k] == nil {

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe"
 )
@@ -63,15 +64,14 @@ func LaunchEffects(ctx context.Context, ch *recipe.Change, o recipe.DryRunOption
 // ClaimEffects is what the claims of entries are judged by (their launch
 // at head, recipe.Change.HeadEffects): only the recipes the change may
 // have changed that an entry with a flag or variable claim names are
-// dry-run. CheckClaimsLaunched with them judges as verify does.
-func ClaimEffects(ctx context.Context, ch *recipe.Change, entries []ClaimEntry, o recipe.DryRunOptions) (map[string]*recipe.Effect, error) {
+// dry-run. claims.CheckLaunched with them judges as verify does.
+func ClaimEffects(ctx context.Context, ch *recipe.Change, entries []claims.Entry, o recipe.DryRunOptions) (map[string]*recipe.Effect, error) {
 	var patterns []*regexp.Regexp
 	for _, e := range entries {
-		bullets, _, ok := bulletsOf(e.Value)
-		if !ok || !slices.ContainsFunc(ExtractClaims(bullets), func(c Claim) bool { return c.Kind == ClaimFlag || c.Kind == ClaimEnv }) {
+		if e.Bullets == nil || !slices.ContainsFunc(claims.Extract(e.Bullets), func(c claims.Claim) bool { return c.Kind == claims.KindFlag || c.Kind == claims.KindEnv }) {
 			continue
 		}
-		for _, p := range StringsOf(e.Value, FieldConfigKeys) {
+		for _, p := range e.Keys {
 			patterns = append(patterns, config.GlobRegexp(p))
 		}
 	}
@@ -101,24 +101,6 @@ func byKey(effs []recipe.Effect) map[string]*recipe.Effect {
 		out[effs[i].Key] = &effs[i]
 	}
 	return out
-}
-
-// lineText is a line of a file at a revision ("" when unreadable).
-func lineText(r *recipe.Rev, file string, line int) string {
-	data, ok, err := recipe.ReadFile(r.Files, file)
-	if err != nil || !ok || line < 1 {
-		return ""
-	}
-	for n := 1; ; n++ {
-		l, rest, more := bytes.Cut(data, []byte{'\n'})
-		if n == line {
-			return strings.TrimSpace(string(l))
-		}
-		if !more {
-			return ""
-		}
-		data = rest
-	}
 }
 
 // commandEnd is the last line of the command that starts at line: the
@@ -193,19 +175,6 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// atOf splits a "file:line" location.
-func atOf(at string) (string, int) {
-	i := strings.LastIndexByte(at, ':')
-	if i < 0 {
-		return at, 0
-	}
-	n, err := strconv.Atoi(at[i+1:])
-	if err != nil {
-		return at, 0
-	}
-	return at[:i], n
-}
-
 // pointList names points for a message: "points 6-11 (tp8 mtp conc 32, ...)".
 func pointList(pts []*recipe.LaunchPoint) string {
 	if len(pts) == 1 {
@@ -240,7 +209,7 @@ func ranges(n []int) string {
 // failKey identifies a failure across revisions: the file that ended the
 // run and what it said, not the line (an edit above it moves it).
 func failKey(l *recipe.Launch) string {
-	file, _ := atOf(l.EndedAt)
+	file, _ := recipe.SplitAt(l.EndedAt)
 	return file + "\x00" + l.Reason
 }
 
@@ -321,9 +290,9 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 				sev = Warning
 				msg += " (so it did at base: not introduced by this change)"
 			}
-			file, line := atOf(g.at)
+			file, line := recipe.SplitAt(g.at)
 			add(Finding{Rule: g.rule, Severity: sev, File: file, Line: line, ConfigKey: k, Message: msg,
-				Evidence: []Evidence{{File: file, Line: line, Text: lineText(ch.Head, file, line), Rev: "head"}}})
+				Evidence: []Evidence{{File: file, Line: line, Text: ch.Head.LineText(file, line), Rev: "head"}}})
 		}
 	}
 }
@@ -396,11 +365,11 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 				}
 			}
 			d.Points = pts
-			file, line := atOf(d.At)
+			file, line := recipe.SplitAt(d.At)
 			add(Finding{Rule: RuleOmitsChange, Severity: Warning, Line: entries[0].Line, ConfigKey: k, Entry: entries[0].Index,
 				Message: fmt.Sprintf("the launch of %s changed (%s, %s %s) and no bullet of entry %d mentions it",
 					k, clip(d.String(), 160), plural(len(d.Points), "point", "points"), ranges(d.Points), entries[0].Index),
-				Evidence: []Evidence{{File: file, Line: line, Text: lineText(ch.Head, file, line), Rev: "head"}}})
+				Evidence: []Evidence{{File: file, Line: line, Text: ch.Head.LineText(file, line), Rev: "head"}}})
 		}
 	}
 }

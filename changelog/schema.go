@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 )
 
@@ -22,9 +23,6 @@ const (
 	FieldEvalMinPrefillEP = "eval-min-prefill-ep"
 	FieldScenarioType     = "scenario-type"
 )
-
-// ScenarioTypes are the values scenario-type may list.
-var ScenarioTypes = []string{"fixed-seq-len", "agentic-coding"}
 
 // SchemaError is one validation error of an entry.
 type SchemaError struct {
@@ -186,7 +184,7 @@ func Validate(v *pyyaml.Value) (*Fields, []SchemaError) {
 			add(RuleTooShort, FieldScenarioType, x.Line, "%q must list at least one item", FieldScenarioType)
 		} else {
 			for _, it := range x.Items {
-				if it.Kind != pyyaml.Str || (it.Str != ScenarioTypes[0] && it.Str != ScenarioTypes[1]) {
+				if it.Kind != pyyaml.Str || (it.Str != config.ScenarioTypes[0] && it.Str != config.ScenarioTypes[1]) {
 					add(RuleValue, FieldScenarioType, it.Line, "%q items must be 'fixed-seq-len' or 'agentic-coding', got %s", FieldScenarioType, short(it))
 					continue
 				}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
@@ -86,7 +87,7 @@ type Report struct {
 	// Recipes are the recipes the change changed and Claims the checked
 	// claims of the new entries (full profile with a Change).
 	Recipes []recipe.RecipeChange
-	Claims  []ClaimResult
+	Claims  []claims.Result
 	// Suggested are drafted entries for the recipes the change changed
 	// that no new entry lists (coverage/missing-entry): what `perflog
 	// changelog new` would append for them.

@@ -112,6 +112,10 @@ func without(v *pyyaml.Value, drop ...string) string {
 	return Canonical(c)
 }
 
+// ScenarioTypes are the scenario types of a recipe (the keys under
+// scenarios), as a changelog entry's scenario-type lists them.
+var ScenarioTypes = []string{"fixed-seq-len", "agentic-coding"}
+
 // Points generates the points of one recipe for the given scenarios.
 func Points(r *pyyaml.Value, scenarios map[string]bool) []Point {
 	top := without(r, "scenarios")

@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 )
 
@@ -114,7 +115,7 @@ type AuditEntry struct {
 	Reason string `json:"reason,omitempty"`
 	// Claims are the entry's description claims checked against the
 	// commit that introduced it (audit --claims).
-	Claims []changelog.ClaimResult `json:"claims,omitempty"`
+	Claims []claims.Result `json:"claims,omitempty"`
 }
 
 // AuditReport is the outcome of Audit.

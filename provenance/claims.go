@@ -8,6 +8,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/recipe"
@@ -96,10 +97,10 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 		if err != nil {
 			return err
 		}
-		var entries []changelog.ClaimEntry
+		var entries []claims.Entry
 		for _, i := range byCommit[c] {
 			e := f.Entries[rep.Entries[i].Index-1]
-			entries = append(entries, changelog.ClaimEntry{Index: e.Index, Value: e.Value})
+			entries = append(entries, changelog.ClaimInput(e.Index, e.Value))
 		}
 		effects, err := changelog.ClaimEffects(ctx, ch, entries, recipe.DryRunOptions{})
 		if err != nil {
@@ -108,7 +109,7 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 			}
 			effects = nil // judged by the files, as verify does when the dry run fails
 		}
-		results := changelog.CheckClaimsLaunched(ctx, ch, entries, effects)
+		results := claims.CheckLaunched(ctx, ch, entries, effects)
 		for _, res := range results {
 			for _, i := range byCommit[c] {
 				if rep.Entries[i].Index == res.Entry {

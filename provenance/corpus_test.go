@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/pyyaml"
@@ -518,7 +519,7 @@ func TestCorpusClaims(t *testing.T) {
 		}
 		for _, c := range e.Claims {
 			verdicts[c.Verdict]++
-			if c.Verdict == changelog.VerdictContradicted {
+			if c.Verdict == claims.Contradicted {
 				entries[e.Index] = true
 				got[fmt.Sprintf("%d %s %s", e.Index, c.Kind, c.Text)] = true
 				if c.Reason == "" {
@@ -529,11 +530,11 @@ func TestCorpusClaims(t *testing.T) {
 	}
 	t.Logf("%d entries with claims; verdicts %v; %d entries contradicted", withClaims, verdicts, len(entries))
 	// every one read by hand and judged true (docs/dev/claims-precision.md)
-	if verdicts[changelog.VerdictContradicted] != 42 || len(entries) != 38 {
-		t.Errorf("contradicted: %d claims in %d entries, want 42 in 38", verdicts[changelog.VerdictContradicted], len(entries))
+	if verdicts[claims.Contradicted] != 42 || len(entries) != 38 {
+		t.Errorf("contradicted: %d claims in %d entries, want 42 in 38", verdicts[claims.Contradicted], len(entries))
 	}
-	if verdicts[changelog.VerdictConfirmed] < 2500 {
-		t.Errorf("confirmed: %d", verdicts[changelog.VerdictConfirmed])
+	if verdicts[claims.Confirmed] < 2500 {
+		t.Errorf("confirmed: %d", verdicts[claims.Confirmed])
 	}
 	// the patterns, one each
 	for _, want := range []string{

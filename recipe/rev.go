@@ -1,9 +1,11 @@
 package recipe
 
 import (
+	"bytes"
 	"io/fs"
 	"path"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/perflog/perflog/config"
@@ -464,4 +466,36 @@ func walkStrings(v *pyyaml.Value, fn func(field string, s *pyyaml.Value)) {
 			walkStrings(it, fn)
 		}
 	}
+}
+
+// LineText is line n of a file of the revision, trimmed ("" when
+// unreadable).
+func (r *Rev) LineText(file string, n int) string {
+	data, ok, err := ReadFile(r.Files, file)
+	if err != nil || !ok || n < 1 {
+		return ""
+	}
+	for i := 1; ; i++ {
+		l, rest, more := bytes.Cut(data, []byte{'\n'})
+		if i == n {
+			return strings.TrimSpace(string(l))
+		}
+		if !more {
+			return ""
+		}
+		data = rest
+	}
+}
+
+// SplitAt splits a "file:line" location (line 0 when it has none).
+func SplitAt(at string) (file string, line int) {
+	i := strings.LastIndexByte(at, ':')
+	if i < 0 {
+		return at, 0
+	}
+	n, err := strconv.Atoi(at[i+1:])
+	if err != nil {
+		return at, 0
+	}
+	return at[:i], n
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/provenance/index"
@@ -69,7 +70,7 @@ type Site struct {
 // Claim is a contradicted claim with its entry.
 type Claim struct {
 	Entry *provenance.AuditEntry
-	changelog.ClaimResult
+	claims.Result
 	// Bullet is the description bullet the claim was read from.
 	Bullet string
 	// Head and Base are the introducing commit and its first parent, where
@@ -152,7 +153,7 @@ func contradicted(src *index.Source, h *provenance.History, rep *provenance.Audi
 	for i := range rep.Entries {
 		e := &rep.Entries[i]
 		for _, c := range e.Claims {
-			if c.Verdict != changelog.VerdictContradicted || e.Introduced == nil {
+			if c.Verdict != claims.Contradicted || e.Introduced == nil {
 				continue
 			}
 			if f == nil {
@@ -164,7 +165,7 @@ func contradicted(src *index.Source, h *provenance.History, rep *provenance.Audi
 					return nil, fmt.Errorf("%s: %v", rep.Path, err)
 				}
 			}
-			cl := Claim{Entry: e, ClaimResult: c, Head: e.Introduced.Commit}
+			cl := Claim{Entry: e, Result: c, Head: e.Introduced.Commit}
 			if e.Index >= 1 && e.Index <= len(f.Entries) {
 				if fs := f.Entries[e.Index-1].Fields; fs != nil && c.Bullet < len(fs.Description) {
 					cl.Bullet = fs.Description[c.Bullet]

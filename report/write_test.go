@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/recipe"
@@ -48,7 +49,7 @@ func hostile() *Site {
 	return &Site{Repository: "o/r" + evil, Rev: plumbing.NewHash(strings.Repeat("c", 40)), RevDate: day, RevSubject: evil,
 		Changelog: "perf-changelog.yaml", Key: evil, Audit: rep,
 		Claims: []Claim{{Entry: &rep.Entries[0], Bullet: "set " + evil, Head: ref.Commit,
-			ClaimResult: changelog.ClaimResult{Claim: changelog.Claim{Text: evil}, Verdict: changelog.VerdictContradicted, Reason: evil,
+			Result: claims.Result{Claim: claims.Claim{Text: evil}, Verdict: claims.Contradicted, Reason: evil,
 				Evidence: []changelog.Evidence{{File: "b/" + evil + ".sh", Line: 4, Rev: "head"}}}}},
 		Missing:  []Missing{{CommitRef: ref, Keys: []string{key}}},
 		Findings: []recipe.Finding{{Rule: "recipe/x", Severity: "error", File: "b.sh", Line: 2, Key: key, Message: evil, Source: evil}},

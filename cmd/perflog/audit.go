@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/provenance"
 )
 
@@ -213,8 +213,8 @@ func auditClaims(ctx context.Context, opts *AuditOptions, hs *history, rep *prov
 		return nil
 	}
 	for i := range rep.Entries {
-		rep.Entries[i].Claims = slices.DeleteFunc(rep.Entries[i].Claims, func(c changelog.ClaimResult) bool {
-			return c.Verdict != changelog.VerdictContradicted
+		rep.Entries[i].Claims = slices.DeleteFunc(rep.Entries[i].Claims, func(c claims.Result) bool {
+			return c.Verdict != claims.Contradicted
 		})
 	}
 	return nil
@@ -239,7 +239,7 @@ func printClaims(f *Factory, format string, rep *provenance.AuditReport) error {
 	if err := printTable(f, format, header, rows); err != nil {
 		return err
 	}
-	fmt.Fprintf(f.IO.ErrOut, "claims: %d contradicted, %d unverified, %d confirmed\n", counts[changelog.VerdictContradicted], counts[changelog.VerdictUnverified], counts[changelog.VerdictConfirmed])
+	fmt.Fprintf(f.IO.ErrOut, "claims: %d contradicted, %d unverified, %d confirmed\n", counts[claims.Contradicted], counts[claims.Unverified], counts[claims.Confirmed])
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/pyyaml"
@@ -94,14 +95,14 @@ it first.`,
 // newResult is the JSON document of changelog new --format json (a
 // public contract: add fields, never rename).
 type newResult struct {
-	File     string                  `json:"file"`
-	Base     string                  `json:"base"`
-	Head     string                  `json:"head"`
-	PR       *int                    `json:"pr"`
-	Entries  []changelog.DraftEntry  `json:"entries"`
-	Claims   []changelog.ClaimResult `json:"claims"`
-	Written  bool                    `json:"written"`
-	Replaced []int                   `json:"replaced"`
+	File     string                 `json:"file"`
+	Base     string                 `json:"base"`
+	Head     string                 `json:"head"`
+	PR       *int                   `json:"pr"`
+	Entries  []changelog.DraftEntry `json:"entries"`
+	Claims   []claims.Result        `json:"claims"`
+	Written  bool                   `json:"written"`
+	Replaced []int                  `json:"replaced"`
 	// SchemaVersion: see jsonSchemaVersion.
 	SchemaVersion int `json:"schema_version"`
 }
@@ -181,7 +182,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	errOut := opts.Factory.IO.ErrOut
 	path := ws.settings.ChangelogPath()
 	res := newResult{SchemaVersion: jsonSchemaVersion, File: path, Base: base.String(), Head: head.String(), Entries: []changelog.DraftEntry{},
-		Claims: []changelog.ClaimResult{}, Replaced: []int{}}
+		Claims: []claims.Result{}, Replaced: []int{}}
 	if pr > 0 {
 		res.PR = &pr
 	}
@@ -211,8 +212,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		}
 	}
 	res.Entries = entries
-	claims := checkDraftClaims(ch, entries)
-	res.Claims = claims
+	res.Claims = changelog.CheckDraft(ch, entries)
 	if !opts.DryRun {
 		if ws.repo.Worktree() == "" {
 			return fmt.Errorf("the repository has no work tree to write %s to; use --dry-run", path)
@@ -267,7 +267,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 			fmt.Fprint(out, changelog.RenderEntry(e))
 		}
 		if opts.Factory.IO.IsStdoutTTY() {
-			printDraftClaims(opts.Factory, claims)
+			printDraftClaims(opts.Factory, res.Claims)
 		}
 	}
 	what := "drafted (dry run, nothing written)"
@@ -297,29 +297,12 @@ func pluralY(n int) string {
 	return "ies"
 }
 
-// checkDraftClaims checks the drafted bullets the way verify will.
-func checkDraftClaims(ch *recipe.Change, entries []changelog.DraftEntry) []changelog.ClaimResult {
-	var ces []changelog.ClaimEntry
-	for i, e := range entries {
-		v, err := pyyaml.Load([]byte(changelog.RenderEntry(e)), pyyaml.Options{})
-		if err != nil || v.Kind != pyyaml.Seq || len(v.Items) != 1 {
-			continue
-		}
-		ces = append(ces, changelog.ClaimEntry{Index: i + 1, Value: v.Items[0]})
-	}
-	out := changelog.CheckClaims(ch, ces)
-	if out == nil {
-		out = []changelog.ClaimResult{}
-	}
-	return out
-}
-
-func printDraftClaims(f *Factory, claims []changelog.ClaimResult) {
-	if len(claims) == 0 {
+func printDraftClaims(f *Factory, cs []claims.Result) {
+	if len(cs) == 0 {
 		return
 	}
 	fmt.Fprintln(f.IO.Out, "\nclaims these bullets make, checked against the change:")
-	for _, c := range claims {
+	for _, c := range cs {
 		fmt.Fprintf(f.IO.Out, "  %-12s %-13s %s — %s\n", c.Verdict, c.Kind, c.Text, c.Reason)
 	}
 }

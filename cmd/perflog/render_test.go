@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/internal/iostreams"
 	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/provenance/index"
@@ -266,7 +266,7 @@ func TestWriteAuditJSON(t *testing.T) {
 			Events: []provenance.AuditEvent{{Type: provenance.EvIntroduced, CommitRef: ref, Note: "4 -> 64 ✓"}}, Verdict: "ok"},
 		{Index: 2, Line: 9, Verdict: "no-pr", Reason: "no link"},
 		{Index: 3, ConfigKeys: []string{}, Events: []provenance.AuditEvent{}, Verdict: "mismatch",
-			Claims: []changelog.ClaimResult{{Entry: 3, Line: 4, Keys: []string{"k"}, Verdict: "confirmed"}}},
+			Claims: []claims.Result{{Entry: 3, Line: 4, Keys: []string{"k"}, Verdict: "confirmed"}}},
 	}
 	for _, es := range [][]provenance.AuditEntry{entries, entries[:1], {}} {
 		res := auditResult{Rev: "1fe5131ba9e3", File: `perf "changelog".yaml`, Entries: es,

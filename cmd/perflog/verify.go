@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance/index"
@@ -133,7 +134,7 @@ func contains(list []string, s string) bool {
 type verifyResult struct {
 	Findings []changelog.Finding `json:"findings"`
 	// Claims are every checked claim with its verdict (--claims all).
-	Claims []changelog.ClaimResult `json:"claims,omitempty"`
+	Claims []claims.Result `json:"claims,omitempty"`
 	// Recipes are the recipes the change changed (full profile).
 	Recipes []recipeChangeJSON `json:"recipes,omitempty"`
 	// SuggestedEntries are drafted entries for the changed recipes no new

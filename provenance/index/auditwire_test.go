@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/internal/wire"
 	"github.com/perflog/perflog/provenance"
 )
@@ -105,7 +105,7 @@ func TestAuditWireRoundTrip(t *testing.T) {
 
 	// claims live in their own table: an audit holding some is not stored
 	// without them
-	for _, cs := range [][]changelog.ClaimResult{{{Entry: 4, Verdict: "confirmed"}}, {}} {
+	for _, cs := range [][]claims.Result{{{Entry: 4, Verdict: "confirmed"}}, {}} {
 		withClaims := slices.Clone(es)
 		withClaims[0].Claims = cs
 		if _, err := encodeAuditEntries(nil, withClaims); err == nil {

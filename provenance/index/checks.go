@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 
-	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance"
@@ -108,7 +108,7 @@ func checkKey(e *provenance.AuditEntry) string {
 
 // claimsAt is what a stored check was made for: a commit, with the
 // claims engine's version (checks of another version are redone).
-func claimsAt(commit string) string { return commit + "@" + changelog.ClaimsVersion }
+func claimsAt(commit string) string { return commit + "@" + claims.Version }
 
 func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o CheckOptions, st *CheckStats) error {
 	if at, err := getMeta(ctx, ix.db, "claims-head"); err != nil {
@@ -231,7 +231,7 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 // claimData is a claim's JSON without the fields that depend on where its
 // entry stands in the file at head (entry, line): the claim is stored once
 // for its entry's introducing commit, while the entry may move.
-func claimData(c changelog.ClaimResult) (string, error) {
+func claimData(c claims.Result) (string, error) {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return "", err
@@ -251,8 +251,8 @@ func claimData(c changelog.ClaimResult) (string, error) {
 // with Entry set and Line left 0 (the line depends on the file: see
 // changelog.ClaimLine). Call Check first: entries it did not check have
 // none.
-func (ix *Index) StoredClaims(ctx context.Context) (map[int][]changelog.ClaimResult, error) {
-	out := map[int][]changelog.ClaimResult{}
+func (ix *Index) StoredClaims(ctx context.Context) (map[int][]claims.Result, error) {
+	out := map[int][]claims.Result{}
 	err := eachRow(ctx, ix.db, `SELECT e.position, c.data FROM claims c JOIN entries e ON e.id = c.entry
 		WHERE e.alive ORDER BY c.rowid`, func(rows *sql.Rows) error {
 		var pos int
@@ -260,7 +260,7 @@ func (ix *Index) StoredClaims(ctx context.Context) (map[int][]changelog.ClaimRes
 		if err := rows.Scan(&pos, &data); err != nil {
 			return err
 		}
-		var c changelog.ClaimResult
+		var c claims.Result
 		if err := json.Unmarshal([]byte(data), &c); err != nil {
 			return fmt.Errorf("%w: a stored claim: %w", errStale, err)
 		}

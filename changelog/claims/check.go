@@ -1,4 +1,4 @@
-package changelog
+package claims
 
 import (
 	"context"
@@ -10,15 +10,14 @@ import (
 	"sync"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
 )
 
 // Claim verdicts (JSON contract).
 const (
-	VerdictConfirmed    = "confirmed"
-	VerdictContradicted = "contradicted"
-	VerdictUnverified   = "unverified"
+	Confirmed    = "confirmed"
+	Contradicted = "contradicted"
+	Unverified   = "unverified"
 )
 
 // Evidence is a line that decided a verdict.
@@ -32,8 +31,8 @@ type Evidence struct {
 
 func (e Evidence) String() string { return fmt.Sprintf("%s:%d", e.File, e.Line) }
 
-// ClaimResult is a claim with its verdict.
-type ClaimResult struct {
+// Result is a claim with its verdict.
+type Result struct {
 	Claim
 	// Entry is the entry's 1-based index in the head file; Line the
 	// bullet's line.
@@ -45,64 +44,73 @@ type ClaimResult struct {
 	Evidence []Evidence `json:"evidence,omitempty"`
 }
 
-// ClaimEntry is an entry whose claims are checked.
-type ClaimEntry struct {
+// Entry is a changelog entry as its claims are checked: what it says
+// (its description bullets), what about (its config-keys patterns) and
+// where (the lines that claims are reported at).
+type Entry struct {
+	// Index is the entry's 1-based index in the head file.
 	Index int
-	Value *pyyaml.Value
+	// Keys are its config-keys patterns.
+	Keys []string
+	// Bullets are its description bullets, Lines the line of each; nil
+	// Bullets: the entry has no description, and nothing of it is checked.
+	Bullets []string
+	Lines   []int
+	// Line is the entry's line, where a claim of no bullet is reported.
+	Line int
+	// AppendOnly: the entry says append-only: true (a claim of its own).
+	AppendOnly bool
 }
 
-// CheckClaims checks the claims of new entries against a change: the head
+// Check checks the claims of new entries against a change: the head
 // state of the recipes they list (and the files that run them) and, for
 // "from" values, the base state. A claim is contradicted only when the
 // evidence says otherwise; what cannot be checked is unverified.
 //
 // Entries that list the same config-keys share what they are checked
 // against, which is read once.
-func CheckClaims(ch *recipe.Change, entries []ClaimEntry) []ClaimResult {
-	return checkClaims(nil, ch, entries, nil)
+func Check(ch *recipe.Change, entries []Entry) []Result {
+	return checkAll(nil, ch, entries, nil)
 }
 
-// CheckClaimsLaunched is CheckClaims by what the change's recipes launch
+// CheckLaunched is Check by what the change's recipes launch
 // too (LaunchEffects), as verify checks them: a flag or variable claim
 // about a recipe that is dry-run is judged per point by its launches.
-func CheckClaimsLaunched(ctx context.Context, ch *recipe.Change, entries []ClaimEntry, effects map[string]*recipe.Effect) []ClaimResult {
-	return checkClaims(ctx, ch, entries, effects)
+func CheckLaunched(ctx context.Context, ch *recipe.Change, entries []Entry, effects map[string]*recipe.Effect) []Result {
+	return checkAll(ctx, ch, entries, effects)
 }
 
-// checkClaims is CheckClaims, stopping early once ctx (when not nil) is
+// checkAll is Check, stopping early once ctx (when not nil) is
 // cancelled. effects, when given, are the dry-run launches of the
 // recipes: flag and variable claims about them are checked against what
 // their points launch (see subject.launchedFlag).
-func checkClaims(ctx context.Context, ch *recipe.Change, entries []ClaimEntry, effects map[string]*recipe.Effect) []ClaimResult {
-	var out []ClaimResult
+func checkAll(ctx context.Context, ch *recipe.Change, entries []Entry, effects map[string]*recipe.Effect) []Result {
+	var out []Result
 	subjects := map[string]*subject{}
 	changed := sync.OnceValue(func() []source { return changedSources(ch) })
 	for _, e := range entries {
 		if ctx != nil && ctx.Err() != nil {
 			break
 		}
-		bullets, lines, ok := bulletsOf(e.Value)
-		if !ok {
+		if e.Bullets == nil {
 			continue
 		}
-		claims := ExtractClaims(bullets)
-		fields, _ := Validate(e.Value)
-		if fields != nil && fields.AppendOnly {
-			claims = append(claims, Claim{Kind: ClaimAppendOnly, Text: "append-only: true", Strong: true, Bullet: -1})
+		claims := Extract(e.Bullets)
+		if e.AppendOnly {
+			claims = append(claims, Claim{Kind: KindAppendOnly, Text: "append-only: true", Strong: true, Bullet: -1})
 		}
 		if len(claims) == 0 {
 			continue
 		}
-		patterns := StringsOf(e.Value, FieldConfigKeys)
-		id := strings.Join(patterns, "\x00")
+		id := strings.Join(e.Keys, "\x00")
 		subj := subjects[id]
 		if subj == nil {
-			subj = newSubject(ch, patterns, changed())
+			subj = newSubject(ch, e.Keys, changed())
 			subj.launched, subj.commands, subj.points = launchedServers(subj.keys, effects)
 			subjects[id] = subj
 		}
 		for _, c := range claims {
-			r := ClaimResult{Claim: c, Entry: e.Index, Keys: subj.keys, Line: claimLine(e.Value, lines, c.Bullet)}
+			r := Result{Claim: c, Entry: e.Index, Keys: subj.keys, Line: e.LineOf(c.Bullet)}
 			subj.check(&r)
 			out = append(out, r)
 		}
@@ -110,44 +118,13 @@ func checkClaims(ctx context.Context, ch *recipe.Change, entries []ClaimEntry, e
 	return out
 }
 
-// bulletsOf returns the description bullets of an entry and their lines
-// (a description written as one string is one bullet); ok is false when
-// it has no description.
-func bulletsOf(entry *pyyaml.Value) (bullets []string, lines []int, ok bool) {
-	desc, ok := entry.Get(FieldDescription)
-	if !ok {
-		return nil, nil, false
+// LineOf is the line a claim read from bullet is reported at: its
+// bullet's, or the entry's for a claim of no bullet (append-only).
+func (e *Entry) LineOf(bullet int) int {
+	if bullet >= 0 && bullet < len(e.Lines) {
+		return e.Lines[bullet]
 	}
-	for _, it := range desc.Items {
-		if s, ok := laxStr(it); ok {
-			bullets = append(bullets, s)
-			lines = append(lines, it.Line)
-		}
-	}
-	if s, ok := laxStr(desc); ok {
-		bullets, lines = []string{s}, []int{desc.Line}
-	}
-	return bullets, lines, true
-}
-
-// claimLine is the line a claim is read from: its bullet's, or the
-// entry's for a claim of no bullet (append-only).
-func claimLine(entry *pyyaml.Value, lines []int, bullet int) int {
-	switch {
-	case bullet >= 0 && bullet < len(lines):
-		return lines[bullet]
-	case entry != nil:
-		return entry.Line
-	}
-	return 0
-}
-
-// ClaimLine is the line in the file of the claim of an entry (parsed from
-// that file) read from bullet (-1: of the entry as a whole), as
-// CheckClaims reports it.
-func ClaimLine(entry *pyyaml.Value, bullet int) int {
-	_, lines, _ := bulletsOf(entry)
-	return claimLine(entry, lines, bullet)
+	return e.Line
 }
 
 // subject is what an entry's claims are checked against: the recipes it
@@ -257,12 +234,12 @@ func meets(pt *recipe.LaunchPoint, when [][]Cond) (ok, decided bool) {
 // launch the name anywhere (all of them when none does), every point that
 // meets the condition must carry it (with the value claimed), and none
 // must for a negated claim. ok is false when there is nothing to check.
-func (s *subject) launchedWhen(r *ClaimResult) (ok bool) {
-	if len(s.points) == 0 || (r.Kind == ClaimFlag && !strings.HasPrefix(r.Name, "-")) {
+func (s *subject) launchedWhen(r *Result) (ok bool) {
+	if len(s.points) == 0 || (r.Kind == KindFlag && !strings.HasPrefix(r.Name, "-")) {
 		return false
 	}
 	lookup := func(lp launchedPoint) (string, *recipe.Command, bool) {
-		if r.Kind == ClaimFlag {
+		if r.Kind == KindFlag {
 			for _, c := range lp.commands {
 				if v, found := c.Flag(r.Name); found {
 					return strings.Join(v, " "), c, true
@@ -283,7 +260,7 @@ func (s *subject) launchedWhen(r *ClaimResult) (ok bool) {
 			carriers[lp.key] = true
 		}
 	}
-	if len(carriers) == 0 && r.Kind == ClaimEnv && !r.Negated {
+	if len(carriers) == 0 && r.Kind == KindEnv && !r.Negated {
 		return false // a shell variable named like an environment variable: the files decide
 	}
 	value := r.Value
@@ -305,32 +282,32 @@ func (s *subject) launchedWhen(r *ClaimResult) (ok bool) {
 		where := lp.key + " point " + lp.pt.Label()
 		switch {
 		case r.Negated && found:
-			r.set(VerdictContradicted, fmt.Sprintf("%s launches %s although it meets %s", where, r.Name, cond), s.launchEvidence(c))
+			r.set(Contradicted, fmt.Sprintf("%s launches %s although it meets %s", where, r.Name, cond), s.launchEvidence(c))
 			return true
 		case !r.Negated && !found:
-			r.set(VerdictContradicted, fmt.Sprintf("%s meets %s and launches without %s", where, cond, r.Name), s.launchEvidence(lp.servers[0]))
+			r.set(Contradicted, fmt.Sprintf("%s meets %s and launches without %s", where, cond, r.Name), s.launchEvidence(lp.servers[0]))
 			return true
 		case !r.Negated && value != "" && v != "" && !sameValue(v, value) && !strings.EqualFold(v, value) && !containsWord(v, value):
-			r.set(VerdictContradicted, fmt.Sprintf("%s meets %s and launches %s %s, not %s", where, cond, r.Name, v, value), s.launchEvidence(c))
+			r.set(Contradicted, fmt.Sprintf("%s meets %s and launches %s %s, not %s", where, cond, r.Name, v, value), s.launchEvidence(c))
 			return true
 		}
 	}
 	if met == 0 {
-		r.set(VerdictUnverified, "no point of the listed recipes meets "+cond)
+		r.set(Unverified, "no point of the listed recipes meets "+cond)
 		return true
 	}
 	verb := "launch"
 	if r.Negated {
 		verb = "launch without"
 	}
-	r.set(VerdictConfirmed, fmt.Sprintf("the %d points that meet %s %s %s", met, cond, verb, r.Name), s.launchEvidence(s.points[0].servers[0]))
+	r.set(Confirmed, fmt.Sprintf("the %d points that meet %s %s %s", met, cond, verb, r.Name), s.launchEvidence(s.points[0].servers[0]))
 	return true
 }
 
 // launchEvidence is where a launched server starts.
 func (s *subject) launchEvidence(c *recipe.Command) Evidence {
-	file, line := atOf(c.At)
-	text := lineText(s.ch.Head, file, line)
+	file, line := recipe.SplitAt(c.At)
+	text := s.ch.Head.LineText(file, line)
 	if text == "" {
 		text = "launches " + c.Program()
 	}
@@ -339,7 +316,7 @@ func (s *subject) launchEvidence(c *recipe.Command) Evidence {
 
 // launchedFlag checks a flag claim against the launched servers; ok is
 // false when there are none to check against.
-func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
+func (s *subject) launchedFlag(r *Result) (ok bool) {
 	if len(s.launched) == 0 || !strings.HasPrefix(r.Name, "-") {
 		return false
 	}
@@ -358,7 +335,7 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 	}
 	if r.Negated {
 		if len(with) == 0 {
-			r.set(VerdictConfirmed, fmt.Sprintf("no point launches %s", r.Name), s.launchEvidence(s.launched[0]))
+			r.set(Confirmed, fmt.Sprintf("no point launches %s", r.Name), s.launchEvidence(s.launched[0]))
 			return true
 		}
 		return false // what was removed where: the files, against the base, say
@@ -379,7 +356,7 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 		if len(text) > 0 {
 			reason += fmt.Sprintf(" (%s:%d has it, but it does not reach the server's command line: a branch not taken, or an array reset)", text[0].File, text[0].Line)
 		}
-		r.set(VerdictContradicted, reason, s.launchEvidence(s.launched[0]))
+		r.set(Contradicted, reason, s.launchEvidence(s.launched[0]))
 		if alt := s.similarEnv(r.Name); alt != nil {
 			r.Reason += "; they set " + alt.Text + " instead"
 			r.Evidence = append(r.Evidence, *alt)
@@ -387,7 +364,7 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 		return true
 	}
 	if value == "" || strings.ContainsAny(value, "=:{[") {
-		r.set(VerdictConfirmed, fmt.Sprintf("%s is launched", r.Name), s.launchEvidence(with[0]))
+		r.set(Confirmed, fmt.Sprintf("%s is launched", r.Name), s.launchEvidence(with[0]))
 		return true
 	}
 	for i, v := range vals {
@@ -395,7 +372,7 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 		// eagle3 for a JSON naming the method), or an option without a
 		// value (the claim's "value" is prose)
 		if sameValue(v, value) || strings.EqualFold(v, value) || v == "" || containsWord(v, value) {
-			r.set(VerdictConfirmed, fmt.Sprintf("%s %s is launched", r.Name, v), s.launchEvidence(with[i]))
+			r.set(Confirmed, fmt.Sprintf("%s %s is launched", r.Name, v), s.launchEvidence(with[i]))
 			return true
 		}
 	}
@@ -405,7 +382,7 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 	if s.undecided(r, fmt.Sprintf("the dry run's points launch %s %s", r.Name, strings.Join(dedupe(vals), ", ")), s.launchEvidence(with[0])) {
 		return true
 	}
-	r.set(VerdictContradicted, fmt.Sprintf("the points launch %s %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), value), s.launchEvidence(with[0]))
+	r.set(Contradicted, fmt.Sprintf("the points launch %s %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), value), s.launchEvidence(with[0]))
 	return true
 }
 
@@ -414,7 +391,7 @@ func (s *subject) launchedFlag(r *ClaimResult) (ok bool) {
 // condition depends on the machine the benchmark runs on
 // (recipe.RuntimeBranchAt): the dry run, which launched otherwise
 // (launched says how), took a branch without knowing which one runs.
-func (s *subject) undecided(r *ClaimResult, launched string, ev Evidence) bool {
+func (s *subject) undecided(r *Result, launched string, ev Evidence) bool {
 	for _, src := range s.head.sources {
 		if !strings.HasSuffix(src.file, ".sh") {
 			continue
@@ -431,7 +408,7 @@ func (s *subject) undecided(r *ClaimResult, launched string, ev Evidence) bool {
 			if !ok {
 				continue
 			}
-			r.set(VerdictUnverified, fmt.Sprintf("%s, but %s:%d sets %s in a branch of `if %s` (line %d), which depends on the machine the benchmark runs on",
+			r.set(Unverified, fmt.Sprintf("%s, but %s:%d sets %s in a branch of `if %s` (line %d), which depends on the machine the benchmark runs on",
 				launched, src.file, src.first+i, strings.TrimSpace(l), b.Cond, b.Line),
 				ev, Evidence{File: src.file, Line: src.first + i, Text: strings.TrimSpace(l), Rev: "head"})
 			return true
@@ -451,7 +428,7 @@ func containsWord(v, w string) bool {
 
 // launchedEnv checks a variable claim against the launched servers'
 // environment; ok is false when there are none to check against.
-func (s *subject) launchedEnv(r *ClaimResult) (ok bool) {
+func (s *subject) launchedEnv(r *Result) (ok bool) {
 	if len(s.launched) == 0 {
 		return false
 	}
@@ -467,7 +444,7 @@ func (s *subject) launchedEnv(r *ClaimResult) (ok bool) {
 	n := len(s.launched)
 	if r.Negated {
 		if len(with) == 0 {
-			r.set(VerdictConfirmed, fmt.Sprintf("no server starts with %s set", name), s.launchEvidence(s.launched[0]))
+			r.set(Confirmed, fmt.Sprintf("no server starts with %s set", name), s.launchEvidence(s.launched[0]))
 			return true
 		}
 		return false // what was removed where: the files, against the base, say
@@ -478,12 +455,12 @@ func (s *subject) launchedEnv(r *ClaimResult) (ok bool) {
 		return false
 	}
 	if r.Value == "" {
-		r.set(VerdictConfirmed, fmt.Sprintf("%d of %d servers start with %s=%s", len(with), n, name, vals[0]), s.launchEvidence(with[0]))
+		r.set(Confirmed, fmt.Sprintf("%d of %d servers start with %s=%s", len(with), n, name, vals[0]), s.launchEvidence(with[0]))
 		return true
 	}
 	for i, v := range vals {
 		if sameValue(v, r.Value) || sameValue(strings.TrimRight(v, ":.,;"), r.Value) {
-			r.set(VerdictConfirmed, fmt.Sprintf("servers start with %s=%s", name, v), s.launchEvidence(with[i]))
+			r.set(Confirmed, fmt.Sprintf("servers start with %s=%s", name, v), s.launchEvidence(with[i]))
 			return true
 		}
 	}
@@ -493,7 +470,7 @@ func (s *subject) launchedEnv(r *ClaimResult) (ok bool) {
 	if s.undecided(r, fmt.Sprintf("the dry run's servers start with %s=%s", name, strings.Join(dedupe(vals), ", ")), s.launchEvidence(with[0])) {
 		return true
 	}
-	r.set(VerdictContradicted, fmt.Sprintf("the servers start with %s=%s, not %s", name, strings.Join(dedupe(vals), ", "), r.Value), s.launchEvidence(with[0]))
+	r.set(Contradicted, fmt.Sprintf("the servers start with %s=%s, not %s", name, strings.Join(dedupe(vals), ", "), r.Value), s.launchEvidence(with[0]))
 	return true
 }
 
@@ -617,44 +594,44 @@ func grep(srcs []source, re *regexp.Regexp, rev, needle string) []Evidence {
 	return out
 }
 
-func (s *subject) check(r *ClaimResult) {
+func (s *subject) check(r *Result) {
 	if len(s.keys) == 0 {
-		r.Verdict, r.Reason = VerdictUnverified, "the entry lists no recipe that exists"
+		r.Verdict, r.Reason = Unverified, "the entry lists no recipe that exists"
 		return
 	}
 	if !s.head.exists && !s.base.exists {
-		r.Verdict, r.Reason = VerdictUnverified, "none of the listed recipes exists"
+		r.Verdict, r.Reason = Unverified, "none of the listed recipes exists"
 		return
 	}
 	switch r.Kind {
-	case ClaimImage:
+	case KindImage:
 		s.checkImage(r)
-	case ClaimEnv:
+	case KindEnv:
 		s.checkEnv(r)
-	case ClaimFlag:
+	case KindFlag:
 		s.checkFlag(r)
-	case ClaimConc:
+	case KindConc:
 		s.checkConc(r)
-	case ClaimParallel:
+	case KindParallel:
 		s.checkParallel(r)
-	case ClaimSeqLen:
+	case KindSeqLen:
 		s.checkSeq(r)
-	case ClaimSpec:
+	case KindSpec:
 		s.checkSpec(r)
-	case ClaimKV:
+	case KindKV:
 		s.checkKV(r)
-	case ClaimAppendOnly:
+	case KindAppendOnly:
 		s.checkAppendOnly(r)
 	}
-	if r.Verdict == VerdictContradicted && !r.Strong && r.Kind != ClaimAppendOnly {
-		r.Verdict = VerdictUnverified // a bare mention is never called wrong
+	if r.Verdict == Contradicted && !r.Strong && r.Kind != KindAppendOnly {
+		r.Verdict = Unverified // a bare mention is never called wrong
 	}
 	if len(r.Evidence) > 5 {
 		r.Evidence = r.Evidence[:5]
 	}
 }
 
-func (r *ClaimResult) set(verdict, reason string, ev ...Evidence) {
+func (r *Result) set(verdict, reason string, ev ...Evidence) {
 	r.Verdict, r.Reason = verdict, reason
 	r.Evidence = append(r.Evidence, ev...)
 }
@@ -665,8 +642,8 @@ func (r *ClaimResult) set(verdict, reason string, ev ...Evidence) {
 // (a full reference or a bare tag), normalising registries, "v"
 // prefixes, digests and abbreviated tags.
 func imageMatches(claim, actual string) bool {
-	cr, ct, cd := splitRef(claim)
-	ar, at, ad := splitRef(actual)
+	cr, ct, cd := SplitRef(claim)
+	ar, at, ad := SplitRef(actual)
 	if cr != "" && ar != "" && cr != ar && !strings.HasSuffix(ar, "/"+cr) && !strings.HasSuffix(cr, "/"+ar) {
 		return false
 	}
@@ -701,9 +678,9 @@ func tagMatches(claim, actual string) bool {
 	return false
 }
 
-// splitRef splits an image reference into repository, tag and digest; a
-// bare tag has no repository.
-func splitRef(ref string) (repo, tag, digest string) {
+// SplitRef splits an image reference, as image claims read it, into
+// repository, tag and digest; a bare tag has no repository.
+func SplitRef(ref string) (repo, tag, digest string) {
 	ref = strings.Trim(ref, "`'\"")
 	ref = strings.Replace(ref, "#", "/", 1) // enroot's registry#image
 	if i := strings.Index(ref, "@"); i >= 0 {
@@ -718,7 +695,7 @@ func splitRef(ref string) (repo, tag, digest string) {
 	return normRepo(ref), tag, digest
 }
 
-func (s *subject) checkImage(r *ClaimResult) {
+func (s *subject) checkImage(r *Result) {
 	want := r.Value
 	var hit []Evidence
 	for _, im := range s.head.images {
@@ -727,7 +704,7 @@ func (s *subject) checkImage(r *ClaimResult) {
 		}
 	}
 	if len(hit) == 0 {
-		_, tag, _ := splitRef(want)
+		_, tag, _ := SplitRef(want)
 		needle := want
 		if tag != "" && !strings.Contains(want, "/") {
 			needle = tag
@@ -739,20 +716,20 @@ func (s *subject) checkImage(r *ClaimResult) {
 		}
 	}
 	if len(hit) > 0 {
-		r.set(VerdictConfirmed, "the image is "+hit[0].Text, hit[0])
+		r.set(Confirmed, "the image is "+hit[0].Text, hit[0])
 		s.checkFrom(r)
 		return
 	}
-	repo, _, _ := splitRef(want)
+	repo, _, _ := SplitRef(want)
 	var same []recipe.Located
 	for _, im := range s.head.images {
-		ar, _, _ := splitRef(im.Text)
+		ar, _, _ := SplitRef(im.Text)
 		if repo == "" || ar == repo || strings.HasSuffix(ar, "/"+repo) || strings.HasSuffix(repo, "/"+ar) || lastSeg(ar) == lastSeg(repo) {
 			same = append(same, im)
 		}
 	}
 	if len(same) == 0 || !s.head.exists {
-		r.set(VerdictUnverified, "no image of the listed recipes is of that repository")
+		r.set(Unverified, "no image of the listed recipes is of that repository")
 		return
 	}
 	var ev []Evidence
@@ -761,12 +738,12 @@ func (s *subject) checkImage(r *ClaimResult) {
 		ev = append(ev, Evidence{File: im.File, Line: im.Line, Text: im.Text, Rev: "head"})
 		names = append(names, im.Text)
 	}
-	r.set(VerdictContradicted, fmt.Sprintf("the listed recipes run %s, not %s", strings.Join(dedupe(names), ", "), want), ev...)
+	r.set(Contradicted, fmt.Sprintf("the listed recipes run %s, not %s", strings.Join(dedupe(names), ", "), want), ev...)
 	s.addBase(r, func(im string) bool { return true })
 }
 
 // checkFrom checks the old image of a "from A to B" claim against base.
-func (s *subject) checkFrom(r *ClaimResult) {
+func (s *subject) checkFrom(r *Result) {
 	if r.From == "" || !s.base.exists || len(s.base.images) == 0 {
 		return
 	}
@@ -779,11 +756,11 @@ func (s *subject) checkFrom(r *ClaimResult) {
 	if len(grep(s.base.sources, re, "base", r.From)) > 0 {
 		return
 	}
-	repo, _, _ := splitRef(r.Value)
+	repo, _, _ := SplitRef(r.Value)
 	var ev []Evidence
 	var names []string
 	for _, im := range s.base.images {
-		ar, _, _ := splitRef(im.Text)
+		ar, _, _ := SplitRef(im.Text)
 		if repo == "" || lastSeg(ar) == lastSeg(repo) {
 			ev = append(ev, Evidence{File: im.File, Line: im.Line, Text: im.Text, Rev: "base"})
 			names = append(names, im.Text)
@@ -793,10 +770,10 @@ func (s *subject) checkFrom(r *ClaimResult) {
 		return
 	}
 	r.Evidence = r.Evidence[:0]
-	r.set(VerdictContradicted, fmt.Sprintf("the image before this change was %s, not %s", strings.Join(dedupe(names), ", "), r.From), ev...)
+	r.set(Contradicted, fmt.Sprintf("the image before this change was %s, not %s", strings.Join(dedupe(names), ", "), r.From), ev...)
 }
 
-func (s *subject) addBase(r *ClaimResult, keep func(string) bool) {
+func (s *subject) addBase(r *Result, keep func(string) bool) {
 	for _, im := range s.base.images {
 		if keep(im.Text) {
 			r.Evidence = append(r.Evidence, Evidence{File: im.File, Line: im.Line, Text: im.Text, Rev: "base"})
@@ -809,7 +786,9 @@ func lastSeg(repo string) string { return repo[strings.LastIndex(repo, "/")+1:] 
 
 // listText joins the distinct items, the first n of them and a count of
 // the rest.
-func listText(items []string, n int) string {
+// ListText lists names in a message as claims' reasons do: each once, at
+// most n of them and then how many more.
+func ListText(items []string, n int) string {
 	items = dedupe(items)
 	if len(items) > n {
 		items = append(items[:n:n], fmt.Sprintf("%d more", len(items)-n))
@@ -884,7 +863,7 @@ func sameValue(a, b string) bool {
 	return ok1 && ok2 && a != "" && b != "" && x == y
 }
 
-func (s *subject) checkEnv(r *ClaimResult) {
+func (s *subject) checkEnv(r *Result) {
 	if len(r.When) > 0 && s.launchedWhen(r) {
 		return
 	}
@@ -911,26 +890,26 @@ func (s *subject) checkEnv(r *ClaimResult) {
 		}
 		switch {
 		case len(head) == 0:
-			r.set(VerdictConfirmed, name+" is no longer set by the files that run the recipes")
+			r.set(Confirmed, name+" is no longer set by the files that run the recipes")
 		case set == 0:
-			r.set(VerdictConfirmed, name+" is set to a false value", head[0].Evidence)
+			r.set(Confirmed, name+" is set to a false value", head[0].Evidence)
 		case len(base) > 0 && len(head) >= len(base):
-			r.set(VerdictContradicted, fmt.Sprintf("%s is still set (%s=%s), as before this change", name, name, head[0].value), head[0].Evidence)
+			r.set(Contradicted, fmt.Sprintf("%s is still set (%s=%s), as before this change", name, name, head[0].value), head[0].Evidence)
 		default:
-			r.set(VerdictUnverified, name+" is still set in some files", head[0].Evidence)
+			r.set(Unverified, name+" is still set in some files", head[0].Evidence)
 		}
 		return
 	}
 	if r.Value == "" {
 		switch {
 		case len(head) > 0:
-			r.set(VerdictConfirmed, fmt.Sprintf("%s is set (%s=%s)", name, name, head[0].value), head[0].Evidence)
+			r.set(Confirmed, fmt.Sprintf("%s is set (%s=%s)", name, name, head[0].value), head[0].Evidence)
 		case len(mentioned) > 0:
-			r.set(VerdictConfirmed, name+" is used", mentioned[0])
+			r.set(Confirmed, name+" is used", mentioned[0])
 		case s.head.drivers == 0:
-			r.set(VerdictUnverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+			r.set(Unverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
 		default:
-			r.set(VerdictContradicted, name+" appears in none of the files that run the listed recipes ("+s.filesText()+")")
+			r.set(Contradicted, name+" appears in none of the files that run the listed recipes ("+s.filesText()+")")
 		}
 		return
 	}
@@ -938,7 +917,7 @@ func (s *subject) checkEnv(r *ClaimResult) {
 	nonLiteral := false
 	for _, a := range head {
 		if sameValue(a.value, r.Value) {
-			r.set(VerdictConfirmed, fmt.Sprintf("%s=%s is set", name, a.value), a.Evidence)
+			r.set(Confirmed, fmt.Sprintf("%s=%s is set", name, a.value), a.Evidence)
 			return
 		}
 		if !a.literal || a.weak {
@@ -949,7 +928,7 @@ func (s *subject) checkEnv(r *ClaimResult) {
 	}
 	switch {
 	case nonLiteral:
-		r.set(VerdictUnverified, name+" is set from a variable or has a default only", head[0].Evidence)
+		r.set(Unverified, name+" is set from a variable or has a default only", head[0].Evidence)
 	case len(other) > 0:
 		var vals []string
 		var ev []Evidence
@@ -957,17 +936,17 @@ func (s *subject) checkEnv(r *ClaimResult) {
 			vals = append(vals, name+"="+a.value)
 			ev = append(ev, a.Evidence)
 		}
-		r.set(VerdictContradicted, fmt.Sprintf("the files that run the recipes set %s, not %s=%s", strings.Join(dedupe(vals), ", "), name, r.Value), ev...)
+		r.set(Contradicted, fmt.Sprintf("the files that run the recipes set %s, not %s=%s", strings.Join(dedupe(vals), ", "), name, r.Value), ev...)
 		for _, a := range assignments(s.base.sources, name, "base") {
 			r.Evidence = append(r.Evidence, a.Evidence)
 			break
 		}
 	case len(mentioned) > 0:
-		r.set(VerdictUnverified, name+" is read but its value is set elsewhere (the workflow, the environment)", mentioned[0])
+		r.set(Unverified, name+" is read but its value is set elsewhere (the workflow, the environment)", mentioned[0])
 	case s.head.drivers == 0:
-		r.set(VerdictUnverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+		r.set(Unverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
 	default:
-		r.set(VerdictContradicted, fmt.Sprintf("%s is set nowhere in the files that run the listed recipes (%s)", name, s.filesText()))
+		r.set(Contradicted, fmt.Sprintf("%s is set nowhere in the files that run the listed recipes (%s)", name, s.filesText()))
 		if alt := s.sameSetting(name); alt != nil {
 			r.Reason += "; they set " + alt.Text + " instead"
 			r.Evidence = append(r.Evidence, *alt)
@@ -1023,7 +1002,7 @@ func (s *subject) filesText() string {
 	for _, src := range s.head.sources {
 		fs = append(fs, src.file)
 	}
-	return listText(fs, 4)
+	return ListText(fs, 4)
 }
 
 // --- engine flags
@@ -1061,7 +1040,7 @@ func flagOccurrences(srcs []source, flag, rev string, comments bool) []assignmen
 	return out
 }
 
-func (s *subject) checkFlag(r *ClaimResult) {
+func (s *subject) checkFlag(r *Result) {
 	if len(r.When) > 0 && s.launchedWhen(r) {
 		return
 	}
@@ -1076,20 +1055,20 @@ func (s *subject) checkFlag(r *ClaimResult) {
 		base := flagOccurrences(s.base.sources, r.Name, "base", false)
 		switch {
 		case len(head) == 0:
-			r.set(VerdictConfirmed, r.Name+" is passed by none of the files that run the recipes")
+			r.set(Confirmed, r.Name+" is passed by none of the files that run the recipes")
 		case len(base) > 0 && len(head) >= len(base):
-			r.set(VerdictContradicted, r.Name+" is still passed, as before this change", head[0].Evidence)
+			r.set(Contradicted, r.Name+" is still passed, as before this change", head[0].Evidence)
 		default:
-			r.set(VerdictUnverified, r.Name+" is still passed in some files", head[0].Evidence)
+			r.set(Unverified, r.Name+" is still passed in some files", head[0].Evidence)
 		}
 		return
 	}
 	if len(head) == 0 && s.head.drivers == 0 {
-		r.set(VerdictUnverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+		r.set(Unverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
 		return
 	}
 	if len(head) == 0 {
-		r.set(VerdictContradicted, fmt.Sprintf("%s is passed by none of the files that run the listed recipes (%s)", r.Name, s.filesText()))
+		r.set(Contradicted, fmt.Sprintf("%s is passed by none of the files that run the listed recipes (%s)", r.Name, s.filesText()))
 		if alt := s.similarEnv(r.Name); alt != nil {
 			r.Reason += "; they set " + alt.Text + " instead"
 			r.Evidence = append(r.Evidence, *alt)
@@ -1097,7 +1076,7 @@ func (s *subject) checkFlag(r *ClaimResult) {
 		return
 	}
 	if r.Value == "" || strings.ContainsAny(r.Value, "=:{[") {
-		r.set(VerdictConfirmed, r.Name+" is passed", head[0].Evidence)
+		r.set(Confirmed, r.Name+" is passed", head[0].Evidence)
 		return
 	}
 	var ev []Evidence
@@ -1108,20 +1087,20 @@ func (s *subject) checkFlag(r *ClaimResult) {
 		}
 		if a.value == "" || !a.literal || sameValue(a.value, r.Value) || strings.EqualFold(strings.Trim(a.value, `"'`), r.Value) {
 			if a.value != "" && a.literal {
-				r.set(VerdictConfirmed, fmt.Sprintf("%s %s is passed", r.Name, a.value), a.Evidence)
+				r.set(Confirmed, fmt.Sprintf("%s %s is passed", r.Name, a.value), a.Evidence)
 				return
 			}
-			r.set(VerdictConfirmed, r.Name+" is passed (its value is not literal)", a.Evidence)
+			r.set(Confirmed, r.Name+" is passed (its value is not literal)", a.Evidence)
 			return
 		}
 		ev = append(ev, a.Evidence)
 		vals = append(vals, a.value)
 	}
 	if len(ev) == 0 {
-		r.set(VerdictConfirmed, r.Name+" is mentioned", head[0].Evidence)
+		r.set(Confirmed, r.Name+" is mentioned", head[0].Evidence)
 		return
 	}
-	r.set(VerdictContradicted, fmt.Sprintf("%s is passed with %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), r.Value), ev...)
+	r.set(Contradicted, fmt.Sprintf("%s is passed with %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), r.Value), ev...)
 }
 
 // similarEnv finds an environment variable set in the head files whose
@@ -1226,10 +1205,10 @@ func (s *subject) rowEvidence(rows []keyedRow, rev string) []Evidence {
 	return ev
 }
 
-func (s *subject) checkConc(r *ClaimResult) {
+func (s *subject) checkConc(r *Result) {
 	rows := s.head.rows
 	if len(rows) == 0 {
-		r.set(VerdictUnverified, "the listed recipes have no search space at head")
+		r.set(Unverified, "the listed recipes have no search space at head")
 		return
 	}
 	if len(r.Variants) > 0 && len(r.Conc) > 0 {
@@ -1247,7 +1226,7 @@ func (s *subject) checkConc(r *ClaimResult) {
 		qual = " in the rows it is paired with (" + altText(r.Rows) + ")"
 	}
 	if len(match) == 0 {
-		r.set(VerdictUnverified, "no search-space row matches "+altText(r.Rows))
+		r.set(Unverified, "no search-space row matches "+altText(r.Rows))
 		return
 	}
 	union := map[int64]bool{}
@@ -1261,29 +1240,29 @@ func (s *subject) checkConc(r *ClaimResult) {
 	if r.Max > 0 {
 		for _, row := range match {
 			if len(row.Conc) > 0 && slices.Max(row.Conc) == r.Max {
-				r.set(VerdictConfirmed, fmt.Sprintf("a row runs up to conc %d", r.Max), s.rowEvidence([]keyedRow{row}, "head")...)
+				r.set(Confirmed, fmt.Sprintf("a row runs up to conc %d", r.Max), s.rowEvidence([]keyedRow{row}, "head")...)
 				return
 			}
 		}
 		if hi < r.Max {
-			r.set(VerdictContradicted, fmt.Sprintf("no row%s reaches conc %d (they stop at %d)", qual, r.Max, hi), s.rowEvidence(match, "head")...)
+			r.set(Contradicted, fmt.Sprintf("no row%s reaches conc %d (they stop at %d)", qual, r.Max, hi), s.rowEvidence(match, "head")...)
 		} else {
-			r.set(VerdictContradicted, fmt.Sprintf("no row%s stops at conc %d (they run up to %d)", qual, r.Max, hi), s.rowEvidence(match, "head")...)
+			r.set(Contradicted, fmt.Sprintf("no row%s stops at conc %d (they run up to %d)", qual, r.Max, hi), s.rowEvidence(match, "head")...)
 		}
 		return
 	}
 	if len(r.Range) == 2 {
 		a, b := r.Range[0], r.Range[1]
 		if row, ok := spans(match, a, b); ok {
-			r.set(VerdictConfirmed, fmt.Sprintf("a row spans conc %d-%d", a, b), s.rowEvidence([]keyedRow{row}, "head")...)
+			r.set(Confirmed, fmt.Sprintf("a row spans conc %d-%d", a, b), s.rowEvidence([]keyedRow{row}, "head")...)
 		} else if union[a] && union[b] {
-			r.set(VerdictConfirmed, fmt.Sprintf("the rows span conc %d-%d", a, b), s.rowEvidence(match[:1], "head")...)
+			r.set(Confirmed, fmt.Sprintf("the rows span conc %d-%d", a, b), s.rowEvidence(match[:1], "head")...)
 		} else {
 			missing := a
 			if union[a] {
 				missing = b
 			}
-			r.set(VerdictContradicted, fmt.Sprintf("no row%s reaches conc %d (they run %d-%d)", qual, missing, lo, hi), s.rowEvidence(match, "head")...)
+			r.set(Contradicted, fmt.Sprintf("no row%s reaches conc %d (they run %d-%d)", qual, missing, lo, hi), s.rowEvidence(match, "head")...)
 			return
 		}
 		if r.From != "" {
@@ -1298,10 +1277,10 @@ func (s *subject) checkConc(r *ClaimResult) {
 		}
 	}
 	if len(miss) == 0 {
-		r.set(VerdictConfirmed, "the rows run conc "+ints(r.Conc), s.rowEvidence(match[:1], "head")...)
+		r.set(Confirmed, "the rows run conc "+ints(r.Conc), s.rowEvidence(match[:1], "head")...)
 		return
 	}
-	r.set(VerdictContradicted, fmt.Sprintf("no row%s runs conc %s", qual, strings.Join(miss, ", ")), s.rowEvidence(match, "head")...)
+	r.set(Contradicted, fmt.Sprintf("no row%s runs conc %s", qual, strings.Join(miss, ", ")), s.rowEvidence(match, "head")...)
 }
 
 // spans finds a row whose concurrencies run from a to b.
@@ -1316,7 +1295,7 @@ func spans(rows []keyedRow, a, b int64) (keyedRow, bool) {
 
 // checkConcFrom checks the old range of "conc from 4-64 to 4-256"
 // against the base's rows (of the same qualifiers).
-func (s *subject) checkConcFrom(r *ClaimResult) {
+func (s *subject) checkConcFrom(r *Result) {
 	var a, b int64
 	if _, err := fmt.Sscanf(r.From, "%d-%d", &a, &b); err != nil {
 		return
@@ -1343,14 +1322,14 @@ func (s *subject) checkConcFrom(r *ClaimResult) {
 	if union[a] && union[b] {
 		return // the rows together ran it
 	}
-	r.Verdict = VerdictContradicted
+	r.Verdict = Contradicted
 	r.Reason = fmt.Sprintf("at base no row ran conc %d-%d (they ran %d-%d)", a, b, lo, hi)
 	r.Evidence = append(r.Evidence, s.rowEvidence(match, "base")...)
 }
 
 // checkConcVariants checks "conc X across A +/- B": every variant must
 // have a row that runs each claimed concurrency.
-func (s *subject) checkConcVariants(r *ClaimResult) {
+func (s *subject) checkConcVariants(r *Result) {
 	var missing []string
 	var seen []keyedRow
 	for _, v := range r.Variants {
@@ -1376,7 +1355,7 @@ func (s *subject) checkConcVariants(r *ClaimResult) {
 		}
 	}
 	if len(missing) == 0 {
-		r.set(VerdictConfirmed, fmt.Sprintf("each of the %d variants runs conc %s", len(r.Variants), ints(r.Conc)), s.rowEvidence(seen[:min(1, len(seen))], "head")...)
+		r.set(Confirmed, fmt.Sprintf("each of the %d variants runs conc %s", len(r.Variants), ints(r.Conc)), s.rowEvidence(seen[:min(1, len(seen))], "head")...)
 		return
 	}
 	var have []keyedRow
@@ -1392,7 +1371,7 @@ func (s *subject) checkConcVariants(r *ClaimResult) {
 	if len(have) > 0 {
 		reason += fmt.Sprintf(" (only %d row%s run%s it)", len(have), map[bool]string{true: "", false: "s"}[len(have) == 1], map[bool]string{true: "s", false: ""}[len(have) == 1])
 	}
-	r.set(VerdictContradicted, reason, s.rowEvidence(have, "head")...)
+	r.set(Contradicted, reason, s.rowEvidence(have, "head")...)
 }
 
 func matchAny(alts []RowQual, r config.Row) bool {
@@ -1441,22 +1420,22 @@ func (q *RowQual) text() string {
 	return strings.Join(p, ", ")
 }
 
-func (s *subject) checkParallel(r *ClaimResult) {
+func (s *subject) checkParallel(r *Result) {
 	rows := s.head.rows
 	if len(rows) == 0 {
-		r.set(VerdictUnverified, "the listed recipes have no search space at head")
+		r.set(Unverified, "the listed recipes have no search space at head")
 		return
 	}
 	for _, row := range rows {
 		if r.Row.match(row.Row) {
-			r.set(VerdictConfirmed, "a row runs "+r.Row.text(), s.rowEvidence([]keyedRow{row}, "head")...)
+			r.set(Confirmed, "a row runs "+r.Row.text(), s.rowEvidence([]keyedRow{row}, "head")...)
 			return
 		}
 	}
-	r.set(VerdictContradicted, "no search-space row of the listed recipes runs "+r.Row.text(), s.rowEvidence(rows[:min(3, len(rows))], "head")...)
+	r.set(Contradicted, "no search-space row of the listed recipes runs "+r.Row.text(), s.rowEvidence(rows[:min(3, len(rows))], "head")...)
 }
 
-func (s *subject) checkSeq(r *ClaimResult) {
+func (s *subject) checkSeq(r *Result) {
 	var fixed []keyedRow
 	for _, row := range s.head.rows {
 		if row.ISL != 0 {
@@ -1464,24 +1443,24 @@ func (s *subject) checkSeq(r *ClaimResult) {
 		}
 	}
 	if len(fixed) == 0 {
-		r.set(VerdictUnverified, "the listed recipes have no fixed sequence lengths")
+		r.set(Unverified, "the listed recipes have no fixed sequence lengths")
 		return
 	}
 	q := &RowQual{Seq: []string{r.Value}}
 	var have []string
 	for _, row := range fixed {
 		if q.match(row.Row) {
-			r.set(VerdictConfirmed, fmt.Sprintf("a row runs isl %d / osl %d", row.ISL, row.OSL), s.rowEvidence([]keyedRow{row}, "head")...)
+			r.set(Confirmed, fmt.Sprintf("a row runs isl %d / osl %d", row.ISL, row.OSL), s.rowEvidence([]keyedRow{row}, "head")...)
 			return
 		}
 		have = append(have, fmt.Sprintf("%d/%d", row.ISL, row.OSL))
 	}
-	r.set(VerdictContradicted, fmt.Sprintf("the listed recipes run %s, not %s", strings.Join(dedupe(have), ", "), r.Value), s.rowEvidence(fixed[:1], "head")...)
+	r.set(Contradicted, fmt.Sprintf("the listed recipes run %s, not %s", strings.Join(dedupe(have), ", "), r.Value), s.rowEvidence(fixed[:1], "head")...)
 }
 
 var reSpecText = regexp.MustCompile(`(?i)speculative|eagle|\bmtp\b|nextn|draft`)
 
-func (s *subject) checkSpec(r *ClaimResult) {
+func (s *subject) checkSpec(r *Result) {
 	var specRows, plainRows []keyedRow
 	for _, row := range s.head.rows {
 		if row.Spec != "" && row.Spec != "none" {
@@ -1496,37 +1475,37 @@ func (s *subject) checkSpec(r *ClaimResult) {
 	}
 	if r.Negated {
 		if len(plainRows) > 0 || len(s.head.rows) == 0 {
-			r.set(VerdictConfirmed, "rows without speculative decoding exist")
+			r.set(Confirmed, "rows without speculative decoding exist")
 			return
 		}
-		r.set(VerdictContradicted, "every row of the listed recipes uses spec-decoding "+specRows[0].Spec, s.rowEvidence(specRows[:1], "head")...)
+		r.set(Contradicted, "every row of the listed recipes uses spec-decoding "+specRows[0].Spec, s.rowEvidence(specRows[:1], "head")...)
 		return
 	}
 	if len(specRows) > 0 {
-		r.set(VerdictConfirmed, "rows use spec-decoding "+specRows[0].Spec, s.rowEvidence(specRows[:1], "head")...)
+		r.set(Confirmed, "rows use spec-decoding "+specRows[0].Spec, s.rowEvidence(specRows[:1], "head")...)
 		return
 	}
 	if keyed {
-		r.set(VerdictConfirmed, "the recipe key names speculative decoding")
+		r.set(Confirmed, "the recipe key names speculative decoding")
 		return
 	}
 	if ev := grep(s.head.sources, reSpecText, "head", ""); len(ev) > 0 {
-		r.set(VerdictConfirmed, "the files that run the recipes configure speculative decoding", ev[0])
+		r.set(Confirmed, "the files that run the recipes configure speculative decoding", ev[0])
 		return
 	}
-	r.set(VerdictContradicted, "no row uses spec-decoding and no file that runs the listed recipes configures speculative decoding")
+	r.set(Contradicted, "no row uses spec-decoding and no file that runs the listed recipes configures speculative decoding")
 }
 
-func (s *subject) checkKV(r *ClaimResult) {
+func (s *subject) checkKV(r *Result) {
 	name := r.Name
 	if name == "radix cache" {
 		fl := flagOccurrences(s.head.sources, "--disable-radix-cache", "head", false)
 		if r.Negated { // disable the radix cache
 			if len(fl) > 0 {
-				r.set(VerdictConfirmed, "--disable-radix-cache is passed", fl[0].Evidence)
+				r.set(Confirmed, "--disable-radix-cache is passed", fl[0].Evidence)
 				return
 			}
-			r.set(VerdictContradicted, "--disable-radix-cache is passed by none of the files that run the listed recipes")
+			r.set(Contradicted, "--disable-radix-cache is passed by none of the files that run the listed recipes")
 			if alt := s.similarEnv("--radix-tree"); alt != nil {
 				r.Reason += "; they set " + alt.Text + " instead"
 				r.Evidence = append(r.Evidence, *alt)
@@ -1534,25 +1513,25 @@ func (s *subject) checkKV(r *ClaimResult) {
 			return
 		}
 		if len(fl) > 0 {
-			r.set(VerdictUnverified, "--disable-radix-cache is passed somewhere", fl[0].Evidence)
+			r.set(Unverified, "--disable-radix-cache is passed somewhere", fl[0].Evidence)
 			return
 		}
-		r.set(VerdictConfirmed, "the radix cache is not disabled")
+		r.set(Confirmed, "the radix cache is not disabled")
 		return
 	}
 	pat := map[string]string{"hicache": `(?i)hicache|hierarchical[-_ ]cache`, "lmcache": `(?i)lmcache`, "mooncake": `(?i)mooncake`, "simplecpu": `(?i)simple_?cpu|simple-cpu`}[name]
 	if pat == "" {
-		r.set(VerdictUnverified, "not checked")
+		r.set(Unverified, "not checked")
 		return
 	}
 	re := regexp.MustCompile(pat)
 	for _, row := range s.head.rows {
 		if re.MatchString(row.KVBackend) {
 			if r.Negated {
-				r.set(VerdictUnverified, "rows still use "+row.KVBackend, s.rowEvidence([]keyedRow{row}, "head")...)
+				r.set(Unverified, "rows still use "+row.KVBackend, s.rowEvidence([]keyedRow{row}, "head")...)
 				return
 			}
-			r.set(VerdictConfirmed, "rows use kv-offload-backend "+row.KVBackend, s.rowEvidence([]keyedRow{row}, "head")...)
+			r.set(Confirmed, "rows use kv-offload-backend "+row.KVBackend, s.rowEvidence([]keyedRow{row}, "head")...)
 			return
 		}
 	}
@@ -1562,37 +1541,37 @@ func (s *subject) checkKV(r *ClaimResult) {
 	}
 	switch {
 	case r.Negated && len(ev) == 0:
-		r.set(VerdictConfirmed, name+" is not used")
+		r.set(Confirmed, name+" is not used")
 	case r.Negated:
-		r.set(VerdictUnverified, name+" is still mentioned", ev[0])
+		r.set(Unverified, name+" is still mentioned", ev[0])
 	case len(ev) > 0:
-		r.set(VerdictConfirmed, name+" is configured", ev[0])
+		r.set(Confirmed, name+" is configured", ev[0])
 	case s.head.drivers == 0:
-		r.set(VerdictUnverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+		r.set(Unverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
 	default:
-		r.set(VerdictContradicted, name+" appears in no row and no file that runs the listed recipes ("+s.filesText()+")")
+		r.set(Contradicted, name+" appears in no row and no file that runs the listed recipes ("+s.filesText()+")")
 	}
 }
 
-func (s *subject) checkAppendOnly(r *ClaimResult) {
+func (s *subject) checkAppendOnly(r *Result) {
 	head, herr := s.ch.Head.Master()
 	if herr != nil {
-		r.set(VerdictUnverified, "the head master configs do not load")
+		r.set(Unverified, "the head master configs do not load")
 		return
 	}
 	base, berr := s.ch.Base.Master()
 	sel := map[string]map[string]bool{}
 	for _, k := range s.keys {
 		sel[k] = map[string]bool{}
-		for _, t := range ScenarioTypes {
+		for _, t := range config.ScenarioTypes {
 			sel[k][t] = true
 		}
 	}
 	keys := append([]string(nil), s.keys...)
 	sort.Strings(keys)
 	if err := config.AppendOnlyCheck(base, berr, head, keys, sel); err != nil {
-		r.set(VerdictContradicted, err.Error())
+		r.set(Contradicted, err.Error())
 		return
 	}
-	r.set(VerdictConfirmed, "every base search-space point is still generated and points were added")
+	r.set(Confirmed, "every base search-space point is still generated and points were added")
 }

@@ -1,4 +1,4 @@
-package changelog
+package claims
 
 import (
 	"fmt"
@@ -9,23 +9,23 @@ import (
 	"strings"
 )
 
-// ClaimsVersion names how claims are read and judged. It changes with
+// Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const ClaimsVersion = "3"
+const Version = "3"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
 const (
-	ClaimImage      = "image"         // a container image (tag, from → to)
-	ClaimEnv        = "env"           // an environment variable set, enabled, disabled or removed
-	ClaimFlag       = "flag"          // an engine flag passed or removed
-	ClaimConc       = "conc"          // concurrencies (values, a range) of search-space rows
-	ClaimParallel   = "parallel"      // tp / ep / dp-attn of search-space rows
-	ClaimSeqLen     = "seq-len"       // an ISL/OSL pair (1k1k, 8k1k)
-	ClaimSpec       = "spec-decoding" // speculative decoding (MTP, EAGLE) or its absence
-	ClaimKV         = "kv-cache"      // KV offload / cache features (HiCache, LMCache, mooncake, radix cache)
-	ClaimAppendOnly = "append-only"   // append-only: true (only new search-space points)
+	KindImage      = "image"         // a container image (tag, from → to)
+	KindEnv        = "env"           // an environment variable set, enabled, disabled or removed
+	KindFlag       = "flag"          // an engine flag passed or removed
+	KindConc       = "conc"          // concurrencies (values, a range) of search-space rows
+	KindParallel   = "parallel"      // tp / ep / dp-attn of search-space rows
+	KindSeqLen     = "seq-len"       // an ISL/OSL pair (1k1k, 8k1k)
+	KindSpec       = "spec-decoding" // speculative decoding (MTP, EAGLE) or its absence
+	KindKV         = "kv-cache"      // KV offload / cache features (HiCache, LMCache, mooncake, radix cache)
+	KindAppendOnly = "append-only"   // append-only: true (only new search-space points)
 )
 
 // Claim is one checkable statement of a description bullet.
@@ -176,11 +176,11 @@ var stopWords = map[string]bool{"from": true, "to": true, "and": true, "for": tr
 // falseName lists all-caps tokens that are not environment variables.
 var falseName = map[string]bool{"ISL_OSL": true}
 
-// ExtractClaims reads the checkable claims of a description. It prefers
+// Extract reads the checkable claims of a description. It prefers
 // missing a claim to inventing one: counterfactual wording ("rather than
 // 24", "previously"), old values ("from A"), measurement prose and paths
 // are skipped.
-func ExtractClaims(description []string) []Claim {
+func Extract(description []string) []Claim {
 	var out []Claim
 	for i, b := range description {
 		for _, c := range extractBullet(b) {
@@ -354,7 +354,7 @@ func extractBullet(b string) []Claim {
 				}
 				continue
 			}
-			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimImage, Text: ref, Name: imageRepo(ref), Value: ref, Strong: true}})
+			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindImage, Text: ref, Name: imageRepo(ref), Value: ref, Strong: true}})
 			mask(m[0], m[1])
 		}
 		// remaining path-like words (a/b/c, file.sh) carry no claims
@@ -368,7 +368,7 @@ func extractBullet(b string) []Claim {
 					continue // "to latest repo:tag": an adjective
 				}
 				m[5] = m[4] + len(tag)
-				toks = append(toks, ctoken{m[4], m[5], Claim{Kind: ClaimImage, Text: t[m[0]:m[5]], Value: tag, Strong: true}})
+				toks = append(toks, ctoken{m[4], m[5], Claim{Kind: KindImage, Text: t[m[0]:m[5]], Value: tag, Strong: true}})
 				mask(m[4], m[5])
 			}
 		}
@@ -380,12 +380,12 @@ func extractBullet(b string) []Claim {
 		ms := string(masked)
 		for _, m := range reEnvSet.FindAllStringSubmatchIndex(ms, -1) {
 			name, val := ms[m[2]:m[3]], strings.TrimRight(strings.Trim(ms[m[4]:m[5]], `"'`+"`"), ".:,")
-			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimEnv, Text: ms[m[0]:m[1]], Name: name, Value: val, Strong: true}})
+			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindEnv, Text: ms[m[0]:m[1]], Name: name, Value: val, Strong: true}})
 			mask(m[0], m[1])
 		}
 		ms = string(masked)
 		for _, m := range reFlag.FindAllStringSubmatchIndex(ms, -1) {
-			c := Claim{Kind: ClaimFlag, Name: ms[m[2]:m[3]], Strong: true}
+			c := Claim{Kind: KindFlag, Name: ms[m[2]:m[3]], Strong: true}
 			end := m[3]
 			if m[4] >= 0 {
 				v := strings.Trim(ms[m[4]:m[5]], `"'`)
@@ -406,14 +406,14 @@ func extractBullet(b string) []Claim {
 			if falseName[name] || len(name) < 6 {
 				continue
 			}
-			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimEnv, Text: name, Name: name}})
+			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindEnv, Text: name, Name: name}})
 			mask(m[0], m[1])
 		}
 		ms = string(masked)
 		for _, m := range reBare.FindAllStringIndex(ms, -1) {
 			w := ms[m[0]:m[1]]
 			if knownFlags[w] {
-				toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimFlag, Text: w, Name: "--" + w}})
+				toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindFlag, Text: w, Name: "--" + w}})
 				mask(m[0], m[1])
 			}
 		}
@@ -421,11 +421,11 @@ func extractBullet(b string) []Claim {
 		for _, m := range reKV.FindAllStringIndex(ms, -1) {
 			w := strings.ToLower(ms[m[0]:m[1]])
 			name := kvNames.Replace(w)
-			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimKV, Text: ms[m[0]:m[1]], Name: name}})
+			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindKV, Text: ms[m[0]:m[1]], Name: name}})
 		}
 		for _, m := range reSpec.FindAllStringIndex(ms, -1) {
 			w := strings.ToLower(ms[m[0]:m[1]])
-			c := Claim{Kind: ClaimSpec, Text: ms[m[0]:m[1]], Name: w}
+			c := Claim{Kind: KindSpec, Text: ms[m[0]:m[1]], Name: w}
 			if w == "non-mtp" || w == "no mtp" || w == "no-mtp" || w == "without mtp" || w == "stp" {
 				// "the non-MTP entry", "the STP recipe": a reference to a
 				// sibling far more often than a claim
@@ -438,7 +438,7 @@ func extractBullet(b string) []Claim {
 			for _, m := range reConcFrom.FindAllStringSubmatchIndex(ms, -1) {
 				n := func(k int) int64 { v, _ := strconv.ParseInt(ms[m[2*k]:m[2*k+1]], 10, 64); return v }
 				if n(1) <= n(2) && n(3) <= n(4) && n(4) > 0 {
-					toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimConc, Text: ms[m[0]:m[1]],
+					toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindConc, Text: ms[m[0]:m[1]],
 						Range: []int64{n(3), n(4)}, From: fmt.Sprintf("%d-%d", n(1), n(2))}})
 					mask(m[0], m[1])
 				}
@@ -450,7 +450,7 @@ func extractBullet(b string) []Claim {
 					num = m[4:6]
 				}
 				if v, err := strconv.ParseInt(strings.ReplaceAll(ms[num[0]:num[1]], ",", ""), 10, 64); err == nil && v > 0 && v <= 1<<20 {
-					toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimConc, Text: ms[m[0]:m[1]], Max: v}})
+					toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindConc, Text: ms[m[0]:m[1]], Max: v}})
 					mask(m[0], m[1])
 				}
 			}
@@ -462,7 +462,7 @@ func extractBullet(b string) []Claim {
 				}
 			}
 			for _, m := range reSeq.FindAllStringSubmatchIndex(ms, -1) {
-				toks = append(toks, ctoken{m[0], m[1], Claim{Kind: ClaimSeqLen, Text: ms[m[0]:m[1]], Value: seqOf(ms, m)}})
+				toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindSeqLen, Text: ms[m[0]:m[1]], Value: seqOf(ms, m)}})
 			}
 			for _, m := range rePar.FindAllStringSubmatchIndex(ms, -1) {
 				if c, ok := parClaim(ms, m); ok {
@@ -472,7 +472,7 @@ func extractBullet(b string) []Claim {
 		}
 		sort.SliceStable(toks, func(i, j int) bool { return toks[i].start < toks[j].start })
 		for _, c := range resolveClause(t, string(masked), toks, cl) {
-			if c.Kind == ClaimFlag || c.Kind == ClaimEnv {
+			if c.Kind == KindFlag || c.Kind == KindEnv {
 				c.When = when
 			}
 			out = append(out, c)
@@ -652,24 +652,24 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 	lastPar := -1        // end of the last parallel token
 	var seqs []string
 	for _, tok := range toks {
-		if tok.claim.Kind == ClaimSeqLen {
+		if tok.claim.Kind == KindSeqLen {
 			seqs = append(seqs, tok.claim.Value)
 		}
 	}
 	for ti, tok := range toks {
 		c := tok.claim
 		neg, verb, counter, gov, list := polarityAt(tok.start)
-		if neg && softNeg && ((c.Kind == ClaimEnv && c.Value != "") ||
-			(c.Kind == ClaimFlag && (strings.HasPrefix(c.Name, "--disable") || strings.HasPrefix(c.Name, "--no-")))) {
+		if neg && softNeg && ((c.Kind == KindEnv && c.Value != "") ||
+			(c.Kind == KindFlag && (strings.HasPrefix(c.Name, "--disable") || strings.HasPrefix(c.Name, "--no-")))) {
 			neg = false
 		}
 		if isFrom(tok.start) {
 			switch c.Kind {
-			case ClaimImage:
+			case KindImage:
 				// keep as the From of the next image claim
 				from := c.Value
 				for tj := ti + 1; tj < len(toks); tj++ {
-					if toks[tj].claim.Kind == ClaimImage {
+					if toks[tj].claim.Kind == KindImage {
 						toks[tj].claim.From = from
 						break
 					}
@@ -687,7 +687,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			continue // "non-TP8", "non-MTP" handled by the matchers
 		}
 		c.Negated = c.Negated || neg
-		if cl.narrative && (c.Kind == ClaimEnv || c.Kind == ClaimFlag || c.Kind == ClaimImage) {
+		if cl.narrative && (c.Kind == KindEnv || c.Kind == KindFlag || c.Kind == KindImage) {
 			if c.Negated {
 				continue // "the launcher silently dropped --ep-size": history, not the change
 			}
@@ -695,18 +695,18 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			c.Strong = false
 		}
 		switch c.Kind {
-		case ClaimImage:
+		case KindImage:
 			if lastImage != nil && lastImage.Value == c.Value {
 				continue
 			}
 			out = append(out, c)
 			lastImage = &out[len(out)-1]
-		case ClaimEnv:
+		case KindEnv:
 			if !c.Strong && gov && list && (verb || c.Negated) {
 				c.Strong = true // "export NAME", "enable A, B and C"
 			}
 			out = append(out, c)
-		case ClaimFlag:
+		case KindFlag:
 			if !gov && !c.Negated {
 				if !c.Strong {
 					continue // a bare name nobody governs
@@ -714,20 +714,20 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 				c.Strong = false // "--flag" in prose: a mention
 			}
 			out = append(out, c)
-		case ClaimSpec:
+		case KindSpec:
 			if c.Negated {
 				continue // "drop MTP rows", "no MTP yet": not a statement about what runs
 			}
 			c.Strong = gov && verb
 			out = append(out, c)
-		case ClaimKV:
+		case KindKV:
 			if !gov && !c.Negated {
 				c.Strong = false
 			} else {
 				c.Strong = true
 			}
 			out = append(out, c)
-		case ClaimParallel:
+		case KindParallel:
 			if lastPar >= 0 && len(groups) > 0 && joined(t[lastPar:tok.start]) {
 				applyPar(&groups[len(groups)-1], c) // TP4/EP4, TP8+EP8
 			} else {
@@ -741,7 +741,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			}
 			c.Strong = gov && verb
 			out = append(out, c)
-		case ClaimConc:
+		case KindConc:
 			if c.Negated {
 				continue
 			}
@@ -749,16 +749,16 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			var flipDPA, flipKV bool // "+/- DPA", "+/- HiCache": each variant must run it
 			if len(alts) == 0 {      // "conc 48 and 64 to the TP8/EP1 sweep": the qualifiers after it
 				end := tok.end
-				for tj := ti + 1; tj < len(toks) && toks[tj].claim.Kind != ClaimConc; tj++ {
+				for tj := ti + 1; tj < len(toks) && toks[tj].claim.Kind != KindConc; tj++ {
 					nt := toks[tj]
 					between := t[end:nt.start]
 					if pm := strings.Contains(between, "+/-") || strings.Contains(between, "±"); pm && len(alts) > 0 {
 						switch {
-						case nt.claim.Kind == ClaimParallel && nt.claim.Row != nil && nt.claim.Row.DPA == nil && nt.claim.Negated:
+						case nt.claim.Kind == KindParallel && nt.claim.Row != nil && nt.claim.Row.DPA == nil && nt.claim.Negated:
 							flipDPA = true
 							end = nt.end
 							continue
-						case nt.claim.Kind == ClaimKV:
+						case nt.claim.Kind == KindKV:
 							flipKV = true
 							end = nt.end
 							continue
@@ -767,7 +767,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 					if strings.ContainsAny(between, ",;+") {
 						break
 					}
-					if nt.claim.Kind == ClaimParallel {
+					if nt.claim.Kind == KindParallel {
 						if len(alts) > 0 && joined(t[end:nt.start]) {
 							applyPar(&alts[len(alts)-1], nt.claim)
 						} else {
@@ -794,7 +794,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			c.Strong = true
 			out = append(out, c)
 			groups, lastPar = nil, -1
-		case ClaimSeqLen:
+		case KindSeqLen:
 			if c.Negated {
 				continue
 			}
@@ -886,7 +886,7 @@ func concClaim(s string, m []int) (Claim, bool) {
 	if len(nums) == 0 {
 		return Claim{}, false
 	}
-	c := Claim{Kind: ClaimConc, Text: text}
+	c := Claim{Kind: KindConc, Text: text}
 	if isRange && len(nums) == 2 {
 		if nums[0] > nums[1] {
 			return Claim{}, false // "512->256": a change narrative
@@ -924,7 +924,7 @@ func seqOf(s string, m []int) string {
 
 // parClaim reads "TP8", "EP=4", "DEP8", "DPA", "TP-only".
 func parClaim(s string, m []int) (Claim, bool) {
-	c := Claim{Kind: ClaimParallel, Text: s[m[0]:m[1]], Row: &RowQual{}}
+	c := Claim{Kind: KindParallel, Text: s[m[0]:m[1]], Row: &RowQual{}}
 	if m[0] > 0 && (s[m[0]-1] == '-' || s[m[0]-1] == '_') || m[1] < len(s) && (s[m[1]] == '-' || s[m[1]] == '_') && !strings.HasPrefix(s[m[1]:], "-only") {
 		return Claim{}, false // part of a name: "2p1d-dep2-dep4"
 	}
@@ -999,3 +999,10 @@ var knownFlags = map[string]bool{
 }
 
 var reLabel = regexp.MustCompile(`(?i)\b(flags?|args|arguments|options|settings|env|envs|environment|knobs|params|parameters|image|serve|server)$`)
+
+// IsEnvName says whether n reads as an environment variable to the claims
+// engine: upper case with an underscore (engine and runtime settings), not
+// a loop counter or a local.
+func IsEnvName(n string) bool {
+	return reEnvName.MatchString(n) && strings.ToUpper(n) == n && strings.Contains(n, "_")
+}

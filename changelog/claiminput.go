@@ -1,0 +1,50 @@
+package changelog
+
+import (
+	"github.com/perflog/perflog/changelog/claims"
+	"github.com/perflog/perflog/internal/pyyaml"
+)
+
+// ClaimInput is what the claims of an entry (parsed from the head file,
+// index its 1-based position there) are checked from: its bullets and
+// their lines, its config-keys patterns and whether it says append-only.
+func ClaimInput(index int, entry *pyyaml.Value) claims.Entry {
+	e := claims.Entry{Index: index, Keys: StringsOf(entry, FieldConfigKeys), Line: entry.Line}
+	e.Bullets, e.Lines = bulletsOf(entry)
+	if fields, _ := Validate(entry); fields != nil {
+		e.AppendOnly = fields.AppendOnly
+	}
+	return e
+}
+
+// bulletsOf returns the description bullets of an entry and their lines
+// (a description written as one string is one bullet); nil when it has
+// no description.
+func bulletsOf(entry *pyyaml.Value) (bullets []string, lines []int) {
+	desc, ok := entry.Get(FieldDescription)
+	if !ok {
+		return nil, nil
+	}
+	if s, ok := laxStr(desc); ok {
+		return []string{s}, []int{desc.Line}
+	}
+	bullets, lines = []string{}, []int{}
+	for _, it := range desc.Items {
+		if s, ok := laxStr(it); ok {
+			bullets = append(bullets, s)
+			lines = append(lines, it.Line)
+		}
+	}
+	return bullets, lines
+}
+
+// ClaimLine is the line in the file of the claim of an entry (parsed from
+// that file) read from bullet (-1: of the entry as a whole), as
+// claims.Check reports it.
+func ClaimLine(entry *pyyaml.Value, bullet int) int {
+	e := ClaimInput(0, entry)
+	return e.LineOf(bullet)
+}
+
+// Evidence is a line that decided a finding or a claim's verdict.
+type Evidence = claims.Evidence

@@ -1,0 +1,171 @@
+package claims
+
+import (
+	"fmt"
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/recipe"
+)
+
+// memFiles is a revision's tree in memory, by path.
+type memFiles map[string]string
+
+// Open opens a file or directory of m (as fstest.MapFS, which lists the
+// directories its paths imply).
+func (m memFiles) Open(name string) (fs.File, error) {
+	fsys := fstest.MapFS{}
+	for p, s := range m {
+		fsys[p] = &fstest.MapFile{Data: []byte(s)}
+	}
+	return fsys.Open(name)
+}
+
+func (m memFiles) with(p, s string) memFiles {
+	out := memFiles{}
+	for k, v := range m {
+		out[k] = v
+	}
+	out[p] = s
+	return out
+}
+
+const testRecipe = `k1-fp8-b200-vllm:
+  image: vllm/vllm-openai:%s
+  model: m
+  model-prefix: k1
+  runner: b200
+  precision: fp8
+  framework: vllm
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-start: 4, conc-end: 64 }
+      - { tp: 4, ep: 4, dp-attn: true, conc-list: [64, 128] }
+`
+
+const testScript = `#!/bin/bash
+source "$(dirname "$0")/../../benchmark_lib.sh"
+export VLLM_USE_X=1
+vllm serve "$MODEL" --tensor-parallel-size "$TP" --max-num-seqs 256 \
+  --kv-cache-dtype fp8 --attention_config.k1_special_backend fast \
+  --compilation-config '{"level": 3, "k1_msa_backend": "cutlass"}'
+`
+
+func testRev(image, script string) memFiles {
+	return memFiles{
+		"configs/nvidia-master.yaml":                               fmt.Sprintf(testRecipe, image),
+		"configs/amd-master.yaml":                                  "{}\n",
+		"configs/runners.yaml":                                     "labels:\n  b200: [b200-nb_0]\n",
+		"runners/launch_b200-nb.sh":                                "#!/bin/bash\n",
+		"benchmarks/benchmark_lib.sh":                              "X=1\n",
+		"benchmarks/single_node/fixed_seq_len/k1_fp8_b200_vllm.sh": script,
+	}
+}
+
+func TestCheck(t *testing.T) {
+	base := testRev("v0.11.0", testScript)
+	head := testRev("v0.13.0-cu130", strings.Replace(testScript, "--max-num-seqs 256", "--max-num-seqs 128", 1))
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
+		[]string{"configs/nvidia-master.yaml", "benchmarks/single_node/fixed_seq_len/k1_fp8_b200_vllm.sh"})
+	for _, tc := range []struct {
+		bullet string
+		want   string // kind:verdict of each claim
+	}{
+		{"Update vLLM image from v0.11.0 to v0.13.0", "image:confirmed"},
+		{"Update vLLM image from v0.10.0 to v0.13.0", "image:contradicted"},
+		{"Image: vllm/vllm-openai:v0.12.0", "image:contradicted"},
+		{"Image: lmsysorg/sglang:v0.5.9", "image:unverified"},
+		{"Export VLLM_USE_X=1", "env:confirmed"},
+		{"Export VLLM_USE_X=0", "env:contradicted"},
+		{"Set VLLM_OTHER_THING=1", "env:contradicted"},
+		{"Set VLLM_K1_SPECIAL_BACKEND=fast", "env:contradicted"},
+		{"Set VLLM_K1_MSA_BACKEND=cutlass", "env:contradicted"},
+		{"Add --max-num-seqs 128", "flag:confirmed"},
+		{"Add --max-num-seqs 256", "flag:contradicted"},
+		{"Add --enable-prefix-caching", "flag:contradicted"},
+		{"Remove --enforce-eager", "flag:confirmed"},
+		{"Sweep TP8 conc 4-64", "parallel:confirmed conc:confirmed"},
+		{"Sweep TP8 conc 4-128", "parallel:confirmed conc:contradicted"},
+		{"Add TP4/EP4 DPA conc 64 and 128", "parallel:confirmed parallel:confirmed parallel:confirmed conc:confirmed"},
+		{"Add TP4/EP4 conc 4", "parallel:confirmed parallel:confirmed conc:contradicted"},
+		{"Add TP2 rows", "parallel:contradicted"},
+		{"Run 1k1k", "seq-len:confirmed"},
+		{"Run 8k1k", "seq-len:contradicted"},
+	} {
+		e := []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{tc.bullet}, Lines: []int{3}, Line: 1}}
+		var got []string
+		for _, r := range Check(ch, e) {
+			got = append(got, r.Kind+":"+r.Verdict)
+			if r.Verdict == Contradicted && (r.Reason == "" || (len(r.Evidence) == 0 && r.Kind != KindEnv && r.Kind != KindFlag)) {
+				t.Errorf("%q: contradicted without reason or evidence: %+v", tc.bullet, r)
+			}
+		}
+		if strings.Contains(tc.bullet, "K1_SPECIAL") {
+			if r := Check(ch, e); len(r) != 1 || !strings.Contains(r[0].Reason, "they set --attention_config.k1_special_backend fast instead") {
+				t.Errorf("%q: no hint to the option set instead: %+v", tc.bullet, r)
+			}
+		}
+		if strings.Contains(tc.bullet, "K1_MSA") {
+			// the option inside a JSON argument, with its quotes whole
+			if r := Check(ch, e); len(r) != 1 || !strings.Contains(r[0].Reason, `they set "k1_msa_backend": "cutlass" instead`) {
+				t.Errorf("%q: no hint to the option set instead: %+v", tc.bullet, r)
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%q: %s, want %s", tc.bullet, strings.Join(got, " "), tc.want)
+		}
+	}
+}
+
+// TestConcAcrossVariants: "conc X across A +/- B" holds only when every
+// variant (A with and without B) runs X; a copied bullet that names a
+// variant the change does not run is contradicted.
+func TestConcAcrossVariants(t *testing.T) {
+	recipe1 := `k1-fp8-b200-sglang:
+  image: lmsysorg/sglang:v0.5.9
+  model: m
+  model-prefix: k1
+  runner: b200
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - { tp: 8, kv-offloading: none, conc-list: [32, 48] }
+      - { tp: 8, dp-attn: true, kv-offloading: none, conc-list: [48, 64] }
+      - { tp: 8, kv-offloading: dram, kv-offload-backend: { name: hicache }, conc-list: [64] }
+`
+	files := memFiles{"configs/nvidia-master.yaml": recipe1, "configs/amd-master.yaml": "{}\n",
+		"configs/runners.yaml": "labels:\n  b200: [b200-nb_0]\n", "runners/launch_b200-nb.sh": "#!/bin/bash\n"}
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", files, s), recipe.NewRev("head", files, s), []string{"configs/nvidia-master.yaml"})
+	for _, tc := range []struct{ bullet, want, reason string }{
+		{"Sweep conc=48 across TP8 +/- DPA", "confirmed", "each of the 2 variants runs conc 48"},
+		{"Sweep conc=32 across TP8 +/- DPA", "contradicted", "no conc 32 in tp 8, dp-attn true"},
+		{"Sweep conc=48 across TP8 +/- DPA +/- HiCache", "contradicted", "no conc 48 in tp 8, dp-attn false, with KV offloading"},
+		{"Sweep conc=48 across TP8", "confirmed", ""},
+	} {
+		e := []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-sglang"}, Bullets: []string{tc.bullet}, Lines: []int{3}, Line: 1}}
+		var got *Result
+		for _, r := range Check(ch, e) {
+			if r.Kind == KindConc {
+				got = &r
+			}
+		}
+		if got == nil || got.Verdict != tc.want || !strings.Contains(got.Reason, tc.reason) {
+			t.Errorf("%q: %+v, want %s (%s)", tc.bullet, got, tc.want, tc.reason)
+		}
+		if got != nil && got.Verdict == Contradicted && len(got.Evidence) == 0 {
+			t.Errorf("%q: no evidence", tc.bullet)
+		}
+	}
+}

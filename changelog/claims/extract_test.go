@@ -1,0 +1,155 @@
+package claims
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// claimText renders a claim compactly for comparison.
+func claimText(c Claim) string {
+	var b strings.Builder
+	b.WriteString(c.Kind)
+	if c.Negated {
+		b.WriteString("!")
+	}
+	if c.Name != "" {
+		b.WriteString(" " + c.Name)
+	}
+	if c.Value != "" {
+		b.WriteString("=" + c.Value)
+	}
+	if c.From != "" {
+		b.WriteString(" from " + c.From)
+	}
+	if len(c.Conc) > 0 {
+		b.WriteString(" " + fmt.Sprint(c.Conc))
+	}
+	if len(c.Range) > 0 {
+		b.WriteString(fmt.Sprintf(" %d-%d", c.Range[0], c.Range[1]))
+	}
+	if c.Max > 0 {
+		b.WriteString(fmt.Sprintf(" max %d", c.Max))
+	}
+	if len(c.When) > 0 {
+		b.WriteString(" when " + condText(c.When))
+	}
+	for _, q := range c.Rows {
+		b.WriteString(" (" + q.text() + ")")
+	}
+	if c.Kind == KindParallel && c.Row != nil {
+		b.WriteString(" " + c.Row.text())
+	}
+	return b.String()
+}
+
+func TestExtract(t *testing.T) {
+	for _, tc := range []struct {
+		bullet string
+		want   []string // in order; kinds not listed in only are ignored
+		only   string   // restrict to one kind ("" = all)
+	}{
+		{"Update vLLM image from v0.11.2 to v0.13.0", []string{"image=v0.13.0 from v0.11.2"}, ""},
+		{"Image: lmsysorg/sglang:v0.5.8-cu130", []string{"image lmsysorg/sglang=lmsysorg/sglang:v0.5.8-cu130"}, ""},
+		{"Update TRT image from nvcr.io#nvidia/tensorrt-llm/release:1.2.0rc0.post1 to nvcr.io#nvidia/tensorrt-llm/release:1.2.0rc2",
+			[]string{"image nvcr.io/nvidia/tensorrt-llm/release=nvcr.io#nvidia/tensorrt-llm/release:1.2.0rc2 from nvcr.io#nvidia/tensorrt-llm/release:1.2.0rc0.post1"}, "image"},
+		{"Bump image to latest rocm/sgl-dev:sglang-0.5.8-mori", []string{"image rocm/sgl-dev=rocm/sgl-dev:sglang-0.5.8-mori"}, "image"},
+		{"Add VLLM_FLOAT32_MATMUL_PRECISION=high, remove VLLM_FLASHINFER_ALLREDUCE_BACKEND=mnnvl",
+			[]string{"env VLLM_FLOAT32_MATMUL_PRECISION=high", "env! VLLM_FLASHINFER_ALLREDUCE_BACKEND=mnnvl"}, ""},
+		{"Enable ATOM_DISABLE_MMAP=true", []string{"env ATOM_DISABLE_MMAP=true"}, ""},
+		{"Set SGLANG_RADIX_FORCE_MISS=1, remove --disable-radix-cache, and explicitly pass --disable-piecewise-cuda-graph.",
+			[]string{"env SGLANG_RADIX_FORCE_MISS=1", "flag! --disable-radix-cache", "flag --disable-piecewise-cuda-graph"}, ""},
+		{"Replace --enable-ep-moe with --ep-size $EP_SIZE", []string{"flag --ep-size"}, "flag"},
+		{"MoE backend left at auto (unlike MI355X's --moe-backend aiter)", nil, "flag"},
+		{"Add --max-num-seqs 256 and --kv-cache-dtype fp8", []string{"flag --max-num-seqs=256", "flag --kv-cache-dtype=fp8"}, "flag"},
+		{"Lower --gpu-memory-utilization from 0.95 to 0.90", []string{"flag --gpu-memory-utilization"}, "flag"},
+		{"Use 1k/1k TP4/EP1 c1-c32 and TP4/EP4 c64-c256", []string{"conc 1-32 (tp 4, ep 1, 1024/1024)", "conc 64-256 (tp 4, ep 4, 1024/1024)"}, "conc"},
+		{"Sweep conc=48 across TP8 +/- DPA", []string{"conc [48] (tp 8)"}, "conc"},
+		{"Add concurrency 48 and 64 to the TP8/EP1 sweep, and 64 and 192 to the TP8/EP8 DP-attention sweep.",
+			[]string{"conc [48 64] (tp 8, ep 1)"}, "conc"},
+		{"stops at conc 16 rather than 24", []string{"conc [16]"}, "conc"},
+		{"Measured uplift (tok/s/gpu): conc256 782.7->905", nil, "conc"},
+		{"H200 TP8+EP8 upper bound moves 512->256", nil, "conc"},
+		{"8k/1k topologies: 1p8d-dep4-tp4 (conc 32,128)", []string{"conc [32 128]"}, "conc"},
+		{"ISL1K/OSL1K: conc 8–8192 across ctx1dep4", []string{"conc 8-8192 (1024/1024)"}, "conc"},
+		{"drop the 2P1D DEP8 sweep (conc 128/256) and the 1P1D DEP8 conc=1024 point", nil, "conc"},
+		{"Switch the search space from TP8/EP8 to TP8/EP1", []string{"parallel tp 8", "parallel ep 1"}, "parallel"},
+		{"Add DEP8 dp-attn=true probes", []string{"parallel tp 8, ep 8, dp-attn true", "parallel dp-attn true"}, "parallel"},
+		{"preserving the legacy 2p1d-dep2-dep4 point", nil, "parallel"},
+		{"Search space mirrors the non-MTP entry", nil, "spec-decoding"},
+		{"Add MTP variant", []string{"spec-decoding mtp"}, "spec-decoding"},
+		{"TP4 conc 1-512 sweep at 1k1k and 8k1k", []string{"seq-len=1024/1024", "seq-len=8192/1024"}, "seq-len"},
+		{"Add HiCache KV offloading support", []string{"kv-cache hicache"}, "kv-cache"},
+		{"Align server args (disable-radix-cache, cuda-graph-max-bs)", []string{"flag --disable-radix-cache", "flag --cuda-graph-max-bs"}, "flag"},
+		{"See https://github.com/x/y/pull/1?conc=4&tp=8 and recipes/a/b/1k1k/TP8.yaml", nil, ""},
+		{"Add --chat_template /scratch/fsw/models/M3/chat_template.jinja", []string{"flag --chat_template"}, "flag"},
+		// ranges, maxima and conditions
+		{"Extend concurrency from 4-64 to 4-256", []string{"conc from 4-64 4-256"}, "conc"},
+		{"Concurrency sweep up to 1024.", []string{"conc max 1024"}, "conc"},
+		{"Extend maximum concurrency to 256 across all sequence lengths", []string{"conc max 256"}, "conc"},
+		{"conc up to 208 for TP8/EP8", []string{"conc max 208 (tp 8, ep 8)"}, "conc"},
+		{"DEP8 conc capped at 208 [72, 104]", nil, "conc"},
+		{"Sweep will expand to TP=4/8 conc 4–256 once PR3 lands", nil, ""},
+		{"glm5-fp4-b200-sglang-mtp: override --mem-fraction-static from 0.85 to 0.8 when ISL=8192, OSL=1024, and CONC>128",
+			[]string{"flag --mem-fraction-static when isl = 8192 and osl = 1024 and conc > 128"}, "flag"},
+		{"Use --enable-dp-attention for conc >= 128", []string{"flag --enable-dp-attention when conc >= 128"}, ""},
+		{"Conditionally enable VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT=1 (TP=2 EP=1 CONC<=16, TP=8 EP=8 CONC<=64)",
+			[]string{"env VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT=1"}, "env"},
+		{"Floor --max-running-requests at 8 (CONC * 3 / 2 still applies above CONC=5)", nil, "conc"},
+		{"Set SGLANG_X=1 when isl>=8192 && conc>=64", []string{"env SGLANG_X=1 when isl >= 8192 and conc >= 64"}, ""},
+		{"Expand the TP sweep (included TP=4) for 8k/1k configuration for conc=4 to 64", []string{"conc 4-64 (8192/1024)"}, "conc"},
+	} {
+		var got []string
+		for _, c := range Extract([]string{tc.bullet}) {
+			if tc.only == "" || c.Kind == tc.only {
+				got = append(got, claimText(c))
+			}
+		}
+		if strings.Join(got, " | ") != strings.Join(tc.want, " | ") {
+			t.Errorf("%q\n got  %q\n want %q", tc.bullet, got, tc.want)
+		}
+	}
+}
+
+// FuzzExtract: any text extracts without panicking, and every claim
+// names its kind and a bullet of the input.
+func FuzzExtract(f *testing.F) {
+	for _, s := range []string{
+		"Update vLLM image from v0.11.2 to v0.13.0",
+		"Use 1k/1k TP4/EP1 c1-c32 and TP4/EP4 c64-c256; use 8k/1k TP4/EP1 c1-c32",
+		"Set A_B=1, remove --x (previously y) and pass --z 3: conc [1, 2, 3]",
+		"replace X_Y=0 with Z_W=1 -> TP8 → TP4 from nvcr.io#a/b:c to d/e:f@sha256:0123456789",
+		"((())) :: ;; .. -- conc conc= c c- 1,2,3,,, k8k1 DEP TEP dp-attn false",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, c := range Extract([]string{s, s}) {
+			if c.Kind == "" || c.Bullet < 0 || c.Bullet > 1 {
+				t.Fatalf("claim %+v", c)
+			}
+			if c.Kind == KindConc && len(c.Conc) == 0 && len(c.Range) != 2 && c.Max <= 0 {
+				t.Fatalf("conc claim without numbers: %+v", c)
+			}
+		}
+	})
+}
+
+// TestQuotedMatch: the option a bullet's variable names, as the hint
+// quotes it, keeps its quotes whole.
+func TestQuotedMatch(t *testing.T) {
+	re := regexp.MustCompile(`[A-Za-z0-9_.-]*msa_backend[A-Za-z0-9_.-]*(?:["']?\s*[:= ]\s*["']?[A-Za-z0-9_.-]+)?`)
+	for line, want := range map[string]string{
+		`attention-config: '{"backend": "X", "msa_backend": "cutlass"}'`: `"msa_backend": "cutlass"`,
+		`--attention_config.msa_backend cutlass \`:                       `--attention_config.msa_backend cutlass`,
+		`export MSA_X=1 msa_backend='fast' # note`:                       `msa_backend='fast'`,
+		`msa_backend: fast`: `msa_backend: fast`,
+		`"msa_backend"`:     `msa_backend`,
+		`no setting here`:   ``,
+	} {
+		if got := quotedMatch(line, re); got != want {
+			t.Errorf("%s: %q, want %q", line, got, want)
+		}
+	}
+}
