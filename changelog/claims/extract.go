@@ -535,118 +535,186 @@ func conditions(t string) (when [][]Cond, spans [][2]int) {
 
 // resolveClause applies polarity (the last verb before a claim), the
 // counterfactual markers, from/to roles and row qualifiers.
+// clauseReader reads the claims of one clause: t is the clause, masked
+// the same with quoted and path-like spans blanked, toks the candidate
+// claims found in it, in order, and words the spans of masked's words.
+type clauseReader struct {
+	t, masked string
+	toks      []ctoken
+	cl        clause
+	words     [][2]int
+}
+
+// polarity is what the words before a claim make of it.
+type polarity struct {
+	neg      bool // a verb that removes, drops or disables governs it
+	verb     bool // a verb governs it (not only the sentence around)
+	counter  bool // a counterfactual or an old value ("from A", "instead of")
+	governed bool // a verb, a label or the sentence around governs it
+	list     bool // only names, values and "and" stand between the verb and it
+	// soft: the negating verb was "disable", which does not negate a
+	// claim that carries its own polarity ("disable X (X_ENABLED=0)")
+	soft bool
+}
+
+// wordAt is the index of the last word ending at or before pos.
+func (c *clauseReader) wordAt(pos int) int {
+	k := -1
+	for i, w := range c.words {
+		if w[1] <= pos {
+			k = i
+		}
+	}
+	return k
+}
+
+// polarityAt reads the words before a claim at pos: a counterfactual
+// marker anywhere before it in the clause cancels it; else the nearest
+// verb sets its polarity.
+func (c *clauseReader) polarityAt(pos int) polarity {
+	t, masked, words := c.t, c.masked, c.words
+	k := c.wordAt(pos)
+	fromOpen := true // no "to" yet between the claim and a "from"
+	for i := k; i >= 0; i-- {
+		w := strings.ToLower(t[words[i][0]:words[i][1]])
+		if reCounter.MatchString(w) || (i > 0 && reCounter.MatchString(strings.ToLower(t[words[i-1][0]:words[i][1]]))) {
+			return polarity{counter: true}
+		}
+		switch w {
+		case "to", "into":
+			fromOpen = false
+		case "from":
+			if fromOpen { // "from TP8/EP8 to TP8/EP1": the old value
+				return polarity{counter: true}
+			}
+		}
+	}
+	with := false
+	list := true
+	for i := k; i >= 0; i-- {
+		raw := t[words[i][0]:words[i][1]]
+		w := strings.ToLower(raw)
+		next := pos
+		if i < k {
+			next = words[i+1][0]
+		}
+		if strings.Contains(masked[words[i][1]:next], ": ") || strings.HasSuffix(masked[words[i][1]:next], ":") {
+			// "Serve flags: --a, --b": a label governs the list; any
+			// other colon ends the verb's reach
+			if reLabel.MatchString(w) {
+				return polarity{governed: true, list: true}
+			}
+			break
+		}
+		switch w {
+		case "with", "by":
+			with = true
+		case "replace", "replaces", "replaced", "swap", "swaps", "swapped":
+			if !with { // "replace A with B": A is the old value
+				return polarity{counter: true}
+			}
+			return polarity{verb: true, governed: true, list: list}
+		}
+		if reNeg.MatchString(w) {
+			return polarity{neg: true, verb: true, governed: true, list: list, soft: strings.HasPrefix(w, "disabl")}
+		}
+		if rePos.MatchString(w) || (i == 0 && reLeadVerb.MatchString(w)) {
+			return polarity{verb: true, governed: true, list: list}
+		}
+		if !(reEnvName.MatchString(raw) && strings.ToUpper(raw) == raw) && w != "and" && w != "or" && !reNumber.MatchString(raw) {
+			list = false
+		}
+	}
+	if c.cl.label {
+		return polarity{governed: true, list: true}
+	}
+	// inherited from the sentence around a parenthetical: verb stays
+	// false (the clause itself asserts nothing)
+	switch c.cl.ctx {
+	case ctxPos:
+		return polarity{governed: true, list: list}
+	case ctxNeg:
+		return polarity{neg: true, governed: true, list: list}
+	case ctxCounter:
+		return polarity{counter: true}
+	}
+	return polarity{}
+}
+
+// isFrom says whether the claim at pos is the old value of "from A to B"
+// or "A -> B".
+// "from A to B" and "A -> B": A is the old value
+func (c *clauseReader) isFrom(pos int) bool {
+	t, words := c.t, c.words
+	for i := c.wordAt(pos); i >= 0; i-- {
+		w := strings.ToLower(t[words[i][0]:words[i][1]])
+		if w == "to" || w == "into" {
+			break
+		}
+		if w == "from" {
+			return true
+		}
+	}
+	rest := strings.TrimLeft(t[pos:], " `\"'")
+	for _, tok := range c.toks {
+		if tok.start >= pos {
+			rest = t[tok.end:]
+			break
+		}
+	}
+	rest = strings.TrimLeft(rest, " `\"'")
+	return strings.HasPrefix(rest, "->") || strings.HasPrefix(rest, "→") || strings.HasPrefix(rest, "=>")
+}
+
+// concQualifiers are the rows the conc claim at toks[ti] is about: the
+// parallel groups read since the last conc claim or, when there are none,
+// the ones right after it ("conc 48 and 64 to the TP8/EP1 sweep"). flipDPA
+// and flipKV: "+/- DPA", "+/- HiCache" follow, and each variant must run
+// the concurrency.
+func (c *clauseReader) concQualifiers(ti int, groups []RowQual) (alts []RowQual, flipDPA, flipKV bool) {
+	alts = groups
+	if len(alts) == 0 { // "conc 48 and 64 to the TP8/EP1 sweep": the qualifiers after it
+		end := c.toks[ti].end
+		for tj := ti + 1; tj < len(c.toks) && c.toks[tj].claim.Kind != KindConc; tj++ {
+			nt := c.toks[tj]
+			between := c.t[end:nt.start]
+			if pm := strings.Contains(between, "+/-") || strings.Contains(between, "±"); pm && len(alts) > 0 {
+				switch {
+				case nt.claim.Kind == KindParallel && nt.claim.Row != nil && nt.claim.Row.DPA == nil && nt.claim.Negated:
+					flipDPA = true
+					end = nt.end
+					continue
+				case nt.claim.Kind == KindKV:
+					flipKV = true
+					end = nt.end
+					continue
+				}
+			}
+			if strings.ContainsAny(between, ",;+") {
+				break
+			}
+			if nt.claim.Kind == KindParallel {
+				if len(alts) > 0 && joined(c.t[end:nt.start]) {
+					applyPar(&alts[len(alts)-1], nt.claim)
+				} else {
+					var g RowQual
+					applyPar(&g, nt.claim)
+					alts = append(alts, g)
+				}
+			}
+			end = nt.end
+		}
+	}
+	return alts, flipDPA, flipKV
+}
+
+// resolveClause turns the candidate claims of a clause into claims: the
+// words before each set its polarity and strength, old values ("from A",
+// "A -> B") are dropped, and parallel groups and sequence lengths qualify
+// the conc claims they go with.
 func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
-	label := cl.label
+	rd := &clauseReader{t: t, masked: masked, toks: toks, cl: cl, words: wordSpans(masked)}
 	var out []Claim
-	words := wordSpans(masked)
-	wordAt := func(pos int) int { // index of the last word ending at or before pos
-		k := -1
-		for i, w := range words {
-			if w[1] <= pos {
-				k = i
-			}
-		}
-		return k
-	}
-	// polarityAt reads the words before a claim: a counterfactual marker
-	// anywhere before it in the clause cancels it; else the nearest verb
-	// sets its polarity. list is true when only names, values and "and"
-	// stand between that verb and the claim ("add A, B and C=1").
-	// softNeg is set when the negating verb was "disable": it does not
-	// negate a claim that carries its own polarity ("disable X
-	// (X_ENABLED=0)", "disable it with --no-foo").
-	softNeg := false
-	polarityAt := func(pos int) (neg, verb, counter, gov, list bool) {
-		softNeg = false
-		k := wordAt(pos)
-		fromOpen := true // no "to" yet between the claim and a "from"
-		for i := k; i >= 0; i-- {
-			w := strings.ToLower(t[words[i][0]:words[i][1]])
-			if reCounter.MatchString(w) || (i > 0 && reCounter.MatchString(strings.ToLower(t[words[i-1][0]:words[i][1]]))) {
-				return false, false, true, false, false
-			}
-			switch w {
-			case "to", "into":
-				fromOpen = false
-			case "from":
-				if fromOpen { // "from TP8/EP8 to TP8/EP1": the old value
-					return false, false, true, false, false
-				}
-			}
-		}
-		with := false
-		list = true
-		for i := k; i >= 0; i-- {
-			raw := t[words[i][0]:words[i][1]]
-			w := strings.ToLower(raw)
-			next := pos
-			if i < k {
-				next = words[i+1][0]
-			}
-			if strings.Contains(masked[words[i][1]:next], ": ") || strings.HasSuffix(masked[words[i][1]:next], ":") {
-				// "Serve flags: --a, --b": a label governs the list; any
-				// other colon ends the verb's reach
-				if reLabel.MatchString(w) {
-					return false, false, false, true, true
-				}
-				break
-			}
-			switch w {
-			case "with", "by":
-				with = true
-			case "replace", "replaces", "replaced", "swap", "swaps", "swapped":
-				if !with { // "replace A with B": A is the old value
-					return false, false, true, false, false
-				}
-				return false, true, false, true, list
-			}
-			if reNeg.MatchString(w) {
-				softNeg = strings.HasPrefix(w, "disabl")
-				return true, true, false, true, list
-			}
-			if rePos.MatchString(w) || (i == 0 && reLeadVerb.MatchString(w)) {
-				return false, true, false, true, list
-			}
-			if !(reEnvName.MatchString(raw) && strings.ToUpper(raw) == raw) && w != "and" && w != "or" && !reNumber.MatchString(raw) {
-				list = false
-			}
-		}
-		if label {
-			return false, false, false, true, true
-		}
-		// inherited from the sentence around a parenthetical: verb stays
-		// false (the clause itself asserts nothing)
-		switch cl.ctx {
-		case ctxPos:
-			return false, false, false, true, list
-		case ctxNeg:
-			return true, false, false, true, list
-		case ctxCounter:
-			return false, false, true, false, false
-		}
-		return false, false, false, false, false
-	}
-	// "from A to B" and "A -> B": A is the old value
-	isFrom := func(pos int) bool {
-		for i := wordAt(pos); i >= 0; i-- {
-			w := strings.ToLower(t[words[i][0]:words[i][1]])
-			if w == "to" || w == "into" {
-				break
-			}
-			if w == "from" {
-				return true
-			}
-		}
-		rest := strings.TrimLeft(t[pos:], " `\"'")
-		for _, tok := range toks {
-			if tok.start >= pos {
-				rest = t[tok.end:]
-				break
-			}
-		}
-		rest = strings.TrimLeft(rest, " `\"'")
-		return strings.HasPrefix(rest, "->") || strings.HasPrefix(rest, "→") || strings.HasPrefix(rest, "=>")
-	}
 	var lastImage *Claim
 	var groups []RowQual // parallel groups since the last conc claim
 	lastPar := -1        // end of the last parallel token
@@ -658,12 +726,13 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 	}
 	for ti, tok := range toks {
 		c := tok.claim
-		neg, verb, counter, gov, list := polarityAt(tok.start)
-		if neg && softNeg && ((c.Kind == KindEnv && c.Value != "") ||
+		pol := rd.polarityAt(tok.start)
+		neg, verb, counter, gov, list := pol.neg, pol.verb, pol.counter, pol.governed, pol.list
+		if neg && pol.soft && ((c.Kind == KindEnv && c.Value != "") ||
 			(c.Kind == KindFlag && (strings.HasPrefix(c.Name, "--disable") || strings.HasPrefix(c.Name, "--no-")))) {
 			neg = false
 		}
-		if isFrom(tok.start) {
+		if rd.isFrom(tok.start) {
 			switch c.Kind {
 			case KindImage:
 				// keep as the From of the next image claim
@@ -745,40 +814,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			if c.Negated {
 				continue
 			}
-			alts := groups
-			var flipDPA, flipKV bool // "+/- DPA", "+/- HiCache": each variant must run it
-			if len(alts) == 0 {      // "conc 48 and 64 to the TP8/EP1 sweep": the qualifiers after it
-				end := tok.end
-				for tj := ti + 1; tj < len(toks) && toks[tj].claim.Kind != KindConc; tj++ {
-					nt := toks[tj]
-					between := t[end:nt.start]
-					if pm := strings.Contains(between, "+/-") || strings.Contains(between, "±"); pm && len(alts) > 0 {
-						switch {
-						case nt.claim.Kind == KindParallel && nt.claim.Row != nil && nt.claim.Row.DPA == nil && nt.claim.Negated:
-							flipDPA = true
-							end = nt.end
-							continue
-						case nt.claim.Kind == KindKV:
-							flipKV = true
-							end = nt.end
-							continue
-						}
-					}
-					if strings.ContainsAny(between, ",;+") {
-						break
-					}
-					if nt.claim.Kind == KindParallel {
-						if len(alts) > 0 && joined(t[end:nt.start]) {
-							applyPar(&alts[len(alts)-1], nt.claim)
-						} else {
-							var g RowQual
-							applyPar(&g, nt.claim)
-							alts = append(alts, g)
-						}
-					}
-					end = nt.end
-				}
-			}
+			alts, flipDPA, flipKV := rd.concQualifiers(ti, groups)
 			if len(alts) == 0 && len(seqs) > 0 {
 				alts = []RowQual{{}}
 			}

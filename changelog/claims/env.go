@@ -1,0 +1,202 @@
+package claims
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+type assignment struct {
+	Evidence
+	value   string
+	literal bool
+	// weak: a ${NAME:-default} or a comment, not a setting
+	weak bool
+}
+
+// assignments finds NAME=VALUE (shell, docker -e, additional-settings),
+// NAME: VALUE (YAML environment maps) and ${NAME:-VALUE} defaults. A
+// bullet may abbreviate a name (FAST_WARMUP for
+// SGLANG_JIT_DEEPGEMM_FAST_WARMUP): names ending in _NAME count.
+func assignments(srcs []source, name, rev string) []assignment {
+	q := `(?:[A-Z0-9]+_)*` + regexp.QuoteMeta(name)
+	re := regexp.MustCompile(`(?:^|[^A-Za-z0-9_])` + q + `(\s*=\s*|:\s+|:-)("[^"]*"|'[^']*'|[^\s"';,}#)]*)`)
+	var out []assignment
+	for _, s := range srcs {
+		for i, l := range s.lines {
+			if !strings.Contains(l, name) {
+				continue
+			}
+			code := l
+			if j := strings.Index(code, "#"); j >= 0 && (j == 0 || code[j-1] == ' ') {
+				code = code[:j]
+			}
+			for _, m := range re.FindAllStringSubmatch(code, -1) {
+				v := strings.Trim(m[2], `"'`)
+				out = append(out, assignment{Evidence{File: s.file, Line: s.first + i, Text: strings.TrimSpace(l), Rev: rev}, v, !strings.ContainsAny(v, "$`"), m[1] == ":-"})
+			}
+		}
+	}
+	return out
+}
+
+func truthy(v string) (bool, bool) {
+	switch strings.ToLower(v) {
+	case "1", "true", "yes", "on":
+		return true, true
+	case "0", "false", "no", "off", "":
+		return false, true
+	}
+	return false, false
+}
+
+func sameValue(a, b string) bool {
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	x, ok1 := truthy(a)
+	y, ok2 := truthy(b)
+	return ok1 && ok2 && a != "" && b != "" && x == y
+}
+
+func (s *subject) checkEnv(r *Result) {
+	if len(r.When) > 0 && s.launchedWhen(r) {
+		return
+	}
+	if s.launchedEnv(r) {
+		return
+	}
+	name := r.Name
+	head := assignments(s.head.sources, name, "head")
+	if len(head) == 0 {
+		head = assignments(s.changed, name, "head")
+	}
+	mention := regexp.MustCompile(`(^|[^A-Za-z0-9_])(?:[A-Z0-9]+_)*` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_])`)
+	mentioned := grep(s.head.sources, mention, "head", name)
+	if len(mentioned) == 0 {
+		mentioned = grep(s.changed, mention, "head", name)
+	}
+	if r.Negated {
+		base := assignments(s.base.sources, name, "base")
+		set := 0
+		for _, a := range head {
+			if b, ok := truthy(a.value); !ok || b || r.Value != "" {
+				set++
+			}
+		}
+		switch {
+		case len(head) == 0:
+			r.set(Confirmed, name+" is no longer set by the files that run the recipes")
+		case set == 0:
+			r.set(Confirmed, name+" is set to a false value", head[0].Evidence)
+		case len(base) > 0 && len(head) >= len(base):
+			r.set(Contradicted, fmt.Sprintf("%s is still set (%s=%s), as before this change", name, name, head[0].value), head[0].Evidence)
+		default:
+			r.set(Unverified, name+" is still set in some files", head[0].Evidence)
+		}
+		return
+	}
+	if r.Value == "" {
+		switch {
+		case len(head) > 0:
+			r.set(Confirmed, fmt.Sprintf("%s is set (%s=%s)", name, name, head[0].value), head[0].Evidence)
+		case len(mentioned) > 0:
+			r.set(Confirmed, name+" is used", mentioned[0])
+		case s.head.drivers == 0:
+			r.set(Unverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+		default:
+			r.set(Contradicted, name+" appears in none of the files that run the listed recipes ("+s.filesText()+")")
+		}
+		return
+	}
+	var other []assignment
+	nonLiteral := false
+	for _, a := range head {
+		if sameValue(a.value, r.Value) {
+			r.set(Confirmed, fmt.Sprintf("%s=%s is set", name, a.value), a.Evidence)
+			return
+		}
+		if !a.literal || a.weak {
+			nonLiteral = true
+		} else {
+			other = append(other, a)
+		}
+	}
+	switch {
+	case nonLiteral:
+		r.set(Unverified, name+" is set from a variable or has a default only", head[0].Evidence)
+	case len(other) > 0:
+		var vals []string
+		var ev []Evidence
+		for _, a := range other {
+			vals = append(vals, name+"="+a.value)
+			ev = append(ev, a.Evidence)
+		}
+		r.set(Contradicted, fmt.Sprintf("the files that run the recipes set %s, not %s=%s", strings.Join(dedupe(vals), ", "), name, r.Value), ev...)
+		for _, a := range assignments(s.base.sources, name, "base") {
+			r.Evidence = append(r.Evidence, a.Evidence)
+			break
+		}
+	case len(mentioned) > 0:
+		r.set(Unverified, name+" is read but its value is set elsewhere (the workflow, the environment)", mentioned[0])
+	case s.head.drivers == 0:
+		r.set(Unverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+	default:
+		r.set(Contradicted, fmt.Sprintf("%s is set nowhere in the files that run the listed recipes (%s)", name, s.filesText()))
+		if alt := s.sameSetting(name); alt != nil {
+			r.Reason += "; they set " + alt.Text + " instead"
+			r.Evidence = append(r.Evidence, *alt)
+		}
+	}
+}
+
+// sameSetting finds the setting an environment variable names written
+// another way in the head files (VLLM_MINIMAX_M3_MSA_DECODE_BACKEND as an
+// engine option minimax_m3_msa_decode_backend): the usual reason a bullet
+// naming the variable is wrong.
+func (s *subject) sameSetting(name string) *Evidence {
+	key := strings.ToLower(name)
+	for _, p := range []string{"vllm_", "sglang_", "sgl_", "trtllm_", "atom_", "aiter_"} {
+		key = strings.TrimPrefix(key, p)
+	}
+	if len(key) < 8 || !strings.Contains(key, "_") {
+		return nil
+	}
+	re := regexp.MustCompile(`[A-Za-z0-9_.-]*` + regexp.QuoteMeta(key) + `[A-Za-z0-9_.-]*(?:["']?\s*[:= ]\s*["']?[A-Za-z0-9_.-]+)?`)
+	for _, e := range grep(s.head.sources, re, "head", key) {
+		e.Text = quotedMatch(e.Text, re)
+		return &e
+	}
+	return nil
+}
+
+// quotedMatch is re's first match in line, widened by a quote on either
+// side when the match holds that quote: a JSON option reads
+// "name": "value", not name": "value.
+func quotedMatch(line string, re *regexp.Regexp) string {
+	loc := re.FindStringIndex(line)
+	if loc == nil {
+		return ""
+	}
+	lo, hi := loc[0], loc[1]
+	for _, q := range []byte{'"', '\''} {
+		if strings.IndexByte(line[loc[0]:loc[1]], q) < 0 {
+			continue
+		}
+		if lo > 0 && line[lo-1] == q {
+			lo--
+		}
+		if hi < len(line) && line[hi] == q {
+			hi++
+		}
+	}
+	return line[lo:hi]
+}
+
+func (s *subject) filesText() string {
+	var fs []string
+	for _, src := range s.head.sources {
+		fs = append(fs, src.file)
+	}
+	return ListText(fs, 4)
+}

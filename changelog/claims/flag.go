@@ -1,0 +1,126 @@
+package claims
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// flagOccurrences finds a flag as --name (shell, argument lists) or as a
+// name: / name_with_underscores: key (srt-slurm and engine YAML configs).
+func flagOccurrences(srcs []source, flag, rev string, comments bool) []assignment {
+	name := strings.TrimPrefix(flag, "--")
+	us := strings.ReplaceAll(name, "-", "_")
+	re := regexp.MustCompile(`(?:(?:^|[^A-Za-z0-9_-]|:-)--` + regexp.QuoteMeta(name) + `(?:[= ]+("[^"]*"|'[^']*'|[^\s"'\\;)\]}]+))?(?:$|[^A-Za-z0-9_.-])|(?:^|[\s{,"'])(?:` + regexp.QuoteMeta(name) + `|` + regexp.QuoteMeta(us) + `)["']?\s*:\s*("[^"]*"|'[^']*'|[^\s,}#]*))`)
+	var out []assignment
+	for _, s := range srcs {
+		for i, l := range s.lines {
+			if !strings.Contains(l, name) && !strings.Contains(l, us) {
+				continue
+			}
+			code := strings.TrimSpace(l)
+			if !comments && strings.HasPrefix(code, "#") {
+				continue
+			}
+			for _, m := range re.FindAllStringSubmatch(l, -1) {
+				v := m[1]
+				if v == "" {
+					v = m[2]
+				}
+				v = strings.Trim(v, `"'`)
+				if strings.HasPrefix(v, "-") {
+					v = ""
+				}
+				v = strings.TrimRight(v, ",.;")
+				out = append(out, assignment{Evidence{File: s.file, Line: s.first + i, Text: code, Rev: rev}, v, !strings.ContainsAny(v, "$`{["), strings.HasPrefix(code, "#")})
+			}
+		}
+	}
+	return out
+}
+
+func (s *subject) checkFlag(r *Result) {
+	if len(r.When) > 0 && s.launchedWhen(r) {
+		return
+	}
+	if s.launchedFlag(r) {
+		return
+	}
+	head := flagOccurrences(s.head.sources, r.Name, "head", !r.Negated)
+	if len(head) == 0 {
+		head = flagOccurrences(s.changed, r.Name, "head", !r.Negated)
+	}
+	if r.Negated {
+		base := flagOccurrences(s.base.sources, r.Name, "base", false)
+		switch {
+		case len(head) == 0:
+			r.set(Confirmed, r.Name+" is passed by none of the files that run the recipes")
+		case len(base) > 0 && len(head) >= len(base):
+			r.set(Contradicted, r.Name+" is still passed, as before this change", head[0].Evidence)
+		default:
+			r.set(Unverified, r.Name+" is still passed in some files", head[0].Evidence)
+		}
+		return
+	}
+	if len(head) == 0 && s.head.drivers == 0 {
+		r.set(Unverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
+		return
+	}
+	if len(head) == 0 {
+		r.set(Contradicted, fmt.Sprintf("%s is passed by none of the files that run the listed recipes (%s)", r.Name, s.filesText()))
+		if alt := s.similarEnv(r.Name); alt != nil {
+			r.Reason += "; they set " + alt.Text + " instead"
+			r.Evidence = append(r.Evidence, *alt)
+		}
+		return
+	}
+	if r.Value == "" || strings.ContainsAny(r.Value, "=:{[") {
+		r.set(Confirmed, r.Name+" is passed", head[0].Evidence)
+		return
+	}
+	var ev []Evidence
+	var vals []string
+	for _, a := range head {
+		if a.weak {
+			continue // a comment
+		}
+		if a.value == "" || !a.literal || sameValue(a.value, r.Value) || strings.EqualFold(strings.Trim(a.value, `"'`), r.Value) {
+			if a.value != "" && a.literal {
+				r.set(Confirmed, fmt.Sprintf("%s %s is passed", r.Name, a.value), a.Evidence)
+				return
+			}
+			r.set(Confirmed, r.Name+" is passed (its value is not literal)", a.Evidence)
+			return
+		}
+		ev = append(ev, a.Evidence)
+		vals = append(vals, a.value)
+	}
+	if len(ev) == 0 {
+		r.set(Confirmed, r.Name+" is mentioned", head[0].Evidence)
+		return
+	}
+	r.set(Contradicted, fmt.Sprintf("%s is passed with %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), r.Value), ev...)
+}
+
+// similarEnv finds an environment variable set in the head files whose
+// name shares the flag's words (--disable-radix-cache vs
+// SGLANG_ENABLE_UNIFIED_RADIX_TREE=1): the usual reason a copied bullet
+// is wrong.
+func (s *subject) similarEnv(flag string) *Evidence {
+	words := strings.Split(strings.TrimPrefix(flag, "--"), "-")
+	var key []string
+	for _, w := range words {
+		if len(w) >= 4 && w != "enable" && w != "disable" {
+			key = append(key, strings.ToUpper(w))
+		}
+	}
+	if len(key) == 0 {
+		return nil
+	}
+	re := regexp.MustCompile(`\b[A-Z][A-Z0-9_]*` + regexp.QuoteMeta(key[0]) + `[A-Z0-9_]*=\S+`)
+	for _, e := range grep(s.head.sources, re, "head", key[0]) {
+		e.Text = re.FindString(e.Text)
+		return &e
+	}
+	return nil
+}

@@ -1,0 +1,338 @@
+package claims
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/perflog/perflog/recipe"
+)
+
+// launchedPoint is a head point of a listed recipe and what it launches.
+type launchedPoint struct {
+	key      string
+	pt       *recipe.LaunchPoint
+	servers  []*recipe.Command
+	commands []*recipe.Command // servers, routers and clients
+}
+
+// launchedServers are the head servers of the keys' points and all their
+// launches (servers, routers, clients), nil unless every key was dry-run
+// completely; points has them by point.
+func launchedServers(keys []string, effects map[string]*recipe.Effect) (servers, all []*recipe.Command, points []launchedPoint) {
+	for _, k := range keys {
+		e, ok := effects[k]
+		if !ok || !e.Complete {
+			return nil, nil, nil
+		}
+		for i := range e.Head {
+			l := e.Head[i].Launch
+			if l == nil {
+				continue
+			}
+			if l.Status == recipe.StatusDescribed {
+				// a multi-node recipe file: its options are settings of
+				// srt-slurm (a trtllm config has no flags); the files decide
+				return nil, nil, nil
+			}
+			lp := launchedPoint{key: k, pt: &e.Head[i].Point}
+			for j := range l.Servers {
+				lp.servers = append(lp.servers, &l.Servers[j])
+			}
+			lp.commands = append(lp.commands, lp.servers...)
+			for j := range l.Routers {
+				lp.commands = append(lp.commands, &l.Routers[j])
+			}
+			for j := range l.Clients {
+				lp.commands = append(lp.commands, &l.Clients[j])
+			}
+			servers = append(servers, lp.servers...)
+			all = append(all, lp.commands...)
+			if len(lp.servers) > 0 {
+				points = append(points, lp)
+			}
+		}
+	}
+	return servers, all, points
+}
+
+// meets reports whether a point meets a claim's condition (any group);
+// decided is false when the condition names what the point lacks (an ISL
+// of an agentic point).
+func meets(pt *recipe.LaunchPoint, when [][]Cond) (ok, decided bool) {
+	for _, g := range when {
+		all, known := true, true
+		for _, c := range g {
+			var v int64
+			switch c.Var {
+			case "conc":
+				v = pt.Conc
+			case "isl":
+				v = pt.ISL
+			case "osl":
+				v = pt.OSL
+			case "tp":
+				v = pt.TP
+			case "ep":
+				v = pt.EP
+			}
+			if v == 0 {
+				known = false
+			} else if !c.Holds(v) {
+				all = false
+			}
+		}
+		if all && known {
+			return true, true
+		}
+		if known {
+			decided = true
+		}
+	}
+	return false, decided
+}
+
+// launchedWhen checks a conditional flag or variable claim against the
+// launches of the points that meet its condition. Among the recipes that
+// launch the name anywhere (all of them when none does), every point that
+// meets the condition must carry it (with the value claimed), and none
+// must for a negated claim. ok is false when there is nothing to check.
+func (s *subject) launchedWhen(r *Result) (ok bool) {
+	if len(s.points) == 0 || (r.Kind == KindFlag && !strings.HasPrefix(r.Name, "-")) {
+		return false
+	}
+	lookup := func(lp launchedPoint) (string, *recipe.Command, bool) {
+		if r.Kind == KindFlag {
+			for _, c := range lp.commands {
+				if v, found := c.Flag(r.Name); found {
+					return strings.Join(v, " "), c, true
+				}
+			}
+			return "", nil, false
+		}
+		for _, c := range lp.servers {
+			if v, found := c.Env[r.Name]; found {
+				return v, c, true
+			}
+		}
+		return "", nil, false
+	}
+	carriers := map[string]bool{}
+	for _, lp := range s.points {
+		if _, _, found := lookup(lp); found {
+			carriers[lp.key] = true
+		}
+	}
+	if len(carriers) == 0 && r.Kind == KindEnv && !r.Negated {
+		return false // a shell variable named like an environment variable: the files decide
+	}
+	value := r.Value
+	if strings.HasPrefix(value, "-") || strings.ContainsAny(value, "=:{[") {
+		value = ""
+	}
+	cond := condText(r.When)
+	var met int
+	for _, lp := range s.points {
+		if len(carriers) > 0 && !carriers[lp.key] {
+			continue
+		}
+		in, _ := meets(lp.pt, r.When)
+		if !in {
+			continue
+		}
+		met++
+		v, c, found := lookup(lp)
+		where := lp.key + " point " + lp.pt.Label()
+		switch {
+		case r.Negated && found:
+			r.set(Contradicted, fmt.Sprintf("%s launches %s although it meets %s", where, r.Name, cond), s.launchEvidence(c))
+			return true
+		case !r.Negated && !found:
+			r.set(Contradicted, fmt.Sprintf("%s meets %s and launches without %s", where, cond, r.Name), s.launchEvidence(lp.servers[0]))
+			return true
+		case !r.Negated && value != "" && v != "" && !sameValue(v, value) && !strings.EqualFold(v, value) && !containsWord(v, value):
+			r.set(Contradicted, fmt.Sprintf("%s meets %s and launches %s %s, not %s", where, cond, r.Name, v, value), s.launchEvidence(c))
+			return true
+		}
+	}
+	if met == 0 {
+		r.set(Unverified, "no point of the listed recipes meets "+cond)
+		return true
+	}
+	verb := "launch"
+	if r.Negated {
+		verb = "launch without"
+	}
+	r.set(Confirmed, fmt.Sprintf("the %d points that meet %s %s %s", met, cond, verb, r.Name), s.launchEvidence(s.points[0].servers[0]))
+	return true
+}
+
+// launchEvidence is where a launched server starts.
+func (s *subject) launchEvidence(c *recipe.Command) Evidence {
+	file, line := recipe.SplitAt(c.At)
+	text := s.ch.Head.LineText(file, line)
+	if text == "" {
+		text = "launches " + c.Program()
+	}
+	return Evidence{File: file, Line: line, Text: text, Rev: "head"}
+}
+
+// launchedFlag checks a flag claim against the launched servers; ok is
+// false when there are none to check against.
+func (s *subject) launchedFlag(r *Result) (ok bool) {
+	if len(s.launched) == 0 || !strings.HasPrefix(r.Name, "-") {
+		return false
+	}
+	var with []*recipe.Command
+	var vals []string
+	for _, c := range s.commands {
+		if v, found := c.Flag(r.Name); found {
+			with = append(with, c)
+			vals = append(vals, strings.Join(v, " "))
+		}
+	}
+	n := len(s.launched)
+	value := r.Value
+	if strings.HasPrefix(value, "-") {
+		value = "" // "--a --b": two options, not a value
+	}
+	if r.Negated {
+		if len(with) == 0 {
+			r.set(Confirmed, fmt.Sprintf("no point launches %s", r.Name), s.launchEvidence(s.launched[0]))
+			return true
+		}
+		return false // what was removed where: the files, against the base, say
+	}
+	if len(with) == 0 {
+		reason := fmt.Sprintf("none of the %d points of the listed recipes launches %s", n, r.Name)
+		text := flagOccurrences(s.head.sources, r.Name, "head", false)
+		for _, o := range text {
+			if strings.HasPrefix(o.File, "runners/") {
+				// a launcher's option is salloc's, srun's or docker's
+				// (--time=300), not the server's: the files decide
+				return false
+			}
+		}
+		if s.undecided(r, fmt.Sprintf("the dry run's %d points do not launch %s", n, r.Name), s.launchEvidence(s.launched[0])) {
+			return true
+		}
+		if len(text) > 0 {
+			reason += fmt.Sprintf(" (%s:%d has it, but it does not reach the server's command line: a branch not taken, or an array reset)", text[0].File, text[0].Line)
+		}
+		r.set(Contradicted, reason, s.launchEvidence(s.launched[0]))
+		if alt := s.similarEnv(r.Name); alt != nil {
+			r.Reason += "; they set " + alt.Text + " instead"
+			r.Evidence = append(r.Evidence, *alt)
+		}
+		return true
+	}
+	if value == "" || strings.ContainsAny(value, "=:{[") {
+		r.set(Confirmed, fmt.Sprintf("%s is launched", r.Name), s.launchEvidence(with[0]))
+		return true
+	}
+	for i, v := range vals {
+		// the value as launched, one word of it (--speculative-config
+		// eagle3 for a JSON naming the method), or an option without a
+		// value (the claim's "value" is prose)
+		if sameValue(v, value) || strings.EqualFold(v, value) || v == "" || containsWord(v, value) {
+			r.set(Confirmed, fmt.Sprintf("%s %s is launched", r.Name, v), s.launchEvidence(with[i]))
+			return true
+		}
+	}
+	if !r.Strong {
+		return false // a value in prose ("--x stays"): the files say whether it is one
+	}
+	if s.undecided(r, fmt.Sprintf("the dry run's points launch %s %s", r.Name, strings.Join(dedupe(vals), ", ")), s.launchEvidence(with[0])) {
+		return true
+	}
+	r.set(Contradicted, fmt.Sprintf("the points launch %s %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), value), s.launchEvidence(with[0]))
+	return true
+}
+
+// undecided leaves r unverified when a script of the head sets what it
+// claims (its name and value on one line) in a branch of an if whose
+// condition depends on the machine the benchmark runs on
+// (recipe.RuntimeBranchAt): the dry run, which launched otherwise
+// (launched says how), took a branch without knowing which one runs.
+func (s *subject) undecided(r *Result, launched string, ev Evidence) bool {
+	for _, src := range s.head.sources {
+		if !strings.HasSuffix(src.file, ".sh") {
+			continue
+		}
+		var sc *recipe.Script // parsed at the first line that sets the claim
+		for i, l := range src.lines {
+			if !strings.Contains(l, r.Name) || (r.Value != "" && !containsWord(l, r.Value)) || strings.HasPrefix(strings.TrimSpace(l), "#") {
+				continue
+			}
+			if sc == nil {
+				sc = recipe.Parse(src.file, []byte(strings.Join(src.lines, "\n")))
+			}
+			b, ok := sc.RuntimeBranchAt(src.first + i)
+			if !ok {
+				continue
+			}
+			r.set(Unverified, fmt.Sprintf("%s, but %s:%d sets %s in a branch of `if %s` (line %d), which depends on the machine the benchmark runs on",
+				launched, src.file, src.first+i, strings.TrimSpace(l), b.Cond, b.Line),
+				ev, Evidence{File: src.file, Line: src.first + i, Text: strings.TrimSpace(l), Rev: "head"})
+			return true
+		}
+	}
+	return false
+}
+
+// containsWord reports whether v holds w as a whole word (any case).
+func containsWord(v, w string) bool {
+	if w == "" {
+		return false
+	}
+	re, err := regexp.Compile(`(?i)(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(w) + `($|[^A-Za-z0-9_])`)
+	return err == nil && re.MatchString(v)
+}
+
+// launchedEnv checks a variable claim against the launched servers'
+// environment; ok is false when there are none to check against.
+func (s *subject) launchedEnv(r *Result) (ok bool) {
+	if len(s.launched) == 0 {
+		return false
+	}
+	name := r.Name
+	var with []*recipe.Command
+	var vals []string
+	for _, c := range s.launched {
+		if v, found := c.Env[name]; found {
+			with = append(with, c)
+			vals = append(vals, v)
+		}
+	}
+	n := len(s.launched)
+	if r.Negated {
+		if len(with) == 0 {
+			r.set(Confirmed, fmt.Sprintf("no server starts with %s set", name), s.launchEvidence(s.launched[0]))
+			return true
+		}
+		return false // what was removed where: the files, against the base, say
+	}
+	if len(with) == 0 {
+		// a shell variable the scripts use (an argument's value, an
+		// array) is named like an environment variable: the files decide
+		return false
+	}
+	if r.Value == "" {
+		r.set(Confirmed, fmt.Sprintf("%d of %d servers start with %s=%s", len(with), n, name, vals[0]), s.launchEvidence(with[0]))
+		return true
+	}
+	for i, v := range vals {
+		if sameValue(v, r.Value) || sameValue(strings.TrimRight(v, ":.,;"), r.Value) {
+			r.set(Confirmed, fmt.Sprintf("servers start with %s=%s", name, v), s.launchEvidence(with[i]))
+			return true
+		}
+	}
+	if !r.Strong {
+		return false // a value in prose: the files say whether it is one
+	}
+	if s.undecided(r, fmt.Sprintf("the dry run's servers start with %s=%s", name, strings.Join(dedupe(vals), ", ")), s.launchEvidence(with[0])) {
+		return true
+	}
+	r.set(Contradicted, fmt.Sprintf("the servers start with %s=%s, not %s", name, strings.Join(dedupe(vals), ", "), r.Value), s.launchEvidence(with[0]))
+	return true
+}
