@@ -310,7 +310,10 @@ type slotState struct {
 }
 
 // Build reads the history of the changelog and/or the master configs from
-// the repository.
+// the repository, in three stages (builder): one first-parent walk notes
+// each tracked file's versions; each version is read once and cut into
+// blocks; then the chain, the versions oldest first and the events are
+// put together.
 func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
@@ -324,187 +327,179 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		o.Keys = nil // a key not at Head: every recipe's history
 		h = newHistory(ctx, r, o)
 	}
-	layouts := h.settings.MasterCandidates()
-	paths := []string{h.ChangelogPath}
-	nfiles := 0
-	for _, l := range layouts {
-		paths = append(paths, l...)
-		nfiles = max(nfiles, len(l))
-	}
-	prog := func(stage string, done, total int) {
-		if o.Progress != nil {
-			o.Progress(Progress{Stage: stage, Done: done, Total: total})
-		}
-	}
-
-	// 1. one first-parent walk, newest first: the blob of every tracked
-	// path per commit. Every change of a file is handed at once to step 2,
-	// which reads and cuts that version on another goroutine (a version is
-	// stored in the pack as a delta of the next newer one, so newest first
-	// is also the cheap order to read them in).
-	sp := newSplitter()
-	var chain []plumbing.Hash       // newest first
-	var metas []*gitscan.CommitMeta // chain's, when the walk decodes them
-	reqs := make(chan request, 1<<12)
+	b := newBuilder(h, r, o)
 	walkErr := make(chan error, 1)
-	var tracked map[int]bool // with Options.Keys: the master files followed
-	fork := -1               // the seq in Base where the walk stopped
-	if o.Base != nil {
-		sp.seed(o.Base)
-	}
-	sp.nextID = max(sp.nextID, o.FirstBlockID)
 	go func() {
-		defer close(reqs)
-		state := make([]slotState, 1+nfiles)
-		note := func(sl int, path string, b plumbing.Hash) {
-			st := &state[sl]
-			if !st.seen || st.path != path || st.blob != b {
-				*st = slotState{path, b, true}
-				reqs <- request{sl, path, b, len(chain) - 1}
+		defer close(b.reqs)
+		walkErr <- b.walk(ctx)
+	}()
+	err := b.read(ctx)
+	for range b.reqs { // unblock the walk when reading stopped early
+	}
+	if werr := <-walkErr; err == nil {
+		err = werr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := b.finish(); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// builder holds what the stages of Build share.
+type builder struct {
+	h       *History
+	r       *gitscan.Repo
+	o       Options
+	layouts [][]string
+	paths   []string // the changelog, then every layout's master files
+	nfiles  int      // the master files of the largest layout
+	sp      *splitter
+
+	// the walk's, written by its goroutine until reqs is closed
+	reqs  chan request
+	chain []plumbing.Hash       // newest first
+	metas []*gitscan.CommitMeta // chain's, when the walk decodes them
+	fork  int                   // the seq in Base where the walk stopped (-1: none)
+
+	// the reading's: per slot (the changelog, then each master file)
+	readings []*reading
+	lastCuts []lastCut // each file's version read last
+}
+
+func newBuilder(h *History, r *gitscan.Repo, o Options) *builder {
+	b := &builder{h: h, r: r, o: o, layouts: h.settings.MasterCandidates(), paths: []string{h.ChangelogPath},
+		sp: newSplitter(), reqs: make(chan request, 1<<12), fork: -1}
+	for _, l := range b.layouts {
+		b.paths = append(b.paths, l...)
+		b.nfiles = max(b.nfiles, len(l))
+	}
+	if o.Base != nil {
+		b.sp.seed(o.Base)
+	}
+	b.sp.nextID = max(b.sp.nextID, o.FirstBlockID)
+	b.readings = make([]*reading, 1+b.nfiles)
+	b.readings[0] = newReading(listFile)
+	for i := 1; i <= b.nfiles; i++ {
+		b.readings[i] = newReading(mapFile)
+	}
+	b.lastCuts = make([]lastCut, len(b.readings))
+	for i := range b.lastCuts {
+		b.lastCuts[i].lent = true // read through ScanStreams
+	}
+	return b
+}
+
+func (b *builder) progress(stage string, done, total int) {
+	if b.o.Progress != nil {
+		b.o.Progress(Progress{Stage: stage, Done: done, Total: total})
+	}
+}
+
+// walk is stage 1: one first-parent walk, newest first, notes the blob of
+// every tracked path per commit. Every change of a file is handed at once
+// to the reading (reqs), which reads and cuts that version on another
+// goroutine (a version is stored in the pack as a delta of the next newer
+// one, so newest first is also the cheap order to read them in).
+func (b *builder) walk(ctx context.Context) error {
+	state := make([]slotState, 1+b.nfiles)
+	var tracked map[int]bool // with Options.Keys: the master files followed
+	note := func(sl int, path string, blob plumbing.Hash) {
+		st := &state[sl]
+		if !st.seen || st.path != path || st.blob != blob {
+			*st = slotState{path, blob, true}
+			b.reqs <- request{sl, path, blob, len(b.chain) - 1}
+		}
+	}
+	// a whole history (an audit, an index) needs most commits'
+	// metadata: it is decoded from the objects the walk reads anyway
+	walk := gitscan.TrackOptions{WalkOptions: gitscan.WalkOptions{From: b.o.Head, Meta: len(b.o.Keys) == 0,
+		Progress: func(n int) { b.progress("walk", n, 0) }}, Paths: b.paths}
+	return b.r.Track(ctx, walk, func(st gitscan.Step) error {
+		if b.o.Base != nil {
+			if sq, ok := b.o.Base.seq[st.Hash]; ok {
+				b.fork = sq
+				return gitscan.ErrStop
 			}
 		}
-		// a whole history (an audit, an index) needs most commits'
-		// metadata: it is decoded from the objects the walk reads anyway
-		walk := gitscan.TrackOptions{WalkOptions: gitscan.WalkOptions{From: o.Head, Meta: len(o.Keys) == 0,
-			Progress: func(n int) { prog("walk", n, 0) }}, Paths: paths}
-		walkErr <- r.Track(ctx, walk, func(st gitscan.Step) error {
-			if o.Base != nil {
-				if sq, ok := o.Base.seq[st.Hash]; ok {
-					fork = sq
-					return gitscan.ErrStop
-				}
+		b.chain = append(b.chain, st.Hash)
+		b.metas = append(b.metas, st.Meta)
+		if b.o.Changelog {
+			p := b.h.ChangelogPath
+			if st.Blobs[0].IsZero() {
+				p = ""
 			}
-			chain = append(chain, st.Hash)
-			metas = append(metas, st.Meta)
-			if o.Changelog {
-				p := h.ChangelogPath
-				if st.Blobs[0].IsZero() {
-					p = ""
-				}
-				note(0, p, st.Blobs[0])
-			}
-			if !o.Recipes {
-				return nil
-			}
-			files := selectLayout(layouts, st.Blobs[1:])
-			if len(o.Keys) > 0 && tracked == nil {
-				var err error
-				tracked, err = h.keyFiles(r, newSplitter(), files, o.Keys)
-				if errors.Is(err, errKeyNotAtHead) {
-					// every file is followed: only every recipe's history
-					// says whether the key existed before
-					for i := 0; i < nfiles; i++ {
-						tracked[i] = true
-					}
-				} else if err != nil {
-					return err
-				}
-			}
-			for i := 0; i < nfiles; i++ {
-				if tracked != nil && !tracked[i] {
-					continue
-				}
-				var f cfgFile
-				if i < len(files) && !files[i].Blob.IsZero() {
-					f = files[i]
-				}
-				note(1+i, f.Path, f.Blob)
-			}
+			note(0, p, st.Blobs[0])
+		}
+		if !b.o.Recipes {
 			return nil
-		})
-	}()
+		}
+		files := selectLayout(b.layouts, st.Blobs[1:])
+		if len(b.o.Keys) > 0 && tracked == nil {
+			var err error
+			tracked, err = b.h.keyFiles(b.r, newSplitter(), files, b.o.Keys)
+			if errors.Is(err, errKeyNotAtHead) {
+				// every file is followed: only every recipe's history
+				// says whether the key existed before
+				for i := 0; i < b.nfiles; i++ {
+					tracked[i] = true
+				}
+			} else if err != nil {
+				return err
+			}
+		}
+		for i := 0; i < b.nfiles; i++ {
+			if tracked != nil && !tracked[i] {
+				continue
+			}
+			var f cfgFile
+			if i < len(files) && !files[i].Blob.IsZero() {
+				f = files[i]
+			}
+			note(1+i, f.Path, f.Blob)
+		}
+		return nil
+	})
+}
 
-	// 2. read each version once, cut it into blocks and turn the version
-	// read before it (newer) into a delta; new changelog entries are
-	// parsed on the other cores meanwhile
+// read is stage 2: it reads each version once, cuts it into blocks and
+// turns the version read before it (newer) into a delta; new changelog
+// entries are parsed on the other cores meanwhile.
+func (b *builder) read(ctx context.Context) error {
 	parse := make(chan *block, 1024)
 	var parsers sync.WaitGroup
 	for w := 1; w < runtime.GOMAXPROCS(0); w++ {
 		parsers.Add(1)
 		go func() {
 			defer parsers.Done()
-			for b := range parse {
-				b.info()
+			for bl := range parse {
+				bl.info()
 			}
 		}()
 	}
-	sp.onNew = func(b *block) {
-		if b.kind == listFile {
+	defer func() {
+		close(parse)
+		parsers.Wait()
+	}()
+	b.sp.onNew = func(bl *block) {
+		if bl.kind == listFile {
 			select {
-			case parse <- b:
+			case parse <- bl:
 			default: // parsers busy: loadAll takes it
 			}
 		}
 	}
-	readings := make([]*reading, 1+nfiles)
-	readings[0] = newReading(listFile)
-	for i := 1; i <= nfiles; i++ {
-		readings[i] = newReading(mapFile)
-	}
 	var cur request
 	done := 0
-	lastCuts := make([]lastCut, len(readings)) // each file's version read last
-	for i := range lastCuts {
-		lastCuts[i].lent = true // read through ScanStreams
-	}
-	take := func(q request, data []byte) {
-		if q.idx == 0 && data != nil {
-			h.keepHead(q.blob, data, true)
-		}
-		v := version{Seq: q.idx, Path: q.path, Blob: q.blob}
-		var list []*block
-		if !q.blob.IsZero() {
-			var err error
-			whole := lastCuts[q.slot].data == nil // cut whole: its spans' lines are the version's
-			check := changelog.CheckSize
-			if readings[q.slot].s.kind != listFile { // a master config
-				check = changelog.CheckConfigSize
-			}
-			if err = check(q.path, len(data)); err != nil {
-				v.Err = err.Error() // the previous version stands for it
-			} else if list, err = sp.blocksAfter(&lastCuts[q.slot], data, readings[q.slot].s.kind); err != nil {
-				v.Err = err.Error()
-			} else if q.idx == 0 && q.slot == 0 && whole && len(lastCuts[0].spans) == len(list) {
-				lines := make([]int, len(list))
-				for i, sp := range lastCuts[0].spans {
-					lines[i] = sp.line
-				}
-				h.mu.Lock()
-				h.headLines, h.headLinesBlob = lines, q.blob
-				h.mu.Unlock()
-			}
-		}
-		readings[q.slot].add(v, list)
-	}
-	// a file version that is the one at Base's head is not read: its
-	// blocks are Base's (one new commit changes one or two of the files)
-	reuse := func(q request) bool {
-		var old *slot
-		switch {
-		case o.Base == nil:
-		case q.slot == 0:
-			old = o.Base.cl
-		case q.slot-1 < len(o.Base.cfg):
-			old = o.Base.cfg[q.slot-1]
-		}
-		if old == nil || len(old.vers) == 0 {
-			return false
-		}
-		last := old.vers[len(old.vers)-1]
-		if last.Err != "" || last.Blob != q.blob || last.Path != q.path {
-			return false
-		}
-		list, _ := old.listAt(last.Seq)
-		readings[q.slot].add(version{Seq: q.idx, Path: q.path, Blob: q.blob}, list)
-		return true
-	}
-	err := r.ScanStreams(ctx, func() (plumbing.Hash, int, bool) {
-		for q := range reqs {
+	return b.r.ScanStreams(ctx, func() (plumbing.Hash, int, bool) {
+		for q := range b.reqs {
 			if q.blob.IsZero() {
-				take(q, nil) // the file is absent: no read
+				b.take(q, nil) // the file is absent: no read
 				continue
 			}
-			if reuse(q) {
+			if b.reuse(q) {
 				continue
 			}
 			cur = q
@@ -512,92 +507,144 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		}
 		return plumbing.ZeroHash, 0, false
 	}, func(_ plumbing.Hash, _ int, data []byte) error {
-		take(cur, data)
+		b.take(cur, data)
 		done++
 		if done&31 == 0 {
-			prog("read", done, 0)
+			b.progress("read", done, 0)
 		}
 		return nil
 	})
-	for range reqs { // unblock the walk when reading stopped early
+}
+
+// take records a version read (data nil: the file is absent).
+func (b *builder) take(q request, data []byte) {
+	if q.idx == 0 && data != nil {
+		b.h.keepHead(q.blob, data, true)
 	}
-	close(parse)
-	parsers.Wait()
-	if werr := <-walkErr; err == nil {
-		err = werr
+	v := version{Seq: q.idx, Path: q.path, Blob: q.blob}
+	var list []*block
+	if !q.blob.IsZero() {
+		var err error
+		whole := b.lastCuts[q.slot].data == nil // cut whole: its spans' lines are the version's
+		check := changelog.CheckSize
+		if b.readings[q.slot].s.kind != listFile { // a master config
+			check = changelog.CheckConfigSize
+		}
+		if err = check(q.path, len(data)); err != nil {
+			v.Err = err.Error() // the previous version stands for it
+		} else if list, err = b.sp.blocksAfter(&b.lastCuts[q.slot], data, b.readings[q.slot].s.kind); err != nil {
+			v.Err = err.Error()
+		} else if q.idx == 0 && q.slot == 0 && whole && len(b.lastCuts[0].spans) == len(list) {
+			lines := make([]int, len(list))
+			for i, sp := range b.lastCuts[0].spans {
+				lines[i] = sp.line
+			}
+			b.h.mu.Lock()
+			b.h.headLines, b.h.headLinesBlob = lines, q.blob
+			b.h.mu.Unlock()
+		}
 	}
-	if err != nil {
-		return nil, err
+	b.readings[q.slot].add(v, list)
+}
+
+// reuse takes a file version that is the one at Base's head without
+// reading it: its blocks are Base's (one new commit changes one or two of
+// the files).
+func (b *builder) reuse(q request) bool {
+	var old *slot
+	switch {
+	case b.o.Base == nil:
+	case q.slot == 0:
+		old = b.o.Base.cl
+	case q.slot-1 < len(b.o.Base.cfg):
+		old = b.o.Base.cfg[q.slot-1]
 	}
+	if old == nil || len(old.vers) == 0 {
+		return false
+	}
+	last := old.vers[len(old.vers)-1]
+	if last.Err != "" || last.Blob != q.blob || last.Path != q.path {
+		return false
+	}
+	list, _ := old.listAt(last.Seq)
+	b.readings[q.slot].add(version{Seq: q.idx, Path: q.path, Blob: q.blob}, list)
+	return true
+}
+
+// finish is stage 3: the chain, the versions oldest first, then the
+// events.
+func (b *builder) finish() error {
+	h := b.h
 	h.mu.Lock()
-	for i, m := range metas {
+	for i, m := range b.metas {
 		if m != nil {
 			if h.walked == nil {
-				h.walked = make(map[plumbing.Hash]*gitscan.CommitMeta, len(metas))
+				h.walked = make(map[plumbing.Hash]*gitscan.CommitMeta, len(b.metas))
 			}
-			h.walked[chain[i]] = m
+			h.walked[b.chain[i]] = m
 		}
 	}
 	h.mu.Unlock()
-	sp.loadAll(runtime.GOMAXPROCS(0), listFile) // recipes load on demand
+	b.sp.loadAll(runtime.GOMAXPROCS(0), listFile) // recipes load on demand
 
-	// 3. the chain, the versions oldest first, then the events
-	n := len(chain)
 	var base *History
-	if fork >= 0 {
-		base = o.Base
-		h.adopt(base, fork)
+	if b.fork >= 0 {
+		base = b.o.Base
+		h.adopt(base, b.fork)
 	}
-	h.setChain(append(chain, reversed(h.Chain)...), o.IgnoreRevs)
-	finish := func(i int, kind fileKind, old *slot) *slot {
-		var baseList []*block
-		var kept []version
-		if old != nil {
-			baseList, _ = old.listAt(fork)
-			for _, v := range old.vers {
-				if v.Seq <= fork {
-					kept = append(kept, v)
-				}
-			}
-		}
-		sl := readings[i].finish(n, fork+1, baseList)
-		// the walk notes every file at the first commit it reads: when the
-		// file is as it was at fork, that is no new version (an update
-		// would add one per file, and a note again for a changelog that
-		// does not load, which a build from the root does not)
-		if k := len(kept); k > 0 && len(sl.vers) > 0 {
-			if a, b := &kept[k-1], &sl.vers[0]; a.Blob == b.Blob && a.Path == b.Path && a.Err == b.Err {
-				sl.vers = sl.vers[1:]
-			}
-		}
-		sl.vers = append(kept, sl.vers...)
-		return sl
-	}
-	if o.Changelog {
+	h.setChain(append(b.chain, reversed(h.Chain)...), b.o.IgnoreRevs)
+	if b.o.Changelog {
 		var old *slot
 		if base != nil {
 			old = base.cl
 		}
-		h.cl = finish(0, listFile, old)
+		h.cl = b.finishSlot(0, old)
 		if err := h.buildLineages(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if o.Recipes {
-		for i := 1; i <= nfiles; i++ {
+	if b.o.Recipes {
+		for i := 1; i <= b.nfiles; i++ {
 			var old *slot
 			if base != nil && i-1 < len(base.cfg) {
 				old = base.cfg[i-1]
 			}
-			h.cfg = append(h.cfg, finish(i, mapFile, old))
+			h.cfg = append(h.cfg, b.finishSlot(i, old))
 		}
-		if base != nil && fork == len(base.Chain)-1 && base.lastTouched != nil && len(base.cfg) == nfiles {
-			h.resumeRecipes(base, fork) // base's recipe history, and the versions above it
+		if base != nil && b.fork == len(base.Chain)-1 && base.lastTouched != nil && len(base.cfg) == b.nfiles {
+			h.resumeRecipes(base, b.fork) // base's recipe history, and the versions above it
 		} else {
 			h.buildRecipes()
 		}
 	}
-	return h, nil
+	return nil
+}
+
+// finishSlot puts together the versions of slot i, above those of old
+// (Base's) up to the fork.
+func (b *builder) finishSlot(i int, old *slot) *slot {
+	var baseList []*block
+	var kept []version
+	if old != nil {
+		baseList, _ = old.listAt(b.fork)
+		for _, v := range old.vers {
+			if v.Seq <= b.fork {
+				kept = append(kept, v)
+			}
+		}
+	}
+	sl := b.readings[i].finish(len(b.chain), b.fork+1, baseList)
+	// the walk notes every file at the first commit it reads: when the
+	// file is as it was at fork, that is no new version (an update
+	// would add one per file, and a note again for a changelog that
+	// does not load, which a build from the root does not)
+	if k := len(kept); k > 0 && len(sl.vers) > 0 {
+		if x, y := &kept[k-1], &sl.vers[0]; x.Blob == y.Blob && x.Path == y.Path && x.Err == y.Err {
+			sl.vers = sl.vers[1:]
+		}
+	}
+	sl.vers = append(kept, sl.vers...)
+	return sl
 }
 
 func reversed(s []plumbing.Hash) []plumbing.Hash {

@@ -6,18 +6,9 @@
 // results. It is the only place cobra and tablewriter are wired.
 package main
 
-import (
-	"os"
-	"runtime/debug"
-)
+import "os"
 
+// The collector runs at Go's default GOGC (why: docs/dev/performance.md).
 func main() {
-	if os.Getenv("GOGC") == "" {
-		// a short process that parses megabytes of YAML: fewer collections, for memory it soon gives back
-		debug.SetGCPercent(gcPercent)
-	}
 	os.Exit(Main())
 }
-
-// gcPercent is the collector's target when GOGC is not set.
-const gcPercent = 400
