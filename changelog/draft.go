@@ -167,7 +167,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			head, _, _ := ch.Head.Recipe(rc.Key)
 			base, _, _ := ch.Base.Recipe(rc.Key)
 			if head != nil && base != nil {
-				out = append(out, configBullets(base.Value, head.Value, rc.Diff)...)
+				out = append(out, configBullets(base.Raw(), head.Raw(), rc.Diff)...)
 			}
 		}
 		out = append(out, launchBullets(eff)...)
@@ -186,7 +186,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		if head == nil {
 			return nil
 		}
-		v := head.Value
+		v := head.Raw()
 		out = append(out, fmt.Sprintf("Add %s: %s %s on %s with %s", rc.Key, str(v, "model"), strings.ToUpper(str(v, "precision")), str(v, "runner"), str(v, "framework")))
 		if im := str(v, "image"); im != "" {
 			out = append(out, "Image: "+im)
@@ -208,7 +208,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 	}
 	base, _, _ = ch.Base.Recipe(oldKey)
 	if rc.Diff != nil && head != nil && base != nil {
-		out = append(out, configBullets(base.Value, head.Value, rc.Diff)...)
+		out = append(out, configBullets(base.Raw(), head.Raw(), rc.Diff)...)
 	}
 	for _, f := range rc.Files {
 		out = append(out, scriptBullets(ch, f)...)

@@ -79,7 +79,7 @@ func ParseBlock(file string, b Block) (*Recipe, error) {
 	if v.Kind != pyyaml.Map || len(v.Pairs) != 1 || v.Pairs[0].Key.Kind != pyyaml.Str || v.Pairs[0].Key.Str != b.Key {
 		return nil, fmt.Errorf("%s:%d: the block of %q does not read as one key", file, b.Line, b.Key)
 	}
-	return &Recipe{Key: b.Key, File: file, Line: v.Pairs[0].Key.Line, Value: v.Pairs[0].Value}, nil
+	return NewRecipe(b.Key, file, v.Pairs[0].Key.Line, v.Pairs[0].Value), nil
 }
 
 // topKey returns the key of a top-level "key: ..." line.

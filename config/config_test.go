@@ -67,7 +67,7 @@ func TestLoadMasterErrors(t *testing.T) {
 	}
 	// duplicates inside one file merge, last wins (PyYAML safe_load)
 	m := master(t, File{"a.yaml", []byte("k: 1\nk: 2\n")})
-	if v := m.Recipes["k"].Value; v.Kind != pyyaml.Int || v.Int.Int64() != 2 || len(m.Keys) != 1 {
+	if v := m.Recipes["k"].Raw(); v.Kind != pyyaml.Int || v.Int.Int64() != 2 || len(m.Keys) != 1 {
 		t.Fatalf("in-file duplicate: %v %v", m.Keys, v.Repr())
 	}
 }
@@ -159,7 +159,7 @@ func TestRowsOfBothLayouts(t *testing.T) {
 	cur := "k:\n  image: a\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 4, conc-start: 4, conc-end: 64 }\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, dp-attn: true, conc-list: [16] }\n"
 	rows := func(text string) []Row {
 		m := master(t, File{"a.yaml", []byte(text)})
-		rs := Rows(m.Recipes["k"].Value)
+		rs := Rows(m.Recipes["k"].Raw())
 		for i := range rs {
 			rs[i].Line = 0 // the layouts indent differently
 		}

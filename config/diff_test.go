@@ -110,7 +110,7 @@ func TestDiffShortcutOnTheCorpus(t *testing.T) {
 		old, new := recipes(versions[i][0]), recipes(versions[i][1])
 		for k, nr := range new {
 			if or, ok := old[k]; ok {
-				d := sameBothWays(t, fmt.Sprintf("%s at %s", k, versions[i][1]), or.Value, nr.Value)
+				d := sameBothWays(t, fmt.Sprintf("%s at %s", k, versions[i][1]), or.Raw(), nr.Raw())
 				diffs++
 				if len(d.Changes) > 0 {
 					changed++

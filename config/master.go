@@ -33,13 +33,44 @@ type File struct {
 	Data []byte
 }
 
-// Recipe is one top-level entry of a master config.
+// Recipe is one top-level entry of a master config: where it is, its
+// top-level settings, and its YAML (Raw) for what reads the whole of it
+// (its fields, points, rows and diff).
 type Recipe struct {
-	Key   string
-	File  string
-	Line  int
-	Value *pyyaml.Value
+	Key  string
+	File string
+	Line int
+	// the top-level strings ("" when absent or not a string)
+	Image, Model, ModelPrefix, Runner, Precision, Framework string
+	// Multinode: the multinode setting is truthy (as Python reads it)
+	Multinode bool
+
+	v *pyyaml.Value
 }
+
+// NewRecipe reads the recipe key, whose value v is at file:line.
+func NewRecipe(key, file string, line int, v *pyyaml.Value) *Recipe {
+	r := &Recipe{Key: key, File: file, Line: line, v: v}
+	if v == nil {
+		return r
+	}
+	str := func(name string) string {
+		if x, ok := v.Get(name); ok && x.Kind == pyyaml.Str {
+			return x.Str
+		}
+		return ""
+	}
+	r.Image, r.Model, r.ModelPrefix = str("image"), str("model"), str("model-prefix")
+	r.Runner, r.Precision, r.Framework = str("runner"), str("precision"), str("framework")
+	if x, ok := v.Get("multinode"); ok {
+		r.Multinode = x.Truthy() // as the incumbent's recipe.get("multinode")
+	}
+	return r
+}
+
+// Raw is the recipe's YAML as loaded (PyYAML semantics). Callers must not
+// modify it.
+func (r *Recipe) Raw() *pyyaml.Value { return r.v }
 
 // Master is the merged master configs.
 type Master struct {
@@ -89,7 +120,7 @@ func LoadMaster(files []File) (*Master, error) {
 		}
 		for _, p := range v.Pairs {
 			m.Keys = append(m.Keys, p.Key.Str)
-			m.Recipes[p.Key.Str] = &Recipe{Key: p.Key.Str, File: f.Path, Line: p.Key.Line, Value: p.Value}
+			m.Recipes[p.Key.Str] = NewRecipe(p.Key.Str, f.Path, p.Key.Line, p.Value)
 		}
 	}
 	return m, nil

@@ -184,7 +184,7 @@ func AppendOnlyCheck(base *Master, baseErr error, head *Master, order []string, 
 			continue
 		}
 		b, h := base.Recipes[k], head.Recipes[k]
-		if (b == nil) != (h == nil) || (b != nil && !pyyaml.Equal(b.Value, h.Value)) {
+		if (b == nil) != (h == nil) || (b != nil && !pyyaml.Equal(b.Raw(), h.Raw())) {
 			unrelated = append(unrelated, k)
 		}
 	}
@@ -194,7 +194,7 @@ func AppendOnlyCheck(base *Master, baseErr error, head *Master, order []string, 
 	}
 	for _, k := range order {
 		allowed := selected[k]
-		b, h := base.Recipes[k].Value, head.Recipes[k].Value
+		b, h := base.Recipes[k].Raw(), head.Recipes[k].Raw()
 		bs, _ := b.Get("scenarios")
 		hs, _ := h.Get("scenarios")
 		bk, hk := scenarioKeys(bs), scenarioKeys(hs)
@@ -223,10 +223,10 @@ func AppendOnlyCheck(base *Master, baseErr error, head *Master, order []string, 
 	}
 	baseCurves, headCurves := map[string]map[int64]bool{}, map[string]map[int64]bool{}
 	for _, k := range order {
-		for _, p := range Points(base.Recipes[k].Value, selected[k]) {
+		for _, p := range Points(base.Recipes[k].Raw(), selected[k]) {
 			addPoint(baseCurves, p)
 		}
-		for _, p := range Points(head.Recipes[k].Value, selected[k]) {
+		for _, p := range Points(head.Recipes[k].Raw(), selected[k]) {
 			addPoint(headCurves, p)
 		}
 	}

@@ -125,7 +125,7 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 			continue
 		}
 		m := &config.Master{Files: []string{file}, Keys: []string{sg.key},
-			Recipes: map[string]*config.Recipe{sg.key: {Key: sg.key, File: file, Line: line, Value: v}}}
+			Recipes: map[string]*config.Recipe{sg.key: config.NewRecipe(sg.key, file, line, v)}}
 		from := sg.from
 		if from <= done {
 			from = done + 1 // resumed inside this version of the config

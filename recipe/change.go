@@ -125,7 +125,7 @@ func (c *Change) compute() ([]RecipeChange, error) {
 			if err != nil || h == nil || b == nil {
 				continue
 			}
-			d := config.DiffMemo(b.Value, h.Value, memo)
+			d := config.DiffMemo(b.Raw(), h.Raw(), memo)
 			if len(d.Changes) == 0 {
 				continue // formatting or comments only
 			}
@@ -156,10 +156,10 @@ func (c *Change) compute() ([]RecipeChange, error) {
 		}
 		if old, ok := renames[k]; ok {
 			renamedFrom[old] = true
-			add(RecipeChange{Key: k, Kind: RecipeRenamed, OldKey: old, Diff: config.DiffMemo(baseRec(old).Value, h.Value, memo), File: h.File, Line: h.Line})
+			add(RecipeChange{Key: k, Kind: RecipeRenamed, OldKey: old, Diff: config.DiffMemo(baseRec(old).Raw(), h.Raw(), memo), File: h.File, Line: h.Line})
 			continue
 		}
-		add(RecipeChange{Key: k, Kind: RecipeAdded, Diff: config.DiffMemo(nil, h.Value, memo), File: h.File, Line: h.Line})
+		add(RecipeChange{Key: k, Kind: RecipeAdded, Diff: config.DiffMemo(nil, h.Raw(), memo), File: h.File, Line: h.Line})
 	}
 	// recipes whose scripts or srt-slurm recipe files changed
 	if err := c.scriptChanges(headKeys, add); err != nil {
@@ -180,7 +180,7 @@ func (c *Change) compute() ([]RecipeChange, error) {
 		}
 		rc := RecipeChange{Key: k, Kind: RecipeRemoved}
 		if b := baseRec(k); b != nil {
-			rc.Diff, rc.File, rc.Line = config.DiffMemo(b.Value, nil, memo), b.File, b.Line
+			rc.Diff, rc.File, rc.Line = config.DiffMemo(b.Raw(), nil, memo), b.File, b.Line
 		}
 		out = append(out, rc)
 	}
@@ -190,7 +190,7 @@ func (c *Change) compute() ([]RecipeChange, error) {
 func valueOf(get func(string) *config.Recipe) func(string) *pyyaml.Value {
 	return func(k string) *pyyaml.Value {
 		if r := get(k); r != nil {
-			return r.Value
+			return r.Raw()
 		}
 		return nil
 	}

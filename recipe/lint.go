@@ -9,7 +9,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // Rule ids of the recipe-script lint (a public contract: add, never
@@ -414,7 +413,7 @@ func RunsOf(r *Rev, key string) (map[string][]Run, error) {
 		return nil, err
 	}
 	out := map[string][]Run{}
-	for _, row := range config.Rows(rec.Value) {
+	for _, row := range config.Rows(rec.Raw()) {
 		for _, rs := range res {
 			if rs.Script == "" || rs.Scenario != row.Scenario || rs.Spec != row.Spec {
 				continue
@@ -460,13 +459,13 @@ func CheckImage(r *Rev, key string) []Finding {
 	if err != nil || !ok {
 		return nil
 	}
-	fw, _ := rec.Value.Get("framework")
-	if fw == nil || fw.Kind != pyyaml.Str {
+	fw := rec.Framework
+	if fw == "" {
 		return nil
 	}
 	engine := ""
 	for e := range upstreamRepos {
-		if fw.Str == e || strings.HasSuffix(fw.Str, "-"+e) || strings.HasPrefix(fw.Str, e+"-") {
+		if fw == e || strings.HasSuffix(fw, "-"+e) || strings.HasPrefix(fw, e+"-") {
 			engine = e
 		}
 	}
@@ -481,7 +480,7 @@ func CheckImage(r *Rev, key string) []Finding {
 			continue
 		}
 		out = append(out, Finding{Rule: RuleNonUpstreamImage, Severity: "warning", File: im.File, Line: im.Line, Key: key, Source: im.Text,
-			Message: fmt.Sprintf("%s (framework %s) runs %s, which is not from the upstream %s repository (%s*): the review checklist allows that only for new hardware or model architectures upstream does not support yet", key, fw.Str, im.Text, engine, upstreamRepos[engine])})
+			Message: fmt.Sprintf("%s (framework %s) runs %s, which is not from the upstream %s repository (%s*): the review checklist allows that only for new hardware or model architectures upstream does not support yet", key, fw, im.Text, engine, upstreamRepos[engine])})
 	}
 	return out
 }

@@ -140,18 +140,8 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 		return nil, err
 	}
 	hw := r.hardware()
-	v := rec.Value
-	str := func(f string) string {
-		if x, ok := v.Get(f); ok && x.Kind == pyyaml.Str {
-			return x.Str
-		}
-		return ""
-	}
-	label := str("runner")
-	multinode := false
-	if x, ok := v.Get("multinode"); ok && x.Truthy() {
-		multinode = true
-	}
+	v := rec.Raw()
+	label, multinode := rec.Runner, rec.Multinode
 	var out []LaunchPoint
 	for _, sc := range config.Scenarios(v) {
 		scenario := sc.Name
@@ -206,7 +196,7 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 					pt := base
 					pt.Index = len(out) + 1
 					pt.Conc = conc
-					pt.Env = pointEnv(v, e, &pt, label, dramGB(hw[label], util, &pt, e))
+					pt.Env = pointEnv(rec, e, &pt, label, dramGB(hw[label], util, &pt, e))
 					if scenario == "fixed-seq-len" && pt.Script != "" && !strings.Contains(pt.Script, "/fixed_seq_len/") {
 						// the layout before #1571: the workflow of the day
 						// set no scenario directory
@@ -306,22 +296,16 @@ func dramGB(h hardware, util float64, p *LaunchPoint, e *pyyaml.Value) string {
 
 // pointEnv is the environment benchmark-tmpl.yml gives a single-node
 // point (its env block and the launch step).
-func pointEnv(recipe, e *pyyaml.Value, p *LaunchPoint, label, dram string) map[string]string {
-	str := func(f string) string {
-		if x, ok := recipe.Get(f); ok && x.Kind == pyyaml.Str {
-			return x.Str
-		}
-		return ""
-	}
+func pointEnv(rec *config.Recipe, e *pyyaml.Value, p *LaunchPoint, label, dram string) map[string]string {
 	b := func(v bool) string { return strconv.FormatBool(v) }
 	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
-	prefix := str("model-prefix")
+	prefix := rec.ModelPrefix
 	pp, dcp, pcp := intOr(e, "pp", 1), intOr(e, "dcp-size", 1), intOr(e, "pcp-size", 1)
 	agentic := p.Scenario == "agentic-coding"
 	env := map[string]string{
 		"RANDOM_RANGE_RATIO": "0.8", "HF_TOKEN": "<secret>", "HF_HUB_CACHE": "/mnt/hf_hub_cache/",
-		"MODEL": str("model"), "MODEL_PREFIX": prefix, "IMAGE": str("image"), "FRAMEWORK": str("framework"),
-		"PRECISION": str("precision"), "TP": itoa(p.TP), "PP_SIZE": itoa(pp), "DCP_SIZE": itoa(dcp), "PCP_SIZE": itoa(pcp),
+		"MODEL": rec.Model, "MODEL_PREFIX": prefix, "IMAGE": rec.Image, "FRAMEWORK": rec.Framework,
+		"PRECISION": rec.Precision, "TP": itoa(p.TP), "PP_SIZE": itoa(pp), "DCP_SIZE": itoa(dcp), "PCP_SIZE": itoa(pcp),
 		"EP_SIZE": itoa(p.EP), "DP_ATTENTION": b(p.DPAttn), "CONC": itoa(p.Conc), "SPEC_DECODING": p.Spec,
 		"DISAGG": b(false), "RUN_EVAL": "false", "EVAL_ONLY": "false", "RESULT_DIR": "/workspace/results",
 		"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/tmp/inferencex-pycache", "DURATION": "3600",

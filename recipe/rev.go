@@ -210,7 +210,7 @@ func (r *Rev) Runs(key string) ([]config.Resolution, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res.Resolve(key, rec.Value), nil
+	return res.Resolve(key, rec.Raw()), nil
 }
 
 // Script returns a parsed script (nil when the file does not exist).
@@ -417,7 +417,7 @@ func (r *Rev) Images(key string) []Located {
 		return nil
 	}
 	var out []Located
-	if v, ok := rec.Value.Get("image"); ok && v.Kind == pyyaml.Str {
+	if v, ok := rec.Raw().Get("image"); ok && v.Kind == pyyaml.Str {
 		out = append(out, Located{File: rec.File, Line: v.Line, Text: v.Str})
 	}
 	runs, _ := r.Runs(key)

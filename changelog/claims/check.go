@@ -212,7 +212,7 @@ func loadSide(r *recipe.Rev, name string, keys []string) side {
 			continue
 		}
 		sd.exists = true
-		for _, row := range config.Rows(rec.Value) {
+		for _, row := range config.Rows(rec.Raw()) {
 			sd.rows = append(sd.rows, keyedRow{k, rec.File, row})
 		}
 		sd.images = append(sd.images, r.Images(k)...)
