@@ -3,13 +3,14 @@ package changelog
 import (
 	"testing"
 
+	"github.com/perflog/perflog/internal/testfs"
 	"github.com/perflog/perflog/recipe"
 )
 
 // TestFailureAtBaseMovedLines: a failure the base had is not introduced
 // by a change that only moved the failing line (an edit above it).
 func TestFailureAtBaseMovedLines(t *testing.T) {
-	rev := recipe.NewRev("r", memFiles{}, nil)
+	rev := recipe.NewRev("r", testfs.Files{}, nil)
 	ch := &recipe.Change{Base: rev, Head: rev}
 	fail := func(at string) *recipe.Launch {
 		return &recipe.Launch{Status: recipe.StatusFailed, Exit: 1, EndedAt: at, Reason: "Error: EP_SIZE is not set"}

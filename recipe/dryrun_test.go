@@ -3,30 +3,16 @@ package recipe
 import (
 	"context"
 	"encoding/json"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"testing/fstest"
 	"time"
 
 	"github.com/perflog/perflog/internal/testcorpus"
+	"github.com/perflog/perflog/internal/testfs"
 )
-
-// memFiles is a revision's tree in memory, by path.
-type memFiles map[string]string
-
-// Open opens a file or directory of m (as fstest.MapFS, which lists the
-// directories its paths imply).
-func (m memFiles) Open(name string) (fs.File, error) {
-	fsys := fstest.MapFS{}
-	for p, s := range m {
-		fsys[p] = &fstest.MapFile{Data: []byte(s)}
-	}
-	return fsys.Open(name)
-}
 
 // lib is a small benchmark_lib.sh of the InferenceX shape.
 const lib = `
@@ -55,7 +41,7 @@ require_backend() {
 
 func dryRun(t *testing.T, script string, env map[string]string) *Launch {
 	t.Helper()
-	files := memFiles{"benchmarks/benchmark_lib.sh": lib, "benchmarks/run.sh": script}
+	files := testfs.Files{"benchmarks/benchmark_lib.sh": lib, "benchmarks/run.sh": script}
 	base := map[string]string{"PATH": "/bin", "MODEL": "m", "TP": "8", "CONC": "4", "PORT": "8888"}
 	for k, v := range env {
 		base[k] = v
@@ -171,7 +157,7 @@ func TestDryRunUnmappedVariable(t *testing.T) {
 // TestDryRunLauncherChain: a launcher runs the script behind srun and
 // docker; the container sees only the environment docker passes.
 func TestDryRunLauncherChain(t *testing.T) {
-	files := memFiles{
+	files := testfs.Files{
 		"benchmarks/benchmark_lib.sh": lib,
 		"runners/launch_x.sh": `export PORT=8000 SECRET=host-only
 JOB_ID=$(squeue --name x -h -o %A)
@@ -231,7 +217,7 @@ func TestDryRunBadInput(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			start := time.Now()
-			files := memFiles{"benchmarks/benchmark_lib.sh": lib, "benchmarks/run.sh": c.script,
+			files := testfs.Files{"benchmarks/benchmark_lib.sh": lib, "benchmarks/run.sh": c.script,
 				"benchmarks/loop.sh": "until false; do x=1; done\n"}
 			l := DryRun(context.Background(), files, "benchmarks/run.sh", nil, map[string]string{"PATH": "/bin"},
 				DryRunOptions{Timeout: 500 * time.Millisecond, MaxSteps: 20000})
@@ -256,7 +242,7 @@ func TestDryRunBadInput(t *testing.T) {
 	if _, err := os.Stat(written); err == nil {
 		t.Error("a write reached the file system")
 	}
-	l := DryRun(context.Background(), memFiles{"run.sh": "U=$(cat /etc/passwd)\nvllm serve \"x$U\"\n"}, "run.sh", nil, nil, DryRunOptions{})
+	l := DryRun(context.Background(), testfs.Files{"run.sh": "U=$(cat /etc/passwd)\nvllm serve \"x$U\"\n"}, "run.sh", nil, nil, DryRunOptions{})
 	if srv := l.Server(); srv == nil || srv.Argv[2] != "x" {
 		t.Errorf("a file outside the tree was read: %+v", l)
 	}

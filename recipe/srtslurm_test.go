@@ -3,11 +3,13 @@ package recipe
 import (
 	"strings"
 	"testing"
+
+	"github.com/perflog/perflog/internal/testfs"
 )
 
 func TestDescribeSrt(t *testing.T) {
 	const p = "r.yaml"
-	l := describeSrt(memFiles{p: `
+	l := describeSrt(testfs.Files{p: `
 environment:
   COMMON: "1"
 backend:
@@ -45,7 +47,7 @@ resources:
 	}
 
 	// a trtllm worker is given a config file, not options
-	l = describeSrt(memFiles{p: "backend:\n  trtllm_config:\n    decode:\n      kv_cache_config:\n        dtype: fp8\n      max_batch_size: 8\n"}, p)
+	l = describeSrt(testfs.Files{p: "backend:\n  trtllm_config:\n    decode:\n      kv_cache_config:\n        dtype: fp8\n      max_batch_size: 8\n"}, p)
 	if l.Status != StatusDescribed || l.Servers[0].Program() != "trtllm-serve" ||
 		l.Servers[0].Files[p+" (decode)"] != "kv_cache_config.dtype: fp8\nmax_batch_size: 8\n" {
 		t.Fatalf("trtllm %+v", l.Servers)
@@ -59,12 +61,12 @@ resources:
 		{"backend:\n  type: sglang\n", "no backend.sglang_config"},
 		{"base: x\nzip_override_a: {}\nbackend:\n  sglang_config:\n    decode: {}\n", "variants perflog does not expand"},
 	} {
-		l := describeSrt(memFiles{p: tc.text}, p)
+		l := describeSrt(testfs.Files{p: tc.text}, p)
 		if l.Status != StatusUnknown || !strings.Contains(l.Reason, tc.reason) {
 			t.Errorf("%q: %s %q, want unknown: %s", tc.text, l.Status, l.Reason, tc.reason)
 		}
 	}
-	if l := describeSrt(memFiles{}, p); l.Status != StatusUnknown || !strings.Contains(l.Reason, "cannot be read") {
+	if l := describeSrt(testfs.Files{}, p); l.Status != StatusUnknown || !strings.Contains(l.Reason, "cannot be read") {
 		t.Fatalf("missing file: %+v", l)
 	}
 }

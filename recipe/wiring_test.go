@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perflog/perflog/internal/testfs"
 )
 
 func TestNotWired(t *testing.T) {
@@ -40,7 +42,7 @@ func TestNotWired(t *testing.T) {
 		{"unknown framework: nothing judged", "tilert", LaunchPoint{TP: 8, DPAttn: true}, srv([]string{"x", "y"}, nil, nil), ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := NewRev("head", memFiles{}, nil)
+			r := NewRev("head", testfs.Files{}, nil)
 			var got []string
 			for _, u := range NotWired(&c.p, c.srv, r.Wiring(c.fw)) {
 				got = append(got, u.Setting)
@@ -67,7 +69,7 @@ func FuzzDryRun(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, script string) {
-		files := memFiles{"run.sh": script, "x.sh": "y=1\n"}
+		files := testfs.Files{"run.sh": script, "x.sh": "y=1\n"}
 		start := time.Now()
 		l := DryRun(context.Background(), files, "run.sh", nil, map[string]string{"PATH": "/bin"},
 			DryRunOptions{Timeout: 200 * time.Millisecond, MaxSteps: 5000})
