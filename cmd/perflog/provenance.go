@@ -518,6 +518,9 @@ middle one first, each rerun halving the commits still suspect.`,
 			if !contains([]string{"", "text", "json"}, opts.Format) {
 				return flagErrorf("invalid --format %q (want text or json)", opts.Format)
 			}
+			if opts.Point != "" && !opts.Bisect {
+				return flagErrorf("--point needs --bisect")
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
