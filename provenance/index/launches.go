@@ -125,6 +125,7 @@ func (ix *Index) WalkLaunches(ctx context.Context, r *gitscan.Repo, rev plumbing
 		if err := ix.StoreLaunchState(ctx, st); err != nil {
 			return i, err
 		}
+		h.Release(k) // the parses of its versions: memory holds one key's, not the history's
 	}
 	return len(keys), nil
 }
