@@ -60,20 +60,19 @@ func newObjects(ps *pack.Set, fallback storer.EncodedObjectStorer, mu *sync.Mute
 // read returns an object's type and content. The content may be shared
 // with the cache: callers must not modify it, and may keep it.
 func (o *objects) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
-	if o.packs != nil {
-		t, b, err := o.packs.Read(h)
-		if !errors.Is(err, pack.ErrNotFound) {
-			return t, b, err
-		}
-	}
-	return o.readFallback(h)
+	return o.readVia(h, (*pack.Reader).Read)
 }
 
 // readTransient is read for a caller that drops the content before its
 // next call into o: the buffer may later be reused for another object.
 func (o *objects) readTransient(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
+	return o.readVia(h, (*pack.Reader).ReadTransient)
+}
+
+// readVia reads h with packRead, or from go-git what the packs leave to it.
+func (o *objects) readVia(h plumbing.Hash, packRead func(*pack.Reader, plumbing.Hash) (plumbing.ObjectType, []byte, error)) (plumbing.ObjectType, []byte, error) {
 	if o.packs != nil {
-		t, b, err := o.packs.ReadTransient(h)
+		t, b, err := packRead(o.packs, h)
 		if !errors.Is(err, pack.ErrNotFound) {
 			return t, b, err
 		}

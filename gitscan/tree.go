@@ -23,14 +23,13 @@ type Tree struct {
 	Commit plumbing.Hash
 	mu     sync.Mutex
 	files  map[string][]byte // nil value: absent
-	dirs   map[string][]string
 	ids    map[string]string // PathID's answers
 	root   plumbing.Hash     // the commit's tree, once resolved
 }
 
 // Tree returns a view of the files at commit.
 func (r *Repo) Tree(commit plumbing.Hash) *Tree {
-	return &Tree{r: r, Commit: commit, files: map[string][]byte{}, dirs: map[string][]string{}}
+	return &Tree{r: r, Commit: commit, files: map[string][]byte{}}
 }
 
 // read returns a file's content, shared with the cache; ok is false when
@@ -41,11 +40,15 @@ func (t *Tree) read(path string) (data []byte, ok bool, err error) {
 	if d, seen := t.files[path]; seen {
 		return d, d != nil, nil
 	}
-	d, err := t.r.ReadFile(t.Commit, path)
-	if errors.Is(err, ErrNotFound) {
+	e, ok, err := t.lookup(path)
+	if err != nil {
+		return nil, false, err
+	}
+	if !ok || e.mode&modeMask != modeFile {
 		t.files[path] = nil
 		return nil, false, nil
 	}
+	d, err := t.r.ReadBlob(e.hash)
 	if err != nil {
 		return nil, false, err
 	}
@@ -61,14 +64,28 @@ func (t *Tree) read(path string) (data []byte, ok bool, err error) {
 func (t *Tree) entry(path string) (e treeEntry, ok bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.lookup(path)
+}
+
+// lookup is entry for a caller holding t.mu.
+func (t *Tree) lookup(path string) (treeEntry, bool, error) {
+	root, err := t.rootTree()
+	if err != nil {
+		return treeEntry{}, false, err
+	}
+	return t.r.lookup(root, path)
+}
+
+// rootTree is the commit's tree, resolved once (t.mu held).
+func (t *Tree) rootTree() (plumbing.Hash, error) {
 	if t.root.IsZero() {
 		n, err := t.r.node(t.Commit, false)
 		if err != nil {
-			return e, false, err
+			return plumbing.ZeroHash, err
 		}
 		t.root = n.Tree
 	}
-	return t.r.lookup(t.root, path)
+	return t.root, nil
 }
 
 // A Tree is an fs.FS of the commit's files: regular and executable files
@@ -140,16 +157,16 @@ func (t *Tree) Stat(name string) (fs.FileInfo, error) {
 
 // ReadDir lists a directory of the commit, sorted by name.
 func (t *Tree) ReadDir(name string) ([]fs.DirEntry, error) {
-	fi, err := t.Stat(name)
-	if err != nil {
-		return nil, &fs.PathError{Op: "readdir", Path: name, Err: unwrapPath(err)}
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrInvalid}
 	}
-	if !fi.IsDir() {
+	dir := treePath(name)
+	e, ok, err := t.entry(dir)
+	switch {
+	case err != nil || !ok:
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: orNotExist(err)}
+	case e.mode&modeMask != modeDir:
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
-	}
-	e, _, err := t.entry(treePath(name))
-	if err != nil {
-		return nil, err
 	}
 	t.mu.Lock()
 	data, err := t.r.readTree(e.hash)
@@ -159,7 +176,7 @@ func (t *Tree) ReadDir(name string) ([]fs.DirEntry, error) {
 	}
 	var out []fs.DirEntry
 	err = eachTreeEntry(data, func(n string, te treeEntry) error {
-		out = append(out, treeDirEntry{t: t, path: path.Join(treePath(name), n), info: treeInfo{name: n, mode: te.mode}})
+		out = append(out, treeDirEntry{t: t, path: path.Join(dir, n), info: treeInfo{name: n, mode: te.mode}})
 		return nil
 	})
 	slices.SortFunc(out, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
@@ -302,16 +319,13 @@ func (t *Tree) PathID(path string, dir bool) string {
 }
 
 func (t *Tree) pathID(path string, dir bool) string {
-	if t.root.IsZero() {
-		n, err := t.r.node(t.Commit, false)
-		if err != nil {
-			return ""
-		}
-		t.root = n.Tree
+	root, err := t.rootTree()
+	if err != nil {
+		return ""
 	}
 	if dir {
 		var names []string
-		err := t.r.walkTreeAt(t.root, path, false, func(p string, _ plumbing.Hash) error {
+		err := t.r.walkTreeAt(root, path, false, func(p string, _ plumbing.Hash) error {
 			names = append(names, p)
 			return nil
 		})
@@ -321,7 +335,7 @@ func (t *Tree) pathID(path string, dir bool) string {
 		sort.Strings(names)
 		return strings.Join(names, "\n")
 	}
-	e, ok, err := t.r.lookup(t.root, path)
+	e, ok, err := t.r.lookup(root, path)
 	if err != nil || !ok {
 		return ""
 	}
