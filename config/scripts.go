@@ -184,26 +184,16 @@ type Resolution struct {
 }
 
 // Resolve returns every variant of a recipe with the script that runs it.
-func (r *Resolver) Resolve(key string, recipe *pyyaml.Value) []Resolution {
-	str := func(f string) string {
-		if v, ok := recipe.Get(f); ok && v.Kind == pyyaml.Str {
-			return v.Str
-		}
-		return ""
-	}
-	label, fw, prec, prefix := str("runner"), str("framework"), str("precision"), str("model-prefix")
-	code, _, _ := strings.Cut(prefix, "_")
-	mn := false
-	if v, ok := recipe.Get("multinode"); ok && v.Truthy() {
-		mn = true
-	}
+func (r *Resolver) Resolve(rec *Recipe) []Resolution {
+	key, label, fw, prec, mn := rec.Key, rec.Runner, rec.Framework, rec.Precision, rec.Multinode
+	code, _, _ := strings.Cut(rec.ModelPrefix, "_")
 	fams := r.FamiliesOf(label)
 	if len(fams) == 0 {
 		return []Resolution{{Key: key, Multinode: mn, Note: fmt.Sprintf("no launcher for runner %q", label)}}
 	}
 	var out []Resolution
 	for _, fam := range fams {
-		for _, sv := range scenarioVariants(recipe) {
+		for _, sv := range scenarioVariants(rec.Raw()) {
 			res := Resolution{Key: key, Family: fam, Scenario: sv.scenario, Spec: sv.spec, Multinode: mn}
 			if mn {
 				r.resolveMultinode(&res, code, prec, fw, sv.settings)

@@ -210,7 +210,7 @@ func (r *Rev) Runs(key string) ([]config.Resolution, error) {
 	if err != nil {
 		return nil, err
 	}
-	return res.Resolve(key, rec.Raw()), nil
+	return res.Resolve(rec), nil
 }
 
 // Script returns a parsed script (nil when the file does not exist).

@@ -93,7 +93,7 @@ func scriptsRun(ctx context.Context, opts *ScriptsOptions) error {
 	sn, snHit := 0, 0
 	var misses []string
 	for _, k := range keys {
-		rs := res.Resolve(k, m.Recipes[k].Raw())
+		rs := res.Resolve(m.Recipes[k])
 		all = append(all, rs...)
 		if len(rs) > 0 && !rs[0].Multinode {
 			sn++
