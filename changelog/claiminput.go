@@ -42,7 +42,8 @@ func bulletsOf(entry *pyyaml.Value) (bullets []string, lines []int) {
 // that file) read from bullet (-1: of the entry as a whole), as
 // claims.Check reports it.
 func ClaimLine(entry *pyyaml.Value, bullet int) int {
-	e := ClaimInput(0, entry)
+	e := claims.Entry{Line: entry.Line}
+	_, e.Lines = bulletsOf(entry)
 	return e.LineOf(bullet)
 }
 

@@ -50,6 +50,6 @@ func TestClaimsVersionPinned(t *testing.T) {
 	want, ok := claimsDigest[claims.Version]
 	if !ok || got != want {
 		t.Fatalf("claims read from the sample changelog have digest %s; claims.Version %q pins %q.\n"+
-			"If the reading changed on purpose, bump claims.Version (claims.go) and pin the new digest here.", got, claims.Version, want)
+			"If the reading changed on purpose, bump claims.Version (changelog/claims/extract.go) and pin the new digest here.", got, claims.Version, want)
 	}
 }

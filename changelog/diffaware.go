@@ -13,7 +13,7 @@ import (
 // ClaimsMode selects which claim verdicts verify reports.
 type ClaimsMode string
 
-// claims.Claim modes.
+// Claim modes.
 const (
 	ClaimsContradicted ClaimsMode = "contradicted" // the default: only contradicted claims
 	ClaimsAll          ClaimsMode = "all"          // every claim with its verdict

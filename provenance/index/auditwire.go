@@ -12,9 +12,10 @@ import (
 )
 
 // The stored audit is written with package wire rather than gob: a warm
-// `changelog audit` is mostly the decoding of it, and with its chunks in
-// gob it took 1.85 times as long (docs/dev/performance.md). The encodings below list every field of the types they store;
-// TestAuditWireFields fails when a field is added and not encoded.
+// `changelog audit` is mostly the decoding of it (gob measured in
+// docs/dev/performance.md, stop 30). The encodings below list every field
+// of the types they store; TestAuditWireFields fails when a field is
+// added and not encoded.
 
 // auditWireVersion begins every encoded chunk and head.
 const auditWireVersion = 3
