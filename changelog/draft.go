@@ -167,7 +167,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			head, _, _ := ch.Head.Recipe(rc.Key)
 			base, _, _ := ch.Base.Recipe(rc.Key)
 			if head != nil && base != nil {
-				out = append(out, configBullets(base.Raw(), head.Raw(), rc.Diff)...)
+				out = append(out, configBullets(base, head, rc.Diff)...)
 			}
 		}
 		out = append(out, launchBullets(eff)...)
@@ -186,12 +186,11 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		if head == nil {
 			return nil
 		}
-		v := head.Raw()
-		out = append(out, fmt.Sprintf("Add %s: %s %s on %s with %s", rc.Key, str(v, "model"), strings.ToUpper(str(v, "precision")), str(v, "runner"), str(v, "framework")))
-		if im := str(v, "image"); im != "" {
-			out = append(out, "Image: "+im)
+		out = append(out, fmt.Sprintf("Add %s: %s %s on %s with %s", rc.Key, head.Model, strings.ToUpper(head.Precision), head.Runner, head.Framework))
+		if head.Image != "" {
+			out = append(out, "Image: "+head.Image)
 		}
-		if ss := searchSpaceText(config.Rows(v)); ss != "" {
+		if ss := searchSpaceText(head.Rows()); ss != "" {
 			out = append(out, "Search space: "+ss)
 		}
 		if eff != nil && eff.Complete {
@@ -208,7 +207,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 	}
 	base, _, _ = ch.Base.Recipe(oldKey)
 	if rc.Diff != nil && head != nil && base != nil {
-		out = append(out, configBullets(base.Raw(), head.Raw(), rc.Diff)...)
+		out = append(out, configBullets(base, head, rc.Diff)...)
 	}
 	for _, f := range rc.Files {
 		out = append(out, scriptBullets(ch, f)...)
@@ -228,16 +227,9 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 	return dedupe(out)
 }
 
-func str(v *pyyaml.Value, field string) string {
-	if x, ok := v.Get(field); ok && x.Kind == pyyaml.Str {
-		return x.Str
-	}
-	return ""
-}
-
 // configBullets describes a recipe's field changes: the image, the
 // search-space rows (added, removed, concurrency changed), other fields.
-func configBullets(old, new *pyyaml.Value, d *config.RecipeDiff) []string {
+func configBullets(old, new *config.Recipe, d *config.RecipeDiff) []string {
 	var out []string
 	rowsTouched := false
 	for _, c := range d.Changes {
@@ -255,7 +247,7 @@ func configBullets(old, new *pyyaml.Value, d *config.RecipeDiff) []string {
 		}
 	}
 	if rowsTouched {
-		out = append(out, rowBullets(config.Rows(old), config.Rows(new))...)
+		out = append(out, rowBullets(old.Rows(), new.Rows())...)
 	}
 	return out
 }

@@ -130,8 +130,8 @@ func TestPointsAndConc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := ExpandConc(v); !reflect.DeepEqual(got, []int64{4, 8, 16, 32, 48}) {
-		t.Fatalf("ExpandConc = %v", got)
+	if got := expandConc(v); !reflect.DeepEqual(got, []int64{4, 8, 16, 32, 48}) {
+		t.Fatalf("expandConc = %v", got)
 	}
 	base := []byte("k:\n  image: a\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - {tp: 8, conc-list: [4, 8]}\n")
 	more := []byte("k:\n  image: a\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - {tp: 8, conc-list: [4, 8, 16]}\n")
@@ -159,9 +159,9 @@ func TestRowsOfBothLayouts(t *testing.T) {
 	cur := "k:\n  image: a\n  scenarios:\n    fixed-seq-len:\n    - isl: 1024\n      osl: 1024\n      search-space:\n      - { tp: 4, conc-start: 4, conc-end: 64 }\n    - isl: 8192\n      osl: 1024\n      search-space:\n      - { tp: 8, ep: 8, dp-attn: true, conc-list: [16] }\n"
 	rows := func(text string) []Row {
 		m := master(t, File{"a.yaml", []byte(text)})
-		rs := Rows(m.Recipes["k"].Raw())
+		rs := m.Recipes["k"].Rows()
 		for i := range rs {
-			rs[i].Line = 0 // the layouts indent differently
+			rs[i].Line, rs[i].Path = 0, "" // the layouts indent and name differently
 		}
 		return rs
 	}

@@ -161,7 +161,23 @@ type Change struct {
 	Path, OldPath string
 	Old, New      string // rendered values ("" for the absent side)
 	Line          int    // line in the new version (old version for a removal)
-	OldV, NewV    *pyyaml.Value
+	oldV, newV    *pyyaml.Value
+}
+
+// Leaves lists the leaf fields of the change's value at their full paths:
+// the subtree a change added (or removed, from the old version), or the
+// changed leaf's new value. A change read back from an index has none.
+func (c Change) Leaves() []Field {
+	v := c.newV
+	if c.Kind == Removed {
+		v = c.oldV
+	}
+	if v == nil {
+		return nil
+	}
+	var out []Field
+	flatten(v, c.Path, &out)
+	return out
 }
 
 // RecipeDiff is the structural difference between two versions of a
@@ -240,11 +256,11 @@ func DiffMemo(old, new *pyyaml.Value, m *Memo) *RecipeDiff {
 	// enclosing change, whose rendering would be thrown away
 	for i := range d.changes {
 		c := &d.changes[i]
-		if c.Old == "" && c.OldV != nil {
-			c.Old = Render(c.OldV)
+		if c.Old == "" && c.oldV != nil {
+			c.Old = Render(c.oldV)
 		}
-		if c.New == "" && c.NewV != nil {
-			c.New = Render(c.NewV)
+		if c.New == "" && c.newV != nil {
+			c.New = Render(c.newV)
 		}
 	}
 	return &RecipeDiff{Changes: d.changes, Moves: d.moves}
@@ -407,9 +423,9 @@ func (d *differ) node(old, new *pyyaml.Value, path, oldPath string) {
 	case old == new: // one parsed piece shared by both versions
 		d.same += d.countLeaves(new)
 	case old == nil:
-		d.add(Change{Kind: Added, Path: path, Line: line(new), NewV: new})
+		d.add(Change{Kind: Added, Path: path, Line: line(new), newV: new})
 	case new == nil:
-		d.add(Change{Kind: Removed, Path: oldPath, OldPath: oldPath, Line: line(old), OldV: old})
+		d.add(Change{Kind: Removed, Path: oldPath, OldPath: oldPath, Line: line(old), oldV: old})
 	case !walkEqual && path == oldPath && d.digest(old) == d.digest(new):
 		// equal content in place: every leaf unchanged, and no item can
 		// have moved (the digest of a list is ordered), so walking it
@@ -432,7 +448,7 @@ func (d *differ) node(old, new *pyyaml.Value, path, oldPath string) {
 			d.same += d.countLeaves(new)
 			return
 		}
-		d.add(Change{Kind: Changed, Path: path, OldPath: oldPath, Line: line(new), OldV: old, NewV: new})
+		d.add(Change{Kind: Changed, Path: path, OldPath: oldPath, Line: line(new), oldV: old, newV: new})
 	}
 }
 
@@ -582,9 +598,9 @@ func (d *differ) pairMoves() {
 	for ci, c := range d.changes {
 		switch c.Kind {
 		case Removed:
-			eachStruct(c.OldV, c.Path, func(p string, v *pyyaml.Value) { rem = append(rem, moveNode{ci, p, v}) })
+			eachStruct(c.oldV, c.Path, func(p string, v *pyyaml.Value) { rem = append(rem, moveNode{ci, p, v}) })
 		case Added:
-			eachStruct(c.NewV, c.Path, func(p string, v *pyyaml.Value) { add = append(add, moveNode{ci, p, v}) })
+			eachStruct(c.newV, c.Path, func(p string, v *pyyaml.Value) { add = append(add, moveNode{ci, p, v}) })
 		}
 	}
 	if len(rem) == 0 || len(add) == 0 {
@@ -629,9 +645,9 @@ func (d *differ) pairMoves() {
 			continue
 		}
 		if c.Kind == Added {
-			d.remainder(c.NewV, c.Path, paired, false)
+			d.remainder(c.newV, c.Path, paired, false)
 		} else {
-			d.remainder(c.OldV, c.Path, paired, true)
+			d.remainder(c.oldV, c.Path, paired, true)
 		}
 	}
 	for _, p := range pairs {

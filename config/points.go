@@ -17,9 +17,9 @@ type Point struct {
 	Conc  int64
 }
 
-// ExpandConc expands a search-space entry's concurrency the generator's way:
+// expandConc expands a search-space entry's concurrency the generator's way:
 // conc-list as written, or conc-start doubling up to and including conc-end.
-func ExpandConc(ss *pyyaml.Value) []int64 {
+func expandConc(ss *pyyaml.Value) []int64 {
 	if l, ok := ss.Get("conc-list"); ok && l.Kind == pyyaml.Seq {
 		var out []int64
 		for _, it := range l.Items {
@@ -116,8 +116,8 @@ func without(v *pyyaml.Value, drop ...string) string {
 // scenarios), as a changelog entry's scenario-type lists them.
 var ScenarioTypes = []string{"fixed-seq-len", "agentic-coding"}
 
-// Points generates the points of one recipe for the given scenarios.
-func Points(r *pyyaml.Value, scenarios map[string]bool) []Point {
+// points generates the points of one recipe for the given scenarios.
+func points(r *pyyaml.Value, scenarios map[string]bool) []Point {
 	top := without(r, "scenarios")
 	sc, _ := r.Get("scenarios")
 	if sc == nil || sc.Kind != pyyaml.Map {
@@ -136,7 +136,7 @@ func Points(r *pyyaml.Value, scenarios map[string]bool) []Point {
 			}
 			for _, bmk := range ss.Items {
 				curve := base + "|" + without(bmk, "conc-list", "conc-start", "conc-end")
-				for _, c := range ExpandConc(bmk) {
+				for _, c := range expandConc(bmk) {
 					out = append(out, Point{Curve: curve, Conc: c})
 				}
 			}
@@ -223,10 +223,10 @@ func AppendOnlyCheck(base *Master, baseErr error, head *Master, order []string, 
 	}
 	baseCurves, headCurves := map[string]map[int64]bool{}, map[string]map[int64]bool{}
 	for _, k := range order {
-		for _, p := range Points(base.Recipes[k].Raw(), selected[k]) {
+		for _, p := range points(base.Recipes[k].Raw(), selected[k]) {
 			addPoint(baseCurves, p)
 		}
-		for _, p := range Points(head.Recipes[k].Raw(), selected[k]) {
+		for _, p := range points(head.Recipes[k].Raw(), selected[k]) {
 			addPoint(headCurves, p)
 		}
 	}

@@ -1,9 +1,5 @@
 package config
 
-import (
-	"github.com/perflog/perflog/internal/pyyaml"
-)
-
 // Row is one search-space entry of a recipe with what it benchmarks: the
 // scenario and sequence lengths around it, its parallelism (for a
 // multi-node entry, its prefill and decode workers'), spec decoding, KV
@@ -21,7 +17,9 @@ type Row struct {
 	// the kv-offload-backend name.
 	KVOffloading, KVBackend string
 	Conc                    []int64
-	Line                    int // the entry's line in its master config
+	// Line is the entry's line in its master config, Path its field path.
+	Line int
+	Path string
 }
 
 // HasTP reports whether the row runs with tensor parallelism n (any side).
@@ -52,87 +50,28 @@ func hasInt(l []int64, n int64) bool {
 	return false
 }
 
-// Scenario is one scenario of a recipe: its name and its items (each with
-// isl/osl or other settings and a search-space list).
-type Scenario struct {
-	Name  string
-	Items []*pyyaml.Value
-}
-
-// Scenarios lists a recipe's scenarios in file order, in either layout of
-// the history: `scenarios: {fixed-seq-len: [...], agentic-coding: [...]}`,
-// or the older `seq-len-configs: [...]`, which is fixed-seq-len.
-func Scenarios(recipe *pyyaml.Value) []Scenario {
-	if sc, _ := recipe.Get("scenarios"); sc != nil && sc.Kind == pyyaml.Map {
-		var out []Scenario
-		for _, p := range sc.Pairs {
-			if p.Key.Kind == pyyaml.Str && p.Value.Kind == pyyaml.Seq {
-				out = append(out, Scenario{Name: p.Key.Str, Items: p.Value.Items})
-			}
-		}
-		return out
+// rowOf is the row of one search-space entry e of a scenario's item.
+func rowOf(scenario string, it *Item, e *Entry) Row {
+	r := Row{Scenario: scenario, ISL: it.ISL, OSL: it.OSL, Spec: e.Spec.Or("none"), KVOffloading: e.KVOffloading.V,
+		KVBackend: e.KVBackend, Conc: e.Conc, Line: e.Line, Path: e.Path}
+	if e.Prefill == nil { // a decode side alone is not a multi-node row
+		r.add(e.TP, e.EP, e.DPAttn)
+		return r
 	}
-	if l, _ := recipe.Get("seq-len-configs"); l != nil && l.Kind == pyyaml.Seq {
-		return []Scenario{{Name: "fixed-seq-len", Items: l.Items}}
-	}
-	return nil
-}
-
-// Rows lists a recipe's search-space entries in file order.
-func Rows(recipe *pyyaml.Value) []Row {
-	var out []Row
-	for _, sc := range Scenarios(recipe) {
-		for _, item := range sc.Items {
-			ss, _ := item.Get("search-space")
-			if ss == nil || ss.Kind != pyyaml.Seq {
-				continue
-			}
-			for _, e := range ss.Items {
-				out = append(out, RowOf(sc.Name, item, e))
-			}
-		}
-	}
-	return out
-}
-
-// RowOf is the row of one search-space entry e of a scenario's item.
-func RowOf(scenario string, item, e *pyyaml.Value) Row {
-	r := Row{Scenario: scenario, ISL: intField(item, "isl"), OSL: intField(item, "osl"), Spec: "none", Conc: ExpandConc(e), Line: e.Line}
-	if v, ok := e.Get("spec-decoding"); ok && v.Kind == pyyaml.Str {
-		r.Spec = v.Str
-	}
-	if v, ok := e.Get("kv-offloading"); ok && v.Kind == pyyaml.Str {
-		r.KVOffloading = v.Str
-	}
-	if v, ok := e.Get("kv-offload-backend"); ok {
-		if n, ok := v.Get("name"); ok && n.Kind == pyyaml.Str {
-			r.KVBackend = n.Str
-		}
-	}
-	sides := []*pyyaml.Value{e}
-	if pf, ok := e.Get("prefill"); ok {
-		sides = []*pyyaml.Value{pf}
-		if d, ok := e.Get("decode"); ok {
-			sides = append(sides, d)
-		}
-	}
-	for _, s := range sides {
-		if v, ok := s.Get("tp"); ok && v.Kind == pyyaml.Int && v.Int.IsInt64() {
-			r.TP = append(r.TP, v.Int.Int64())
-		}
-		if v, ok := s.Get("ep"); ok && v.Kind == pyyaml.Int && v.Int.IsInt64() {
-			r.EP = append(r.EP, v.Int.Int64())
-		}
-		if v, ok := s.Get("dp-attn"); ok {
-			r.DPA = append(r.DPA, v.Truthy())
-		}
+	for _, s := range e.Sides() {
+		r.add(s.TP, s.EP, s.DPAttn)
 	}
 	return r
 }
 
-func intField(v *pyyaml.Value, f string) int64 {
-	if x, ok := v.Get(f); ok && x.Kind == pyyaml.Int && x.Int.IsInt64() {
-		return x.Int.Int64()
+func (r *Row) add(tp, ep Opt[int64], dpa Opt[bool]) {
+	if tp.Set {
+		r.TP = append(r.TP, tp.V)
 	}
-	return 0
+	if ep.Set {
+		r.EP = append(r.EP, ep.V)
+	}
+	if dpa.Set {
+		r.DPA = append(r.DPA, dpa.V)
+	}
 }

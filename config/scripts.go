@@ -341,48 +341,16 @@ func scenarioVariants(recipe *pyyaml.Value) []variant {
 			out = append(out, v)
 		}
 	}
-	for _, sc := range Scenarios(recipe) {
-		for _, item := range sc.Items {
-			ss, _ := item.Get("search-space")
-			if ss == nil {
-				continue
-			}
-			for _, e := range ss.Items {
-				spec := "none"
-				if v, ok := e.Get("spec-decoding"); ok && v.Kind == pyyaml.Str {
-					spec = v.Str
-				}
-				add(variant{scenario: sc.Name, spec: spec, settings: AdditionalSettings(e)})
+	for _, sc := range scenarios(recipe) {
+		for _, it := range sc.Items {
+			for i := range it.Entries {
+				e := &it.Entries[i]
+				add(variant{scenario: sc.Name, spec: e.Spec.Or("none"), settings: e.Settings()})
 			}
 		}
 	}
 	if len(out) == 0 {
 		out = append(out, variant{scenario: "fixed-seq-len", spec: "none", settings: map[string]string{}})
-	}
-	return out
-}
-
-// AdditionalSettings returns the KEY=VALUE additional-settings of a
-// multi-node search-space entry (prefill, then decode: decode wins, as
-// the workflow exports them).
-func AdditionalSettings(entry *pyyaml.Value) map[string]string {
-	out := map[string]string{}
-	for _, side := range []string{"prefill", "decode"} {
-		w, ok := entry.Get(side)
-		if !ok {
-			continue
-		}
-		as, ok := w.Get("additional-settings")
-		if !ok {
-			continue
-		}
-		for _, it := range as.Items {
-			if it.Kind == pyyaml.Str {
-				if k, v, ok := strings.Cut(it.Str, "="); ok {
-					out[strings.TrimSpace(k)] = strings.TrimSpace(v)
-				}
-			}
-		}
 	}
 	return out
 }

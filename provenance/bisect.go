@@ -29,21 +29,8 @@ func reach(path string, v *pyyaml.Value) string {
 	if v == nil {
 		return ""
 	}
-	for _, sc := range config.Scenarios(v) {
-		for i, item := range sc.Items {
-			ss, _ := item.Get("search-space")
-			if ss == nil || ss.Kind != pyyaml.Seq {
-				continue
-			}
-			for j, e := range ss.Items {
-				for _, layout := range []string{"scenarios." + sc.Name, "seq-len-configs"} {
-					row := fmt.Sprintf("%s[%d].search-space[%d]", layout, i, j)
-					if config.HasPathPrefix(path, row) {
-						return "only " + rowText(config.RowOf(sc.Name, item, e))
-					}
-				}
-			}
-		}
+	if r, ok := config.NewRecipe("", "", 0, v).RowAt(path); ok {
+		return "only " + rowText(r)
 	}
 	return ""
 }

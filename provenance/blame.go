@@ -430,8 +430,8 @@ func changeAt(d *config.RecipeDiff, p string) (config.Change, bool) {
 // (a restructure renames containers, not leaves).
 func lookThrough(d *config.RecipeDiff, p string, added config.Change) (string, bool) {
 	var want string
-	for _, f := range config.Flatten(added.NewV) {
-		if joinPath(added.Path, f.Path) == p {
+	for _, f := range added.Leaves() {
+		if f.Path == p {
 			want = f.Value
 		}
 	}
@@ -440,8 +440,8 @@ func lookThrough(d *config.RecipeDiff, p string, added config.Change) (string, b
 		if c.Kind != config.Removed {
 			continue
 		}
-		for _, f := range config.Flatten(c.OldV) {
-			old := joinPath(c.Path, f.Path)
+		for _, f := range c.Leaves() {
+			old := f.Path
 			if f.Value != want {
 				continue
 			}
@@ -451,18 +451,6 @@ func lookThrough(d *config.RecipeDiff, p string, added config.Change) (string, b
 		}
 	}
 	return best, bestScore > 0
-}
-
-func joinPath(base, rel string) string {
-	switch {
-	case rel == "":
-		return base
-	case base == "":
-		return rel
-	case rel[0] == '[':
-		return base + rel
-	}
-	return base + "." + rel
 }
 
 var segment = regexp.MustCompile(`[^.\[\]]+`)

@@ -221,20 +221,15 @@ func filterChange(c config.Change, filter string) []FieldChange {
 	if filter == "" || (PathMatch(filter, c.Path) && (strings.Contains(filter, "*") || config.HasPathPrefix(c.Path, filter))) {
 		return []FieldChange{fc}
 	}
-	v := c.NewV
-	if c.Kind == config.Removed {
-		v = c.OldV
-	}
-	if c.Kind == config.Changed || v == nil {
+	if c.Kind == config.Changed {
 		return nil
 	}
 	var out []FieldChange
-	for _, f := range config.Flatten(v) {
-		p := joinPath(c.Path, f.Path)
-		if !PathMatch(filter, p) {
+	for _, f := range c.Leaves() {
+		if !PathMatch(filter, f.Path) {
 			continue
 		}
-		sub := FieldChange{Kind: c.Kind, Path: p}
+		sub := FieldChange{Kind: c.Kind, Path: f.Path}
 		if c.Kind == config.Removed {
 			sub.Old = f.Value
 		} else {

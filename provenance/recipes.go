@@ -10,6 +10,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 )
@@ -573,6 +574,29 @@ func (h *History) RecipeAt(key string, seq int) (v *pyyaml.Value, file string, l
 		return nil, "", 0, false
 	}
 	return p.b.full(), file, int(p.line), true
+}
+
+// NearFields helps a path filter that matched nothing: when the recipe
+// key at rev has no field the filter names, it lists the n field paths
+// closest to it; nil when a field matches (it just did not change) or the
+// recipe is not at rev.
+func (h *History) NearFields(key string, rev plumbing.Hash, filter string, n int) []string {
+	seq, ok := h.SeqOf(rev)
+	if !ok {
+		return nil
+	}
+	v := h.recipeValueAt(key, seq)
+	if v == nil {
+		return nil
+	}
+	var paths []string
+	for _, f := range config.Flatten(v) {
+		if PathMatch(filter, f.Path) || config.HasPathPrefix(f.Path, filter) {
+			return nil
+		}
+		paths = append(paths, f.Path)
+	}
+	return config.Closest(filter, paths, n)
 }
 
 // recipeValueAt is RecipeAt's recipe alone: its line, which needs the

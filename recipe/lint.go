@@ -7,8 +7,6 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
-
-	"github.com/perflog/perflog/config"
 )
 
 // Rule ids of the recipe-script lint (a public contract: add, never
@@ -413,7 +411,7 @@ func RunsOf(r *Rev, key string) (map[string][]Run, error) {
 		return nil, err
 	}
 	out := map[string][]Run{}
-	for _, row := range config.Rows(rec.Raw()) {
+	for _, row := range rec.Rows() {
 		for _, rs := range res {
 			if rs.Script == "" || rs.Scenario != row.Scenario || rs.Spec != row.Spec {
 				continue

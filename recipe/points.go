@@ -90,18 +90,21 @@ func (p *LaunchPoint) Label() string {
 }
 
 // sides names a multi-node entry's workers: "p1 tp4 ep4 dpa, d3 tp8 ep8".
-func sides(e *pyyaml.Value) string {
+func sides(e *config.Entry) string {
 	var out []string
-	for _, side := range []string{"prefill", "decode"} {
-		v, ok := e.Get(side)
-		if !ok {
+	for _, side := range []struct {
+		c byte
+		s *config.Side
+	}{{'p', e.Prefill}, {'d', e.Decode}} {
+		v := side.s
+		if v == nil {
 			continue
 		}
-		parts := []string{fmt.Sprintf("%c%d", side[0], intOr(v, "num-worker", 1)), fmt.Sprintf("tp%d", intOr(v, "tp", 1))}
-		if ep := intOr(v, "ep", 1); ep > 1 {
+		parts := []string{fmt.Sprintf("%c%d", side.c, v.Workers.Or(1)), fmt.Sprintf("tp%d", v.TP.Or(1))}
+		if ep := v.EP.Or(1); ep > 1 {
 			parts = append(parts, fmt.Sprintf("ep%d", ep))
 		}
-		if d, ok := v.Get("dp-attn"); ok && d.Truthy() {
+		if v.DPAttn.V {
 			parts = append(parts, "dpa")
 		}
 		out = append(out, strings.Join(parts, " "))
@@ -140,33 +143,19 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 		return nil, err
 	}
 	hw := r.hardware()
-	v := rec.Raw()
 	label, multinode := rec.Runner, rec.Multinode
 	var out []LaunchPoint
-	for _, sc := range config.Scenarios(v) {
+	for _, sc := range rec.Scenarios() {
 		scenario := sc.Name
 		for _, item := range sc.Items {
-			ss, _ := item.Get("search-space")
-			if ss == nil || ss.Kind != pyyaml.Seq {
-				continue
-			}
-			util := 0.0
-			if u, ok := item.Get("dram-utilization"); ok {
-				util = number(u)
-			}
-			for _, e := range ss.Items {
+			for i := range item.Entries {
+				e := &item.Entries[i]
 				base := LaunchPoint{Key: key, File: rec.File, KeyLine: rec.Line, Line: e.Line, Scenario: scenario, Multinode: multinode,
-					TP: intOr(e, "tp", 0), EP: intOr(e, "ep", 1), Spec: strOr(e, "spec-decoding", "none")}
-				if x, ok := e.Get("dp-attn"); ok {
-					base.DPAttn = x.Truthy()
-				}
+					TP: e.TP.Or(0), EP: e.EP.Or(1), DPAttn: e.DPAttn.V, Spec: e.Spec.Or("none")}
 				if scenario == "fixed-seq-len" {
-					base.ISL, base.OSL = intOr(item, "isl", 0), intOr(item, "osl", 0)
+					base.ISL, base.OSL = item.ISL, item.OSL
 				} else {
-					base.KVOffloading = strOr(e, "kv-offloading", "none")
-					if b, ok := e.Get("kv-offload-backend"); ok {
-						base.KVBackend = strOr(b, "name", "")
-					}
+					base.KVOffloading, base.KVBackend = e.KVOffloading.Or("none"), e.KVBackend
 				}
 				run := pickRun(runs, scenario, base.Spec)
 				if run != nil {
@@ -179,7 +168,7 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 					case multinode:
 						base.Sides = sides(e)
 						base.Note = "multi-node: run by srt-slurm or a driver script, not dry-run"
-						if cf := config.AdditionalSettings(e)["CONFIG_FILE"]; cf != "" && !strings.Contains(cf, ":") {
+						if cf := e.Settings()["CONFIG_FILE"]; cf != "" && !strings.Contains(cf, ":") {
 							if path, note, _ := res.RecipeFile(cf); path != "" {
 								base.Recipe, base.Note = path, ""
 							} else if note != "" {
@@ -192,11 +181,11 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 				} else {
 					base.Note = "no launcher runs it"
 				}
-				for _, conc := range config.ExpandConc(e) {
+				for _, conc := range e.Conc {
 					pt := base
 					pt.Index = len(out) + 1
 					pt.Conc = conc
-					pt.Env = pointEnv(rec, e, &pt, label, dramGB(hw[label], util, &pt, e))
+					pt.Env = pointEnv(rec, e, &pt, label, dramGB(hw[label], item.DRAMUtilization, &pt, e))
 					if scenario == "fixed-seq-len" && pt.Script != "" && !strings.Contains(pt.Script, "/fixed_seq_len/") {
 						// the layout before #1571: the workflow of the day
 						// set no scenario directory
@@ -274,7 +263,7 @@ func (r *Rev) readHardware() map[string]hardware {
 // (capped), times the utilisation, times the share of the node's GPUs
 // the point uses, in decimal GB. "0" without DRAM offloading; "" when
 // the runner's hardware is not listed (then the launch sees it unset).
-func dramGB(h hardware, util float64, p *LaunchPoint, e *pyyaml.Value) string {
+func dramGB(h hardware, util float64, p *LaunchPoint, e *config.Entry) string {
 	if p.KVOffloading != "dram" {
 		return "0"
 	}
@@ -282,7 +271,7 @@ func dramGB(h hardware, util float64, p *LaunchPoint, e *pyyaml.Value) string {
 		return ""
 	}
 	avail := min(h.dramMiB, maxAgenticDRAMMiB)
-	gpus := p.TP * intOr(e, "pp", 1) * intOr(e, "pcp-size", 1)
+	gpus := p.TP * e.PP.Or(1) * e.PCP.Or(1)
 	// exact decimal arithmetic, as the generator's Decimal
 	u := new(big.Rat)
 	u.SetString(strconv.FormatFloat(util, 'f', -1, 64))
@@ -296,11 +285,11 @@ func dramGB(h hardware, util float64, p *LaunchPoint, e *pyyaml.Value) string {
 
 // pointEnv is the environment benchmark-tmpl.yml gives a single-node
 // point (its env block and the launch step).
-func pointEnv(rec *config.Recipe, e *pyyaml.Value, p *LaunchPoint, label, dram string) map[string]string {
+func pointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram string) map[string]string {
 	b := func(v bool) string { return strconv.FormatBool(v) }
 	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
 	prefix := rec.ModelPrefix
-	pp, dcp, pcp := intOr(e, "pp", 1), intOr(e, "dcp-size", 1), intOr(e, "pcp-size", 1)
+	pp, dcp, pcp := e.PP.Or(1), e.DCP.Or(1), e.PCP.Or(1)
 	agentic := p.Scenario == "agentic-coding"
 	env := map[string]string{
 		"RANDOM_RANGE_RATIO": "0.8", "HF_TOKEN": "<secret>", "HF_HUB_CACHE": "/mnt/hf_hub_cache/",
@@ -405,15 +394,4 @@ func strOr(v *pyyaml.Value, f, def string) string {
 		return x.Str
 	}
 	return def
-}
-
-func number(v *pyyaml.Value) float64 {
-	switch v.Kind {
-	case pyyaml.Float:
-		return v.Float
-	case pyyaml.Int:
-		f, _ := new(big.Float).SetInt(v.Int).Float64()
-		return f
-	}
-	return 0
 }

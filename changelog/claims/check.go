@@ -212,7 +212,7 @@ func loadSide(r *recipe.Rev, name string, keys []string) side {
 			continue
 		}
 		sd.exists = true
-		for _, row := range config.Rows(rec.Raw()) {
+		for _, row := range rec.Rows() {
 			sd.rows = append(sd.rows, keyedRow{k, rec.File, row})
 		}
 		sd.images = append(sd.images, r.Images(k)...)

@@ -15,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
 )
 
@@ -393,22 +392,7 @@ func logNothing(ctx context.Context, opts *LogOptions, hs *history) {
 	if err != nil {
 		return
 	}
-	seq, ok := h.SeqOf(hs.rev)
-	if !ok {
-		return
-	}
-	v, _, _, ok := h.RecipeAt(opts.Key, seq)
-	if !ok {
-		return
-	}
-	var paths []string
-	for _, f := range config.Flatten(v) {
-		if provenance.PathMatch(opts.Path, f.Path) || config.HasPathPrefix(f.Path, opts.Path) {
-			return // the field exists: it just did not change in the range
-		}
-		paths = append(paths, f.Path)
-	}
-	if near := config.Closest(opts.Path, paths, 3); len(near) > 0 {
+	if near := h.NearFields(opts.Key, hs.rev, opts.Path, 3); len(near) > 0 {
 		fmt.Fprintf(errOut, "%s has no field %q; did you mean %s?\n", opts.Key, opts.Path, strings.Join(near, ", "))
 	}
 }
