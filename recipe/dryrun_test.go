@@ -121,6 +121,38 @@ python3 -m sglang.launch_server "${ARGS[@]}" \
 	}
 }
 
+// TestDryRunProcessParams: what only the running shell knows (its pid,
+// a random number) reads as unknown, in the script, in a sourced file and
+// in bash -c, so that a dry run is the same from run to run.
+func TestDryRunProcessParams(t *testing.T) {
+	files := testfs.Files{
+		"benchmarks/benchmark_lib.sh": lib + `RUNTIME_DIR="${TMPDIR:-/tmp}/agentic-${SLURM_JOB_ID:-$$}"; CACHE=/tmp/c.$$ MARK='$$'` + "\n",
+		"benchmarks/run.sh": scriptHead + `
+LOG="/tmp/server.$$.${PPID}.log"
+export SEED=$RANDOM
+vllm serve "$MODEL" --dir "$RUNTIME_DIR" --log "$LOG" --cache $CACHE --mark "$MARK" > /workspace/server.log 2>&1 &
+` + scriptTail,
+	}
+	env := map[string]string{"PATH": "/bin", "MODEL": "m", "TP": "8", "CONC": "4", "PORT": "8888"}
+	var first []string
+	for range 2 {
+		l := DryRun(context.Background(), files, "benchmarks/run.sh", nil, env, DryRunOptions{Timeout: 3 * time.Second})
+		srv := l.Server()
+		if srv == nil {
+			t.Fatalf("%s: %s", l.Status, l.Reason)
+		}
+		got := append(slices.Clone(srv.Argv), srv.Env["SEED"])
+		want := []string{"vllm", "serve", "m", "--dir", "/tmp/agentic-<unknown:pid>", "--log", "/tmp/server.<unknown:pid>.<unknown:pid>.log", "--cache", "/tmp/c.<unknown:pid>", "--mark", "$$", "<unknown:random>"}
+		if !slices.Equal(got, want) {
+			t.Fatalf("got  %q\nwant %q", got, want)
+		}
+		if first != nil && !slices.Equal(first, got) {
+			t.Fatalf("the second run differs: %q, then %q", first, got)
+		}
+		first = got
+	}
+}
+
 func TestDryRunFailsBeforeTheServer(t *testing.T) {
 	script := scriptHead + `
 if require_backend lmcache; then ARGS=(--lmcache); fi

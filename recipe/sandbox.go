@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -527,8 +528,15 @@ func sourcedFunc(name string, data []byte) string {
 		}
 	}
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if d, ok := n.(*syntax.DeclClause); ok && d.Variant.Value == "local" {
-			d.Variant.Value = "declare" // see sourceable
+		switch n := n.(type) {
+		case *syntax.DeclClause:
+			if n.Variant.Value == "local" {
+				n.Variant.Value = "declare" // see sourceable
+			}
+		case *syntax.Word:
+			processParams(n.Parts)
+		case *syntax.DblQuoted:
+			processParams(n.Parts)
 		}
 		return true
 	})
@@ -611,6 +619,7 @@ func rewrite(f *syntax.File, self string) {
 			n.Redirs = kept
 		case *syntax.DblQuoted:
 			bashSource(n.Parts, self)
+			processParams(n.Parts)
 		case *syntax.DeclClause:
 			if n.Variant != nil && n.Variant.Value == "local" {
 				n.Variant.Value = "declare" // see sourceable
@@ -632,6 +641,7 @@ func rewrite(f *syntax.File, self string) {
 			}
 		case *syntax.Word:
 			bashSource(n.Parts, self)
+			processParams(n.Parts)
 			for i, p := range n.Parts {
 				if _, ok := p.(*syntax.ProcSubst); ok {
 					n.Parts[i] = &syntax.Lit{Value: "/dev/null"}
@@ -665,23 +675,47 @@ func sourceable(data []byte) []byte {
 	}
 	out := data
 	if f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), ""); err == nil {
-		var offs []int
+		type edit struct {
+			off, end int
+			text     string
+		}
+		var edits []edit
+		var quoted [][2]int // double-quoted strings and here-documents
 		syntax.Walk(f, func(n syntax.Node) bool {
-			if d, ok := n.(*syntax.DeclClause); ok && d.Variant != nil && d.Variant.Value == "local" {
-				offs = append(offs, int(d.Variant.ValuePos.Offset()))
+			switch n := n.(type) {
+			case *syntax.DeclClause:
+				if n.Variant != nil && n.Variant.Value == "local" {
+					o := int(n.Variant.ValuePos.Offset())
+					edits = append(edits, edit{o, o + len("local"), "declare"})
+				}
+			case *syntax.DblQuoted:
+				quoted = append(quoted, [2]int{int(n.Pos().Offset()), int(n.End().Offset())})
+			case *syntax.Redirect:
+				if n.Hdoc != nil {
+					quoted = append(quoted, [2]int{int(n.Hdoc.Pos().Offset()), int(n.Hdoc.End().Offset())})
+				}
+			case *syntax.ParamExp:
+				if v := processParam(n); v != "" {
+					edits = append(edits, edit{int(n.Pos().Offset()), int(n.End().Offset()), v})
+				}
 			}
 			return true
 		})
-		if len(offs) > 0 {
+		if len(edits) > 0 {
+			slices.SortFunc(edits, func(a, b edit) int { return a.off - b.off })
 			var b bytes.Buffer
 			last := 0
-			for _, o := range offs {
-				if o < last || o+5 > len(data) || string(data[o:o+5]) != "local" {
+			for _, e := range edits {
+				if e.off < last || e.end > len(data) {
 					continue
 				}
-				b.Write(data[last:o])
-				b.WriteString("declare")
-				last = o + 5
+				text := e.text
+				if strings.HasPrefix(text, UnknownMarker) && !slices.ContainsFunc(quoted, func(q [2]int) bool { return q[0] <= e.off && e.end <= q[1] }) {
+					text = "'" + text + "'" // an unquoted word: < is a redirection
+				}
+				b.Write(data[last:e.off])
+				b.WriteString(text)
+				last = e.end
 			}
 			b.Write(data[last:])
 			out = b.Bytes()
@@ -709,6 +743,36 @@ func bashSource(parts []syntax.WordPart, self string) {
 		}
 		parts[i] = &syntax.Lit{Value: self}
 	}
+}
+
+// processParams replaces what only the running shell knows ($$, $PPID,
+// $BASHPID, $RANDOM, $SRANDOM) with an unknown value: the interpreter
+// would give perflog's own pid or a random number, and a dry run would
+// differ from run to run. (Sourced files are rewritten as text:
+// sourceable.)
+func processParams(parts []syntax.WordPart) {
+	for i, p := range parts {
+		if pe, ok := p.(*syntax.ParamExp); ok {
+			if v := processParam(pe); v != "" {
+				parts[i] = &syntax.Lit{ValuePos: pe.Pos(), ValueEnd: pe.End(), Value: v}
+			}
+		}
+	}
+}
+
+// processParam is the unknown value processParams gives pe, "" for a
+// parameter it keeps.
+func processParam(pe *syntax.ParamExp) string {
+	if pe.Param == nil || pe.Length || pe.Excl || pe.Slice != nil || pe.Repl != nil || pe.Exp != nil || pe.Index != nil {
+		return ""
+	}
+	switch pe.Param.Value {
+	case "$", "PPID", "BASHPID":
+		return UnknownMarker + "pid>"
+	case "RANDOM", "SRANDOM":
+		return UnknownMarker + "random>"
+	}
+	return ""
 }
 
 type lockedWriter struct{ s *sandbox }

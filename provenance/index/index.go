@@ -60,9 +60,10 @@ import (
 	"github.com/perflog/perflog/provenance"
 )
 
-// SchemaVersion changes whenever the stored format does; an index of
-// another version is rebuilt.
-const SchemaVersion = "20"
+// SchemaVersion changes whenever the stored format or what a stored
+// answer holds does (21: dry runs no longer record perflog's pid for $$);
+// an index of another version is rebuilt.
+const SchemaVersion = "21"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
