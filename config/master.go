@@ -1,7 +1,8 @@
 // Package config models InferenceX recipe configs: the master config files
-// (configs/*-master.yaml, merged in order), config-key globs, flattening a
-// recipe into field paths, generated benchmark points, and perflog's own
-// settings file.
+// (configs/*-master.yaml, merged in order) as typed recipes (Recipe) and
+// search spaces (Scenario, Item, Entry, Row), config-key globs, flattening
+// a recipe into field paths and diffing two versions of it, generated
+// benchmark points, and perflog's own settings file.
 //
 // config works on bytes handed to it; it never reads git (callers use
 // gitscan) and knows nothing about the changelog.
