@@ -195,6 +195,10 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		}
 		if eff != nil && eff.Complete {
 			out = append(out, addedLaunchBullets(eff)...)
+		} else {
+			// its launch is not known (multi-node, or the dry run did not
+			// reach the server): the variables its own scripts set
+			out = append(out, scriptEnvBullets(ch, rc.Key)...)
 		}
 		return out
 	case recipe.RecipeRenamed:
@@ -479,6 +483,62 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 		out = append(out, "Update "+p)
 	}
 	return out
+}
+
+// scriptEnvBullets name the variables each benchmark script of a recipe
+// sets (not the files they source): "Env in x.sh: A=1, B=2 (default), C".
+func scriptEnvBullets(ch *recipe.Change, key string) []string {
+	_, drivers, err := ch.Head.Related(key)
+	if err != nil {
+		return nil
+	}
+	const most = 16
+	var out []string
+	for _, p := range drivers {
+		sc, _ := ch.Head.Script(p)
+		if !strings.HasSuffix(p, ".sh") || sc == nil || sc.ParseErr != nil {
+			continue
+		}
+		var names []string
+		seen := map[string]bool{}
+		for _, e := range sc.Env {
+			if !claims.IsEnvName(e.Name) || seen[e.Name] {
+				continue
+			}
+			seen[e.Name] = true
+			switch def, ok := defaultOf(e.Name, e.Value); {
+			case ok:
+				names = append(names, e.Name+"="+def+" (default)")
+			case literalValue(e.Value) && e.Value != "":
+				names = append(names, e.Name+"="+e.Value)
+			default:
+				names = append(names, e.Name)
+			}
+		}
+		if len(names) > most {
+			names = append(names[:most], fmt.Sprintf("%d more", len(names)-most))
+		}
+		if len(names) > 0 {
+			out = append(out, fmt.Sprintf("Env in %s: %s", path.Base(p), strings.Join(names, ", ")))
+		}
+	}
+	return out
+}
+
+// defaultOf reads a value that only defaults the variable itself,
+// ${NAME:-v} or ${NAME-v} (quoted or not), as v.
+func defaultOf(name, value string) (string, bool) {
+	if len(value) > 1 && value[0] == '"' && value[len(value)-1] == '"' {
+		value = value[1 : len(value)-1]
+	}
+	for _, op := range []string{":-", "-"} {
+		if v, ok := strings.CutPrefix(value, "${"+name+op); ok {
+			if v, ok := strings.CutSuffix(v, "}"); ok && literalValue(v) && !strings.ContainsAny(v, "{}") && v != "" {
+				return v, true
+			}
+		}
+	}
+	return "", false
 }
 
 // launchBullets describe a recipe's launch diff the repository's way:

@@ -189,14 +189,31 @@ func (r *Resolver) Resolve(rec *Recipe) []Resolution {
 	code, _, _ := strings.Cut(rec.ModelPrefix, "_")
 	fams := r.FamiliesOf(label)
 	if len(fams) == 0 {
-		return []Resolution{{Key: key, Multinode: mn, Note: fmt.Sprintf("no launcher for runner %q", label)}}
+		none := fmt.Sprintf("no launcher for runner %q", label)
+		if !mn {
+			return []Resolution{{Key: key, Multinode: mn, Note: none}}
+		}
+		// a multi-node driver is named after the GPU, which the label
+		// starts with ("mi355x-disagg"), whichever launcher runs it
+		gpu, _, _ := strings.Cut(label, "-")
+		var out []Resolution
+		for _, sv := range scenarioVariants(rec.Raw()) {
+			res := Resolution{Key: key, Scenario: sv.scenario, Spec: sv.spec, Multinode: mn}
+			r.resolveMultinode(&res, gpu, code, prec, fw, sv.settings)
+			if res.Script == "" && res.Recipe == "" {
+				res.Note = none
+			}
+			out = append(out, res)
+		}
+		return out
 	}
 	var out []Resolution
 	for _, fam := range fams {
 		for _, sv := range scenarioVariants(rec.Raw()) {
 			res := Resolution{Key: key, Family: fam, Scenario: sv.scenario, Spec: sv.spec, Multinode: mn}
 			if mn {
-				r.resolveMultinode(&res, code, prec, fw, sv.settings)
+				gpu, _, _ := strings.Cut(fam, "-")
+				r.resolveMultinode(&res, gpu, code, prec, fw, sv.settings)
 			} else {
 				r.resolveSingle(&res, code, prec, fw)
 			}
@@ -265,8 +282,7 @@ func (r *Resolver) resolveSingle(res *Resolution, code, prec, fw string) {
 	res.Note = "no candidate script exists"
 }
 
-func (r *Resolver) resolveMultinode(res *Resolution, code, prec, fw string, settings map[string]string) {
-	gpu, _, _ := strings.Cut(res.Family, "-")
+func (r *Resolver) resolveMultinode(res *Resolution, gpu, code, prec, fw string, settings map[string]string) {
 	var cands []string
 	sub := ""
 	if res.Scenario == "agentic-coding" {

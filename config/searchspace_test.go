@@ -100,3 +100,46 @@ func TestChangeLeaves(t *testing.T) {
 		t.Fatalf("a change without its value: %v", l)
 	}
 }
+
+// TestResolveMultinodeWithoutLauncher: a multi-node driver is found by
+// the GPU its runner label starts with even when no launcher runs the
+// label (InferenceX's mi355x-disagg before its launcher existed); a
+// single-node recipe there still resolves nothing, and says why.
+func TestResolveMultinodeWithoutLauncher(t *testing.T) {
+	driver := "benchmarks/multi_node/m3_fp4_mi355x_atom-disagg.sh"
+	exists := func(p string) bool { return p == driver }
+	runners := []byte("labels:\n  mi355x-disagg: [mi355x-disagg_0]\n")
+	r, err := NewResolver(nil, runners, []string{"runners/launch_b200-nv.sh"}, exists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := master(t, File{"a.yaml", []byte(`mn:
+  runner: mi355x-disagg
+  model-prefix: m3
+  precision: fp4
+  framework: atom-disagg
+  multinode: true
+  seq-len-configs:
+  - { isl: 1024, osl: 1024, search-space: [{ prefill: { tp: 4 }, decode: { tp: 4 }, conc-list: [1] }] }
+sn:
+  runner: mi355x-disagg
+  model-prefix: m3
+  precision: fp4
+  framework: atom
+  seq-len-configs:
+  - { isl: 1024, osl: 1024, search-space: [{ tp: 4, conc-list: [1] }] }
+`)})
+	got := r.Resolve(m.Recipes["mn"])
+	if len(got) != 1 || got[0].Script != driver || got[0].Family != "" || got[0].Note != "" {
+		t.Fatalf("multi-node: %+v", got)
+	}
+	got = r.Resolve(m.Recipes["sn"])
+	if len(got) != 1 || got[0].Script != "" || got[0].Note != `no launcher for runner "mi355x-disagg"` {
+		t.Fatalf("single-node: %+v", got)
+	}
+	exists = func(string) bool { return false }
+	r.Exists = exists
+	if got = r.Resolve(m.Recipes["mn"]); len(got) != 1 || got[0].Note != `no launcher for runner "mi355x-disagg"` {
+		t.Fatalf("multi-node without a driver: %+v", got)
+	}
+}
