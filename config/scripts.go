@@ -58,27 +58,35 @@ var DefaultTemplates = map[string]string{
 }
 
 // DefaultFamilies are the InferenceX launcher families (runners/launch_*.sh
-// at the corpus head).
+// at the corpus head, and earlier ones).
 var DefaultFamilies = map[string]FamilyScript{
-	"b200-cw":           {GPU: "b200", Templates: []string{"tagged", "legacy"}},
-	"b200-dgxc":         {GPU: "b200", Templates: []string{"tagged", "legacy"}},
-	"b200-dgxc-slurm":   {GPU: "b200", Templates: []string{"tagged", "legacy"}},
-	"b200-nb":           {GPU: "b200", Templates: []string{"tagged", "legacy"}},
-	"b300-nv":           {GPU: "b300", Templates: []string{"tagged", "legacy"}},
-	"h200-dgxc-slurm":   {GPU: "h200", Templates: []string{"tagged", "legacy"}},
-	"mi355x-amds":       {GPU: "mi355x", Templates: []string{"tagged", "legacy"}},
-	"rtx6000pro-lat":    {GPU: "rtx6000pro", Templates: []string{"tagged", "plain"}},
-	"h200-cw":           {GPU: "h200", Templates: []string{"legacy"}},
-	"h200-nb":           {GPU: "h200", Templates: []string{"legacy"}},
-	"h100-cr":           {GPU: "h100", Templates: []string{"plain"}},
-	"h100-cw":           {GPU: "h100", Templates: []string{"plain"}},
-	"h100-dgxc-slurm":   {GPU: "h100", Templates: []string{"plain"}},
-	"mi300x-amds":       {GPU: "mi300x", Templates: []string{"plain"}},
-	"mi325x-amds":       {GPU: "mi325x", Templates: []string{"plain"}},
-	"mi325x-tw":         {GPU: "mi325x", Templates: []string{"plain"}},
-	"b200-nscale-slurm": {},
-	"gb200-nv":          {},
-	"gb300-nv":          {},
+	"b200-cw":         {GPU: "b200", Templates: []string{"tagged", "legacy"}},
+	"b200-dgxc":       {GPU: "b200", Templates: []string{"tagged", "legacy"}},
+	"b200-dgxc-slurm": {GPU: "b200", Templates: []string{"tagged", "legacy"}},
+	"b200-nb":         {GPU: "b200", Templates: []string{"tagged", "legacy"}},
+	"b300-nv":         {GPU: "b300", Templates: []string{"tagged", "legacy"}},
+	"h200-dgxc-slurm": {GPU: "h200", Templates: []string{"tagged", "legacy"}},
+	"mi355x-amds":     {GPU: "mi355x", Templates: []string{"tagged", "legacy"}},
+	"rtx6000pro-lat":  {GPU: "rtx6000pro", Templates: []string{"tagged", "plain"}},
+	"h200-cw":         {GPU: "h200", Templates: []string{"legacy"}},
+	"h200-nb":         {GPU: "h200", Templates: []string{"legacy"}},
+	"h100-cr":         {GPU: "h100", Templates: []string{"plain"}},
+	"h100-cw":         {GPU: "h100", Templates: []string{"plain"}},
+	"h100-dgxc-slurm": {GPU: "h100", Templates: []string{"plain"}},
+	"mi300x-amds":     {GPU: "mi300x", Templates: []string{"plain"}},
+	"mi325x-amds":     {GPU: "mi325x", Templates: []string{"plain"}},
+	"mi325x-tw":       {GPU: "mi325x", Templates: []string{"plain"}},
+	// families the history had before the head's: their launchers ran
+	// the same names (mid-2026; earlier ones named scripts otherwise)
+	"b200-nv":             {GPU: "b200", Templates: []string{"legacy"}},
+	"h200-nv":             {GPU: "h200", Templates: []string{"legacy"}},
+	"mi300x-amd":          {GPU: "mi300x", Templates: []string{"plain"}},
+	"mi300x-cr":           {GPU: "mi300x", Templates: []string{"plain"}},
+	"mi325x-amd":          {GPU: "mi325x", Templates: []string{"plain"}},
+	"mi355x-amds-agentic": {GPU: "mi355x", Templates: []string{"tagged", "legacy"}},
+	"b200-nscale-slurm":   {},
+	"gb200-nv":            {},
+	"gb300-nv":            {},
 }
 
 // Resolver resolves recipe keys to the files that run them at one

@@ -61,7 +61,8 @@ import (
 )
 
 // SchemaVersion changes whenever the stored format or what a stored
-// answer holds does (21: dry runs no longer record perflog's pid for $$);
+// answer holds does (21: dry runs no longer record perflog's pid for $$, and
+// recipes of the launcher families before the head's resolve);
 // an index of another version is rebuilt.
 const SchemaVersion = "21"
 

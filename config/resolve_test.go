@@ -1,0 +1,80 @@
+package config
+
+import "testing"
+
+// TestResolveMultinodeWithoutLauncher: a multi-node driver is found by
+// the GPU its runner label starts with even when no launcher runs the
+// label (InferenceX's mi355x-disagg before its launcher existed); a
+// single-node recipe there still resolves nothing, and says why.
+func TestResolveMultinodeWithoutLauncher(t *testing.T) {
+	driver := "benchmarks/multi_node/m3_fp4_mi355x_atom-disagg.sh"
+	exists := func(p string) bool { return p == driver }
+	runners := []byte("labels:\n  mi355x-disagg: [mi355x-disagg_0]\n")
+	r, err := NewResolver(nil, runners, []string{"runners/launch_b200-nv.sh"}, exists)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := master(t, File{"a.yaml", []byte(`mn:
+  runner: mi355x-disagg
+  model-prefix: m3
+  precision: fp4
+  framework: atom-disagg
+  multinode: true
+  seq-len-configs:
+  - { isl: 1024, osl: 1024, search-space: [{ prefill: { tp: 4 }, decode: { tp: 4 }, conc-list: [1] }] }
+sn:
+  runner: mi355x-disagg
+  model-prefix: m3
+  precision: fp4
+  framework: atom
+  seq-len-configs:
+  - { isl: 1024, osl: 1024, search-space: [{ tp: 4, conc-list: [1] }] }
+`)})
+	got := r.Resolve(m.Recipes["mn"])
+	if len(got) != 1 || got[0].Script != driver || got[0].Family != "" || got[0].Note != "" {
+		t.Fatalf("multi-node: %+v", got)
+	}
+	got = r.Resolve(m.Recipes["sn"])
+	if len(got) != 1 || got[0].Script != "" || got[0].Note != `no launcher for runner "mi355x-disagg"` {
+		t.Fatalf("single-node: %+v", got)
+	}
+	exists = func(string) bool { return false }
+	r.Exists = exists
+	if got = r.Resolve(m.Recipes["mn"]); len(got) != 1 || got[0].Note != `no launcher for runner "mi355x-disagg"` {
+		t.Fatalf("multi-node without a driver: %+v", got)
+	}
+}
+
+// TestResolveEarlierFamilies: a launcher family the head no longer has
+// (launch_mi325x-amd.sh, launch_b200-nv.sh in early 2026) resolves its
+// recipes the way its launcher named their scripts.
+func TestResolveEarlierFamilies(t *testing.T) {
+	scripts := map[string]bool{
+		"benchmarks/single_node/m2_fp8_mi325x.sh":   true,
+		"benchmarks/single_node/m2_fp4_b200_trt.sh": true,
+	}
+	runners := []byte("labels:\n  mi325x: [mi325x-amd_0]\n  b200: [b200-nv_0]\n")
+	r, err := NewResolver(nil, runners, []string{"runners/launch_mi325x-amd.sh", "runners/launch_b200-nv.sh"}, func(p string) bool { return scripts[p] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := master(t, File{"a.yaml", []byte(`amd:
+  runner: mi325x
+  model-prefix: m2
+  precision: fp8
+  framework: vllm
+  seq-len-configs: [{ isl: 1024, osl: 1024, search-space: [{ tp: 2, conc-list: [4] }] }]
+nv:
+  runner: b200
+  model-prefix: m2
+  precision: fp4
+  framework: trt
+  seq-len-configs: [{ isl: 1024, osl: 1024, search-space: [{ tp: 4, conc-list: [4] }] }]
+`)})
+	for key, want := range map[string]string{"amd": "benchmarks/single_node/m2_fp8_mi325x.sh", "nv": "benchmarks/single_node/m2_fp4_b200_trt.sh"} {
+		got := r.Resolve(m.Recipes[key])
+		if len(got) != 1 || got[0].Script != want {
+			t.Errorf("%s: %+v, want %s", key, got, want)
+		}
+	}
+}
