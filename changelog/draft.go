@@ -171,6 +171,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			}
 		}
 		out = append(out, launchBullets(eff)...)
+		out = append(out, newPointsBullets(eff)...)
 		out = append(out, newVariableBullets(eff)...)
 		for _, f := range rc.Files {
 			if strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") {
@@ -193,13 +194,16 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		if ss := searchSpaceText(head.Rows()); ss != "" {
 			out = append(out, "Search space: "+ss)
 		}
+		var launch []string
 		if eff != nil && eff.Complete {
-			out = append(out, addedLaunchBullets(eff)...)
-		} else {
+			launch = addedLaunchBullets(eff)
+		}
+		if len(launch) == 0 {
 			// its launch is not known (multi-node, or the dry run did not
 			// reach the server): the variables its own scripts set
-			out = append(out, scriptEnvBullets(ch, rc.Key)...)
+			launch = scriptEnvBullets(ch, rc.Key)
 		}
+		out = append(out, launch...)
 		return out
 	case recipe.RecipeRenamed:
 		out = append(out, fmt.Sprintf("Rename %s to %s", rc.OldKey, rc.Key))
@@ -492,7 +496,7 @@ func scriptEnvBullets(ch *recipe.Change, key string) []string {
 	if err != nil {
 		return nil
 	}
-	const most = 16
+	const most = 40
 	var out []string
 	for _, p := range drivers {
 		sc, _ := ch.Head.Script(p)
@@ -679,6 +683,72 @@ func addedLaunchBullets(e *recipe.Effect) []string {
 	}
 	if len(env) > 0 {
 		out = append(out, "Env: "+strings.Join(env, ", "))
+	}
+	return out
+}
+
+// newPointsBullets describe how the points a change adds launch unlike
+// the recipe's points before it (the matched points' differences,
+// launchBullets, do not see them): a server option every new point has
+// with a value no base point had. (A variable only new points set is
+// newVariableBullets'. What the new points no longer pass is not said:
+// the recipe's other points still pass it, which the claims read as a
+// removal that did not happen.)
+func newPointsBullets(e *recipe.Effect) []string {
+	if len(e.Base) == 0 {
+		return nil
+	}
+	had := map[string]bool{}
+	for i := range e.Base {
+		had[e.Base[i].Point.ID()] = true
+	}
+	var added []recipe.PointLaunch
+	for i := range e.Head {
+		if !had[e.Head[i].Point.ID()] {
+			added = append(added, e.Head[i])
+		}
+	}
+	if len(added) == 0 {
+		return nil
+	}
+	// the values any of the points have, and the fields all of them share
+	names := func(pls []recipe.PointLaunch) (any map[string]map[string]bool, alike map[string]string) {
+		any, alike = map[string]map[string]bool{}, map[string]string{}
+		for k, v := range recipe.LaunchFields(pls) {
+			b, point := recipe.SplitField(k)
+			if any[b] == nil {
+				any[b] = map[string]bool{}
+			}
+			any[b][v] = true
+			if point == "" {
+				alike[k] = v
+			}
+		}
+		return any, alike
+	}
+	baseAny, _ := names(e.Base)
+	_, newAlike := names(added)
+	told := map[string]bool{} // options launchBullets names
+	for _, d := range e.Diffs {
+		if d.Kind == "flag" {
+			told["launch.flags."+d.Name] = true
+		}
+	}
+	option := func(k string) (string, bool) {
+		name, ok := strings.CutPrefix(k, "launch.flags.")
+		if !ok || (recipe.LaunchDiff{Kind: "flag", Name: name}).Harness() || strings.HasPrefix(name, "--model") || strings.HasPrefix(name, "--served-model") {
+			return "", false
+		}
+		return name, true
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(newAlike)) {
+		if name, ok := option(k); ok && !baseAny[k][newAlike[k]] && !told[k] {
+			if v := newAlike[k]; v != "" && literalValue(v) {
+				name += " " + v
+			}
+			out = append(out, fmt.Sprintf("Add %s (the new points only)", name))
+		}
 	}
 	return out
 }

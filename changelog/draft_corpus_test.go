@@ -28,6 +28,7 @@ func TestDraftAgainstAuthors(t *testing.T) {
 	s := &config.Settings{}
 	var commits, sameKeys, coveredKeys, passed, asAuthor, failures int
 	facts := map[string][2]int{} // kind → {present, total}
+	missedEnv := 0
 	n := 0
 	err := r.FirstParent(context.Background(), gitscan.WalkOptions{From: head}, func(nd gitscan.Node) error {
 		if len(nd.Parents) == 0 {
@@ -124,6 +125,18 @@ func TestDraftAgainstAuthors(t *testing.T) {
 			coveredKeys++
 		}
 		dt := text.String()
+		// the authors' env facts the change bears out (an author may name
+		// a variable the change replaced, or another framework's)
+		var ces []claims.Entry
+		for i, e := range added {
+			ces = append(ces, ClaimInput(i+1, e.Value))
+		}
+		confirmed := map[string]bool{}
+		for _, res := range claims.Check(ch, ces) {
+			if res.Kind == claims.KindEnv && res.Verdict == claims.Confirmed {
+				confirmed[res.Name] = true
+			}
+		}
 		for _, c := range claims.Extract(bullets) {
 			if !c.Strong || c.Negated {
 				continue
@@ -155,6 +168,16 @@ func TestDraftAgainstAuthors(t *testing.T) {
 				f[0]++
 			}
 			facts[c.Kind] = f
+			if c.Kind == claims.KindEnv && confirmed[c.Name] {
+				f := facts["confirmed env"]
+				f[1]++
+				if strings.Contains(dt, needle) {
+					f[0]++
+				} else if missedEnv++; missedEnv <= 10 {
+					t.Logf("%s: the change sets %s as the author says (%q); the draft does not say so:\n%s", nd.Hash.String()[:10], c.Name, c.Text, dt)
+				}
+				facts["confirmed env"] = f
+			}
 		}
 		return nil
 	})
@@ -167,7 +190,8 @@ func TestDraftAgainstAuthors(t *testing.T) {
 	for k, f := range facts {
 		t.Logf("%s facts of the author's bullets present in the draft: %d/%d (%.0f%%)", k, f[0], f[1], pct(f[0], f[1]))
 	}
-	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(passed, commits) < 95 || pct(asAuthor, commits) < 98 || pct(facts[claims.KindImage][0], facts[claims.KindImage][1]) < 85 || pct(facts[claims.KindConc][0], facts[claims.KindConc][1]) < 75 {
+	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(passed, commits) < 95 || pct(asAuthor, commits) < 98 || pct(facts[claims.KindImage][0], facts[claims.KindImage][1]) < 85 || pct(facts[claims.KindConc][0], facts[claims.KindConc][1]) < 75 ||
+		pct(facts["confirmed env"][0], facts["confirmed env"][1]) < 75 {
 		t.Errorf("the draft fell below its measured agreement with the authors")
 	}
 }
