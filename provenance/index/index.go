@@ -215,6 +215,7 @@ CREATE TABLE launch_states(key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE launch_changes(seq INTEGER, sha TEXT NOT NULL, key TEXT NOT NULL, point TEXT NOT NULL, path TEXT NOT NULL, old TEXT, new TEXT);
 CREATE INDEX launch_changes_key ON launch_changes(key, seq);
 CREATE TABLE launches_at_head(key TEXT NOT NULL, point TEXT NOT NULL, path TEXT NOT NULL, value TEXT, through TEXT NOT NULL);
+CREATE INDEX launches_at_head_key ON launches_at_head(key);
 CREATE TABLE claims(entry INTEGER NOT NULL, bullet INTEGER, kind TEXT, text TEXT, name TEXT, negated INTEGER, value TEXT, from_value TEXT,
   verdict TEXT, reason TEXT, sha TEXT, evidence TEXT, data TEXT);
 CREATE TABLE claims_checked(entry INTEGER PRIMARY KEY, key TEXT NOT NULL);
