@@ -116,7 +116,7 @@ func TestUnknownSettingNamesItsSection(t *testing.T) {
 		"typo: 1\n":              `line 1: unknown setting "typo" (known: changelog, github, rules, ignore-revs, scripts, ignore-revs-file, launch)`,
 		"changelog:\n  fle: x\n": `line 2: unknown setting "fle" under changelog (known: file, master-configs)`,
 		"github:\n  repo: a/b\n": `line 2: unknown setting "repo" under github (known: repository, aliases, former-repositories)`,
-		"scripts:\n  families:\n    x:\n      gpux: 1\n": `line 4: unknown setting "gpux" under scripts.families.* (known: gpu, templates, legacy-suffix)`,
+		"scripts:\n  families:\n    x:\n      gpux: 1\n": `line 4: unknown setting "gpux" under scripts.families.* (known: gpu, templates, legacy-suffix, run-suffix)`,
 	} {
 		_, err := ParseSettings("s", []byte(in))
 		if !errors.Is(err, ErrSettings) || !strings.HasSuffix(err.Error(), want) || strings.Contains(err.Error(), "config.") {

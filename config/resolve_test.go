@@ -47,14 +47,17 @@ sn:
 
 // TestResolveEarlierFamilies: a launcher family the head no longer has
 // (launch_mi325x-amd.sh, launch_b200-nv.sh in early 2026) resolves its
-// recipes the way its launcher named their scripts.
+// recipes the way its launcher named their scripts, and before #406 by
+// how it ran them (benchmarks/x_fp8_mi300x_docker.sh).
 func TestResolveEarlierFamilies(t *testing.T) {
 	scripts := map[string]bool{
 		"benchmarks/single_node/m2_fp8_mi325x.sh":   true,
 		"benchmarks/single_node/m2_fp4_b200_trt.sh": true,
+		"benchmarks/m1_fp8_mi300x_docker.sh":        true,
+		"benchmarks/m1_fp8_mi300x_slurm.sh":         true,
 	}
-	runners := []byte("labels:\n  mi325x: [mi325x-amd_0]\n  b200: [b200-nv_0]\n")
-	r, err := NewResolver(nil, runners, []string{"runners/launch_mi325x-amd.sh", "runners/launch_b200-nv.sh"}, func(p string) bool { return scripts[p] })
+	runners := []byte("labels:\n  mi325x: [mi325x-amd_0]\n  b200: [b200-nv_0]\n  mi300x: [mi300x-amd_0]\n")
+	r, err := NewResolver(nil, runners, []string{"runners/launch_mi325x-amd.sh", "runners/launch_b200-nv.sh", "runners/launch_mi300x-amd.sh"}, func(p string) bool { return scripts[p] })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,8 +73,15 @@ nv:
   precision: fp4
   framework: trt
   seq-len-configs: [{ isl: 1024, osl: 1024, search-space: [{ tp: 4, conc-list: [4] }] }]
+old:
+  runner: mi300x
+  model-prefix: m1
+  precision: fp8
+  framework: sglang
+  seq-len-configs: [{ isl: 1024, osl: 1024, search-space: [{ tp: 8, conc-list: [4] }] }]
 `)})
-	for key, want := range map[string]string{"amd": "benchmarks/single_node/m2_fp8_mi325x.sh", "nv": "benchmarks/single_node/m2_fp4_b200_trt.sh"} {
+	for key, want := range map[string]string{"amd": "benchmarks/single_node/m2_fp8_mi325x.sh", "nv": "benchmarks/single_node/m2_fp4_b200_trt.sh",
+		"old": "benchmarks/m1_fp8_mi300x_docker.sh"} {
 		got := r.Resolve(m.Recipes[key])
 		if len(got) != 1 || got[0].Script != want {
 			t.Errorf("%s: %+v, want %s", key, got, want)

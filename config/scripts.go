@@ -48,6 +48,10 @@ type FamilyScript struct {
 	// LegacySuffix maps a framework to its legacy file suffix
 	// (${FRAMEWORK_SUFFIX}); default: trt → _trt, atom → _atom.
 	LegacySuffix map[string]string `yaml:"legacy-suffix"`
+	// RunSuffix is how the family's launcher ran a script before
+	// InferenceX #406 (January 2026), which its name ended with: _docker
+	// or _slurm ("" for a family of later days).
+	RunSuffix string `yaml:"run-suffix"`
 }
 
 // DefaultTemplates are the InferenceX single-node templates.
@@ -61,29 +65,30 @@ var DefaultTemplates = map[string]string{
 // at the corpus head, and earlier ones).
 var DefaultFamilies = map[string]FamilyScript{
 	"b200-cw":         {GPU: "b200", Templates: []string{"tagged", "legacy"}},
-	"b200-dgxc":       {GPU: "b200", Templates: []string{"tagged", "legacy"}},
+	"b200-dgxc":       {GPU: "b200", Templates: []string{"tagged", "legacy"}, RunSuffix: "_docker"},
 	"b200-dgxc-slurm": {GPU: "b200", Templates: []string{"tagged", "legacy"}},
-	"b200-nb":         {GPU: "b200", Templates: []string{"tagged", "legacy"}},
+	"b200-nb":         {GPU: "b200", Templates: []string{"tagged", "legacy"}, RunSuffix: "_slurm"},
 	"b300-nv":         {GPU: "b300", Templates: []string{"tagged", "legacy"}},
 	"h200-dgxc-slurm": {GPU: "h200", Templates: []string{"tagged", "legacy"}},
 	"mi355x-amds":     {GPU: "mi355x", Templates: []string{"tagged", "legacy"}},
 	"rtx6000pro-lat":  {GPU: "rtx6000pro", Templates: []string{"tagged", "plain"}},
-	"h200-cw":         {GPU: "h200", Templates: []string{"legacy"}},
-	"h200-nb":         {GPU: "h200", Templates: []string{"legacy"}},
-	"h100-cr":         {GPU: "h100", Templates: []string{"plain"}},
-	"h100-cw":         {GPU: "h100", Templates: []string{"plain"}},
+	"h200-cw":         {GPU: "h200", Templates: []string{"legacy"}, RunSuffix: "_slurm"},
+	"h200-nb":         {GPU: "h200", Templates: []string{"legacy"}, RunSuffix: "_slurm"},
+	"h100-cr":         {GPU: "h100", Templates: []string{"plain"}, RunSuffix: "_docker"},
+	"h100-cw":         {GPU: "h100", Templates: []string{"plain"}, RunSuffix: "_slurm"},
 	"h100-dgxc-slurm": {GPU: "h100", Templates: []string{"plain"}},
-	"mi300x-amds":     {GPU: "mi300x", Templates: []string{"plain"}},
+	"mi300x-amds":     {GPU: "mi300x", Templates: []string{"plain"}, RunSuffix: "_slurm"},
 	"mi325x-amds":     {GPU: "mi325x", Templates: []string{"plain"}},
 	"mi325x-tw":       {GPU: "mi325x", Templates: []string{"plain"}},
-	// families the history had before the head's: their launchers ran
-	// the same names (mid-2026; earlier ones named scripts otherwise)
-	"b200-nv":             {GPU: "b200", Templates: []string{"legacy"}},
-	"h200-nv":             {GPU: "h200", Templates: []string{"legacy"}},
-	"mi300x-amd":          {GPU: "mi300x", Templates: []string{"plain"}},
-	"mi300x-cr":           {GPU: "mi300x", Templates: []string{"plain"}},
-	"mi325x-amd":          {GPU: "mi325x", Templates: []string{"plain"}},
+	// families the history had before the head's
+	"b200-nv":             {GPU: "b200", Templates: []string{"legacy"}, RunSuffix: "_slurm"},
+	"h200-nv":             {GPU: "h200", Templates: []string{"legacy"}, RunSuffix: "_slurm"},
+	"mi300x-amd":          {GPU: "mi300x", Templates: []string{"plain"}, RunSuffix: "_docker"},
+	"mi300x-cr":           {GPU: "mi300x", Templates: []string{"plain"}, RunSuffix: "_docker"},
+	"mi325x-amd":          {GPU: "mi325x", Templates: []string{"plain"}, RunSuffix: "_slurm"},
 	"mi355x-amds-agentic": {GPU: "mi355x", Templates: []string{"tagged", "legacy"}},
+	"b200-nvd":            {GPU: "b200", Templates: []string{"legacy"}, RunSuffix: "_docker"},
+	"mi355x-amd":          {GPU: "mi355x", Templates: []string{"plain"}, RunSuffix: "_slurm"},
 	"b200-nscale-slurm":   {},
 	"gb200-nv":            {},
 	"gb300-nv":            {},
@@ -271,6 +276,14 @@ func (r *Resolver) resolveSingle(res *Resolution, code, prec, fw string) {
 		func(t string) string {
 			return strings.ReplaceAll(strings.Replace(t, "benchmarks/single_node/", "benchmarks/", 1), "${SCENARIO_SUBDIR}", "")
 		},
+		// before #406: named for how the launcher ran them (_slurm.sh)
+		func(t string) string {
+			if rule.RunSuffix == "" {
+				return ""
+			}
+			t = strings.ReplaceAll(strings.Replace(t, "benchmarks/single_node/", "benchmarks/", 1), "${SCENARIO_SUBDIR}", "")
+			return strings.TrimSuffix(t, ".sh") + rule.RunSuffix + ".sh"
+		},
 	} {
 		old := ""
 		if sub == "agentic/" {
@@ -282,7 +295,7 @@ func (r *Resolver) resolveSingle(res *Resolution, code, prec, fw string) {
 			if !ok {
 				t = name
 			}
-			if try(layout(t), vars) {
+			if p := layout(t); p != "" && try(p, vars) {
 				return
 			}
 		}
