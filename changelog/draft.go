@@ -490,15 +490,30 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 }
 
 // scriptEnvBullets name the variables each benchmark script of a recipe
-// sets (not the files they source): "Env in x.sh: A=1, B=2 (default), C".
+// sets (not the files they source): "Env in x.sh: A=1, B=2 (default), C";
+// and those its srt-slurm recipes set (their env mappings), one bullet for
+// them all: "Env in its srt-slurm recipes: A=1, B (by recipe)".
 func scriptEnvBullets(ch *recipe.Change, key string) []string {
 	_, drivers, err := ch.Head.Related(key)
 	if err != nil {
 		return nil
 	}
-	const most = 40
 	var out []string
+	yamlVals := map[string]map[string]bool{}
+	var yamlOrder []string
+	yamls := 0
 	for _, p := range drivers {
+		if strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") {
+			yamls++
+			for _, kv := range yamlEnv(ch, p) {
+				if yamlVals[kv[0]] == nil {
+					yamlVals[kv[0]] = map[string]bool{}
+					yamlOrder = append(yamlOrder, kv[0])
+				}
+				yamlVals[kv[0]][kv[1]] = true
+			}
+			continue
+		}
 		sc, _ := ch.Head.Script(p)
 		if !strings.HasSuffix(p, ".sh") || sc == nil || sc.ParseErr != nil {
 			continue
@@ -511,21 +526,108 @@ func scriptEnvBullets(ch *recipe.Change, key string) []string {
 			}
 			seen[e.Name] = true
 			switch def, ok := defaultOf(e.Name, e.Value); {
-			case ok:
+			case ok && readsBack(e.Name, def):
 				names = append(names, e.Name+"="+def+" (default)")
-			case literalValue(e.Value) && e.Value != "":
+			case readsBack(e.Name, e.Value):
 				names = append(names, e.Name+"="+e.Value)
 			default:
 				names = append(names, e.Name)
 			}
 		}
-		if len(names) > most {
-			names = append(names[:most], fmt.Sprintf("%d more", len(names)-most))
-		}
 		if len(names) > 0 {
-			out = append(out, fmt.Sprintf("Env in %s: %s", path.Base(p), strings.Join(names, ", ")))
+			out = append(out, fmt.Sprintf("Env in %s: %s", path.Base(p), envList(names)))
 		}
 	}
+	var names []string
+	for _, n := range yamlOrder {
+		vals := yamlVals[n]
+		var v string
+		for x := range vals {
+			v = x
+		}
+		switch {
+		case len(vals) > 1:
+			names = append(names, n+" (by recipe)")
+		case readsBack(n, v):
+			names = append(names, n+"="+v)
+		default:
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		where := "its srt-slurm recipe"
+		if yamls > 1 {
+			where += "s"
+		}
+		out = append(out, fmt.Sprintf("Env in %s: %s", where, envList(names)))
+	}
+	return out
+}
+
+// readsBack says whether NAME=v, written in a bullet, is read back as
+// that value by the claims (a value with a comma or a space is not: the
+// bullet then names the variable alone).
+func readsBack(name, v string) bool {
+	if v == "" || !literalValue(v) {
+		return false
+	}
+	for _, c := range claims.Extract([]string{"Set " + name + "=" + v}) {
+		if c.Kind == claims.KindEnv && c.Name == name {
+			return c.Value == v
+		}
+	}
+	return false
+}
+
+// envList joins the names of a variables bullet, at most 40 of them.
+func envList(names []string) string {
+	const most = 40
+	if len(names) > most {
+		names = append(names[:most:most], fmt.Sprintf("%d more", len(names)-most))
+	}
+	return strings.Join(names, ", ")
+}
+
+// yamlEnv lists the variables a YAML file at head sets, in document
+// order: the entries of every mapping named env or ending in environment
+// (an srt-slurm recipe's benchmark, frontend and worker environments).
+func yamlEnv(ch *recipe.Change, p string) [][2]string {
+	data, ok, err := recipe.ReadFile(ch.Head.Files, p)
+	if err != nil || !ok {
+		return nil
+	}
+	v, err := pyyaml.Load(data, pyyaml.Options{})
+	if err != nil {
+		return nil
+	}
+	var out [][2]string
+	var walk func(v *pyyaml.Value, depth int)
+	walk = func(v *pyyaml.Value, depth int) {
+		if v == nil || depth > 8 {
+			return
+		}
+		for _, it := range v.Items {
+			walk(it, depth+1)
+		}
+		for _, kv := range v.Pairs {
+			k := strings.ToLower(kv.Key.Str)
+			if (k == "env" || strings.HasSuffix(k, "environment")) && kv.Value.Kind == pyyaml.Map {
+				for _, e := range kv.Value.Pairs {
+					if !claims.IsEnvName(e.Key.Str) {
+						continue
+					}
+					val := config.Render(e.Value)
+					if e.Value.Kind == pyyaml.Str {
+						val = e.Value.Str
+					}
+					out = append(out, [2]string{e.Key.Str, val})
+				}
+				continue
+			}
+			walk(kv.Value, depth+1)
+		}
+	}
+	walk(v, 0)
 	return out
 }
 
