@@ -520,12 +520,21 @@ func scriptEnvBullets(ch *recipe.Change, key string) []string {
 		}
 		var names []string
 		seen := map[string]bool{}
+		values := map[string]map[string]bool{} // a variable set to several values is named alone
+		for _, e := range sc.Env {
+			if values[e.Name] == nil {
+				values[e.Name] = map[string]bool{}
+			}
+			values[e.Name][e.Value] = true
+		}
 		for _, e := range sc.Env {
 			if !claims.IsEnvName(e.Name) || seen[e.Name] {
 				continue
 			}
 			seen[e.Name] = true
 			switch def, ok := defaultOf(e.Name, e.Value); {
+			case len(values[e.Name]) > 1:
+				names = append(names, e.Name)
 			case ok && readsBack(e.Name, def):
 				names = append(names, e.Name+"="+def+" (default)")
 			case readsBack(e.Name, e.Value):
