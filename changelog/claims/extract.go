@@ -12,7 +12,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "3"
+const Version = "4"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -379,9 +379,12 @@ func extractBullet(b string) []Claim {
 		}
 		ms := string(masked)
 		for _, m := range reEnvSet.FindAllStringSubmatchIndex(ms, -1) {
+			mask(m[0], m[1])
+			if bound(ms[:m[0]]) {
+				continue // "(>= MIN_EVAL_CONC=16)": a threshold named, not a variable set
+			}
 			name, val := ms[m[2]:m[3]], strings.TrimRight(strings.Trim(ms[m[4]:m[5]], `"'`+"`"), ".:,")
 			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindEnv, Text: ms[m[0]:m[1]], Name: name, Value: val, Strong: true}})
-			mask(m[0], m[1])
 		}
 		ms = string(masked)
 		for _, m := range reFlag.FindAllStringSubmatchIndex(ms, -1) {
@@ -1035,6 +1038,18 @@ var knownFlags = map[string]bool{
 }
 
 var reLabel = regexp.MustCompile(`(?i)\b(flags?|args|arguments|options|settings|env|envs|environment|knobs|params|parameters|image|serve|server)$`)
+
+// bound reports whether text before a NAME=VALUE ends in a comparison
+// (>=, <=, >, <, ≥, ≤): the NAME=VALUE then names a bound.
+func bound(before string) bool {
+	before = strings.TrimRight(before, " ")
+	for _, op := range []string{">=", "<=", ">", "<", "≥", "≤"} {
+		if strings.HasSuffix(before, op) {
+			return true
+		}
+	}
+	return false
+}
 
 // IsEnvName says whether n reads as an environment variable to the claims
 // engine: upper case with an underscore (engine and runtime settings), not

@@ -153,3 +153,22 @@ func TestQuotedMatch(t *testing.T) {
 		}
 	}
 }
+
+// TestBoundIsNoVariableSet: NAME=VALUE after a comparison names a bound
+// (a constant of the sweep generator), not a variable the launch sets.
+func TestBoundIsNoVariableSet(t *testing.T) {
+	for _, b := range []string{
+		"Eval concurrency set to the median eligible conc (>= MIN_EVAL_CONC=16) of the selected config",
+		"only rows with conc ≥ MIN_EVAL_CONC=16",
+	} {
+		for _, c := range Extract([]string{b}) {
+			if c.Kind == KindEnv && c.Strong {
+				t.Errorf("%q: read as setting %s=%s", b, c.Name, c.Value)
+			}
+		}
+	}
+	got := Extract([]string{"Set SGLANG_X_Y=1 when conc > 8"})
+	if len(got) == 0 || got[0].Kind != KindEnv || got[0].Name != "SGLANG_X_Y" || got[0].Value != "1" {
+		t.Errorf("a variable set, with a comparison after it: %+v", got)
+	}
+}
