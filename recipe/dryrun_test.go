@@ -123,14 +123,17 @@ python3 -m sglang.launch_server "${ARGS[@]}" \
 
 // TestDryRunProcessParams: what only the running shell knows (its pid,
 // a random number) reads as unknown, in the script, in a sourced file and
-// in bash -c, so that a dry run is the same from run to run.
+// in bash -c, so that a dry run is the same from run to run; arithmetic
+// on it does not break the script (the interpreter reads the unknown
+// value as an unset name: 0).
 func TestDryRunProcessParams(t *testing.T) {
 	files := testfs.Files{
-		"benchmarks/benchmark_lib.sh": lib + `RUNTIME_DIR="${TMPDIR:-/tmp}/agentic-${SLURM_JOB_ID:-$$}"; CACHE=/tmp/c.$$ MARK='$$'` + "\n",
+		"benchmarks/benchmark_lib.sh": lib + `RUNTIME_DIR="${TMPDIR:-/tmp}/agentic-${SLURM_JOB_ID:-$$}"; CACHE=/tmp/c.$$ MARK='$$'; LIB_SLOT=$(( $$ % 1 ))` + "\n",
 		"benchmarks/run.sh": scriptHead + `
 LOG="/tmp/server.$$.${PPID}.log"
+(( SLOT = $$ % 1 + LIB_SLOT ))
 export SEED=$RANDOM
-vllm serve "$MODEL" --dir "$RUNTIME_DIR" --log "$LOG" --cache $CACHE --mark "$MARK" > /workspace/server.log 2>&1 &
+vllm serve "$MODEL" --dir "$RUNTIME_DIR" --log "$LOG" --cache $CACHE --mark "$MARK" --slot "$SLOT" > /workspace/server.log 2>&1 &
 ` + scriptTail,
 	}
 	env := map[string]string{"PATH": "/bin", "MODEL": "m", "TP": "8", "CONC": "4", "PORT": "8888"}
@@ -142,7 +145,7 @@ vllm serve "$MODEL" --dir "$RUNTIME_DIR" --log "$LOG" --cache $CACHE --mark "$MA
 			t.Fatalf("%s: %s", l.Status, l.Reason)
 		}
 		got := append(slices.Clone(srv.Argv), srv.Env["SEED"])
-		want := []string{"vllm", "serve", "m", "--dir", "/tmp/agentic-<unknown:pid>", "--log", "/tmp/server.<unknown:pid>.<unknown:pid>.log", "--cache", "/tmp/c.<unknown:pid>", "--mark", "$$", "<unknown:random>"}
+		want := []string{"vllm", "serve", "m", "--dir", "/tmp/agentic-<unknown:pid>", "--log", "/tmp/server.<unknown:pid>.<unknown:pid>.log", "--cache", "/tmp/c.<unknown:pid>", "--mark", "$$", "--slot", "0", "<unknown:random>"}
 		if !slices.Equal(got, want) {
 			t.Fatalf("got  %q\nwant %q", got, want)
 		}
