@@ -201,33 +201,29 @@ func (r *Resolver) Resolve(rec *Recipe) []Resolution {
 	key, label, fw, prec, mn := rec.Key, rec.Runner, rec.Framework, rec.Precision, rec.Multinode
 	code, _, _ := strings.Cut(rec.ModelPrefix, "_")
 	fams := r.FamiliesOf(label)
+	none := fmt.Sprintf("no launcher for runner %q", label)
 	if len(fams) == 0 {
-		none := fmt.Sprintf("no launcher for runner %q", label)
 		if !mn {
 			return []Resolution{{Key: key, Multinode: mn, Note: none}}
 		}
 		// a multi-node driver is named after the GPU, which the label
 		// starts with ("mi355x-disagg"), whichever launcher runs it
-		gpu, _, _ := strings.Cut(label, "-")
-		var out []Resolution
-		for _, sv := range scenarioVariants(rec.Raw()) {
-			res := Resolution{Key: key, Scenario: sv.scenario, Spec: sv.spec, Multinode: mn}
-			r.resolveMultinode(&res, gpu, code, prec, fw, sv.settings)
-			if res.Script == "" && res.Recipe == "" {
-				res.Note = none
-			}
-			out = append(out, res)
-		}
-		return out
+		fams = []string{""}
 	}
 	var out []Resolution
 	for _, fam := range fams {
 		for _, sv := range scenarioVariants(rec.Raw()) {
 			res := Resolution{Key: key, Family: fam, Scenario: sv.scenario, Spec: sv.spec, Multinode: mn}
-			if mn {
+			switch {
+			case mn && fam == "":
+				gpu, _, _ := strings.Cut(label, "-")
+				if r.resolveMultinode(&res, gpu, code, prec, fw, sv.settings); res.Script == "" && res.Recipe == "" {
+					res.Note = none
+				}
+			case mn:
 				gpu, _, _ := strings.Cut(fam, "-")
 				r.resolveMultinode(&res, gpu, code, prec, fw, sv.settings)
-			} else {
+			default:
 				r.resolveSingle(&res, code, prec, fw)
 			}
 			out = append(out, res)
