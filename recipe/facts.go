@@ -306,13 +306,32 @@ type DryRunMemo struct {
 
 type memoRun struct {
 	reads  []memoRead
+	called map[string]bool // names the run called (runReads)
 	launch *Launch
 }
 
+// memoRead is a path the run read and what it held; sig, for a shell
+// file read only as code, is its code signature (codeSig), which a
+// changed object may still match.
 type memoRead struct {
 	path string
 	dir  bool
 	id   string
+	sig  string
+}
+
+// same reports whether the file rd names holds, in files, what the run
+// read: the same object, or code with the same signature.
+func (rd *memoRead) same(files fs.FS, h Hasher, called map[string]bool) bool {
+	id := h.PathID(rd.path, rd.dir)
+	if id == rd.id {
+		return true
+	}
+	if rd.sig == "" || id == "" {
+		return false
+	}
+	sh, ok := shapeAt(files, rd.path, id)
+	return ok && sh.sig(called) == rd.sig
 }
 
 // NewDryRunMemo returns an empty memo.
@@ -337,8 +356,8 @@ func (m *DryRunMemo) run(files fs.FS, launcher string, env map[string]string, dr
 	m.mu.Unlock()
 	for _, c := range cands {
 		hit := true
-		for _, rd := range c.reads {
-			if h.PathID(rd.path, rd.dir) != rd.id {
+		for i := range c.reads {
+			if !c.reads[i].same(files, h, c.called) {
 				hit = false
 				break
 			}
@@ -357,12 +376,31 @@ func (m *DryRunMemo) run(files fs.FS, launcher string, env map[string]string, dr
 	if l == nil || l.Status == StatusUnknown {
 		return l // a budget or a cancel may have cut it short
 	}
+	rr := l.read
+	l.read = nil
 	run := memoRun{launch: l}
+	sign := rr != nil
+	if sign {
+		for p := range rr.code {
+			if sh, ok := shapeAt(rec, p, h.PathID(p, false)); ok && sh.global {
+				sign = false // the run could see any function of it
+			}
+		}
+	}
 	for _, p := range rec.Paths() {
-		run.reads = append(run.reads, memoRead{p, false, h.PathID(p, false)})
+		rd := memoRead{path: p, id: h.PathID(p, false)}
+		if sign && rr.code[p] && rd.id != "" {
+			if sh, ok := shapeAt(rec, p, rd.id); ok {
+				rd.sig = sh.sig(rr.called)
+			}
+		}
+		run.reads = append(run.reads, rd)
+	}
+	if sign {
+		run.called = rr.called
 	}
 	for _, d := range rec.Dirs() {
-		run.reads = append(run.reads, memoRead{d, true, h.PathID(d, true)})
+		run.reads = append(run.reads, memoRead{path: d, dir: true, id: h.PathID(d, true)})
 	}
 	m.mu.Lock()
 	rs := append(m.runs[key], run)

@@ -166,6 +166,16 @@ type Launch struct {
 	// that were not run (sorted, each once).
 	Unknowns []Unknown `json:"unknowns,omitempty"`
 	Stubbed  []string  `json:"stubbed,omitempty"`
+
+	read *runReads // how the run read its files, for DryRunMemo
+}
+
+// runReads is how a run read its shell files: the files it read only as
+// code (ran or sourced, never read as data), and every name it called
+// or passed to a command (a function asked for by name is in use).
+type runReads struct {
+	code   map[string]bool
+	called map[string]bool
 }
 
 // started reports whether the launch has servers to compare: launched
@@ -216,6 +226,39 @@ type sandbox struct {
 	guess   string
 	guessAt int64
 	stop    context.CancelCauseFunc
+	// how the run read the tree's files (readCode, readData) by path,
+	// the source builtin's opens to come, the names it called
+	reads   map[string]uint8
+	pending map[string]int
+	called  map[string]bool
+}
+
+const (
+	readCode uint8 = 1 << iota // run or sourced
+	readData                   // read as text (cat, a redirection)
+)
+
+// mark notes how the run read the file at p.
+func (s *sandbox) mark(p string, how uint8) {
+	if rel, ok := strings.CutPrefix(p, Workspace+"/"); ok {
+		s.mu.Lock()
+		s.reads[rel] |= how
+		s.mu.Unlock()
+	}
+}
+
+// nameLike reports whether a word could name a shell function.
+func nameLike(w string) bool {
+	if w == "" || len(w) > 128 {
+		return false
+	}
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if !(c == '_' || c == '-' || c == '.' || c == ':' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
 }
 
 // DryRun runs the shell script at path (e.g. runners/launch_h200-cw.sh)
@@ -237,7 +280,8 @@ func DryRun(ctx context.Context, files fs.FS, script string, args []string, env 
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	s := &sandbox{files: files, pat: o.Patterns, max: o.MaxSteps, overlay: map[string][]byte{}, gone: map[string]bool{}, env: env,
-		sources: map[string][]byte{}, stubbed: map[string]bool{}, loops: map[string]int{}, sites: map[string]int{}, stop: stop}
+		sources: map[string][]byte{}, stubbed: map[string]bool{}, loops: map[string]int{}, sites: map[string]int{}, stop: stop,
+		reads: map[string]uint8{}, pending: map[string]int{}, called: map[string]bool{}}
 	pairs := make([]string, 0, len(env))
 	for k, v := range env {
 		pairs = append(pairs, k+"="+v)
@@ -303,6 +347,13 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 			l.Status = StatusNoServer
 		}
 	}
+	rr := &runReads{code: map[string]bool{}, called: s.called}
+	for p, how := range s.reads {
+		if how == readCode {
+			rr.code[p] = true
+		}
+	}
+	l.read = rr
 	if l.Status == StatusUnknown && len(l.Servers) > 0 && l.Reason != "" {
 		// the server was recorded before the run stopped: what it
 		// launched is known, what came after is not
@@ -387,6 +438,7 @@ func (s *sandbox) unknown(at, format string, a ...any) {
 func (s *sandbox) runScript(ctx context.Context, dir string, env expand.Environ, file string, args []string) error {
 	abs := s.abs(dir, file)
 	data, ok := s.read(abs)
+	s.mark(abs, readCode)
 	if !ok {
 		s.unknown("", "runs %s, which does not exist", file)
 		return interp.NewExitStatus(127)
@@ -674,7 +726,9 @@ func sourceable(data []byte) []byte {
 		return v
 	}
 	out := data
-	if f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), ""); err == nil {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), "")
+	shapesByContent.put(sha256.Sum256(data), shapeFrom(f, err, data)) // for DryRunMemo
+	if err == nil {
 		type edit struct {
 			off, end int
 			text     string
@@ -833,15 +887,24 @@ func (s *sandbox) call(ctx context.Context, args []string, funcs map[string]*syn
 	if err := s.step(); err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	s.called[args[0]] = true
+	for _, a := range args[1:] {
+		if nameLike(a) {
+			s.called[a] = true
+		}
+	}
+	s.mu.Unlock()
 	if unsupportedBuiltin[args[0]] {
 		return append([]string{stubCommand}, args...), nil
 	}
 	switch args[0] {
 	case "source", ".":
-		if len(args) == 2 {
+		if len(args) >= 2 {
 			hc := interp.HandlerCtx(ctx)
 			p := s.abs(hc.Dir, args[1])
-			if data, ok := s.read(p); ok {
+			s.mark(p, readCode)
+			if data, ok := s.read(p); ok && len(args) == 2 {
 				data = s.asSourced(p, data)
 				// a file parsed before this shell started is its function
 				// (one parsed since, by another run, is not in its table)
@@ -849,6 +912,9 @@ func (s *sandbox) call(ctx context.Context, args []string, funcs map[string]*syn
 					return []string{fn}, nil
 				}
 			}
+			s.mu.Lock()
+			s.pending[p]++ // the builtin opens it next
+			s.mu.Unlock()
 		}
 	case "set":
 		return setArgs(args), nil
@@ -1337,6 +1403,7 @@ func (s *sandbox) builtin(ctx context.Context, dir string, args []string) error 
 		if name == "cat" && len(ops) > 0 {
 			for _, a := range ops {
 				p := s.abs(dir, a)
+				s.mark(p, readData)
 				data, ok := s.read(p)
 				if !ok {
 					if !strings.HasPrefix(p, Workspace+"/") && !strings.HasPrefix(p, "/tmp/") {
@@ -1502,6 +1569,14 @@ func (s *sandbox) open(ctx context.Context, p string, flag int, _ os.FileMode) (
 		}
 		return &overlayFile{s: s, path: p}, nil
 	}
+	how := readData
+	s.mu.Lock()
+	if s.pending[p] > 0 {
+		s.pending[p]--
+		how = readCode
+	}
+	s.mu.Unlock()
+	s.mark(p, how)
 	data, ok := s.read(p)
 	if ok && strings.HasSuffix(p, ".sh") {
 		data = s.asSourced(p, data)
