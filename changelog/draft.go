@@ -220,6 +220,9 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 	for _, f := range rc.Files {
 		out = append(out, scriptBullets(ch, f)...)
 	}
+	if head != nil && base != nil {
+		out = append(out, modelTableBullets(ch, head.Model)...)
+	}
 	// the files the recipe's scripts source (shared env files) changed too
 	if all, drivers, err := ch.Head.Related(rc.Key); err == nil && (len(out) > 0 || rc.Kind == recipe.RecipeChanged) {
 		isDriver := map[string]bool{}
@@ -1060,6 +1063,157 @@ func yamlBullets(ch *recipe.Change, p string) []string {
 	}
 	if len(other) > 0 {
 		out = append(out, fmt.Sprintf("Update %s (%s)", p, claims.ListText(other, 3)))
+	}
+	return out
+}
+
+// modelTableBullets describe what a change did to the recipe's model in
+// the per-model tables of server settings some multi-node harnesses read
+// (InferenceX's AMD models_vllm.yaml: a top-level key per model, e.g.
+// Kimi-K2.5-MXFP4, holding prefill and decode flag strings and an env
+// string), for each such YAML file under benchmarks/ the change touched:
+// the options each flag string gained, lost or changed, and the variables
+// of the env string.
+func modelTableBullets(ch *recipe.Change, model string) []string {
+	if model == "" {
+		return nil
+	}
+	names := []string{path.Base(model), strings.ReplaceAll(model, "/", "-")}
+	entry := func(f fs.FS, p string) *pyyaml.Value {
+		data, ok, err := recipe.ReadFile(f, p)
+		if err != nil || !ok {
+			return nil
+		}
+		v, err := pyyaml.Load(data, pyyaml.Options{})
+		if err != nil {
+			return nil
+		}
+		for _, n := range names {
+			if e, ok := v.Get(n); ok && e.Kind == pyyaml.Map {
+				return e
+			}
+		}
+		return nil
+	}
+	var out []string
+	for _, p := range ch.Changed {
+		if !strings.HasPrefix(p, "benchmarks/") || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			continue
+		}
+		ne, oe := entry(ch.Head.Files, p), entry(ch.Base.Files, p)
+		if ne == nil || oe == nil {
+			continue
+		}
+		where := fmt.Sprintf("%s in %s", path.Base(model), path.Base(p))
+		for _, pr := range ne.Pairs {
+			ov, _ := oe.Get(pr.Key.Str)
+			if pr.Value.Kind != pyyaml.Str || ov == nil || ov.Kind != pyyaml.Str || ov.Str == pr.Value.Str {
+				continue
+			}
+			leaf := pr.Key.Str
+			if strings.Contains(strings.ToLower(leaf), "env") {
+				for _, b := range envStringBullets(ov.Str, pr.Value.Str) {
+					out = append(out, b+" (in "+where+")")
+				}
+				continue
+			}
+			nf, nok := recipe.FlagString(pr.Value.Str)
+			of, ook := recipe.FlagString(ov.Str)
+			if !nok || !ook || !strings.Contains(pr.Value.Str+ov.Str, "--") {
+				out = append(out, fmt.Sprintf("Update %s of %s", leaf, where))
+				continue
+			}
+			out = append(out, flagStringBullets(of, nf, fmt.Sprintf("%s of %s", leaf, where))...)
+		}
+	}
+	return out
+}
+
+// envStringBullets compare two env strings of NAME=VALUE words.
+func envStringBullets(old, new string) []string {
+	parse := func(s string) (map[string]string, []string) {
+		m := map[string]string{}
+		var order []string
+		for _, w := range strings.Fields(s) {
+			k, v, ok := strings.Cut(w, "=")
+			if !ok || !claims.IsEnvName(k) {
+				continue
+			}
+			if _, seen := m[k]; !seen {
+				order = append(order, k)
+			}
+			m[k] = v
+		}
+		return m, order
+	}
+	om, oorder := parse(old)
+	nm, norder := parse(new)
+	var out []string
+	for _, k := range norder {
+		ov, was := om[k]
+		switch {
+		case !was && literalValue(nm[k]):
+			out = append(out, fmt.Sprintf("Set %s=%s", k, nm[k]))
+		case !was:
+			out = append(out, "Set "+k)
+		case ov != nm[k] && literalValue(ov) && literalValue(nm[k]):
+			out = append(out, fmt.Sprintf("Change %s from %s to %s", k, ov, nm[k]))
+		case ov != nm[k]:
+			out = append(out, "Change how "+k+" is set")
+		}
+	}
+	for _, k := range oorder {
+		if _, ok := nm[k]; !ok {
+			out = append(out, "Remove "+k)
+		}
+	}
+	return out
+}
+
+// flagStringBullets compare the options of two flag strings, in one
+// bullet per kind: "Add --a 1, --b to decode_flags of M in f.yaml".
+func flagStringBullets(old, new []recipe.ArgFlag, where string) []string {
+	val := func(fs []recipe.ArgFlag) (map[string]string, []string) {
+		m := map[string]string{}
+		var order []string
+		for _, f := range fs {
+			if _, ok := m[f.Name]; !ok {
+				order = append(order, f.Name)
+			}
+			m[f.Name] = strings.Join(f.Values, " ")
+		}
+		return m, order
+	}
+	om, oorder := val(old)
+	nm, norder := val(new)
+	var added, changed, removed []string
+	for _, n := range norder {
+		ov, was := om[n]
+		switch {
+		case !was && nm[n] != "" && literalValue(nm[n]):
+			added = append(added, n+" "+nm[n])
+		case !was:
+			added = append(added, n)
+		case ov != nm[n] && literalValue(ov) && literalValue(nm[n]):
+			changed = append(changed, fmt.Sprintf("%s from %s to %s", n, ov, nm[n]))
+		case ov != nm[n]:
+			changed = append(changed, n)
+		}
+	}
+	for _, n := range oorder {
+		if _, ok := nm[n]; !ok {
+			removed = append(removed, n)
+		}
+	}
+	var out []string
+	if len(added) > 0 {
+		out = append(out, fmt.Sprintf("Add %s to %s", strings.Join(added, ", "), where))
+	}
+	if len(changed) > 0 {
+		out = append(out, fmt.Sprintf("Change %s in %s", strings.Join(changed, ", "), where))
+	}
+	if len(removed) > 0 {
+		out = append(out, fmt.Sprintf("Remove %s from %s", strings.Join(removed, ", "), where))
 	}
 	return out
 }

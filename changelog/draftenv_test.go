@@ -1,7 +1,9 @@
 package changelog
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/perflog/perflog/config"
@@ -50,5 +52,68 @@ func TestDraftNamesAnAddedRecipesVariables(t *testing.T) {
 	want := "Env in its srt-slurm recipes: SGLANG_A=1, SGLANG_B (by recipe), AIPERF_EXTRA_INPUTS=thinking:true"
 	if !slices.Contains(drafts[0].Description, want) {
 		t.Fatalf("bullets %q\nwant one %q", drafts[0].Description, want)
+	}
+}
+
+// TestDraftReadsTheModelTable: a change to the recipe's model in a
+// per-model table of server settings (AMD's models_vllm.yaml) is
+// described option by option and variable by variable; another model's
+// entry, changed too, is not this recipe's.
+func TestDraftReadsTheModelTable(t *testing.T) {
+	recipeYAML := `k1-fp4-mi355x-vllm-disagg:
+  image: vllm/vllm-openai-rocm:%s
+  model: amd/K1-MXFP4
+  model-prefix: k1
+  runner: mi355x-disagg
+  precision: fp4
+  framework: vllm-disagg
+  multinode: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { conc-list: [8], prefill: { num-worker: 1, tp: 8 }, decode: { num-worker: 1, tp: 8 } }
+`
+	table := func(k1flags, k1env, otherEnv string) string {
+		return "K1-MXFP4:\n  decode_flags: \"" + k1flags + "\"\n  env: \"" + k1env + "\"\n  hf_dir: \"models--amd--K1\"\n" +
+			"Other-Model:\n  env: \"" + otherEnv + "\"\n"
+	}
+	base := testfs.Files{
+		"configs/nvidia-master.yaml":                       "{}\n",
+		"configs/amd-master.yaml":                          fmt.Sprintf(recipeYAML, "v1"),
+		"configs/runners.yaml":                             "labels:\n  mi355x-disagg: [mi355x-amds_0]\n",
+		"runners/launch_mi355x-amds.sh":                    "#!/bin/bash\n",
+		"benchmarks/multi_node/amd_utils/models_vllm.yaml": table("--tensor-parallel-size 8 --enable-expert-parallel --block-size 1", "VLLM_A=1 VLLM_B=0 VLLM_C=x", "O_A=1"),
+	}
+	head := base.With("configs/amd-master.yaml", fmt.Sprintf(recipeYAML, "v2")).
+		With("benchmarks/multi_node/amd_utils/models_vllm.yaml", table("--tensor-parallel-size 8 --block-size 16 --kv-cache-dtype fp8", "VLLM_A=1 VLLM_C=y VLLM_D=INT4", "O_A=2"))
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
+		[]string{"configs/amd-master.yaml", "benchmarks/multi_node/amd_utils/models_vllm.yaml"})
+	drafts, err := DraftEntries(ch, DraftOptions{NoDryRun: true})
+	if err != nil || len(drafts) != 1 {
+		t.Fatalf("%v %+v", err, drafts)
+	}
+	got := drafts[0].Description
+	for _, want := range []string{
+		"Add --kv-cache-dtype fp8 to decode_flags of K1-MXFP4 in models_vllm.yaml",
+		"Change --block-size from 1 to 16 in decode_flags of K1-MXFP4 in models_vllm.yaml",
+		"Remove --enable-expert-parallel from decode_flags of K1-MXFP4 in models_vllm.yaml",
+		"Change VLLM_C from x to y (in K1-MXFP4 in models_vllm.yaml)",
+		"Set VLLM_D=INT4 (in K1-MXFP4 in models_vllm.yaml)",
+		"Remove VLLM_B (in K1-MXFP4 in models_vllm.yaml)",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("no bullet %q", want)
+		}
+	}
+	for _, b := range got {
+		if strings.Contains(b, "O_A") || strings.Contains(b, "VLLM_A") || strings.Contains(b, "hf_dir") {
+			t.Errorf("bullet %q is about what did not change for this recipe", b)
+		}
+	}
+	if t.Failed() {
+		t.Logf("bullets %q", got)
 	}
 }

@@ -10,14 +10,13 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// A dry run over a history reads the same shell helper at hundreds of
-// commits (InferenceX's benchmark_lib.sh changed 61 times under one
-// recipe's launch), and most changes are to functions the run never
-// calls. A code signature is what of a shell file a run can depend on:
-// its top-level statements and the functions the run called, in order.
-// The memo compares signatures when a file's object changed, so such a
-// change costs a parse and a hash instead of every point's dry run
-// (cold `provenance blame dsr1-fp8-mi355x-sglang`: see docs/dev/performance.md).
+// A dry run over a history reads the same shell helper at many commits,
+// and most changes to it are to functions the run never calls. A code
+// signature is what of a shell file a run can depend on: its top-level
+// statements and the functions it called, in order. DryRunMemo compares
+// signatures when a file's object changed, so such a change costs a hash,
+// not every point's dry run (cold blame of dsr1-fp8-mi355x-sglang −21 %,
+// index --launches −28 %: docs/dev/performance.md).
 
 // codeShape is a shell file cut into its top-level statements.
 type codeShape struct {

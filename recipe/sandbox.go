@@ -21,6 +21,7 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/shell"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -1281,6 +1282,18 @@ func (s *sandbox) record(ctx context.Context, into *[]Command, wrapper, argv []s
 	if into == &s.launch.Clients {
 		s.stop(errDone)
 	}
+}
+
+// FlagString parses the options of a command-line fragment written as
+// one string ("--tp 8 --compilation-config '{...}'"), split as the shell
+// splits words; ok is false when it does not split (unbalanced quotes).
+func FlagString(s string) (flags []ArgFlag, ok bool) {
+	words, err := shell.Fields(s, func(string) string { return "" })
+	if err != nil {
+		return nil, false
+	}
+	flags, _ = ParseArgv(words, 0)
+	return flags, true
 }
 
 // ParseArgv splits a command line after its first program words (e.g.
