@@ -289,9 +289,9 @@ func verifyFull(in *Input) *Report {
 			add(Finding{Rule: RuleNotAtEnd, Line: e.Line, Entry: e.Index, Source: head.LineText(e.Line),
 				Message: fmt.Sprintf("new entry %d is inserted before %d existing entr%s; append it at the end of %s", e.Index, n, plural(n, "y", "ies"), in.Path)})
 		}
-		checkSeparator(head, e, add)
+		checkSeparator(in.Base, head, e, add)
 		if next := e.Index; next < len(head.Entries) {
-			checkSeparator(head, head.Entries[next], add)
+			checkSeparator(in.Base, head, head.Entries[next], add)
 		}
 	}
 	if len(ch.Added) > 0 && ch.Added[len(ch.Added)-1].Index == len(head.Entries) && bytes.HasSuffix(in.Head, []byte("\n\n")) {
@@ -468,13 +468,19 @@ func Repeats(a, b *pyyaml.Value) bool {
 }
 
 // checkSeparator requires exactly one empty line before entry e (unless it
-// is the first entry).
-func checkSeparator(head *File, e *Entry, add func(Finding)) {
+// is the first entry). An entry appended right after the base's bytes,
+// which end with empty lines already, added none: more than one is the
+// history's, which the change cannot remove without editing it (the
+// incumbent accepts it too).
+func checkSeparator(base []byte, head *File, e *Entry, add func(Finding)) {
 	if e.Index == 1 {
 		return
 	}
 	prefix := head.Raw[:e.Start]
 	if bytes.HasSuffix(prefix, []byte("\n\n")) && !bytes.HasSuffix(prefix, []byte("\n\n\n")) {
+		return
+	}
+	if len(base) > 0 && e.Start == len(base) && bytes.HasPrefix(head.Raw, base) && bytes.HasSuffix(base, []byte("\n\n")) {
 		return
 	}
 	prev := head.Entries[e.Index-2]

@@ -251,3 +251,23 @@ func TestYAMLErrorAtTheBreakingEntry(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseEmptyLinesAreHistory: an entry appended right after a base that
+// ends with two empty lines added none of them (the incumbent accepts it,
+// and removing one would edit history); empty lines the change adds
+// itself are still its own.
+func TestBaseEmptyLinesAreHistory(t *testing.T) {
+	e1 := ent("config-a", link+"1")
+	e2 := ent("config-a", link+"2")
+	for _, p := range []Profile{ProfileGate, ProfileFull} {
+		if r := verify(t, p, e1+"\n\n", e1+"\n\n"+e2, 2); !r.OK() {
+			t.Errorf("%v: appended after the base's empty lines: %+v", p, r.Findings)
+		}
+	}
+	if r := verify(t, ProfileFull, e1+"\n", e1+"\n\n"+e2, 2); !hasRule(r, RuleSeparator) {
+		t.Errorf("full: two empty lines the change added: %+v", r.Findings)
+	}
+	if r := verify(t, ProfileFull, e1+"\n\n", e1+"\n\n\n"+e2, 2); !hasRule(r, RuleSeparator) {
+		t.Errorf("full: an empty line added after the base's: %+v", r.Findings)
+	}
+}
