@@ -104,7 +104,7 @@ func run(ctx context.Context, f *Factory, args []string) (code int) {
 	if f.output != "" && (err == nil || errors.Is(err, errFindings)) {
 		// a completed run's report (findings included); a failed run
 		// leaves the file as it was, never empty or half written
-		if werr := writeOutput(f.output, f.outputBuf.Bytes()); werr != nil {
+		if werr := writeOutput(f.abs(f.output), f.outputBuf.Bytes()); werr != nil {
 			err = fmt.Errorf("--output: %w", werr)
 		}
 	}

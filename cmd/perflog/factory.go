@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -98,6 +99,30 @@ func (f *Factory) stopPager() {
 	f.pagerIn.Close()
 	f.pager.Wait()
 	f.pager = nil
+}
+
+// abs is path p given on the command line, relative to the working
+// directory (Getwd), as an absolute path ("" stays "").
+func (f *Factory) abs(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	wd, err := f.Getwd()
+	if err != nil {
+		return p
+	}
+	return filepath.Join(wd, p)
+}
+
+// rel is absolute path p relative to the working directory when it is
+// below it (for messages), else p.
+func (f *Factory) rel(p string) string {
+	if wd, err := f.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+	}
+	return p
 }
 
 // lookupEnv is Getenv telling an empty value from an unset one.

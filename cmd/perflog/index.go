@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -180,7 +178,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	case st.New > 0:
 		what = fmt.Sprintf("indexed %d new commit%s", st.New, plural(st.New))
 	}
-	fmt.Fprintf(out, "%s at %s: %s (%d commit%s, %s, %.0f ms)\n", relTo(path), shortHash(st.Head), what, st.Commits, plural(st.Commits),
+	fmt.Fprintf(out, "%s at %s: %s (%d commit%s, %s, %.0f ms)\n", opts.Factory.rel(path), shortHash(st.Head), what, st.Commits, plural(st.Commits),
 		humanBytes(ix.Size()), st.Duration.Seconds()*1000)
 	if launches >= 0 {
 		fmt.Fprintf(out, "launches of %d recipe%s walked through history (launch_changes, launches_at_head)\n", launches, plural(launches))
@@ -242,15 +240,6 @@ func runChecks(ctx context.Context, f *Factory, ws *workspace, ix *index.Index, 
 	st, err := ix.Check(ctx, ws.repo, co)
 	p.done()
 	return st, err
-}
-
-func relTo(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
 }
 
 func humanBytes(n int64) string {

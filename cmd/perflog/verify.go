@@ -336,6 +336,7 @@ func warnShallow(f *Factory, ws *workspace) {
 }
 
 func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
+	dir, settingsPath = f.abs(dir), f.abs(settingsPath)
 	if dir == "" {
 		wd, err := f.Getwd()
 		if err != nil {
