@@ -15,6 +15,7 @@ import (
 // writes the SARIF file and the exit-code output; a runtime error writes
 // no report.
 func TestActionScript(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}

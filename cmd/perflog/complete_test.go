@@ -11,6 +11,7 @@ import (
 // TestFormatCompletionsAreAccepted: every --format value completion offers
 // is one the command accepts.
 func TestFormatCompletionsAreAccepted(t *testing.T) {
+	t.Parallel()
 	repo := "../../testdata/corpus/inferencex.git"
 	args := map[string][]string{
 		// (--profile gate: the formats are at stake, not the dry runs)

@@ -146,6 +146,7 @@ func runWith(t *testing.T, env map[string]string, args ...string) (int, string, 
 }
 
 func TestGitHubPRLookupIsCachedAndOptional(t *testing.T) {
+	t.Parallel()
 	g := newFakeGitHub(t)
 	repo := corpusCopy(t)
 	env := map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": g.URL}
@@ -194,6 +195,7 @@ func TestGitHubPRLookupIsCachedAndOptional(t *testing.T) {
 }
 
 func TestGitHubFailuresFallBackOffline(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		status  int
 		headers map[string]string
@@ -253,6 +255,7 @@ func TestGitHubProvenanceResolverAskedOnce(t *testing.T) {
 }
 
 func TestVerifyCommentIsPostedThenUpdated(t *testing.T) {
+	t.Parallel()
 	g := newFakeGitHub(t)
 	repo := corpusCopy(t)
 	env := map[string]string{"GITHUB_TOKEN": testToken, "GITHUB_API_URL": g.URL}
@@ -286,6 +289,7 @@ func TestVerifyCommentIsPostedThenUpdated(t *testing.T) {
 }
 
 func TestVerifyMarkdownAndSARIF(t *testing.T) {
+	t.Parallel()
 	repo := corpusCopy(t)
 	code, out, _ := runWith(t, nil, "changelog", "verify", "--repo", repo, "--base", "9d4249bd94~1", "--head", "9d4249bd94", "--format", "markdown")
 	if code != 1 || !strings.Contains(out, "### perflog changelog verify: ❌ failed") ||
@@ -320,6 +324,7 @@ func TestVerifyMarkdownAndSARIF(t *testing.T) {
 // TestNewEditOnATerminal: --edit runs $EDITOR on the draft and appends
 // what it left; a terminal also shows the claims the bullets make.
 func TestNewEditOnATerminal(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ix")
 	if _, err := git.PlainClone(dir, false, &git.CloneOptions{URL: corpusCopy(t)}); err != nil {
 		t.Fatal(err)
@@ -361,6 +366,7 @@ func TestNewEditOnATerminal(t *testing.T) {
 
 // Issue 26, point 4: a redirect to another host never carries the token.
 func TestGitHubTokenStaysOnTheAPIHost(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var leaked []string
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -396,6 +402,7 @@ func TestGitHubTokenStaysOnTheAPIHost(t *testing.T) {
 // Issue 26, point 5: a token echoed by the server, or credentials in
 // GITHUB_API_URL, are never printed.
 func TestGitHubMessagesRedactTheToken(t *testing.T) {
+	t.Parallel()
 	echo := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusUnprocessableEntity)
 		fmt.Fprintf(w, `{"message":"invalid credentials %s"}`, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))
@@ -420,6 +427,7 @@ func TestGitHubMessagesRedactTheToken(t *testing.T) {
 // Issue 26, point 6: a server that always sends rel="next" does not keep
 // verify --comment asking forever.
 func TestGitHubCommentPaginationIsBounded(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		next func(page int) int

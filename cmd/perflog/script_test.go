@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -14,22 +15,27 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/perflog/perflog/internal/iostreams"
 )
 
 var update = flag.Bool("update", false, "update testscript golden sections (cmp) in testdata/script")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
-		"perflog": func() { os.Exit(Main()) },
-	})
+	// this binary standing in for perflog (TestActionScript builds none)
+	if filepath.Base(os.Args[0]) == "perflog" {
+		os.Exit(Main())
+	}
+	os.Exit(m.Run())
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script: each builds
 // a real git history with the commands below (implemented with go-git, so
-// no git binary is needed) and runs the perflog binary against it.
+// no git binary is needed) and runs perflog against it.
 //
 // Script commands:
 //
+//	perflog ARGS...              run perflog (in this process: see cmdPerflog)
 //	git-init                     init a repository in $WORK with branch main
 //	git-commit MSG               stage everything and commit (dates advance one hour per commit)
 //	git-branch NAME [REV]        create a branch at REV (default HEAD)
@@ -54,6 +60,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"perflog":           cmdPerflog,
 			"git-init":          cmdGitInit,
 			"git-commit":        cmdGitCommit,
 			"git-branch":        cmdGitBranch,
@@ -64,6 +71,28 @@ func TestScripts(t *testing.T) {
 			"git-drop-commit":   cmdGitDropCommit,
 		},
 	})
+}
+
+// cmdPerflog runs perflog as the script's process would, in this one: the
+// script's environment, working directory (relative paths resolve there:
+// Factory.abs) and standard output and error; it fails the script on an
+// exit status other than the one `!` asks for. A process per command was
+// most of the package's test time; TestActionScript and CI's run of the
+// README's command still run the binary.
+func cmdPerflog(ts *testscript.TestScript, neg bool, args []string) {
+	io := &iostreams.IOStreams{In: strings.NewReader(""), Out: ts.Stdout(), ErrOut: ts.Stderr()}
+	io.SetColorFromEnv(ts.Getenv)
+	f := newFactory(io)
+	f.Getenv = ts.Getenv
+	f.LookupEnv = func(k string) (string, bool) { v := ts.Getenv(k); return v, v != "" }
+	f.Getwd = func() (string, error) { return ts.MkAbs("."), nil }
+	code := run(context.Background(), f, args)
+	switch {
+	case neg && code == 0:
+		ts.Fatalf("perflog succeeded unexpectedly")
+	case !neg && code != 0:
+		ts.Fatalf("perflog: exit status %d", code)
+	}
 }
 
 func scriptRepo(ts *testscript.TestScript) *git.Repository {
