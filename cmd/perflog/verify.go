@@ -336,6 +336,7 @@ func warnShallow(f *Factory, ws *workspace) {
 }
 
 func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
+	given := dir
 	dir, settingsPath = f.abs(dir), f.abs(settingsPath)
 	if dir == "" {
 		wd, err := f.Getwd()
@@ -347,7 +348,10 @@ func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 	r, err := f.OpenRepo(dir)
 	if err != nil {
 		if errors.Is(err, gitscan.ErrNotRepository) {
-			return nil, fmt.Errorf("%s is not inside a git repository (use --repo DIR)", dir)
+			if given == "" {
+				given = dir
+			}
+			return nil, fmt.Errorf("%s is not inside a git repository (use --repo DIR)", given)
 		}
 		return nil, err
 	}
