@@ -45,7 +45,7 @@ func TestMemoSignsCode(t *testing.T) {
 	const lib = "TOP=8\nused() { EXTRA=\"--x 1\"; }\nunused() { echo one; }\n"
 	const script = "source \"$(dirname \"$0\")/lib.sh\"\nused\nvllm serve m --tp \"$TOP\" $EXTRA\n"
 	rev := func(lib, script string) hashed {
-		return hashed{testfs.Files{"benchmarks/lib.sh": lib, "benchmarks/run.sh": script}}
+		return hashed{testfs.Files{"benchmarks/lib.sh": lib, "benchmarks/run.sh": script, "benchmarks/list.sh": "declare -F >/dev/null\n"}}
 	}
 	env := map[string]string{"PATH": "/bin"}
 	for _, c := range []struct {
@@ -64,6 +64,8 @@ func TestMemoSignsCode(t *testing.T) {
 			lib: strings.Replace(lib, "echo one", "echo two", 1), runsAgain: true},
 		{name: "functions listed", before: lib + "declare -F >/dev/null\n",
 			lib: lib + "declare -F >/dev/null\n" + "x() { :; }\n", runsAgain: true},
+		{name: "functions listed by a file also read as text", script: "cat \"$(dirname \"$0\")/list.sh\" >/dev/null\nsource \"$(dirname \"$0\")/list.sh\"\n" + script,
+			lib: lib + "x() { :; }\n", runsAgain: true},
 		{name: "line numbers read", before: "unused() { echo one; }\nTOP=$LINENO\nused() { :; }\n",
 			lib: "unused() {\n echo two\n}\nTOP=$LINENO\nused() { :; }\n", runsAgain: true},
 		{name: "a source with arguments", script: strings.Replace(script, "lib.sh\"", "lib.sh\" a", 1),

@@ -381,8 +381,8 @@ func (m *DryRunMemo) run(files fs.FS, launcher string, env map[string]string, dr
 	run := memoRun{launch: l}
 	sign := rr != nil
 	if sign {
-		for p := range rr.code {
-			if sh, ok := shapeAt(rec, p, h.PathID(p, false)); ok && sh.global {
+		for p := range rr.ran {
+			if sh, ok := shapeAt(rec, p, h.PathID(p, false)); !ok || sh.global {
 				sign = false // the run could see any function of it
 			}
 		}

@@ -176,6 +176,7 @@ type Launch struct {
 // or passed to a command (a function asked for by name is in use).
 type runReads struct {
 	code   map[string]bool
+	ran    map[string]bool // every file it ran or sourced (read as data too or not)
 	called map[string]bool
 }
 
@@ -348,10 +349,13 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 			l.Status = StatusNoServer
 		}
 	}
-	rr := &runReads{code: map[string]bool{}, called: s.called}
+	rr := &runReads{code: map[string]bool{}, ran: map[string]bool{}, called: s.called}
 	for p, how := range s.reads {
 		if how == readCode {
 			rr.code[p] = true
+		}
+		if how&readCode != 0 {
+			rr.ran[p] = true
 		}
 	}
 	l.read = rr
