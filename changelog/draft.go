@@ -437,26 +437,9 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 		}
 		return m, order
 	}
-	he, horder := envOf(hs)
 	be, border := envOf(bs)
-	for _, n := range horder {
-		ov, was := be[n]
-		switch {
-		case !was && literalValue(he[n]):
-			out = append(out, fmt.Sprintf("Set %s=%s", n, he[n]))
-		case !was:
-			out = append(out, "Set "+n)
-		case ov != he[n] && literalValue(ov) && literalValue(he[n]):
-			out = append(out, fmt.Sprintf("Change %s from %s to %s", n, ov, he[n]))
-		case ov != he[n]:
-			out = append(out, "Change how "+n+" is set")
-		}
-	}
-	for _, n := range border {
-		if _, ok := he[n]; !ok {
-			out = append(out, "Remove "+n)
-		}
-	}
+	he, horder := envOf(hs)
+	out = append(out, envBullets(be, border, he, horder)...)
 	flagsOf := func(s *recipe.Script) (map[string]string, []string) {
 		m := map[string]string{}
 		var order []string
@@ -1148,22 +1131,29 @@ func envStringBullets(old, new string) []string {
 	}
 	om, oorder := parse(old)
 	nm, norder := parse(new)
+	return envBullets(om, oorder, nm, norder)
+}
+
+// envBullets compare two sets of variables (values by name, names in
+// order): "Set A=1", "Change B from x to y", "Remove C"; a value that
+// does not read as written is not quoted ("Set A", "Change how B is set").
+func envBullets(old map[string]string, oldOrder []string, new map[string]string, newOrder []string) []string {
 	var out []string
-	for _, k := range norder {
-		ov, was := om[k]
+	for _, k := range newOrder {
+		ov, was := old[k]
 		switch {
-		case !was && literalValue(nm[k]):
-			out = append(out, fmt.Sprintf("Set %s=%s", k, nm[k]))
+		case !was && literalValue(new[k]):
+			out = append(out, fmt.Sprintf("Set %s=%s", k, new[k]))
 		case !was:
 			out = append(out, "Set "+k)
-		case ov != nm[k] && literalValue(ov) && literalValue(nm[k]):
-			out = append(out, fmt.Sprintf("Change %s from %s to %s", k, ov, nm[k]))
-		case ov != nm[k]:
+		case ov != new[k] && literalValue(ov) && literalValue(new[k]):
+			out = append(out, fmt.Sprintf("Change %s from %s to %s", k, ov, new[k]))
+		case ov != new[k]:
 			out = append(out, "Change how "+k+" is set")
 		}
 	}
-	for _, k := range oorder {
-		if _, ok := nm[k]; !ok {
+	for _, k := range oldOrder {
+		if _, ok := new[k]; !ok {
 			out = append(out, "Remove "+k)
 		}
 	}
