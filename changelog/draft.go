@@ -999,21 +999,24 @@ func yamlQuote(s string) string {
 	return b.String()
 }
 
+// loadYAML reads the YAML file at p of f (nil when it is absent or does
+// not load).
+func loadYAML(f fs.FS, p string) *pyyaml.Value {
+	data, ok, err := recipe.ReadFile(f, p)
+	if err != nil || !ok {
+		return nil
+	}
+	v, err := pyyaml.Load(data, pyyaml.Options{})
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
 // yamlBullets describes a changed srt-slurm recipe file: its images,
 // the variables of its environment maps, and (briefly) its other fields.
 func yamlBullets(ch *recipe.Change, p string) []string {
-	load := func(f fs.FS) *pyyaml.Value {
-		data, ok, err := recipe.ReadFile(f, p)
-		if err != nil || !ok {
-			return nil
-		}
-		v, err := pyyaml.Load(data, pyyaml.Options{})
-		if err != nil {
-			return nil
-		}
-		return v
-	}
-	nv, ov := load(ch.Head.Files), load(ch.Base.Files)
+	nv, ov := loadYAML(ch.Head.Files, p), loadYAML(ch.Base.Files, p)
 	if nv == nil {
 		return nil
 	}
@@ -1063,14 +1066,7 @@ func modelTableBullets(ch *recipe.Change, model string) []string {
 	}
 	names := []string{path.Base(model), strings.ReplaceAll(model, "/", "-")}
 	entry := func(f fs.FS, p string) *pyyaml.Value {
-		data, ok, err := recipe.ReadFile(f, p)
-		if err != nil || !ok {
-			return nil
-		}
-		v, err := pyyaml.Load(data, pyyaml.Options{})
-		if err != nil {
-			return nil
-		}
+		v := loadYAML(f, p)
 		for _, n := range names {
 			if e, ok := v.Get(n); ok && e.Kind == pyyaml.Map {
 				return e
