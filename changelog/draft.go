@@ -220,7 +220,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 	for _, f := range rc.Files {
 		out = append(out, scriptBullets(ch, f)...)
 	}
-	if head != nil && base != nil {
+	if head != nil && base != nil && head.Multinode {
 		out = append(out, modelTableBullets(ch, head.Model)...)
 	}
 	// the files the recipe's scripts source (shared env files) changed too
@@ -1053,8 +1053,8 @@ func yamlBullets(ch *recipe.Change, p string) []string {
 	return out
 }
 
-// modelTableBullets describe what a change did to the recipe's model in
-// the per-model tables of server settings some multi-node harnesses read
+// modelTableBullets describe what a change did to a multi-node recipe's
+// model in the per-model tables of server settings its harness reads
 // (InferenceX's AMD models_vllm.yaml: a top-level key per model, e.g.
 // Kimi-K2.5-MXFP4, holding prefill and decode flag strings and an env
 // string), for each such YAML file under benchmarks/ the change touched:
