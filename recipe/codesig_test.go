@@ -83,7 +83,7 @@ func TestMemoSignsCode(t *testing.T) {
 			runs := 0
 			dry := func(f fs.FS) *Launch {
 				runs++
-				return DryRun(context.Background(), f, "benchmarks/run.sh", nil, env, DryRunOptions{Timeout: 3 * time.Second})
+				return DryRun(context.Background(), f, "benchmarks/run.sh", nil, env, DryRunOptions{Timeout: 3 * time.Second, Memo: m})
 			}
 			first := m.run(rev(before, sc), "benchmarks/run.sh", env, dry)
 			if first.Status != StatusLaunched {

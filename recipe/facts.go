@@ -311,7 +311,7 @@ type memoRun struct {
 }
 
 // memoRead is a path the run read and what it held; sig, for a shell
-// file read only as code, is its code signature (codeSig), which a
+// file read only as code, is its code signature (codeShape.sig), which a
 // changed object may still match.
 type memoRead struct {
 	path string

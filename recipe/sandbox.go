@@ -299,7 +299,11 @@ func DryRun(ctx context.Context, files fs.FS, script string, args []string, env 
 		}()
 		return s.runScript(ctx, Workspace, expand.ListEnviron(pairs...), script, args)
 	}()
-	return s.finish(ctx, err)
+	l := s.finish(ctx, err)
+	if o.Memo == nil {
+		l.read = nil // only a memo keeps it
+	}
+	return l
 }
 
 func (s *sandbox) finish(ctx context.Context, err error) *Launch {
