@@ -587,12 +587,8 @@ func envList(names []string) string {
 // order: the entries of every mapping named env or ending in environment
 // (an srt-slurm recipe's benchmark, frontend and worker environments).
 func yamlEnv(ch *recipe.Change, p string) [][2]string {
-	data, ok, err := recipe.ReadFile(ch.Head.Files, p)
-	if err != nil || !ok {
-		return nil
-	}
-	v, err := pyyaml.Load(data, pyyaml.Options{})
-	if err != nil {
+	v := loadYAML(ch.Head.Files, p)
+	if v == nil {
 		return nil
 	}
 	var out [][2]string
