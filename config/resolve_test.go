@@ -88,3 +88,48 @@ old:
 		}
 	}
 }
+
+// TestParseRunners: one read of runners.yaml gives the labels and the
+// hardware; the same content is parsed once and shared, other content
+// anew, and a file that does not parse is an error.
+func TestParseRunners(t *testing.T) {
+	data := []byte(`labels:
+  b200: [b200-nv_0, b200-nv_1]
+hardware:
+  b200: { available-cpu-dram-mib: 2000000, gpus-per-node: 8 }
+  h100: { gpus-per-node: "8" }
+`)
+	rs, err := ParseRunners(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := rs.Labels["b200"]; len(got) != 2 || got[1] != "b200-nv_1" {
+		t.Errorf("labels %v", rs.Labels)
+	}
+	if got := rs.Hardware["b200"]; got != (Hardware{DRAMMiB: 2000000, GPUs: 8}) {
+		t.Errorf("b200 hardware %+v", got)
+	}
+	if got := rs.Hardware["h100"]; got != (Hardware{}) { // a string is no count
+		t.Errorf("h100 hardware %+v", got)
+	}
+	again, _ := ParseRunners(append([]byte(nil), data...))
+	if again != rs {
+		t.Error("the same content was parsed again")
+	}
+	other, _ := ParseRunners(append(append([]byte(nil), data...), "  mi355x: { gpus-per-node: 8 }\n"...))
+	if other == rs || other.Hardware["mi355x"].GPUs != 8 {
+		t.Errorf("other content: %+v", other)
+	}
+	if _, err := ParseRunners([]byte("labels: [\n")); err == nil {
+		t.Error("a file that does not parse gave no error")
+	}
+	// a resolver's labels are its own: changing them leaves the shared parse
+	r, err := NewResolver(nil, data, nil, func(string) bool { return false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Labels["b200"][0] = "changed"
+	if rs.Labels["b200"][0] != "b200-nv_0" {
+		t.Error("a resolver's labels alias the shared parse")
+	}
+}

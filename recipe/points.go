@@ -142,7 +142,7 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	hw := r.hardware()
+	hw := res.Hardware
 	label, multinode := rec.Runner, rec.Multinode
 	var out []LaunchPoint
 	for _, sc := range rec.Scenarios() {
@@ -225,59 +225,25 @@ func runnerName(res *config.Resolver, label, family string) string {
 	return family + "_0"
 }
 
-type hardware struct{ dramMiB, gpus int64 }
-
-// hardware reads the hardware section of the runner labels file (once
-// per revision).
-func (r *Rev) hardware() map[string]hardware {
-	if r.hw == nil {
-		r.hw = r.readHardware()
-	}
-	return r.hw
-}
-
-func (r *Rev) readHardware() map[string]hardware {
-	out := map[string]hardware{}
-	for _, p := range r.Settings.RunnersCandidates() {
-		data, ok, err := ReadFile(r.Files, p)
-		if err != nil || !ok {
-			continue
-		}
-		v, err := pyyaml.Load(data, pyyaml.Options{})
-		if err != nil {
-			return out
-		}
-		h, _ := v.Get("hardware")
-		if h == nil || h.Kind != pyyaml.Map {
-			return out
-		}
-		for _, kv := range h.Pairs {
-			out[kv.Key.Str] = hardware{dramMiB: intOr(kv.Value, "available-cpu-dram-mib", 0), gpus: intOr(kv.Value, "gpus-per-node", 0)}
-		}
-		return out
-	}
-	return out
-}
-
 // dramGB is the generator's agentic_dram_offload_gb: the node's CPU DRAM
 // (capped), times the utilisation, times the share of the node's GPUs
 // the point uses, in decimal GB. "0" without DRAM offloading; "" when
 // the runner's hardware is not listed (then the launch sees it unset).
-func dramGB(h hardware, util float64, p *LaunchPoint, e *config.Entry) string {
+func dramGB(h config.Hardware, util float64, p *LaunchPoint, e *config.Entry) string {
 	if p.KVOffloading != "dram" {
 		return "0"
 	}
-	if h.dramMiB <= 0 || h.gpus <= 0 || util <= 0 {
+	if h.DRAMMiB <= 0 || h.GPUs <= 0 || util <= 0 {
 		return ""
 	}
-	avail := min(h.dramMiB, maxAgenticDRAMMiB)
+	avail := min(h.DRAMMiB, maxAgenticDRAMMiB)
 	gpus := p.TP * e.PP.Or(1) * e.PCP.Or(1)
 	// exact decimal arithmetic, as the generator's Decimal
 	u := new(big.Rat)
 	u.SetString(strconv.FormatFloat(util, 'f', -1, 64))
 	b := new(big.Rat).SetInt64(avail * 1024 * 1024)
 	b.Mul(b, u)
-	b.Mul(b, big.NewRat(gpus, h.gpus))
+	b.Mul(b, big.NewRat(gpus, h.GPUs))
 	b.Quo(b, big.NewRat(1_000_000_000, 1))
 	n := new(big.Int).Quo(b.Num(), b.Denom())
 	return n.String()
@@ -380,13 +346,6 @@ func expandTemplate(t string, get func(string) string) string {
 		b.WriteString(get(t[i+2 : i+j]))
 		t = t[i+j+1:]
 	}
-}
-
-func intOr(v *pyyaml.Value, f string, def int64) int64 {
-	if x, ok := v.Get(f); ok && x.Kind == pyyaml.Int && x.Int.IsInt64() {
-		return x.Int.Int64()
-	}
-	return def
 }
 
 func strOr(v *pyyaml.Value, f, def string) string {

@@ -66,7 +66,6 @@ type Rev struct {
 	resDone bool
 	scripts map[string]*Script
 	srcMemo map[string][]string
-	hw      map[string]hardware // runners.yaml's hardware, once read
 }
 
 type blockAt struct {

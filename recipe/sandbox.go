@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/perflog/perflog/internal/lru"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/shell"
@@ -465,14 +466,14 @@ type parsed struct {
 }
 
 // parseCache holds parsed scripts by path and content.
-var parseCache = newLRU[string, parsed](256)
+var parseCache = lru.New[string, parsed](256)
 
 // parseScript parses and rewrites a script, once per path and content
 // (the interpreter does not change what it runs; every point at the corpus
 // head: 4.3 s before, 3.4 s with this).
 func parseScript(abs, name string, data []byte) (*syntax.File, error) {
 	key := abs + "\x00" + string(data)
-	if p, ok := parseCache.get(key); ok {
+	if p, ok := parseCache.Get(key); ok {
 		return p.f, p.err
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
@@ -483,7 +484,7 @@ func parseScript(abs, name string, data []byte) (*syntax.File, error) {
 	} else {
 		rewrite(f, abs)
 	}
-	parseCache.put(key, parsed{f, err})
+	parseCache.Put(key, parsed{f, err})
 	return f, err
 }
 
@@ -549,14 +550,14 @@ func (s *sandbox) run(ctx context.Context, dir string, env expand.Environ, prog 
 // top-level declarations are made global (declare -g), which is what
 // sourcing does; a file whose top level reads the positional parameters
 // is always sourced.
-var sourcedByKey = newLRU[string, *syntax.Stmt](16) // function name → body (nil: always sourced)
+var sourcedByKey = lru.New[string, *syntax.Stmt](16) // function name → body (nil: always sourced)
 
 const sourcedPrefix = "perflog-sourced-"
 
 // sourcedFuncs returns the functions of every file parsed so far.
 func sourcedFuncs() map[string]*syntax.Stmt {
 	m := map[string]*syntax.Stmt{}
-	sourcedByKey.each(func(k string, v *syntax.Stmt) {
+	sourcedByKey.Each(func(k string, v *syntax.Stmt) {
 		if v != nil {
 			m[k] = v
 		}
@@ -570,7 +571,7 @@ func sourcedFuncs() map[string]*syntax.Stmt {
 func sourcedFunc(name string, data []byte) string {
 	sum := sha256.Sum256(data)
 	fn := sourcedPrefix + hex.EncodeToString(sum[:8])
-	body, ok := sourcedByKey.get(fn)
+	body, ok := sourcedByKey.Get(fn)
 	if ok {
 		if body == nil {
 			return ""
@@ -579,7 +580,7 @@ func sourcedFunc(name string, data []byte) string {
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
 	if err != nil || unsupported(f) != "" || readsParams(f) {
-		sourcedByKey.put(fn, nil) // always sourced
+		sourcedByKey.Put(fn, nil) // always sourced
 		return ""
 	}
 	for _, st := range f.Stmts {
@@ -602,7 +603,7 @@ func sourcedFunc(name string, data []byte) string {
 		return true
 	})
 	body = &syntax.Stmt{Cmd: &syntax.Block{Stmts: f.Stmts}}
-	sourcedByKey.put(fn, body)
+	sourcedByKey.Put(fn, body)
 	return fn
 }
 
@@ -731,12 +732,12 @@ func (s *sandbox) asSourced(p string, data []byte) []byte {
 // rewritten once per content.
 func sourceable(data []byte) []byte {
 	key := string(data)
-	if v, ok := sourceCache.get(key); ok {
+	if v, ok := sourceCache.Get(key); ok {
 		return v
 	}
 	out := data
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), "")
-	shapesByContent.put(sha256.Sum256(data), shapeFrom(f, err, data)) // for DryRunMemo
+	shapesByContent.Put(sha256.Sum256(data), shapeFrom(f, err, data)) // for DryRunMemo
 	if err == nil {
 		type edit struct {
 			off, end int
@@ -784,12 +785,12 @@ func sourceable(data []byte) []byte {
 			out = b.Bytes()
 		}
 	}
-	sourceCache.put(key, out)
+	sourceCache.Put(key, out)
 	return out
 }
 
 // sourceCache holds files as `source` reads them, by content.
-var sourceCache = newLRU[string, []byte](64)
+var sourceCache = lru.New[string, []byte](64)
 
 // bashSource replaces $BASH_SOURCE and ${BASH_SOURCE[0]}, which the
 // interpreter does not set, with the script's path.
