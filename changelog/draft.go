@@ -422,50 +422,40 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 	if hs.ParseErr != nil || bs.ParseErr != nil {
 		return []string{"Update " + p}
 	}
-	var out []string
-	envOf := func(s *recipe.Script) (map[string]string, []string) {
-		m := map[string]string{}
-		var order []string
+	envOf := func(s *recipe.Script) *named {
+		var m named
 		for _, e := range s.Env {
-			if !claims.IsEnvName(e.Name) {
-				continue
+			if claims.IsEnvName(e.Name) {
+				m.set(e.Name, e.Value)
 			}
-			if _, ok := m[e.Name]; !ok {
-				order = append(order, e.Name)
-			}
-			m[e.Name] = e.Value
 		}
-		return m, order
+		return &m
 	}
-	be, border := envOf(bs)
-	he, horder := envOf(hs)
-	out = append(out, envBullets(be, border, he, horder)...)
-	flagsOf := func(s *recipe.Script) (map[string]string, []string) {
-		m := map[string]string{}
-		var order []string
+	out := envBullets(envOf(bs), envOf(hs))
+	flagsOf := func(s *recipe.Script) *named {
+		var m named
 		for _, f := range s.Flags {
-			if _, ok := m[f.Name]; !ok {
-				order = append(order, f.Name)
-				m[f.Name] = f.Value
+			if _, ok := m.val[f.Name]; !ok { // the first one
+				m.set(f.Name, f.Value)
 			}
 		}
-		return m, order
+		return &m
 	}
-	hf, hforder := flagsOf(hs)
-	bf, bforder := flagsOf(bs)
-	for _, n := range hforder {
-		ov, was := bf[n]
+	hf, bf := flagsOf(hs), flagsOf(bs)
+	for _, n := range hf.order {
+		ov, was := bf.val[n]
+		nv := hf.val[n]
 		switch {
-		case !was && hf[n] != "":
-			out = append(out, fmt.Sprintf("Add %s %s", n, hf[n]))
+		case !was && nv != "":
+			out = append(out, fmt.Sprintf("Add %s %s", n, nv))
 		case !was:
 			out = append(out, "Add "+n)
-		case ov != hf[n] && hf[n] != "" && ov != "":
-			out = append(out, fmt.Sprintf("Change %s from %s to %s", n, ov, hf[n]))
+		case ov != nv && nv != "" && ov != "":
+			out = append(out, fmt.Sprintf("Change %s from %s to %s", n, ov, nv))
 		}
 	}
-	for _, n := range bforder {
-		if _, ok := hf[n]; !ok {
+	for _, n := range bf.order {
+		if _, ok := hf.val[n]; !ok {
 			out = append(out, "Remove "+n)
 		}
 	}
@@ -1104,48 +1094,58 @@ func modelTableBullets(ch *recipe.Change, model string) []string {
 	return out
 }
 
-// envStringBullets compare two env strings of NAME=VALUE words.
-func envStringBullets(old, new string) []string {
-	parse := func(s string) (map[string]string, []string) {
-		m := map[string]string{}
-		var order []string
-		for _, w := range strings.Fields(s) {
-			k, v, ok := strings.Cut(w, "=")
-			if !ok || !claims.IsEnvName(k) {
-				continue
-			}
-			if _, seen := m[k]; !seen {
-				order = append(order, k)
-			}
-			m[k] = v
-		}
-		return m, order
-	}
-	om, oorder := parse(old)
-	nm, norder := parse(new)
-	return envBullets(om, oorder, nm, norder)
+// named is values by name, with the names in the order first set.
+type named struct {
+	val   map[string]string
+	order []string
 }
 
-// envBullets compare two sets of variables (values by name, names in
-// order): "Set A=1", "Change B from x to y", "Remove C"; a value that
-// does not read as written is not quoted ("Set A", "Change how B is set").
-func envBullets(old map[string]string, oldOrder []string, new map[string]string, newOrder []string) []string {
+// set sets name's value (a name set again keeps its place).
+func (m *named) set(name, v string) {
+	if m.val == nil {
+		m.val = map[string]string{}
+	}
+	if _, ok := m.val[name]; !ok {
+		m.order = append(m.order, name)
+	}
+	m.val[name] = v
+}
+
+// envStringBullets compare two env strings of NAME=VALUE words.
+func envStringBullets(old, new string) []string {
+	parse := func(s string) *named {
+		var m named
+		for _, w := range strings.Fields(s) {
+			if k, v, ok := strings.Cut(w, "="); ok && claims.IsEnvName(k) {
+				m.set(k, v)
+			}
+		}
+		return &m
+	}
+	return envBullets(parse(old), parse(new))
+}
+
+// envBullets compare two sets of variables: "Set A=1", "Change B from x
+// to y", "Remove C"; a value that does not read as written is not quoted
+// ("Set A", "Change how B is set").
+func envBullets(old, new *named) []string {
 	var out []string
-	for _, k := range newOrder {
-		ov, was := old[k]
+	for _, k := range new.order {
+		ov, was := old.val[k]
+		nv := new.val[k]
 		switch {
-		case !was && literalValue(new[k]):
-			out = append(out, fmt.Sprintf("Set %s=%s", k, new[k]))
+		case !was && literalValue(nv):
+			out = append(out, fmt.Sprintf("Set %s=%s", k, nv))
 		case !was:
 			out = append(out, "Set "+k)
-		case ov != new[k] && literalValue(ov) && literalValue(new[k]):
-			out = append(out, fmt.Sprintf("Change %s from %s to %s", k, ov, new[k]))
-		case ov != new[k]:
+		case ov != nv && literalValue(ov) && literalValue(nv):
+			out = append(out, fmt.Sprintf("Change %s from %s to %s", k, ov, nv))
+		case ov != nv:
 			out = append(out, "Change how "+k+" is set")
 		}
 	}
-	for _, k := range oldOrder {
-		if _, ok := new[k]; !ok {
+	for _, k := range old.order {
+		if _, ok := new.val[k]; !ok {
 			out = append(out, "Remove "+k)
 		}
 	}
@@ -1155,35 +1155,31 @@ func envBullets(old map[string]string, oldOrder []string, new map[string]string,
 // flagStringBullets compare the options of two flag strings, in one
 // bullet per kind: "Add --a 1, --b to decode_flags of M in f.yaml".
 func flagStringBullets(old, new []recipe.ArgFlag, where string) []string {
-	val := func(fs []recipe.ArgFlag) (map[string]string, []string) {
-		m := map[string]string{}
-		var order []string
+	val := func(fs []recipe.ArgFlag) *named {
+		var m named
 		for _, f := range fs {
-			if _, ok := m[f.Name]; !ok {
-				order = append(order, f.Name)
-			}
-			m[f.Name] = strings.Join(f.Values, " ")
+			m.set(f.Name, strings.Join(f.Values, " "))
 		}
-		return m, order
+		return &m
 	}
-	om, oorder := val(old)
-	nm, norder := val(new)
+	om, nm := val(old), val(new)
 	var added, changed, removed []string
-	for _, n := range norder {
-		ov, was := om[n]
+	for _, n := range nm.order {
+		ov, was := om.val[n]
+		nv := nm.val[n]
 		switch {
-		case !was && nm[n] != "" && literalValue(nm[n]):
-			added = append(added, n+" "+nm[n])
+		case !was && nv != "" && literalValue(nv):
+			added = append(added, n+" "+nv)
 		case !was:
 			added = append(added, n)
-		case ov != nm[n] && literalValue(ov) && literalValue(nm[n]):
-			changed = append(changed, fmt.Sprintf("%s from %s to %s", n, ov, nm[n]))
-		case ov != nm[n]:
+		case ov != nv && literalValue(ov) && literalValue(nv):
+			changed = append(changed, fmt.Sprintf("%s from %s to %s", n, ov, nv))
+		case ov != nv:
 			changed = append(changed, n)
 		}
 	}
-	for _, n := range oorder {
-		if _, ok := nm[n]; !ok {
+	for _, n := range om.order {
+		if _, ok := nm.val[n]; !ok {
 			removed = append(removed, n)
 		}
 	}

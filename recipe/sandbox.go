@@ -301,10 +301,24 @@ func DryRun(ctx context.Context, files fs.FS, script string, args []string, env 
 		return s.runScript(ctx, Workspace, expand.ListEnviron(pairs...), script, args)
 	}()
 	l := s.finish(ctx, err)
-	if o.Memo == nil {
-		l.read = nil // only a memo keeps it
+	if o.Memo != nil { // only a memo keeps it
+		l.read = s.runReads()
 	}
 	return l
+}
+
+// runReads is how the run read its shell files.
+func (s *sandbox) runReads() *runReads {
+	rr := &runReads{code: map[string]bool{}, ran: map[string]bool{}, called: s.called}
+	for p, how := range s.reads {
+		if how == readCode {
+			rr.code[p] = true
+		}
+		if how&readCode != 0 {
+			rr.ran[p] = true
+		}
+	}
+	return rr
 }
 
 func (s *sandbox) finish(ctx context.Context, err error) *Launch {
@@ -354,16 +368,6 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 			l.Status = StatusNoServer
 		}
 	}
-	rr := &runReads{code: map[string]bool{}, ran: map[string]bool{}, called: s.called}
-	for p, how := range s.reads {
-		if how == readCode {
-			rr.code[p] = true
-		}
-		if how&readCode != 0 {
-			rr.ran[p] = true
-		}
-	}
-	l.read = rr
 	if l.Status == StatusUnknown && len(l.Servers) > 0 && l.Reason != "" {
 		// the server was recorded before the run stopped: what it
 		// launched is known, what came after is not

@@ -77,12 +77,13 @@ func reportRun(ctx context.Context, opts *ReportOptions) error {
 	if err != nil {
 		return err
 	}
-	st, err := report.Write(site, opts.Factory.abs(opts.Out))
+	out := opts.Factory.abs(opts.Out)
+	st, err := report.Write(site, out)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.Factory.IO.ErrOut, "wrote %d pages (%s, the largest %s) to %s\n", st.Pages, humanBytes(st.Bytes), humanBytes(st.Largest),
-		filepath.Join(opts.Factory.rel(opts.Factory.abs(opts.Out)), "index.html"))
+		filepath.Join(opts.Factory.rel(out), "index.html"))
 	if site.LaunchesMissing > 0 {
 		fmt.Fprintf(opts.Factory.IO.ErrOut, "%d of %d recipe pages show config changes only: run perflog index --launches, or report --launches\n",
 			site.LaunchesMissing, len(site.Recipes))
