@@ -18,6 +18,8 @@ var layers = [][]string{
 	{"gitscan/internal/"},
 	{"gitscan"},
 	{"config"},
+	{"recipe/revfs"},
+	{"recipe/dryrun"},
 	{"recipe"},
 	{"changelog/claims"},
 	{"changelog"},

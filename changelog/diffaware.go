@@ -8,6 +8,7 @@ import (
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // ClaimsMode selects which claim verdicts verify reports.
@@ -266,8 +267,8 @@ func firstChangedLines(ch *recipe.Change) func(path string) changedLine {
 			return c
 		}
 		c := changedLine{line: 1, text: "changed"}
-		head, hok, _ := recipe.ReadFile(ch.Head.Files, p)
-		base, bok, _ := recipe.ReadFile(ch.Base.Files, p)
+		head, hok, _ := revfs.ReadFile(ch.Head.Files, p)
+		base, bok, _ := revfs.ReadFile(ch.Base.Files, p)
 		if hok {
 			hl, bl := strings.Split(string(head), "\n"), []string(nil)
 			if bok {
@@ -383,7 +384,7 @@ func lint(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, add func(
 	emit := func(lf recipe.Finding) {
 		f := Finding{Rule: lf.Rule, Severity: Severity(lf.Severity), File: lf.File, Line: lf.Line, ConfigKey: lf.Key, Message: lf.Message, Source: lf.Source,
 			Evidence: []Evidence{{File: lf.File, Line: lf.Line, Text: strings.TrimSpace(lf.Source), Rev: "head"}}}
-		if lf.Rule == recipe.RuleEnginePatch && in.PR > 0 && recipe.Exists(ch.Head.Files, fmt.Sprintf("docs/waiver/%d.md", in.PR)) {
+		if lf.Rule == recipe.RuleEnginePatch && in.PR > 0 && revfs.Exists(ch.Head.Files, fmt.Sprintf("docs/waiver/%d.md", in.PR)) {
 			f.Severity = Info
 			f.Message += fmt.Sprintf(" (docs/waiver/%d.md covers it)", in.PR)
 		}

@@ -14,6 +14,8 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // DraftEntry is a changelog entry drafted from a change (perflog
@@ -60,7 +62,7 @@ func DraftEntries(ch *recipe.Change, o DraftOptions) ([]DraftEntry, error) {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		effs, err := ch.Effects(ctx, recipe.DryRunOptions{})
+		effs, err := ch.Effects(ctx, dryrun.Options{})
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -988,7 +990,7 @@ func yamlQuote(s string) string {
 // loadYAML reads the YAML file at p of f (nil when it is absent or does
 // not load).
 func loadYAML(f fs.FS, p string) *pyyaml.Value {
-	data, ok, err := recipe.ReadFile(f, p)
+	data, ok, err := revfs.ReadFile(f, p)
 	if err != nil || !ok {
 		return nil
 	}
@@ -1082,8 +1084,8 @@ func modelTableBullets(ch *recipe.Change, model string) []string {
 				}
 				continue
 			}
-			nf, nok := recipe.FlagString(pr.Value.Str)
-			of, ook := recipe.FlagString(ov.Str)
+			nf, nok := dryrun.FlagString(pr.Value.Str)
+			of, ook := dryrun.FlagString(ov.Str)
 			if !nok || !ook || !strings.Contains(pr.Value.Str+ov.Str, "--") {
 				out = append(out, fmt.Sprintf("Update %s of %s", leaf, where))
 				continue
@@ -1154,8 +1156,8 @@ func envBullets(old, new *named) []string {
 
 // flagStringBullets compare the options of two flag strings, in one
 // bullet per kind: "Add --a 1, --b to decode_flags of M in f.yaml".
-func flagStringBullets(old, new []recipe.ArgFlag, where string) []string {
-	val := func(fs []recipe.ArgFlag) *named {
+func flagStringBullets(old, new []dryrun.ArgFlag, where string) []string {
+	val := func(fs []dryrun.ArgFlag) *named {
 		var m named
 		for _, f := range fs {
 			m.set(f.Name, strings.Join(f.Values, " "))

@@ -14,6 +14,8 @@ import (
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // Verify by effect: the recipes a change may have changed are dry-run at
@@ -43,7 +45,7 @@ func launchEffects(in *Input, ch *recipe.Change, add func(Finding)) map[string]*
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	out, err := LaunchEffects(ctx, ch, recipe.DryRunOptions{})
+	out, err := LaunchEffects(ctx, ch, dryrun.Options{})
 	if err != nil {
 		if ctx.Err() == nil {
 			add(Finding{Rule: RuleRecipeInvalid, Severity: Warning, Message: "the launches could not be dry-run: " + err.Error()})
@@ -56,7 +58,7 @@ func launchEffects(in *Input, ch *recipe.Change, add func(Finding)) map[string]*
 // LaunchEffects dry-runs the recipes a change may have changed, at base
 // and head (recipe.Change.Effects), by key: what verify judges launches
 // and claims by.
-func LaunchEffects(ctx context.Context, ch *recipe.Change, o recipe.DryRunOptions) (map[string]*recipe.Effect, error) {
+func LaunchEffects(ctx context.Context, ch *recipe.Change, o dryrun.Options) (map[string]*recipe.Effect, error) {
 	effs, err := ch.Effects(ctx, o)
 	return byKey(effs), err
 }
@@ -65,7 +67,7 @@ func LaunchEffects(ctx context.Context, ch *recipe.Change, o recipe.DryRunOption
 // at head, recipe.Change.HeadEffects): only the recipes the change may
 // have changed that an entry with a flag or variable claim names are
 // dry-run. claims.CheckLaunched with them judges as verify does.
-func ClaimEffects(ctx context.Context, ch *recipe.Change, entries []claims.Entry, o recipe.DryRunOptions) (map[string]*recipe.Effect, error) {
+func ClaimEffects(ctx context.Context, ch *recipe.Change, entries []claims.Entry, o dryrun.Options) (map[string]*recipe.Effect, error) {
 	var patterns []*regexp.Regexp
 	for _, e := range entries {
 		if e.Bullets == nil || !slices.ContainsFunc(claims.Extract(e.Bullets), func(c claims.Claim) bool { return c.Kind == claims.KindFlag || c.Kind == claims.KindEnv }) {
@@ -106,7 +108,7 @@ func byKey(effs []recipe.Effect) map[string]*recipe.Effect {
 // commandEnd is the last line of the command that starts at line: the
 // lines after it that a backslash at the very end continues.
 func commandEnd(r *recipe.Rev, file string, line int) int {
-	data, ok, err := recipe.ReadFile(r.Files, file)
+	data, ok, err := revfs.ReadFile(r.Files, file)
 	if err != nil || !ok || line < 1 {
 		return line
 	}
@@ -208,7 +210,7 @@ func ranges(n []int) string {
 
 // failKey identifies a failure across revisions: the file that ended the
 // run and what it said, not the line (an edit above it moves it).
-func failKey(l *recipe.Launch) string {
+func failKey(l *dryrun.Launch) string {
 	file, _ := recipe.SplitAt(l.EndedAt)
 	return file + "\x00" + l.Reason
 }
@@ -245,10 +247,10 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 			if bl == nil {
 				continue
 			}
-			if bl.Status == recipe.StatusFailed {
+			if bl.Status == dryrun.StatusFailed {
 				baseFails[failKey(bl)] = true
 			}
-			if srv := bl.Server(); srv != nil && bl.Status == recipe.StatusLaunched {
+			if srv := bl.Server(); srv != nil && bl.Status == dryrun.StatusLaunched {
 				baseStray = baseStray || len(srv.Stray) > 0
 				for _, u := range recipe.NotWired(&e.Base[i].Point, srv, ch.Base.Wiring(e.Base[i].Point.Env["FRAMEWORK"])) {
 					baseUnwired[u.Setting] = true
@@ -261,7 +263,7 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 			if l == nil {
 				continue
 			}
-			if l.Status == recipe.StatusFailed {
+			if l.Status == dryrun.StatusFailed {
 				msg := fmt.Sprintf("exits %d before the server starts", l.Exit)
 				if l.Reason != "" {
 					msg += ": " + l.Reason
@@ -269,7 +271,7 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 				note(RuleLaunchFails, l.EndedAt, msg, &h.Point, baseFails[failKey(l)])
 			}
 			srv := l.Server()
-			if srv == nil || l.Status != recipe.StatusLaunched {
+			if srv == nil || l.Status != dryrun.StatusLaunched {
 				continue // a described multi-node recipe is read, not run: not wired by the point's settings
 			}
 			for _, s := range srv.Stray {
@@ -352,7 +354,7 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 			id := d.Kind + "\x00" + d.In + "\x00" + d.Name
 			// a multi-node recipe's topology and harness settings are
 			// told by its rows and name, seldom by setting
-			settings := d.Kind == "file" && strings.HasSuffix(d.In, recipe.SettingsSuffix)
+			settings := d.Kind == "file" && strings.HasSuffix(d.In, dryrun.SettingsSuffix)
 			if d.Kind == "status" || settings || d.Harness() || seen[id] || (d.Kind == "env" && envTold) || mentioned(bullets, e, d) {
 				seen[id] = true
 				continue

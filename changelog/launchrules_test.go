@@ -5,6 +5,7 @@ import (
 
 	"github.com/perflog/perflog/internal/testfs"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // TestFailureAtBaseMovedLines: a failure the base had is not introduced
@@ -12,8 +13,8 @@ import (
 func TestFailureAtBaseMovedLines(t *testing.T) {
 	rev := recipe.NewRev("r", testfs.Files{}, nil)
 	ch := &recipe.Change{Base: rev, Head: rev}
-	fail := func(at string) *recipe.Launch {
-		return &recipe.Launch{Status: recipe.StatusFailed, Exit: 1, EndedAt: at, Reason: "Error: EP_SIZE is not set"}
+	fail := func(at string) *dryrun.Launch {
+		return &dryrun.Launch{Status: dryrun.StatusFailed, Exit: 1, EndedAt: at, Reason: "Error: EP_SIZE is not set"}
 	}
 	pt := recipe.LaunchPoint{Key: "k", Index: 1, TP: 8}
 	for _, tc := range []struct {

@@ -12,6 +12,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // readOptional reads a file at a commit; a missing file is (nil, nil) and
@@ -68,7 +69,7 @@ func loadInput(r *gitscan.Repo, s *config.Settings, base plumbing.Hash, baseName
 	if in.Base, err = readOptional(r, base, path); err != nil {
 		return nil, err
 	}
-	data, ok, err := recipe.ReadFile(headFiles, path)
+	data, ok, err := revfs.ReadFile(headFiles, path)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +160,7 @@ func WorktreeChange(r *gitscan.Repo, s *config.Settings, base, head plumbing.Has
 	if err != nil {
 		return nil, err
 	}
-	return changeOf(r, s, base, head, baseName, "work tree", recipe.Dir(r.Worktree()), wt)
+	return changeOf(r, s, base, head, baseName, "work tree", revfs.Dir(r.Worktree()), wt)
 }
 
 // LoadWorktreeInput is LoadInput with the work tree as head: its
@@ -169,7 +170,7 @@ func LoadWorktreeInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.
 	if r.Worktree() == "" {
 		return LoadInput(r, s, base, head, baseName, "work tree")
 	}
-	return loadInput(r, s, base, baseName, "work tree", recipe.Dir(r.Worktree()), func() (*recipe.Change, error) {
+	return loadInput(r, s, base, baseName, "work tree", revfs.Dir(r.Worktree()), func() (*recipe.Change, error) {
 		return WorktreeChange(r, s, base, head, baseName)
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // Profile selects a rule set.
@@ -147,7 +148,7 @@ func (in *Input) headLines(rep *Report) func(file string) []string {
 				ls = strings.Split(string(rep.Head.Raw), "\n")
 			}
 		case in.Change != nil:
-			if data, ok, err := recipe.ReadFile(in.Change.Head.Files, file); err == nil && ok {
+			if data, ok, err := revfs.ReadFile(in.Change.Head.Files, file); err == nil && ok {
 				ls = strings.Split(string(data), "\n")
 			}
 		}

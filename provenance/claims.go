@@ -11,7 +11,7 @@ import (
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
-	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // CheckAuditClaims checks the description claims of every audited entry
@@ -102,7 +102,7 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 			e := f.Entries[rep.Entries[i].Index-1]
 			entries = append(entries, changelog.ClaimInput(e.Index, e.Value))
 		}
-		effects, err := changelog.ClaimEffects(ctx, ch, entries, recipe.DryRunOptions{})
+		effects, err := changelog.ClaimEffects(ctx, ch, entries, dryrun.Options{})
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

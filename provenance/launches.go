@@ -11,6 +11,8 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // EvLaunch marks a log item where what the recipe's points launch changed
@@ -31,7 +33,7 @@ type LaunchVersion struct {
 // repository's files and how to dry-run.
 type LaunchOptions struct {
 	Repo   *gitscan.Repo
-	DryRun recipe.DryRunOptions
+	DryRun dryrun.Options
 	// Progress, when set, is told of the commits walked.
 	Progress func(Progress)
 }
@@ -43,7 +45,7 @@ type LaunchOptions struct {
 //
 // A recipe's points are dry-run at the first commit of each version of
 // its config, then again only at a commit that changed a file the last
-// dry run read (recipe.Recorder): one dry run per distinct set of inputs,
+// dry run read (revfs.Recorder): one dry run per distinct set of inputs,
 // and a commit that touches none of them costs a few tree lookups.
 func (h *History) Launches(ctx context.Context, key string, rev plumbing.Hash, o LaunchOptions) ([]LaunchVersion, error) {
 	st, err := h.LaunchesFrom(ctx, key, rev, o, nil)
@@ -110,7 +112,7 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 		watch, done = prev.Watch, through
 	}
 	if o.DryRun.Memo == nil {
-		o.DryRun.Memo = recipe.NewDryRunMemo()
+		o.DryRun.Memo = dryrun.NewMemo()
 	}
 	for i, sg := range segs {
 		end := seq
@@ -144,7 +146,7 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 			if watch != nil && unchanged(tree, watch) {
 				continue
 			}
-			rec := recipe.NewRecorder(tree)
+			rec := revfs.NewRecorder(tree)
 			rv := recipe.NewRev(short(commit), rec, h.settings)
 			rv.UseMaster(m, nil)
 			pls, err := rv.DryRunKey(ctx, sg.key, 0, o.DryRun)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/perflog/perflog/internal/testcorpus"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // BenchmarkDryRunCorpusHead dry-runs every point of every recipe at the
@@ -23,7 +24,7 @@ func BenchmarkDryRunCorpusHead(b *testing.B) {
 	n := 0
 	b.ResetTimer()
 	for b.Loop() {
-		pls, err := rev.DryRunKeys(context.Background(), keys, 0, DryRunOptions{})
+		pls, err := rev.DryRunKeys(context.Background(), keys, 0, dryrun.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -2,7 +2,9 @@ package recipe
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +14,8 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/testcorpus"
+	"github.com/perflog/perflog/recipe/dryrun"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 func openCorpus(t testing.TB) *gitscan.Repo {
@@ -150,7 +154,7 @@ func TestResolveCorpusHead(t *testing.T) {
 		for _, run := range runs {
 			if run.Script == "" {
 				ok = false
-			} else if !Exists(rev.Files, run.Script) {
+			} else if !revfs.Exists(rev.Files, run.Script) {
 				t.Errorf("%s resolves to %s, which does not exist", k, run.Script)
 			}
 		}
@@ -165,4 +169,88 @@ func TestResolveCorpusHead(t *testing.T) {
 	if sn < 100 || rate < 0.95 {
 		t.Fatalf("resolved %d/%d single-node keys (%.1f%%), want >= 95%%; misses %v", hit, sn, 100*rate, misses)
 	}
+}
+
+// TestDryRunCorpusHead: at the sample's head, the single-node points
+// reach a server launch (issue: ≥ 95 %); each miss is listed with why.
+func TestDryRunCorpusHead(t *testing.T) {
+	r, head := testcorpus.Open(t, nil)
+	rev := NewRev("main", r.Tree(head), nil)
+	keys, err := rev.Keys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pls, err := rev.DryRunKeys(context.Background(), keys, 0, dryrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a second run (sourced files now functions, scripts parsed) launches
+	// exactly the same (a plain run re-runs every 8th key, the long run all)
+	var sub []string
+	for i, k := range keys {
+		if testcorpus.Long() || i%8 == 0 {
+			sub = append(sub, k)
+		}
+	}
+	again, err := rev.DryRunKeys(context.Background(), sub, 0, dryrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []PointLaunch
+	for _, pl := range pls {
+		if slices.Contains(sub, pl.Point.Key) {
+			first = append(first, pl)
+		}
+	}
+	if a, b := mustJSON(t, first), mustJSON(t, again); len(again) == 0 || a != b {
+		t.Errorf("a second dry run of %d keys of the head differs from the first (%d points)", len(sub), len(again))
+	}
+	counts := map[string]int{}
+	run, launched := 0, 0      // single-node points, those that launched
+	recipes, described := 0, 0 // multi-node points with a recipe file here, those described
+	for _, pl := range pls {
+		if !pl.Point.Multinode {
+			run++
+		} else if pl.Point.Recipe != "" {
+			recipes++
+		}
+		if pl.Launch == nil {
+			note := pl.Point.Note
+			if strings.Contains(note, "upstream srt-slurm") {
+				note = "multi-node: the srt-slurm recipe comes from the upstream srt-slurm repository"
+			}
+			counts["not dry-run: "+note]++
+			continue
+		}
+		switch pl.Launch.Status {
+		case dryrun.StatusLaunched:
+			launched++
+			continue
+		case dryrun.StatusDescribed:
+			described++
+			continue
+		}
+		counts[pl.Point.Key+" "+pl.Launch.Status+": "+pl.Launch.Reason]++
+	}
+	rate := float64(launched) / float64(run)
+	t.Logf("%d points, %d single-node, %d launched (%.1f %%)", len(pls), run, launched, 100*rate)
+	for k, n := range counts {
+		t.Logf("%4d %s", n, k)
+	}
+	if run < 1000 || rate < 0.95 {
+		t.Errorf("%d of %d single-node points launched", launched, run)
+	}
+	t.Logf("%d multi-node points with a recipe file in the repository, %d described", recipes, described)
+	if recipes < 400 || float64(described) < 0.95*float64(recipes) {
+		t.Errorf("%d of %d multi-node points with a recipe file described", described, recipes)
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // Effect is what a change did to the launches of one recipe: its points
@@ -156,7 +158,7 @@ func (c *Change) LaunchCandidates() (keys []string, files map[string][]string, e
 
 // Effects dry-runs the candidates' points at base and head and compares
 // them. Multi-node recipes (not dry-run) get an incomplete Effect.
-func (c *Change) Effects(ctx context.Context, o DryRunOptions) ([]Effect, error) {
+func (c *Change) Effects(ctx context.Context, o dryrun.Options) ([]Effect, error) {
 	keys, files, err := c.LaunchCandidates()
 	if err != nil || len(keys) == 0 {
 		return nil, err
@@ -198,7 +200,7 @@ func (c *Change) Effects(ctx context.Context, o DryRunOptions) ([]Effect, error)
 // may have changed (LaunchCandidates): their points dry-run at head, Base
 // left empty and Changed and Diffs unset. What a claim about a recipe is
 // judged by, at half the cost and without the comparison.
-func (c *Change) HeadEffects(ctx context.Context, keys []string, o DryRunOptions) ([]Effect, error) {
+func (c *Change) HeadEffects(ctx context.Context, keys []string, o dryrun.Options) ([]Effect, error) {
 	cands, files, err := c.LaunchCandidates()
 	if err != nil {
 		return nil, err
@@ -229,7 +231,7 @@ func (c *Change) HeadEffects(ctx context.Context, keys []string, o DryRunOptions
 // failure or a description, nothing unknown.
 func ended(pls []PointLaunch) bool {
 	for _, pl := range pls {
-		if pl.Launch == nil || (pl.Launch.Status != StatusLaunched && pl.Launch.Status != StatusFailed && pl.Launch.Status != StatusDescribed) {
+		if pl.Launch == nil || (pl.Launch.Status != dryrun.StatusLaunched && pl.Launch.Status != dryrun.StatusFailed && pl.Launch.Status != dryrun.StatusDescribed) {
 			return false
 		}
 	}
@@ -292,15 +294,17 @@ func diffLaunches(b, h *PointLaunch) []LaunchDiff {
 		at = s.At
 	}
 	if bl.Status != hl.Status {
-		if hl.Status != StatusLaunched && hl.EndedAt != "" {
+		if hl.Status != dryrun.StatusLaunched && hl.EndedAt != "" {
 			at = hl.EndedAt
 		}
 		out = append(out, LaunchDiff{Kind: "status", Name: "status", Base: bl.Status, Head: hl.Status, At: at})
-		if !bl.started() || !hl.started() {
+		if !bl.Started() || !hl.Started() {
 			return out // what a run that did not launch lacks is not a change of the launch
 		}
 	}
-	cmds := func(l *Launch) []Command { return append(append([]Command(nil), l.Servers...), l.Routers...) }
+	cmds := func(l *dryrun.Launch) []dryrun.Command {
+		return append(append([]dryrun.Command(nil), l.Servers...), l.Routers...)
+	}
 	out = append(out, inArgvOrder(diffMaps("flag", flagMap(cmds(bl)), flagMap(cmds(hl)), at), cmds(hl), cmds(bl))...)
 	out = append(out, diffMaps("env", envMap(bl, b.Point.Env), envMap(hl, h.Point.Env), at)...)
 	bf, hf := fileMap(bl), fileMap(hl)
@@ -322,9 +326,9 @@ func diffLaunches(b, h *PointLaunch) []LaunchDiff {
 // inArgvOrder orders option differences as the head command lines write
 // them (then the base's, for removed options): a bullet list reads like
 // the command.
-func inArgvOrder(ds []LaunchDiff, head, base []Command) []LaunchDiff {
+func inArgvOrder(ds []LaunchDiff, head, base []dryrun.Command) []LaunchDiff {
 	pos := map[string]int{}
-	for _, cs := range [][]Command{head, base} {
+	for _, cs := range [][]dryrun.Command{head, base} {
 		for i := range cs {
 			for _, f := range cs[i].Flags {
 				if n := flagName(&cs[i], f.Name); pos[n] == 0 {
@@ -361,14 +365,14 @@ var infraVar = regexp.MustCompile(`(?i)^(USER|HOME|TMP|TMPDIR|PWD|SHELL)$|(^|_)(
 
 // flagName is an option's name in a diff: a described multi-node
 // command's carries its role ("decode --mem-fraction-static").
-func flagName(c *Command, name string) string {
+func flagName(c *dryrun.Command, name string) string {
 	if c.Role != "" {
 		return c.Role + " " + name
 	}
 	return name
 }
 
-func flagMap(cs []Command) map[string]string {
+func flagMap(cs []dryrun.Command) map[string]string {
 	m := map[string]string{}
 	for i := range cs {
 		for _, f := range cs[i].Flags {
@@ -386,7 +390,7 @@ func flagMap(cs []Command) map[string]string {
 // envMap is what the launch sets in its servers' environment (the
 // workflow's own variables aside); a described command's names carry
 // its role.
-func envMap(l *Launch, base map[string]string) map[string]string {
+func envMap(l *dryrun.Launch, base map[string]string) map[string]string {
 	m := map[string]string{}
 	for i := range l.Servers {
 		s := &l.Servers[i]
@@ -402,7 +406,7 @@ func envMap(l *Launch, base map[string]string) map[string]string {
 	return m
 }
 
-func fileMap(l *Launch) map[string]string {
+func fileMap(l *dryrun.Launch) map[string]string {
 	m := map[string]string{}
 	for i := range l.Servers {
 		for k, v := range l.Servers[i].Files {

@@ -1,12 +1,11 @@
 package recipe
 
 import (
-	"io/fs"
 	"path"
-	"sort"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // Facts are what one point launches, as fields a history can follow:
@@ -52,7 +51,7 @@ func (pl *PointLaunch) Facts() map[string]string {
 			for name, content := range s.Files {
 				where := pre + "files." + path.Base(name) + "."
 				switch {
-				case strings.HasSuffix(name, SettingsSuffix):
+				case strings.HasSuffix(name, dryrun.SettingsSuffix):
 					where = "launch.settings."
 				case s.Role != "":
 					where = pre + "config."
@@ -190,224 +189,4 @@ func SplitField(k string) (path, point string) {
 		return k[:i], k[i+1 : len(k)-1]
 	}
 	return k, ""
-}
-
-// Recorder is an fs.FS that notes what is read through it: each path
-// read or probed, and each directory listed. A dry run is a function of
-// the revision's files through what it read (and of the point's
-// environment): where none of them changed, it launches the same.
-type Recorder struct {
-	fsys        fs.FS
-	mu          sync.Mutex
-	paths, dirs map[string]bool
-}
-
-// NewRecorder wraps fsys.
-func NewRecorder(fsys fs.FS) *Recorder {
-	return &Recorder{fsys: fsys, paths: map[string]bool{}, dirs: map[string]bool{}}
-}
-
-func (r *Recorder) note(m map[string]bool, p string) {
-	r.mu.Lock()
-	m[p] = true
-	r.mu.Unlock()
-}
-
-// Open notes name as read (a directory opened is listed).
-func (r *Recorder) Open(name string) (fs.File, error) {
-	f, err := r.fsys.Open(name)
-	if err == nil {
-		if fi, serr := f.Stat(); serr == nil && fi.IsDir() {
-			r.note(r.dirs, name)
-			return f, nil
-		}
-	}
-	r.note(r.paths, name)
-	return f, err
-}
-
-// ReadFile notes name as read.
-func (r *Recorder) ReadFile(name string) ([]byte, error) {
-	r.note(r.paths, name)
-	return fs.ReadFile(r.fsys, name)
-}
-
-// Stat notes name as probed.
-func (r *Recorder) Stat(name string) (fs.FileInfo, error) {
-	r.note(r.paths, name)
-	return fs.Stat(r.fsys, name)
-}
-
-// ReadDir notes name as listed.
-func (r *Recorder) ReadDir(name string) ([]fs.DirEntry, error) {
-	r.note(r.dirs, dirName(name))
-	return fs.ReadDir(r.fsys, name)
-}
-
-// dirName is the directory name ListFiles was given for an fs path ("."
-// is the root, "").
-func dirName(name string) string {
-	if name == "." {
-		return ""
-	}
-	return name
-}
-
-// Paths are the paths read or probed, and Dirs the directories listed
-// (what matters of a directory is its names), sorted.
-func (r *Recorder) Paths() []string { return r.sorted(r.paths) }
-
-func (r *Recorder) Dirs() []string { return r.sorted(r.dirs) }
-
-func (r *Recorder) sorted(m map[string]bool) []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]string, 0, len(m))
-	for p := range m {
-		out = append(out, p)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Note records a path as read (or a directory as listed) without reading
-// it: what a memoised dry run read.
-func (r *Recorder) Note(p string, dir bool) {
-	if dir {
-		r.note(r.dirs, p)
-	} else {
-		r.note(r.paths, p)
-	}
-}
-
-// PathID is the inner fs.FS's PathID ("" when it has none).
-func (r *Recorder) PathID(p string, dir bool) string {
-	if h, ok := r.fsys.(Hasher); ok {
-		return h.PathID(p, dir)
-	}
-	return ""
-}
-
-// Hasher is an fs.FS that says what a path holds without reading it: a
-// file's object id, a directory's names ("" for nothing there). A git
-// tree is one.
-type Hasher interface {
-	PathID(path string, dir bool) string
-}
-
-// DryRunMemo remembers dry runs by what they read: a point run again
-// with the same launcher and environment, where each file the last run
-// read holds the same object, launches the same, and is not run again.
-// The launches it returns are shared: they must not be modified.
-type DryRunMemo struct {
-	mu   sync.Mutex
-	runs map[string][]memoRun
-}
-
-type memoRun struct {
-	reads  []memoRead
-	called map[string]bool // names the run called (runReads)
-	launch *Launch
-}
-
-// memoRead is a path the run read and what it held; sig, for a shell
-// file read only as code, is its code signature (codeShape.sig), which a
-// changed object may still match.
-type memoRead struct {
-	path string
-	dir  bool
-	id   string
-	sig  string
-}
-
-// same reports whether the file rd names holds, in files, what the run
-// read: the same object, or code with the same signature.
-func (rd *memoRead) same(files fs.FS, h Hasher, called map[string]bool) bool {
-	id := h.PathID(rd.path, rd.dir)
-	if id == rd.id {
-		return true
-	}
-	if rd.sig == "" || id == "" {
-		return false
-	}
-	sh, ok := shapeAt(files, rd.path, id)
-	return ok && sh.sig(called) == rd.sig
-}
-
-// NewDryRunMemo returns an empty memo.
-func NewDryRunMemo() *DryRunMemo { return &DryRunMemo{runs: map[string][]memoRun{}} }
-
-// memoKeep bounds the runs kept per launcher and environment.
-const memoKeep = 4
-
-func (m *DryRunMemo) run(files fs.FS, launcher string, env map[string]string, dry func(fs.FS) *Launch) *Launch {
-	h, ok := files.(Hasher)
-	if !ok {
-		return dry(files)
-	}
-	var b strings.Builder
-	b.WriteString(launcher)
-	for _, k := range sortedKeys(env) {
-		b.WriteString("\x00" + k + "=" + env[k])
-	}
-	key := b.String()
-	m.mu.Lock()
-	cands := append([]memoRun(nil), m.runs[key]...)
-	m.mu.Unlock()
-	for _, c := range cands {
-		hit := true
-		for i := range c.reads {
-			if !c.reads[i].same(files, h, c.called) {
-				hit = false
-				break
-			}
-		}
-		if hit {
-			if n, ok := files.(interface{ Note(string, bool) }); ok {
-				for _, rd := range c.reads {
-					n.Note(rd.path, rd.dir)
-				}
-			}
-			return c.launch
-		}
-	}
-	rec := NewRecorder(files)
-	l := dry(rec)
-	if l == nil || l.Status == StatusUnknown {
-		return l // a budget or a cancel may have cut it short
-	}
-	rr := l.read
-	l.read = nil
-	run := memoRun{launch: l}
-	sign := rr != nil
-	if sign {
-		for p := range rr.ran {
-			if sh, ok := shapeAt(rec, p, h.PathID(p, false)); !ok || sh.global {
-				sign = false // the run could see any function of it
-			}
-		}
-	}
-	for _, p := range rec.Paths() {
-		rd := memoRead{path: p, id: h.PathID(p, false)}
-		if sign && rr.code[p] && rd.id != "" {
-			if sh, ok := shapeAt(rec, p, rd.id); ok {
-				rd.sig = sh.sig(rr.called)
-			}
-		}
-		run.reads = append(run.reads, rd)
-	}
-	if sign {
-		run.called = rr.called
-	}
-	for _, d := range rec.Dirs() {
-		run.reads = append(run.reads, memoRead{path: d, dir: true, id: h.PathID(d, true)})
-	}
-	m.mu.Lock()
-	rs := append(m.runs[key], run)
-	if len(rs) > memoKeep {
-		rs = rs[len(rs)-memoKeep:]
-	}
-	m.runs[key] = rs
-	m.mu.Unlock()
-	return l
 }

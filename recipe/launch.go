@@ -2,30 +2,29 @@ package recipe
 
 import (
 	"context"
-	"io/fs"
 	"runtime"
-	"sort"
-	"strings"
 	"sync"
+
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // PointLaunch is a point with what its dry run launched (Launch is nil
 // for a point that is not dry-run: see Point.Note).
 type PointLaunch struct {
-	Point  LaunchPoint `json:"point"`
-	Launch *Launch     `json:"launch,omitempty"`
+	Point  LaunchPoint    `json:"point"`
+	Launch *dryrun.Launch `json:"launch,omitempty"`
 }
 
 // patterns are the launch patterns of the settings, else the defaults.
-func (r *Rev) patterns() *Patterns {
+func (r *Rev) patterns() *dryrun.Patterns {
 	if r.Settings == nil {
-		return DefaultPatterns
+		return dryrun.DefaultPatterns
 	}
 	ls := r.Settings.Launch
 	if len(ls.Servers) == 0 && len(ls.Routers) == 0 && len(ls.Clients) == 0 {
-		return DefaultPatterns
+		return dryrun.DefaultPatterns
 	}
-	p := *DefaultPatterns
+	p := *dryrun.DefaultPatterns
 	if len(ls.Servers) > 0 {
 		p.Servers = ls.Servers
 	}
@@ -40,12 +39,12 @@ func (r *Rev) patterns() *Patterns {
 
 // DryRunPoint runs one point's launcher in the sandbox (nil for a point
 // that is not dry-run).
-func (r *Rev) DryRunPoint(ctx context.Context, p *LaunchPoint, o DryRunOptions) *Launch {
+func (r *Rev) DryRunPoint(ctx context.Context, p *LaunchPoint, o dryrun.Options) *dryrun.Launch {
 	if p.Multinode {
 		if p.Recipe == "" {
 			return nil
 		}
-		return describeSrt(r.Files, p.Recipe)
+		return dryrun.Describe(r.Files, p.Recipe)
 	}
 	if p.Note != "" || p.Launcher == "" {
 		return nil
@@ -53,22 +52,19 @@ func (r *Rev) DryRunPoint(ctx context.Context, p *LaunchPoint, o DryRunOptions) 
 	if o.Patterns == nil {
 		o.Patterns = r.patterns()
 	}
-	if o.Memo != nil {
-		return o.Memo.run(r.Files, p.Launcher, p.Env, func(f fs.FS) *Launch { return DryRun(ctx, f, p.Launcher, nil, p.Env, o) })
-	}
-	return DryRun(ctx, r.Files, p.Launcher, nil, p.Env, o)
+	return dryrun.Run(ctx, r.Files, p.Launcher, nil, p.Env, o)
 }
 
 // DryRunKey dry-runs every point of a recipe (point > 0: that point
 // alone).
-func (r *Rev) DryRunKey(ctx context.Context, key string, point int, o DryRunOptions) ([]PointLaunch, error) {
+func (r *Rev) DryRunKey(ctx context.Context, key string, point int, o dryrun.Options) ([]PointLaunch, error) {
 	return r.DryRunKeys(ctx, []string{key}, point, o)
 }
 
 // DryRunKeys dry-runs every point of the recipes, on as many goroutines
 // as the machine has cores (2 cores, every point at the corpus head: 7.0
 // s on one, 4.3 s on two); the result is in key, then point order.
-func (r *Rev) DryRunKeys(ctx context.Context, keys []string, point int, o DryRunOptions) ([]PointLaunch, error) {
+func (r *Rev) DryRunKeys(ctx context.Context, keys []string, point int, o dryrun.Options) ([]PointLaunch, error) {
 	var out []PointLaunch
 	for _, k := range keys {
 		pts, err := r.LaunchPoints(k)
@@ -107,35 +103,4 @@ func (r *Rev) DryRunKeys(ctx context.Context, keys []string, point int, o DryRun
 		return nil, err
 	}
 	return out, nil
-}
-
-// EnvChanges lists the variables of the command's environment that the
-// launch path set or changed from the workflow's (base), sorted: what
-// the recipe's files chose, not what every point is given.
-func (c *Command) EnvChanges(base map[string]string) []string {
-	var out []string
-	for k, v := range c.Env {
-		if b, ok := base[k]; !ok || b != v {
-			out = append(out, k)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// Program names a launch by its program words ("python3 -m
-// sglang.launch_server", "vllm serve MODEL", "trtllm-serve MODEL"): the
-// words before its first option, at most three.
-func (c *Command) Program() string {
-	var w []string
-	for _, a := range c.Argv {
-		if strings.HasPrefix(a, "-") && a != "-m" {
-			break
-		}
-		w = append(w, a)
-		if len(w) == 3 {
-			break
-		}
-	}
-	return strings.Join(w, " ")
 }

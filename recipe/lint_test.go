@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // found renders findings as "rule:line" for comparison.
@@ -160,7 +162,7 @@ func FuzzLint(f *testing.F) {
 // A script over MaxScriptSize is not parsed (it counts as one that does
 // not parse): parsing 100 MB took gigabytes.
 func TestParseTooLarge(t *testing.T) {
-	s := Parse("big.sh", bytes.Repeat([]byte("echo x\n"), MaxScriptSize/7+1))
+	s := Parse("big.sh", bytes.Repeat([]byte("echo x\n"), revfs.MaxScriptSize/7+1))
 	if s.ParseErr == nil || !strings.Contains(s.ParseErr.Error(), "over the 4 MiB") || s.File != nil {
 		t.Fatalf("ParseErr %v", s.ParseErr)
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // LintReport is the outcome of LintRev.
@@ -26,7 +27,7 @@ func LintRev(r *Rev, paths []string, list func(dir string) ([]string, error)) (*
 	set := map[string]bool{}
 	for _, p := range paths {
 		p = strings.Trim(p, "/")
-		if Exists(r.Files, p) {
+		if revfs.Exists(r.Files, p) {
 			set[p] = true
 			continue
 		}

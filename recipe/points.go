@@ -9,6 +9,7 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // LaunchPoint is one search-space point of a recipe as the benchmark
@@ -266,7 +267,7 @@ func pointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram s
 		"PYTHONDONTWRITEBYTECODE": "1", "PYTHONPYCACHEPREFIX": "/tmp/inferencex-pycache", "DURATION": "3600",
 		"AIPERF_FAILED_REQUEST_THRESHOLD": "0.10", "REQUIRE_POWER": "0", "AIPERF_EXPERIMENTAL_FAST": "0",
 		"SWEBENCH_USE_MODAL": "true", "MODAL_TOKEN_ID": "<secret>", "MODAL_TOKEN_SECRET": "<secret>",
-		"GITHUB_WORKSPACE": Workspace, "GITHUB_ACTIONS": "true", "RUNNER_NAME": p.Runner, "RUNNER_TYPE": label,
+		"GITHUB_WORKSPACE": dryrun.Workspace, "GITHUB_ACTIONS": "true", "RUNNER_NAME": p.Runner, "RUNNER_TYPE": label,
 		"GPU_COUNT": itoa(p.TP * pp * pcp), "USER": "runner", "HOME": "/home/runner", "PATH": "/usr/local/bin:/usr/bin:/bin",
 		"KV_OFFLOADING": "", "KV_OFFLOAD_BACKEND": "", "TOTAL_CPU_DRAM_GB": "0", "SCENARIO_TYPE": "fixed-seq-len",
 		"SCENARIO_SUBDIR": "fixed_seq_len/", "IS_AGENTIC": "0",

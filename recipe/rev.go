@@ -10,6 +10,7 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // MasterFiles reads the master config files of a revision, trying each
@@ -22,7 +23,7 @@ func MasterFiles(f fs.FS, s *config.Settings) ([]config.File, error) {
 		var files []config.File
 		found := false
 		for _, p := range layout {
-			data, ok, err := ReadFile(f, p)
+			data, ok, err := revfs.ReadFile(f, p)
 			if err != nil {
 				return nil, err
 			}
@@ -217,7 +218,7 @@ func (r *Rev) Script(p string) (*Script, error) {
 	if s, ok := r.scripts[p]; ok {
 		return s, nil
 	}
-	data, ok, err := ReadFile(r.Files, p)
+	data, ok, err := revfs.ReadFile(r.Files, p)
 	if err != nil {
 		return nil, err
 	}
@@ -289,7 +290,7 @@ func (r *Rev) Related(key string) (all, drivers []string, err error) {
 	}
 	all = append(all, libs...)
 	for _, l := range launchers {
-		if Exists(r.Files, l) {
+		if revfs.Exists(r.Files, l) {
 			all = append(all, l)
 		}
 	}
@@ -321,7 +322,7 @@ func (r *Rev) sourced(p string) []string {
 		return l
 	}
 	var out []string
-	if data, ok, err := ReadFile(r.Files, p); err == nil && ok {
+	if data, ok, err := revfs.ReadFile(r.Files, p); err == nil && ok {
 		for _, m := range reSource.FindAllSubmatch(data, -1) {
 			if q := r.resolveSource(p, strings.TrimSpace(string(m[1]))); q != "" {
 				out = append(out, q)
@@ -379,7 +380,7 @@ func (r *Rev) resolveSource(script, word string) string {
 		}
 	}
 	for _, c := range cands {
-		if !strings.HasPrefix(c, "../") && Exists(r.Files, c) {
+		if !strings.HasPrefix(c, "../") && revfs.Exists(r.Files, c) {
 			return c
 		}
 	}
@@ -391,7 +392,7 @@ func (r *Rev) resolveSource(script, word string) string {
 func NewResolver(f fs.FS, s *config.Settings) (*config.Resolver, error) {
 	var runners []byte
 	for _, p := range s.RunnersCandidates() {
-		d, ok, err := ReadFile(f, p)
+		d, ok, err := revfs.ReadFile(f, p)
 		if err != nil {
 			return nil, err
 		}
@@ -400,11 +401,11 @@ func NewResolver(f fs.FS, s *config.Settings) (*config.Resolver, error) {
 			break
 		}
 	}
-	launchers, err := ListFiles(f, "runners")
+	launchers, err := revfs.ListFiles(f, "runners")
 	if err != nil {
 		return nil, err
 	}
-	return config.NewResolver(s, runners, launchers, func(p string) bool { return Exists(f, p) })
+	return config.NewResolver(s, runners, launchers, func(p string) bool { return revfs.Exists(f, p) })
 }
 
 // Images returns the container images a recipe runs: its image field and
@@ -426,7 +427,7 @@ func (r *Rev) Images(key string) []Located {
 			continue
 		}
 		seen[run.Recipe] = true
-		data, ok, err := ReadFile(r.Files, run.Recipe)
+		data, ok, err := revfs.ReadFile(r.Files, run.Recipe)
 		if err != nil || !ok {
 			continue
 		}
@@ -470,7 +471,7 @@ func walkStrings(v *pyyaml.Value, fn func(field string, s *pyyaml.Value)) {
 // LineText is line n of a file of the revision, trimmed ("" when
 // unreadable).
 func (r *Rev) LineText(file string, n int) string {
-	data, ok, err := ReadFile(r.Files, file)
+	data, ok, err := revfs.ReadFile(r.Files, file)
 	if err != nil || !ok || n < 1 {
 		return ""
 	}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/perflog/perflog/recipe/revfs"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -94,15 +95,12 @@ var (
 	reAssocIndex = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\[([^\]"'\n]*:[^\]"'\n]*)\]`)
 )
 
-// MaxScriptSize bounds the scripts perflog parses.
-const MaxScriptSize = 4 << 20
-
 // Parse parses a bash script and collects its facts.
 func Parse(path string, src []byte) *Script {
-	if len(src) > MaxScriptSize {
+	if len(src) > revfs.MaxScriptSize {
 		// not a benchmark script (they are a few KB): parsing one of 100 MB
 		// took gigabytes; it counts as one that does not parse
-		return &Script{Path: path, Src: src, ParseErr: fmt.Errorf("%s is %.1f MB, over the %d MiB perflog parses as a script", path, float64(len(src))/1e6, MaxScriptSize>>20)}
+		return &Script{Path: path, Src: src, ParseErr: fmt.Errorf("%s is %.1f MB, over the %d MiB perflog parses as a script", path, float64(len(src))/1e6, revfs.MaxScriptSize>>20)}
 	}
 	s := &Script{Path: path, Src: src, Lines: strings.Split(string(src), "\n")}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).Parse(bytes.NewReader(src), path)

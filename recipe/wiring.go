@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // Wiring: which options of a launched server realise a point's settings.
@@ -101,7 +103,7 @@ type Unwired struct {
 // realise, by the framework's wiring table. A point whose setting is
 // off (dp-attn false, ep 1, no spec decoding, no offloading) asks
 // nothing.
-func NotWired(p *LaunchPoint, srv *Command, wiring map[string][]string) []Unwired {
+func NotWired(p *LaunchPoint, srv *dryrun.Command, wiring map[string][]string) []Unwired {
 	if srv == nil || wiring == nil {
 		return nil
 	}
@@ -148,7 +150,7 @@ var dpOptions = []string{"--dp", "--dp-size", "--data-parallel-size", "-dp"}
 
 // tpTimesDP reports whether the server's tensor-parallel size (1 when
 // not given) times its data-parallel size is the point's tp.
-func tpTimesDP(srv *Command, wiring map[string][]string, tp int64) bool {
+func tpTimesDP(srv *dryrun.Command, wiring map[string][]string, tp int64) bool {
 	last := func(names []string) int64 {
 		for _, n := range names {
 			if v, ok := srv.Flag(n); ok && len(v) > 0 {
@@ -168,7 +170,7 @@ func tpTimesDP(srv *Command, wiring map[string][]string, tp int64) bool {
 
 // realises reports whether the server carries realiser w; other names
 // the option found with another numeric value than number.
-func realises(srv *Command, w string, number int64) (ok bool, other string) {
+func realises(srv *dryrun.Command, w string, number int64) (ok bool, other string) {
 	switch {
 	case strings.HasPrefix(w, "$"):
 		name := strings.TrimPrefix(w, "$")

@@ -1,25 +1,24 @@
 package recipe
 
 import (
-	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perflog/perflog/internal/testfs"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 func TestNotWired(t *testing.T) {
-	srv := func(argv []string, env map[string]string, files map[string]string) *Command {
-		c := &Command{Argv: argv, Env: env, Files: files}
-		c.Flags, c.Stray = ParseArgv(argv, 2)
+	srv := func(argv []string, env map[string]string, files map[string]string) *dryrun.Command {
+		c := &dryrun.Command{Argv: argv, Env: env, Files: files}
+		c.Flags, c.Stray = dryrun.ParseArgv(argv, 2)
 		return c
 	}
 	for _, c := range []struct {
 		name string
 		fw   string
 		p    LaunchPoint
-		srv  *Command
+		srv  *dryrun.Command
 		want string // settings not wired, comma-separated
 	}{
 		{"vllm dp attention as -tp 1 -dp 8", "vllm", LaunchPoint{TP: 8, EP: 8, DPAttn: true},
@@ -52,34 +51,4 @@ func TestNotWired(t *testing.T) {
 			}
 		})
 	}
-}
-
-// FuzzDryRun: any script ends, bounded, without a panic, with a status.
-func FuzzDryRun(f *testing.F) {
-	for _, s := range []string{
-		"vllm serve m --tp 8 &\nwait $!\n",
-		"while :; do :; done",
-		"f() { f | f & }; f",
-		"source ./x.sh; cat /etc/passwd > /workspace/y; exec 9>/tmp/l; trap 'echo' INT",
-		"docker run --rm -e A=1 img bash -c 'python3 -m sglang.launch_server --tp $A'",
-		"A=(); A+=(--x); A=(--y); printf '%q %.2f' \"${A[@]}\" 1; set -euxo pipefail; kill -0 $$",
-		"coproc x { :; }",
-		"$(< /proc/self/environ) ${BASH_SOURCE[0]} <(ls) >(cat)",
-	} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, script string) {
-		files := testfs.Files{"run.sh": script, "x.sh": "y=1\n"}
-		start := time.Now()
-		l := DryRun(context.Background(), files, "run.sh", nil, map[string]string{"PATH": "/bin"},
-			DryRunOptions{Timeout: 200 * time.Millisecond, MaxSteps: 5000})
-		if d := time.Since(start); d > 5*time.Second {
-			t.Errorf("took %v", d)
-		}
-		switch l.Status {
-		case StatusLaunched, StatusFailed, StatusNoServer, StatusUnknown:
-		default:
-			t.Errorf("status %q", l.Status)
-		}
-	})
 }

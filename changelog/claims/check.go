@@ -9,6 +9,8 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // Claim verdicts (JSON contract).
@@ -139,7 +141,7 @@ type subject struct {
 	// launch, when each was dry-run to an end (nil otherwise: the files'
 	// text decides); commands adds their routers and clients (an option
 	// claim may be about the router or the benchmark client).
-	launched, commands []*recipe.Command
+	launched, commands []*dryrun.Command
 	points             []launchedPoint
 }
 
@@ -196,7 +198,7 @@ func changedSources(ch *recipe.Change) []source {
 		if strings.HasSuffix(p, "-master.yaml") || strings.HasSuffix(p, "perf-changelog.yaml") {
 			continue
 		}
-		if data, ok, err := recipe.ReadFile(ch.Head.Files, p); err == nil && ok && len(data) < 1<<20 {
+		if data, ok, err := revfs.ReadFile(ch.Head.Files, p); err == nil && ok && len(data) < 1<<20 {
 			out = append(out, source{file: p, first: 1, lines: strings.Split(string(data), "\n")})
 		}
 	}
@@ -218,7 +220,7 @@ func loadSide(r *recipe.Rev, name string, keys []string) side {
 		sd.images = append(sd.images, r.Images(k)...)
 		if file, text, ok := r.Text(k); ok {
 			sd.sources = append(sd.sources, source{file: file, first: rec.Line, lines: strings.Split(string(text), "\n")})
-		} else if data, ok, _ := recipe.ReadFile(r.Files, rec.File); ok {
+		} else if data, ok, _ := revfs.ReadFile(r.Files, rec.File); ok {
 			// the block of the recipe: from its key line to the next top-level key
 			all := strings.Split(string(data), "\n")
 			end := rec.Line
@@ -237,7 +239,7 @@ func loadSide(r *recipe.Rev, name string, keys []string) side {
 				continue
 			}
 			seen[p] = true
-			if data, ok, err := recipe.ReadFile(r.Files, p); err == nil && ok {
+			if data, ok, err := revfs.ReadFile(r.Files, p); err == nil && ok {
 				sd.sources = append(sd.sources, source{file: p, first: 1, lines: strings.Split(string(data), "\n")})
 			}
 		}

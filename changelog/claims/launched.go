@@ -6,20 +6,21 @@ import (
 	"strings"
 
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // launchedPoint is a head point of a listed recipe and what it launches.
 type launchedPoint struct {
 	key      string
 	pt       *recipe.LaunchPoint
-	servers  []*recipe.Command
-	commands []*recipe.Command // servers, routers and clients
+	servers  []*dryrun.Command
+	commands []*dryrun.Command // servers, routers and clients
 }
 
 // launchedServers are the head servers of the keys' points and all their
 // launches (servers, routers, clients), nil unless every key was dry-run
 // completely; points has them by point.
-func launchedServers(keys []string, effects map[string]*recipe.Effect) (servers, all []*recipe.Command, points []launchedPoint) {
+func launchedServers(keys []string, effects map[string]*recipe.Effect) (servers, all []*dryrun.Command, points []launchedPoint) {
 	for _, k := range keys {
 		e, ok := effects[k]
 		if !ok || !e.Complete {
@@ -30,7 +31,7 @@ func launchedServers(keys []string, effects map[string]*recipe.Effect) (servers,
 			if l == nil {
 				continue
 			}
-			if l.Status == recipe.StatusDescribed {
+			if l.Status == dryrun.StatusDescribed {
 				// a multi-node recipe file: its options are settings of
 				// srt-slurm (a trtllm config has no flags); the files decide
 				return nil, nil, nil
@@ -101,7 +102,7 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 	if len(s.points) == 0 || (r.Kind == KindFlag && !strings.HasPrefix(r.Name, "-")) {
 		return false
 	}
-	lookup := func(lp launchedPoint) (string, *recipe.Command, bool) {
+	lookup := func(lp launchedPoint) (string, *dryrun.Command, bool) {
 		if r.Kind == KindFlag {
 			for _, c := range lp.commands {
 				if v, found := c.Flag(r.Name); found {
@@ -168,7 +169,7 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 }
 
 // launchEvidence is where a launched server starts.
-func (s *subject) launchEvidence(c *recipe.Command) Evidence {
+func (s *subject) launchEvidence(c *dryrun.Command) Evidence {
 	file, line := recipe.SplitAt(c.At)
 	text := s.ch.Head.LineText(file, line)
 	if text == "" {
@@ -183,7 +184,7 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 	if len(s.launched) == 0 || !strings.HasPrefix(r.Name, "-") {
 		return false
 	}
-	var with []*recipe.Command
+	var with []*dryrun.Command
 	var vals []string
 	for _, c := range s.commands {
 		if v, found := c.Flag(r.Name); found {
@@ -296,7 +297,7 @@ func (s *subject) launchedEnv(r *Result) (ok bool) {
 		return false
 	}
 	name := r.Name
-	var with []*recipe.Command
+	var with []*dryrun.Command
 	var vals []string
 	for _, c := range s.launched {
 		if v, found := c.Env[name]; found {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/safefile"
-	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // InitOptions are the parsed flags of `perflog init`.
@@ -57,7 +57,7 @@ func initRun(opts *InitOptions) error {
 		return fmt.Errorf("the repository has no work tree to write the settings to")
 	}
 	files := map[string]string{
-		config.SettingsFile:             initSettings(ws, recipe.Dir(root)),
+		config.SettingsFile:             initSettings(ws, revfs.Dir(root)),
 		".github/workflows/perflog.yml": initWorkflow,
 	}
 	for _, name := range []string{config.SettingsFile, ".github/workflows/perflog.yml"} {
@@ -88,7 +88,7 @@ func initSettings(ws *workspace, wt fs.FS) string {
 	fmt.Fprintf(&b, "  file: %s\n", s.ChangelogPath())
 	masters := config.DefaultMasterFiles
 	for _, layout := range s.MasterCandidates() {
-		if len(layout) > 0 && recipe.Exists(wt, layout[0]) {
+		if len(layout) > 0 && revfs.Exists(wt, layout[0]) {
 			masters = layout
 			break
 		}

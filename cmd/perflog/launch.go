@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // LaunchOptions are the parsed flags of `perflog config launch`.
@@ -106,7 +107,7 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
-	pls, err := rev.DryRunKeys(ctx, keys, opts.Point, recipe.DryRunOptions{})
+	pls, err := rev.DryRunKeys(ctx, keys, opts.Point, dryrun.Options{})
 	if err != nil {
 		return err
 	}
@@ -147,7 +148,7 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 		fmt.Fprintf(out, "  %-34s %-9s %s\n", pl.Point.Label(), status, what)
 	}
 	var parts []string
-	for _, s := range []string{recipe.StatusLaunched, recipe.StatusDescribed, recipe.StatusFailed, recipe.StatusNoServer, recipe.StatusUnknown, "not-run"} {
+	for _, s := range []string{dryrun.StatusLaunched, dryrun.StatusDescribed, dryrun.StatusFailed, dryrun.StatusNoServer, dryrun.StatusUnknown, "not-run"} {
 		if counts[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
@@ -203,7 +204,7 @@ func writeLaunch(w io.Writer, pl *recipe.PointLaunch) {
 }
 
 // withRole names a described multi-node command by its worker role.
-func withRole(what string, c *recipe.Command) string {
+func withRole(what string, c *dryrun.Command) string {
 	if c.Role == "" {
 		return what
 	}
@@ -212,7 +213,7 @@ func withRole(what string, c *recipe.Command) string {
 
 // writeCommand writes a launch: where, the command line one option per
 // line, and (with base) the variables the launch path set.
-func writeCommand(w io.Writer, role string, c *recipe.Command, base map[string]string) {
+func writeCommand(w io.Writer, role string, c *dryrun.Command, base map[string]string) {
 	fmt.Fprintf(w, "  %-8s %s\n", role, c.At)
 	if c.Role != "" {
 		role = "server"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // LintOptions are the parsed flags of `perflog lint`.
@@ -107,7 +108,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 		if root == "" {
 			return fmt.Errorf("the repository has no work tree; pass --rev REV")
 		}
-		files = recipe.Dir(root)
+		files = revfs.Dir(root)
 		list = func(dir string) ([]string, error) {
 			var out []string
 			base := filepath.Join(root, filepath.FromSlash(dir))
@@ -161,7 +162,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 			ConfigKey: lf.Key, Message: lf.Message, Source: lf.Source})
 	}
 	fs = changelog.Suppress(fs, func(file string) []string {
-		if data, ok, err := recipe.ReadFile(files, file); err == nil && ok {
+		if data, ok, err := revfs.ReadFile(files, file); err == nil && ok {
 			return strings.Split(string(data), "\n")
 		}
 		return nil

@@ -18,7 +18,7 @@ import (
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/internal/safefile"
-	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // NewOptions are the parsed flags of `perflog changelog new`.
@@ -146,7 +146,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 			return err
 		}
 		if wt := ws.repo.Worktree(); wt != "" {
-			if data, ok, _ := recipe.ReadFile(recipe.Dir(wt), p); ok {
+			if data, ok, _ := revfs.ReadFile(revfs.Dir(wt), p); ok {
 				if err := check(p+" in the work tree", len(data)); err != nil {
 					return err
 				}

@@ -1,4 +1,7 @@
-package recipe
+// Package revfs reads the files of one revision of a recipe repository
+// (a commit's tree or a work tree on disk) as an fs.FS, and records what
+// a reader read (Recorder). It depends on the standard library alone.
+package revfs
 
 import (
 	"errors"
@@ -97,3 +100,6 @@ func (d Dir) Stat(name string) (fs.FileInfo, error) {
 	defer root.Close()
 	return fs.Stat(root.FS(), name)
 }
+
+// MaxScriptSize bounds the files perflog parses as scripts or recipes.
+const MaxScriptSize = 4 << 20

@@ -1,4 +1,4 @@
-package recipe
+package dryrun
 
 import (
 	"bytes"
@@ -8,13 +8,14 @@ import (
 	"strings"
 
 	"github.com/perflog/perflog/internal/lru"
+	"github.com/perflog/perflog/recipe/revfs"
 	"mvdan.cc/sh/v3/syntax"
 )
 
 // A dry run over a history reads the same shell helper at many commits,
 // and most changes to it are to functions the run never calls. A code
 // signature is what of a shell file a run can depend on: its top-level
-// statements and the functions it called, in order. DryRunMemo compares
+// statements and the functions it called, in order. Memo compares
 // signatures when a file's object changed, so such a change costs a hash,
 // not every point's dry run (cold blame of dsr1-fp8-mi355x-sglang −21 %,
 // index --launches −28 %: docs/dev/performance.md).
@@ -52,7 +53,7 @@ func shapeAt(files fs.FS, path, id string) (*codeShape, bool) {
 	if sh, ok := shapes.Get(id); ok {
 		return sh, true
 	}
-	data, ok, err := ReadFile(files, path)
+	data, ok, err := revfs.ReadFile(files, path)
 	if err != nil || !ok {
 		return nil, false
 	}

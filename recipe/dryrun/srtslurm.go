@@ -1,4 +1,4 @@
-package recipe
+package dryrun
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perflog/perflog/recipe/revfs"
 	"gopkg.in/yaml.v3"
 )
 
@@ -27,7 +28,7 @@ var srtPrograms = map[string][]string{
 	"trtllm": {"trtllm-serve"},
 }
 
-// describeSrt reads what an srt-slurm recipe file launches: one server per
+// Describe reads what an srt-slurm recipe file launches: one server per
 // worker role of backend.<type>_config (prefill, decode, ...), its options
 // (for sglang and vllm "key: value" is "--key value"; true is a bare
 // option, false and null pass nothing) or, for trtllm, its config file;
@@ -37,16 +38,16 @@ var srtPrograms = map[string][]string{
 // "recipe" file, so that any change of the file's meaning shows in a
 // launch diff. Overrides (zip_override, override_*, base) are not
 // expanded: the point is unknown.
-func describeSrt(files fs.FS, path string) *Launch {
+func Describe(files fs.FS, path string) *Launch {
 	unknown := func(format string, a ...any) *Launch {
 		return &Launch{Status: StatusUnknown, Reason: fmt.Sprintf(format, a...), Unknowns: []Unknown{{At: path + ":1", What: fmt.Sprintf(format, a...)}}}
 	}
-	data, ok, err := ReadFile(files, path)
+	data, ok, err := revfs.ReadFile(files, path)
 	if err != nil || !ok {
 		return unknown("the srt-slurm recipe %s cannot be read", path)
 	}
-	if len(data) > MaxScriptSize {
-		return unknown("the srt-slurm recipe %s is over %d MiB", path, MaxScriptSize>>20)
+	if len(data) > revfs.MaxScriptSize {
+		return unknown("the srt-slurm recipe %s is over %d MiB", path, revfs.MaxScriptSize>>20)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

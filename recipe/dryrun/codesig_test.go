@@ -1,4 +1,4 @@
-package recipe
+package dryrun
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 )
 
 // hashed is a revision in memory that says what a path holds, as a git
-// tree does (Hasher).
+// tree does (revfs.Hasher).
 type hashed struct{ testfs.Files }
 
 func (h hashed) PathID(p string, dir bool) string {
@@ -79,17 +79,17 @@ func TestMemoSignsCode(t *testing.T) {
 			if c.script != "" {
 				sc = c.script
 			}
-			m := NewDryRunMemo()
+			m := NewMemo()
 			runs := 0
 			dry := func(f fs.FS) *Launch {
 				runs++
-				return DryRun(context.Background(), f, "benchmarks/run.sh", nil, env, DryRunOptions{Timeout: 3 * time.Second, Memo: m})
+				return run(context.Background(), f, "benchmarks/run.sh", nil, env, Options{Timeout: 3 * time.Second, Memo: m})
 			}
-			first := m.run(rev(before, sc), "benchmarks/run.sh", env, dry)
+			first := m.run(rev(before, sc), "benchmarks/run.sh", nil, env, dry)
 			if first.Status != StatusLaunched {
 				t.Fatalf("first run %s: %s", first.Status, first.Reason)
 			}
-			second := m.run(rev(c.lib, sc), "benchmarks/run.sh", env, dry)
+			second := m.run(rev(c.lib, sc), "benchmarks/run.sh", nil, env, dry)
 			if got := runs == 2; got != c.runsAgain {
 				t.Fatalf("ran again: %v, want %v", got, c.runsAgain)
 			}

@@ -1,4 +1,4 @@
-package recipe
+package dryrun
 
 import (
 	"strings"
@@ -9,7 +9,7 @@ import (
 
 func TestDescribeSrt(t *testing.T) {
 	const p = "r.yaml"
-	l := describeSrt(testfs.Files{p: `
+	l := Describe(testfs.Files{p: `
 environment:
   COMMON: "1"
 backend:
@@ -47,7 +47,7 @@ resources:
 	}
 
 	// a trtllm worker is given a config file, not options
-	l = describeSrt(testfs.Files{p: "backend:\n  trtllm_config:\n    decode:\n      kv_cache_config:\n        dtype: fp8\n      max_batch_size: 8\n"}, p)
+	l = Describe(testfs.Files{p: "backend:\n  trtllm_config:\n    decode:\n      kv_cache_config:\n        dtype: fp8\n      max_batch_size: 8\n"}, p)
 	if l.Status != StatusDescribed || l.Servers[0].Program() != "trtllm-serve" ||
 		l.Servers[0].Files[p+" (decode)"] != "kv_cache_config.dtype: fp8\nmax_batch_size: 8\n" {
 		t.Fatalf("trtllm %+v", l.Servers)
@@ -61,44 +61,12 @@ resources:
 		{"backend:\n  type: sglang\n", "no backend.sglang_config"},
 		{"base: x\nzip_override_a: {}\nbackend:\n  sglang_config:\n    decode: {}\n", "variants perflog does not expand"},
 	} {
-		l := describeSrt(testfs.Files{p: tc.text}, p)
+		l := Describe(testfs.Files{p: tc.text}, p)
 		if l.Status != StatusUnknown || !strings.Contains(l.Reason, tc.reason) {
 			t.Errorf("%q: %s %q, want unknown: %s", tc.text, l.Status, l.Reason, tc.reason)
 		}
 	}
-	if l := describeSrt(testfs.Files{}, p); l.Status != StatusUnknown || !strings.Contains(l.Reason, "cannot be read") {
+	if l := Describe(testfs.Files{}, p); l.Status != StatusUnknown || !strings.Contains(l.Reason, "cannot be read") {
 		t.Fatalf("missing file: %+v", l)
-	}
-}
-
-// TestInfraVar: the runner's variables are no change of what runs; a
-// setting whose name holds one of their words is.
-func TestInfraVar(t *testing.T) {
-	for name, infra := range map[string]bool{
-		"USER": true, "HOME": true, "SLURM_JOB_ID": true, "HF_HUB_CACHE": true, "PORT": true, "RESULT_FILENAME": true,
-		"XDG_CACHE_HOME": true, "AIPERF_HTTP_TCP_USER_TIMEOUT": false, "SGLANG_USE_AITER": false, "VLLM_HOME_DIRLESS": false, "NCCL_DMABUF_ENABLE": false,
-	} {
-		if infraVar.MatchString(name) != infra {
-			t.Errorf("%s: infra %v, want %v", name, !infra, infra)
-		}
-	}
-}
-
-// TestSameModel: a local copy of a hub model is the same model.
-func TestSameModel(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		same bool
-	}{
-		{"nvidia/GLM-5-NVFP4", "/scratch/fsw/models/GLM-5-NVFP4", true},
-		{"/data/models/dsv4-pro", "deepseek-ai/dsv4-pro", true},
-		{"nvidia/GLM-5-NVFP4", "nvidia/GLM-5-FP8", false},
-		{"nvidia/GLM-5-NVFP4", "zai-org/GLM-5-NVFP4", false}, // another publisher's weights
-		{"0.8", "/0.8", false},
-		{"/a/x", "/b/x", true},
-	} {
-		if sameModel(tc.a, tc.b) != tc.same {
-			t.Errorf("sameModel(%q, %q) = %v", tc.a, tc.b, !tc.same)
-		}
 	}
 }

@@ -1,0 +1,560 @@
+package dryrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path"
+	"regexp"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+func (s *sandbox) step() error {
+	if s.steps.Add(1) > s.max {
+		return errBudget
+	}
+	return nil
+}
+
+// call runs before every simple command: the step budget, the exits
+// and the client functions.
+func (s *sandbox) call(ctx context.Context, args []string, funcs map[string]*syntax.Stmt) ([]string, error) {
+	if err := s.step(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	s.called[args[0]] = true
+	for _, a := range args[1:] {
+		if nameLike(a) {
+			s.called[a] = true
+		}
+	}
+	s.mu.Unlock()
+	if unsupportedBuiltin[args[0]] {
+		return append([]string{stubCommand}, args...), nil
+	}
+	switch args[0] {
+	case "source", ".":
+		if len(args) >= 2 {
+			hc := interp.HandlerCtx(ctx)
+			p := s.abs(hc.Dir, args[1])
+			s.mark(p, readCode)
+			if data, ok := s.read(p); ok && len(args) == 2 {
+				data = s.asSourced(p, data)
+				// a file parsed before this shell started is its function
+				// (one parsed since, by another run, is not in its table)
+				if fn := sourcedFunc(s.rel(p), data); fn != "" && funcs[fn] != nil {
+					return []string{fn}, nil
+				}
+			}
+			s.mu.Lock()
+			s.pending[p]++ // the builtin opens it next
+			s.mu.Unlock()
+		}
+	case "set":
+		return setArgs(args), nil
+	case "trap":
+		return trapArgs(args), nil
+	case "printf":
+		// %q is not supported by the interpreter; what printf prints does
+		// not reach a launch
+		if len(args) > 1 {
+			args = append([]string(nil), args...)
+			i := 1
+			if args[1] == "-v" && len(args) > 3 {
+				i = 3
+			}
+			args[i] = unsupportedVerb.ReplaceAllString(args[i], "%s")
+		}
+	case "exit":
+		if len(args) > 1 && args[1] != "0" {
+			at := s.at(ctx, "exit")
+			s.mu.Lock()
+			if s.ended == "" { // the innermost exit comes first
+				s.ended = at
+			}
+			s.mu.Unlock()
+		}
+	default:
+		for _, f := range s.pat.ClientFunctions {
+			if args[0] == f {
+				s.record(ctx, &s.launch.Clients, nil, args, 1)
+			}
+		}
+	}
+	return args, nil
+}
+
+// loopCommand counts a loop's turns (see rewrite).
+const loopCommand = "perflog-loop"
+
+// fileExt matches a file name extension (.json, .model, .sh), not the
+// dotted version inside a checkpoint's name (GLM-5.2-NVFP4).
+var fileExt = regexp.MustCompile(`^\.[A-Za-z][A-Za-z0-9]{0,7}$`)
+
+// unsupportedVerb matches the printf conversions the interpreter lacks
+// (%q, floats, widths on them).
+var unsupportedVerb = regexp.MustCompile(`%[-+ #0]*[0-9]*(\.[0-9]*)?[qfeEgGaA]`)
+
+// setArgs drops xtrace from a set command: the run's stderr keeps what
+// the scripts say, not a trace of every command.
+func setArgs(args []string) []string {
+	out := []string{args[0]}
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		if (a == "-o" || a == "+o") && i+1 < len(args) {
+			if args[i+1] != "xtrace" {
+				out = append(out, a, args[i+1])
+			}
+			i++
+			continue
+		}
+		if len(a) > 1 && (a[0] == '-' || a[0] == '+') && a != "--" {
+			a = a[:1] + strings.ReplaceAll(a[1:], "x", "")
+			if len(a) == 1 {
+				continue
+			}
+		}
+		out = append(out, a)
+	}
+	if len(out) == 1 && len(args) > 1 {
+		return []string{"true"} // a bare set prints every variable
+	}
+	return out
+}
+
+// trapArgs keeps the traps the interpreter knows (EXIT, ERR): a signal
+// never comes in a dry run.
+func trapArgs(args []string) []string {
+	if len(args) < 3 {
+		return args
+	}
+	out := []string{args[0], args[1]}
+	for _, sig := range args[2:] {
+		switch strings.TrimPrefix(strings.ToUpper(sig), "SIG") {
+		case "EXIT", "ERR", "0":
+			out = append(out, sig)
+		}
+	}
+	if len(out) == 2 {
+		return []string{"true"}
+	}
+	return out
+}
+
+// stubCommand runs, through the exec handler, a builtin the interpreter
+// does not implement (kill, ulimit, ...): it is stubbed like a program.
+const stubCommand = "perflog-stub"
+
+var unsupportedBuiltin = map[string]bool{"bg": true, "bind": true, "caller": true, "compgen": true, "complete": true,
+	"compopt": true, "disown": true, "enable": true, "fc": true, "fg": true, "history": true, "jobs": true, "kill": true,
+	"logout": true, "newgrp": true, "suspend": true, "ulimit": true, "umask": true}
+
+// execHandler replaces the execution of every program.
+func (s *sandbox) execHandler(ctx context.Context, args []string) error {
+	hc := interp.HandlerCtx(ctx)
+	return s.exec(ctx, hc.Dir, hc.Env, args)
+}
+
+func (s *sandbox) exec(ctx context.Context, dir string, env expand.Environ, args []string) error {
+	for i := range args {
+		if i > 0 && !isWrapper(args) {
+			break
+		}
+		rest := args[i:]
+		if n := matchAny(s.pat.Servers, rest); n > 0 {
+			s.record(ctx, &s.launch.Servers, args[:i], rest, n)
+			return nil
+		}
+		if n := matchAny(s.pat.Routers, rest); n > 0 {
+			s.record(ctx, &s.launch.Routers, args[:i], rest, n)
+			return nil
+		}
+		if n := matchAny(s.pat.Clients, rest); n > 0 {
+			s.record(ctx, &s.launch.Clients, args[:i], rest, n)
+			return nil
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if c, ok := dockerRun(args, env); ok {
+		if len(c.argv) > 0 {
+			return s.exec(ctx, c.dir, c.env, c.argv)
+		}
+		return nil
+	}
+	if file, sargs, extra, ok := s.scriptOf(dir, args); ok {
+		if len(extra) > 0 {
+			env = withEnv(env, extra)
+		}
+		if file == "-c" {
+			return s.runCode(ctx, dir, env, sargs)
+		}
+		return s.runScript(ctx, dir, env, file, sargs)
+	}
+	return s.builtin(ctx, dir, args)
+}
+
+// infra are stubbed programs whose success is the runner's normal
+// state (a failure after them is not blamed on a guess).
+var infra = map[string]bool{"sleep": true, "srun": true, "salloc": true, "sbatch": true, "squeue": true, "scancel": true,
+	"scontrol": true, "sbcast": true, "docker": true, "podman": true, "enroot": true, "unsquashfs": true, "flock": true,
+	"hf": true, "huggingface-cli": true, "nvidia-smi": true, "rocm-smi": true, "amd-smi": true, "pip": true, "echo": true,
+	"date": true, "hostname": true, "tail": true, "tar": true, "curl": true, "wget": true, "kill": true, "sed": true}
+
+// guessWindow is how many steps after a guessed stub a failing exit is
+// taken to follow from it.
+const guessWindow = 5
+
+// wrappers are programs that run the command in their arguments: a
+// launch behind them (mpirun -n 1 trtllm-serve ...) is recorded with
+// them as its Wrapper.
+var wrappers = map[string]bool{"mpirun": true, "mpiexec": true, "srun": true, "docker": true, "podman": true,
+	"timeout": true, "nohup": true, "env": true, "numactl": true, "taskset": true, "stdbuf": true, "setsid": true,
+	"sudo": true, "nice": true, "ionice": true, "time": true, "apptainer": true, "singularity": true,
+	"enroot": true, "exec": true, "torchrun": true}
+
+func isWrapper(args []string) bool {
+	b := path.Base(args[0])
+	return wrappers[b] || (b == "uv" && len(args) > 1 && args[1] == "run")
+}
+
+type container struct {
+	dir  string
+	env  expand.Environ
+	argv []string
+}
+
+// dockerBool are docker run options without a value.
+var dockerBool = map[string]bool{"--rm": true, "--privileged": true, "-i": true, "-t": true, "-it": true, "-d": true,
+	"--detach": true, "--init": true, "--interactive": true, "--tty": true, "--read-only": true, "-P": true,
+	"--publish-all": true, "--no-healthcheck": true, "--oom-kill-disable": true}
+
+// dockerRun reads `docker run [options] IMAGE [command]` (podman too):
+// the command runs in the container with the environment its --env
+// options pass (NAME=VALUE, or NAME from the caller) and its --workdir
+// (default Workspace).
+func dockerRun(args []string, env expand.Environ) (container, bool) {
+	b := path.Base(args[0])
+	if (b != "docker" && b != "podman") || len(args) < 3 || args[1] != "run" {
+		return container{}, false
+	}
+	c := container{dir: Workspace}
+	var pairs []string
+	var entry []string
+	i := 2
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		if !hasVal && !dockerBool[a] && i+1 < len(args) {
+			i++
+			val = args[i]
+		} else if !hasVal {
+			continue
+		}
+		switch name {
+		case "-e", "--env":
+			if strings.Contains(val, "=") {
+				pairs = append(pairs, val)
+			} else if vr := env.Get(val); vr.IsSet() {
+				pairs = append(pairs, val+"="+vr.String())
+			}
+		case "-w", "--workdir":
+			c.dir = path.Clean(val)
+		case "--entrypoint":
+			entry = []string{val}
+		}
+	}
+	if i >= len(args) {
+		return c, true // no image: nothing runs
+	}
+	c.argv = append(entry, args[i+1:]...)
+	c.env = expand.ListEnviron(pairs...)
+	return c, true
+}
+
+// scriptOf finds the shell script a command runs: "bash FILE ARGS",
+// "./FILE.sh", and either behind a wrapper (srun ... bash FILE); extra
+// is the environment the wrapper adds (srun --export=ALL,K=V, docker -e
+// K=V, env K=V).
+func (s *sandbox) scriptOf(dir string, args []string) (file string, sargs []string, extra []string, ok bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case strings.HasPrefix(a, "--export="):
+			for _, kv := range strings.Split(strings.TrimPrefix(a, "--export="), ",") {
+				if strings.Contains(kv, "=") {
+					extra = append(extra, kv)
+				}
+			}
+		case (a == "-e" || a == "--env") && i+1 < len(args) && strings.Contains(args[i+1], "="):
+			extra = append(extra, args[i+1])
+			i++
+		case path.Base(args[0]) == "env" && i > 0 && strings.Contains(a, "=") && !strings.HasPrefix(a, "-"):
+			extra = append(extra, a)
+		}
+		base := path.Base(a)
+		if base == "bash" || base == "sh" {
+			j := i + 1
+			for j < len(args) && strings.HasPrefix(args[j], "-") && args[j] != "-c" {
+				j++
+			}
+			if j+1 < len(args) && args[j] == "-c" {
+				return "-c", args[j+1:], extra, true
+			}
+			if j < len(args) && args[j] != "-c" {
+				if _, exists := s.read(s.abs(dir, args[j])); exists {
+					return args[j], args[j+1:], extra, true
+				}
+			}
+			return "", nil, nil, false
+		}
+		if i == 0 && strings.HasSuffix(a, ".sh") {
+			if _, exists := s.read(s.abs(dir, a)); exists {
+				return a, args[1:], extra, true
+			}
+		}
+	}
+	return "", nil, nil, false
+}
+
+func withEnv(env expand.Environ, extra []string) expand.Environ {
+	return expand.ListEnviron(append(exportedPairs(env), extra...)...)
+}
+
+// exported calls fn with each exported variable of env that is set: what
+// a new process would get.
+func exported(env expand.Environ, fn func(name, value string)) {
+	env.Each(func(name string, vr expand.Variable) bool {
+		if vr.Exported && vr.IsSet() {
+			fn(name, vr.String())
+		}
+		return true
+	})
+}
+
+// exportedPairs are env's exported variables as NAME=VALUE.
+func exportedPairs(env expand.Environ) []string {
+	var pairs []string
+	exported(env, func(name, value string) { pairs = append(pairs, name+"="+value) })
+	return pairs
+}
+
+// matchAny returns how many words of args are the program of one of
+// the patterns (0: none matches). A pattern for python skips the
+// interpreter's own options (python3 -u -m X is python3 -m X).
+func matchAny(pats [][]string, args []string) int {
+	skip := 0
+	if len(args) > 2 && strings.HasPrefix(path.Base(args[0]), "python") {
+		i := 1
+		for i < len(args) && strings.HasPrefix(args[i], "-") && args[i] != "-m" && args[i] != "-c" && len(args[i]) <= 3 {
+			i++
+		}
+		if i > 1 {
+			skip = i - 1
+			args = append([]string{args[0]}, args[i:]...)
+		}
+	}
+	for _, p := range pats {
+		if len(args) < len(p) {
+			continue
+		}
+		ok := true
+		for i, w := range p {
+			a := args[i]
+			if i == 0 {
+				a = path.Base(a)
+			}
+			if m, _ := path.Match(w, a); !m {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return len(p) + skip
+		}
+	}
+	return 0
+}
+
+// record keeps one launch with the environment it starts with.
+func (s *sandbox) record(ctx context.Context, into *[]Command, wrapper, argv []string, program int) {
+	hc := interp.HandlerCtx(ctx)
+	first := argv[0]
+	if len(wrapper) > 0 {
+		first = wrapper[0]
+	}
+	c := Command{Argv: append([]string(nil), argv...), At: s.at(ctx, first), Env: map[string]string{}}
+	if len(wrapper) > 0 {
+		c.Wrapper = append([]string(nil), wrapper...)
+	}
+	exported(hc.Env, func(name, value string) {
+		if name != "SECONDS" {
+			c.Env[name] = value
+		}
+	})
+	c.Flags, c.Stray = ParseArgv(c.Argv, program)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, a := range c.Argv {
+		for p, data := range s.overlay {
+			if strings.Contains(a, p) || (strings.HasPrefix(p, Workspace+"/") && strings.Contains(a, strings.TrimPrefix(p, Workspace+"/"))) {
+				if c.Files == nil {
+					c.Files = map[string]string{}
+				}
+				c.Files[s.rel(p)] = string(data)
+			}
+		}
+	}
+	if len(*into) < 16 {
+		*into = append(*into, c)
+	}
+	if into == &s.launch.Clients {
+		s.stop(errDone)
+	}
+}
+
+// builtin runs the few programs the sandbox knows, on the overlay, and
+// stubs every other.
+func (s *sandbox) builtin(ctx context.Context, dir string, args []string) error {
+	hc := interp.HandlerCtx(ctx)
+	out := hc.Stdout
+	if args[0] == stubCommand && len(args) > 1 {
+		args = args[1:]
+		out = io.Discard
+	}
+	if args[0] == loopCommand && len(args) == 2 {
+		s.mu.Lock()
+		s.loops[args[1]]++
+		n := s.loops[args[1]]
+		s.mu.Unlock()
+		if n > maxTurns {
+			s.unknown(args[1], "a loop stopped after %d turns", maxTurns)
+			return interp.NewExitStatus(1)
+		}
+		return nil
+	}
+	name := path.Base(args[0])
+	operands := func() []string {
+		var l []string
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a, "-") || a == "-" {
+				l = append(l, a)
+			}
+		}
+		return l
+	}
+	switch name {
+	case "true", ":":
+		return nil
+	case "false":
+		return interp.NewExitStatus(1)
+	case "dirname":
+		for _, a := range operands() {
+			fmt.Fprintln(out, path.Dir(a))
+		}
+		return nil
+	case "basename":
+		ops := operands()
+		if len(ops) > 0 {
+			b := path.Base(ops[0])
+			if len(ops) > 1 {
+				b = strings.TrimSuffix(b, ops[1])
+			}
+			fmt.Fprintln(out, b)
+		}
+		return nil
+	case "realpath", "readlink":
+		for _, a := range operands() {
+			fmt.Fprintln(out, s.abs(dir, a))
+		}
+		return nil
+	case "cat", "tee":
+		ops := operands()
+		if name == "cat" && len(ops) > 0 {
+			for _, a := range ops {
+				p := s.abs(dir, a)
+				s.mark(p, readData)
+				data, ok := s.read(p)
+				if !ok {
+					if !strings.HasPrefix(p, Workspace+"/") && !strings.HasPrefix(p, "/tmp/") {
+						s.unknown(s.at(ctx), "reads %s, outside the revision's tree", p)
+					}
+					fmt.Fprintf(hc.Stderr, "cat: %s: No such file or directory\n", a)
+					return interp.NewExitStatus(1)
+				}
+				out.Write(data)
+			}
+			return nil
+		}
+		var in []byte
+		if hc.Stdin != nil {
+			in, _ = io.ReadAll(io.LimitReader(hc.Stdin, 4<<20))
+		}
+		if name == "tee" {
+			appendMode := false
+			for _, a := range args[1:] {
+				if a == "-a" || a == "--append" {
+					appendMode = true
+				}
+			}
+			for _, a := range ops {
+				s.write(s.abs(dir, a), in, appendMode)
+			}
+		}
+		out.Write(in)
+		return nil
+	case "mkdir", "chmod", "chown", "ln", "sync":
+		return nil
+	case "touch":
+		for _, a := range operands() {
+			p := s.abs(dir, a)
+			if _, ok := s.read(p); !ok {
+				s.write(p, nil, false)
+			}
+		}
+		return nil
+	case "rm":
+		for _, a := range operands() {
+			p := s.abs(dir, a)
+			if !strings.HasPrefix(p, Workspace+"/") && !strings.HasPrefix(p, "/tmp/") {
+				s.unknown(s.at(ctx), "rm %s: outside the tree, not run", a)
+				continue
+			}
+			s.mu.Lock()
+			delete(s.overlay, p)
+			s.gone[p] = true
+			s.mu.Unlock()
+		}
+		return nil
+	}
+	s.mu.Lock()
+	s.stubbed[name] = true
+	site := fmt.Sprintf("%d:%d", hc.Pos.Offset(), hc.Pos.Line())
+	s.sites[site]++
+	n := s.sites[site]
+	if !infra[name] {
+		s.guess, s.guessAt = name, s.steps.Load()
+	}
+	s.mu.Unlock()
+	if n > maxTurns && name != "sleep" {
+		// a stub polled this often decides a loop (while kill -0 PID,
+		// until squeue ...): it fails now, so that the loop ends
+		s.unknown(s.at(ctx), "%s polled %d times: taken to fail", name, maxTurns)
+		return interp.NewExitStatus(1)
+	}
+	if out != io.Discard && out != nil {
+		if _, isTerm := out.(*lockedWriter); !isTerm {
+			fmt.Fprintf(out, "%s%s>", UnknownMarker, name)
+		}
+	}
+	return nil
+}
