@@ -20,7 +20,12 @@ require (
 	mvdan.cc/sh/v3 v3.14.1
 )
 
-require golang.org/x/net v0.61.0
+require (
+	github.com/elastic/go-seccomp-bpf v1.6.0
+	github.com/landlock-lsm/go-landlock v0.11.2
+	golang.org/x/net v0.61.0
+	golang.org/x/sys v0.50.0
+)
 
 require (
 	dario.cat/mergo v1.0.0 // indirect
@@ -53,9 +58,9 @@ require (
 	github.com/skeema/knownhosts v1.3.1 // indirect
 	github.com/xanzy/ssh-agent v0.3.3 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/tools v0.52.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
 	modernc.org/memory v1.12.1 // indirect

@@ -35,6 +35,8 @@ type DraftOptions struct {
 	Ctx context.Context
 	// NoDryRun describes scripts by their text only (no launch diff).
 	NoDryRun bool
+	// DryRun is how the changed recipes are dry-run.
+	DryRun dryrun.Options
 }
 
 // EntryLink is the pr-link of a new entry of repo ("owner/name"): PR's
@@ -62,7 +64,7 @@ func DraftEntries(ch *recipe.Change, o DraftOptions) ([]DraftEntry, error) {
 		if ctx == nil {
 			ctx = context.Background()
 		}
-		effs, err := ch.Effects(ctx, dryrun.Options{})
+		effs, err := ch.Effects(ctx, o.DryRun)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

@@ -80,10 +80,11 @@ const (
 	RuleLaunchSame   = "coverage/launch-unchanged" // scripts changed, every launch the same: no entry needed
 
 	// launch: what the recipes' points launch (a dry run of the launch path).
-	RuleLaunchFails = "launch/fails"             // a point exits non-zero before its server starts
-	RuleNotWired    = "launch/not-wired"         // a point's setting no server option realises
-	RuleStrayArg    = "launch/stray-arg"         // an empty or whitespace-only server argument
-	RuleOmitsChange = "description/omits-change" // a launch change no bullet mentions
+	RuleLaunchFails   = "launch/fails"             // a point exits non-zero before its server starts
+	RuleNotWired      = "launch/not-wired"         // a point's setting no server option realises
+	RuleStrayArg      = "launch/stray-arg"         // an empty or whitespace-only server argument
+	RuleLaunchUnknown = "launch/unknown"           // a point whose dry run did not end (a budget, refused or unread code)
+	RuleOmitsChange   = "description/omits-change" // a launch change no bullet mentions
 
 	// claims: the description against the change.
 	RuleContradicted = "claim/contradicted" // a description claim the change contradicts

@@ -45,7 +45,7 @@ func launchEffects(in *Input, ch *recipe.Change, add func(Finding)) map[string]*
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	out, err := LaunchEffects(ctx, ch, dryrun.Options{})
+	out, err := LaunchEffects(ctx, ch, in.DryRun)
 	if err != nil {
 		if ctx.Err() == nil {
 			add(Finding{Rule: RuleRecipeInvalid, Severity: Warning, Message: "the launches could not be dry-run: " + err.Error()})
@@ -215,6 +215,17 @@ func failKey(l *dryrun.Launch) string {
 	return file + "\x00" + l.Reason
 }
 
+// unknownKey identifies why a run is unknown across revisions: its
+// reason without the numbers (a budget's size, a line).
+func unknownKey(l *dryrun.Launch) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, l.Reason)
+}
+
 // launchRules reports the head launches' problems: failures, stray
 // arguments and settings not wired to the server.
 func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(Finding)) {
@@ -241,11 +252,14 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 		// what the base already did, point by point and for the recipe
 		// as a whole (a point the change adds fails the way the others
 		// already did: not introduced by it)
-		baseFails, baseStray, baseUnwired := map[string]bool{}, false, map[string]bool{}
+		baseFails, baseStray, baseUnwired, baseUnknown := map[string]bool{}, false, map[string]bool{}, map[string]bool{}
 		for i := range e.Base {
 			bl := e.Base[i].Launch
 			if bl == nil {
 				continue
+			}
+			if bl.Status == dryrun.StatusUnknown {
+				baseUnknown[unknownKey(bl)] = true
 			}
 			if bl.Status == dryrun.StatusFailed {
 				baseFails[failKey(bl)] = true
@@ -262,6 +276,18 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 			l := h.Launch
 			if l == nil {
 				continue
+			}
+			if l.Status == dryrun.StatusUnknown {
+				// not a pass: what the point launches is not known, and
+				// a change behind it is not checked
+				at := l.EndedAt
+				if at == "" && len(l.Unknowns) > 0 {
+					at = l.Unknowns[0].At
+				}
+				if at == "" {
+					at = h.Point.Script
+				}
+				note(RuleLaunchUnknown, at, "its dry run did not end, so what it launches is not known: "+l.Reason, &h.Point, baseUnknown[unknownKey(l)])
 			}
 			if l.Status == dryrun.StatusFailed {
 				msg := fmt.Sprintf("exits %d before the server starts", l.Exit)
@@ -286,10 +312,13 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 			}
 		}
 		for _, g := range groups {
-			sev := Error
+			sev, was := Error, Warning
+			if g.rule == RuleLaunchUnknown {
+				sev, was = Warning, Info
+			}
 			msg := fmt.Sprintf("%s %s: %s", k, pointList(g.pts), g.msg)
 			if g.old && len(e.Base) > 0 {
-				sev = Warning
+				sev = was
 				msg += " (so it did at base: not introduced by this change)"
 			}
 			file, line := recipe.SplitAt(g.at)

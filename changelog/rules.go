@@ -72,6 +72,7 @@ var Rules = []RuleInfo{
 	{RuleLaunchFails, inFull, Error, "a recipe point's dry run exits non-zero before its server starts (warning when it did at base)"},
 	{RuleNotWired, inFull, Error, "a point's tp, ep, dp-attn, spec-decoding or kv-offloading is not realised by its server (warning when not at base either)"},
 	{RuleStrayArg, inFull, Error, "an empty or whitespace-only argument reaches a server (a backslash followed by a space)"},
+	{RuleLaunchUnknown, inFull, Warning, "a changed recipe's point could not be dry-run to an end (a time, memory or step budget, code the sandbox refuses or does not read): what it launches is not known (info when so at base)"},
 	{RuleOmitsChange, inFull, Warning, "a recipe's launch changed (flag, environment, config file) and no bullet of its entry mentions it"},
 	{RuleContradicted, inFull, Error, "a description claim the change contradicts (image, env, flag, concurrency, parallelism, ...)"},
 	{RuleUnverified, inFull, Info, "a description claim that could not be checked (--claims all)"},

@@ -13,6 +13,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
 	"github.com/perflog/perflog/recipe/revfs"
 )
 
@@ -75,6 +76,9 @@ type Input struct {
 	Change *recipe.Change
 	// Claims selects the claim verdicts reported ("" = contradicted).
 	Claims ClaimsMode
+	// DryRun is how the full profile dry-runs the changed recipes (its
+	// Sandbox: where).
+	DryRun dryrun.Options
 }
 
 // Report is the outcome of Verify.

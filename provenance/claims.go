@@ -22,8 +22,8 @@ import (
 // from raw, the changelog version the audit lists (AuditText). Claims of entries
 // whose introducing commit is unknown, and of backfilled and relanded
 // entries (their text describes an earlier change), are not checked.
-func CheckAuditClaims(ctx context.Context, r *gitscan.Repo, s *config.Settings, rep *AuditReport, raw []byte) error {
-	return CheckAuditClaimsOf(ctx, r, s, rep, raw, nil, nil)
+func CheckAuditClaims(ctx context.Context, r *gitscan.Repo, s *config.Settings, rep *AuditReport, raw []byte, dry dryrun.Options) error {
+	return CheckAuditClaimsOf(ctx, r, s, rep, raw, dry, nil, nil)
 }
 
 // AuditText reads the changelog text an audit's entries are of (see
@@ -51,7 +51,7 @@ func ClaimsCheckable(e *AuditEntry) bool {
 // CheckAuditClaimsOf is CheckAuditClaims for the entries want selects (nil:
 // every entry); progress, when set, is told of each introducing commit
 // checked (Stage "claims").
-func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings, rep *AuditReport, raw []byte,
+func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings, rep *AuditReport, raw []byte, dry dryrun.Options,
 	want func(*AuditEntry) bool, progress func(Progress)) error {
 	f, _, err := changelog.Parse(rep.Path, raw)
 	if err != nil || f == nil {
@@ -102,7 +102,7 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 			e := f.Entries[rep.Entries[i].Index-1]
 			entries = append(entries, changelog.ClaimInput(e.Index, e.Value))
 		}
-		effects, err := changelog.ClaimEffects(ctx, ch, entries, dryrun.Options{})
+		effects, err := changelog.ClaimEffects(ctx, ch, entries, dry)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()

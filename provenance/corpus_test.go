@@ -19,6 +19,7 @@ import (
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/internal/testcorpus"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // openCorpus opens the shipped sample (testdata/corpus/NOTICE).
@@ -506,7 +507,7 @@ func TestCorpusClaims(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := CheckAuditClaims(context.Background(), r, &config.Settings{}, rep, raw); err != nil {
+	if err := CheckAuditClaims(context.Background(), r, &config.Settings{}, rep, raw, dryrun.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	verdicts := map[string]int{}
@@ -582,7 +583,7 @@ func TestCorpusClaimsWhereTheChangelogDoesNotLoad(t *testing.T) {
 		t.Fatalf("the audited version: %v, %d entries against %d audited, %d notes", err, len(f.Entries), len(rep.Entries), len(rep.Notes))
 	}
 	last := len(rep.Entries)
-	err = CheckAuditClaimsOf(context.Background(), r, &config.Settings{}, rep, raw, func(e *AuditEntry) bool { return e.Index > last-20 }, nil)
+	err = CheckAuditClaimsOf(context.Background(), r, &config.Settings{}, rep, raw, dryrun.Options{}, func(e *AuditEntry) bool { return e.Index > last-20 }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

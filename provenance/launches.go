@@ -114,6 +114,9 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 	if o.DryRun.Memo == nil {
 		o.DryRun.Memo = dryrun.NewMemo()
 	}
+	if o.DryRun.Sandbox == nil { // the walk's dry runs share what they parse
+		o.DryRun.Sandbox = dryrun.InProcess()
+	}
 	for i, sg := range segs {
 		end := seq
 		if i+1 < len(segs) {

@@ -218,6 +218,17 @@ func (c *Change) scriptChanges(headKeys []string, add func(RecipeChange) *Recipe
 		if err != nil {
 			return err
 		}
+		// a script the base ran that the head no longer has as one (it was
+		// deleted, or replaced by a link or a submodule) is changed too
+		if _, ok, _ := c.Base.Recipe(k); ok {
+			if bd, err := c.Base.Drivers(k); err == nil {
+				for _, d := range bd {
+					if !slices.Contains(drivers, d) {
+						drivers = append(drivers, d)
+					}
+				}
+			}
+		}
 		var hit []string
 		for _, d := range drivers {
 			if c.Touched(d) {

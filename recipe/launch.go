@@ -80,6 +80,9 @@ func (r *Rev) DryRunKeys(ctx context.Context, keys []string, point int, o dryrun
 	if o.Patterns == nil {
 		o.Patterns = r.patterns()
 	}
+	if o.Sandbox == nil { // the points share what their dry runs parse
+		o.Sandbox = dryrun.InProcess()
+	}
 	work := make(chan int)
 	var wg sync.WaitGroup
 	for range max(1, min(runtime.GOMAXPROCS(0), len(out))) {

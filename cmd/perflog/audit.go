@@ -193,12 +193,12 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 	case len(parts) > 0:
 		fmt.Fprintf(errOut, "%d entries at %s: %s\n", len(rep.Entries), shortHash(rep.Rev), strings.Join(parts, ", "))
 	case opts.Key != "":
-		fmt.Fprintf(errOut, "0 entries at %s: none names a key matching %q\n", shortHash(rep.Rev), opts.Key)
+		printf(errOut, "0 entries at %s: none names a key matching %q\n", shortHash(rep.Rev), opts.Key)
 	default:
 		fmt.Fprintf(errOut, "0 entries at %s%s\n", shortHash(rep.Rev), absentAt(hs, rep))
 	}
 	for _, n := range rep.Notes {
-		fmt.Fprintf(errOut, "note: %s at %s %s; the previous version stands for it\n", n.Path, shortHash(n.Commit), n.Message)
+		printf(errOut, "note: %s at %s %s; the previous version stands for it\n", n.Path, shortHash(n.Commit), n.Message)
 	}
 	return nil
 }

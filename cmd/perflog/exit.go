@@ -16,6 +16,7 @@ import (
 	"github.com/perflog/perflog/internal/iostreams"
 	"github.com/perflog/perflog/internal/safefile"
 	"github.com/perflog/perflog/provenance/index"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // Exit statuses, one table for the whole binary (documented in the README
@@ -44,6 +45,7 @@ func flagErrorf(format string, a ...any) error { return &flagError{err: fmt.Erro
 
 // Main runs perflog with os.Args and returns the exit status.
 func Main() int {
+	dryrun.ServeIfWorker()                             // a dry-run worker: before anything of the environment is read
 	if p := os.Getenv("PERFLOG_CPUPROFILE"); p != "" { // for perflog's developers
 		if f, err := os.Create(p); err == nil {
 			if pprof.StartCPUProfile(f) == nil {
@@ -101,6 +103,7 @@ func run(ctx context.Context, f *Factory, args []string) (code int) {
 		err = nil // the reader quit the pager before the end: nothing is wrong
 	}
 	f.stopPager()
+	f.closeSandbox()
 	if f.output != "" && (err == nil || errors.Is(err, errFindings)) {
 		// a completed run's report (findings included); a failed run
 		// leaves the file as it was, never empty or half written
@@ -126,13 +129,13 @@ func exitCode(f *Factory, err error) int {
 		if hint == "" {
 			hint = "Run 'perflog --help' for usage."
 		}
-		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\n%s\n", err, hint)
+		fmt.Fprintf(f.IO.ErrOut, "perflog: %s\n%s\n", printable(err.Error()), hint)
 		return ExitError
 	case index.IsCorrupt(err):
 		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\nThe index is a cache of the history: run 'perflog index --rebuild' to build it anew.\n", err)
 		return ExitError
 	default:
-		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\n", err)
+		fmt.Fprintf(f.IO.ErrOut, "perflog: %s\n", printable(err.Error()))
 		return ExitError
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/iostreams"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // Factory holds the process-wide dependencies of commands as lazy
@@ -41,6 +43,41 @@ type Factory struct {
 	noPager bool
 
 	shallowOnce sync.Once // warnShallow's
+
+	// DryRun bounds the dry runs of recipes (zero: dryrun's defaults);
+	// its Sandbox is filled in by dryRun.
+	DryRun      dryrun.Options
+	sandbox     *dryrun.Sandbox
+	sandboxOnce sync.Once
+}
+
+// dryRun is how commands dry-run recipes: in workers of perflog's own
+// binary, confined (dryrun.Confined), started when the first point is
+// run and stopped when the command ends. A binary that cannot name
+// itself runs no dry run: each point is unknown, and says why.
+func (f *Factory) dryRun() dryrun.Options {
+	f.sandboxOnce.Do(func() {
+		exe, err := os.Executable()
+		if err != nil {
+			exe = ""
+		}
+		f.sandbox = dryrun.Confined(false, exe, dryrun.WorkerArg)
+	})
+	o := f.DryRun
+	o.Sandbox = f.sandbox
+	return o
+}
+
+// closeSandbox stops the dry-run workers, and notes once what the
+// machine lacked to confine them.
+func (f *Factory) closeSandbox() {
+	if f.sandbox == nil {
+		return
+	}
+	if _, lacks := f.sandbox.Confinement(); lacks != "" {
+		fmt.Fprintf(f.IO.ErrOut, "perflog: note: dry runs ran with less confinement than perflog applies where it can (%s); see docs/security.md\n", lacks)
+	}
+	f.sandbox.Close()
 }
 
 func newFactory(io *iostreams.IOStreams) *Factory {

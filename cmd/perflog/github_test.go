@@ -293,7 +293,7 @@ func TestVerifyMarkdownAndSARIF(t *testing.T) {
 	repo := corpusCopy(t)
 	code, out, _ := runWith(t, nil, "changelog", "verify", "--repo", repo, "--base", "9d4249bd94~1", "--head", "9d4249bd94", "--format", "markdown")
 	if code != 1 || !strings.Contains(out, "### perflog changelog verify: ❌ failed") ||
-		!strings.Contains(out, "[perf-changelog.yaml:5418](https://github.com/SemiAnalysisAI/InferenceX/blob/9d4249bd94d8f14299e855e44c6a9c6f53285add/perf-changelog.yaml#L5418)") ||
+		!strings.Contains(out, "[`perf-changelog.yaml:5418`](https://github.com/SemiAnalysisAI/InferenceX/blob/9d4249bd94d8f14299e855e44c6a9c6f53285add/perf-changelog.yaml#L5418)") ||
 		!strings.Contains(out, "`claim/contradicted`") {
 		t.Fatalf("exit %d, markdown:\n%s", code, out)
 	}

@@ -68,7 +68,7 @@ func openHistory(f *Factory, o *HistoryFlags) (*history, error) {
 	}
 	g := newGitHub(f, ws, o.Offline)
 	so := index.SourceOptions{Settings: ws.settings, Rev: o.Rev, RevName: o.RevName, IgnoreRevs: o.IgnoreRevs,
-		NoIndex: o.NoIndex, Warn: func(msg string) { fmt.Fprintf(f.IO.ErrOut, "perflog: %s\n", msg) },
+		NoIndex: o.NoIndex, DryRun: f.dryRun(), Warn: func(msg string) { fmt.Fprintf(f.IO.ErrOut, "perflog: %s\n", msg) },
 		Progress: func(label string) (func(provenance.Progress), func()) {
 			p := progress(f, label)
 			return p.update, p.done
@@ -185,6 +185,13 @@ func writeTSVRow(w io.Writer, r []string) error {
 // terminal table leaves out the columns named in drop, in their order,
 // while it cannot fit the terminal otherwise; TSV and CSV keep them.
 func printTable(f *Factory, format string, header []string, rows [][]string, drop ...string) error {
+	// what the repository gave is shown escaped, in every format: no cell
+	// ends its line (and starts a workflow command in a CI log)
+	for _, r := range rows {
+		for i, c := range r {
+			r[i] = printable(c)
+		}
+	}
 	if format == "csv" {
 		w := csv.NewWriter(f.IO.Out)
 		w.Write(header)

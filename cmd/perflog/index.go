@@ -141,7 +141,7 @@ func indexRun(ctx context.Context, opts *IndexOptions) error {
 	launches := -1
 	if opts.Launches {
 		p := progress(opts.Factory, "dry-running launches")
-		o := index.Options{Settings: ws.settings}
+		o := index.Options{Settings: ws.settings, DryRun: opts.Factory.dryRun()}
 		o.IgnoreRevs, err = provenance.IgnoreRevs(ws.repo, st.Head, ws.settings, nil)
 		if err != nil {
 			return err
@@ -236,7 +236,7 @@ func isWordByte(c byte) bool {
 // progress line on a terminal.
 func runChecks(ctx context.Context, f *Factory, ws *workspace, ix *index.Index, co index.CheckOptions) (*index.CheckStats, error) {
 	p := progress(f, "checking claims")
-	co.Settings, co.Progress = ws.settings, p.update
+	co.Settings, co.Progress, co.DryRun = ws.settings, p.update, f.dryRun()
 	st, err := ix.Check(ctx, ws.repo, co)
 	p.done()
 	return st, err

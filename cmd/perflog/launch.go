@@ -6,9 +6,11 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/perflog/perflog/recipe"
 	"github.com/perflog/perflog/recipe/dryrun"
@@ -107,7 +109,7 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 	if len(errs) > 0 {
 		return fmt.Errorf("%s", strings.Join(errs, "; "))
 	}
-	pls, err := rev.DryRunKeys(ctx, keys, opts.Point, dryrun.Options{})
+	pls, err := rev.DryRunKeys(ctx, keys, opts.Point, opts.Factory.dryRun())
 	if err != nil {
 		return err
 	}
@@ -132,7 +134,7 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 	for _, pl := range pls {
 		if pl.Point.Key != key {
 			key = pl.Point.Key
-			fmt.Fprintf(out, "%s (%s:%d)\n", key, pl.Point.File, pl.Point.KeyLine)
+			printf(out, "%s (%s:%d)\n", key, pl.Point.File, pl.Point.KeyLine)
 		}
 		status, what := "not-run", pl.Point.Note
 		if l := pl.Launch; l != nil {
@@ -145,7 +147,7 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 			}
 		}
 		counts[status]++
-		fmt.Fprintf(out, "  %-34s %-9s %s\n", pl.Point.Label(), status, what)
+		printf(out, "  %-34s %-9s %s\n", pl.Point.Label(), status, what)
 	}
 	var parts []string
 	for _, s := range []string{dryrun.StatusLaunched, dryrun.StatusDescribed, dryrun.StatusFailed, dryrun.StatusNoServer, dryrun.StatusUnknown, "not-run"} {
@@ -160,8 +162,8 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 // writeLaunch writes one point's launch in full.
 func writeLaunch(w io.Writer, pl *recipe.PointLaunch) {
 	p := pl.Point
-	fmt.Fprintf(w, "%s point %s\n", p.Key, p.Label())
-	fmt.Fprintf(w, "  config   %s:%d (%s row)\n", p.File, p.Line, p.Scenario)
+	printf(w, "%s point %s\n", p.Key, p.Label())
+	printf(w, "  config   %s:%d (%s row)\n", p.File, p.Line, p.Scenario)
 	runs := p.Launcher
 	if p.Script != "" {
 		runs += " → " + p.Script
@@ -172,18 +174,18 @@ func writeLaunch(w io.Writer, pl *recipe.PointLaunch) {
 	if p.Runner != "" {
 		runs += " on " + p.Runner
 	}
-	fmt.Fprintf(w, "  runs     %s\n", runs)
+	printf(w, "  runs     %s\n", runs)
 	l := pl.Launch
 	if l == nil {
-		fmt.Fprintf(w, "  status   not dry-run: %s\n", p.Note)
+		printf(w, "  status   not dry-run: %s\n", p.Note)
 		return
 	}
-	fmt.Fprintf(w, "  status   %s", l.Status)
+	printf(w, "  status   %s", l.Status)
 	if l.Exit != 0 {
-		fmt.Fprintf(w, " (exit %d)", l.Exit)
+		printf(w, " (exit %d)", l.Exit)
 	}
 	if l.EndedAt != "" || l.Reason != "" {
-		fmt.Fprintf(w, ": %s", strings.TrimSpace(l.EndedAt+" "+l.Reason))
+		printf(w, ": %s", strings.TrimSpace(l.EndedAt+" "+l.Reason))
 	}
 	fmt.Fprintln(w)
 	for i := range l.Servers {
@@ -196,10 +198,10 @@ func writeLaunch(w io.Writer, pl *recipe.PointLaunch) {
 		writeCommand(w, "client", &l.Clients[i], nil)
 	}
 	for _, u := range l.Unknowns {
-		fmt.Fprintf(w, "  unknown  %s\n", strings.TrimSpace(u.At+" "+u.What))
+		printf(w, "  unknown  %s\n", strings.TrimSpace(u.At+" "+u.What))
 	}
 	if len(l.Stubbed) > 0 {
-		fmt.Fprintf(w, "  stubbed  %s\n", strings.Join(l.Stubbed, ", "))
+		printf(w, "  stubbed  %s\n", strings.Join(l.Stubbed, ", "))
 	}
 }
 
@@ -214,7 +216,7 @@ func withRole(what string, c *dryrun.Command) string {
 // writeCommand writes a launch: where, the command line one option per
 // line, and (with base) the variables the launch path set.
 func writeCommand(w io.Writer, role string, c *dryrun.Command, base map[string]string) {
-	fmt.Fprintf(w, "  %-8s %s\n", role, c.At)
+	printf(w, "  %-8s %s\n", role, c.At)
 	if c.Role != "" {
 		role = "server"
 	}
@@ -222,12 +224,12 @@ func writeCommand(w io.Writer, role string, c *dryrun.Command, base map[string]s
 	if len(c.Wrapper) > 0 {
 		line += shellQuote(c.Wrapper) + " "
 	}
-	fmt.Fprintf(w, "%s%s\n", line, c.Program())
+	printf(w, "%s%s\n", line, c.Program())
 	n := len(strings.Fields(c.Program()))
 	cur := ""
 	flush := func() {
 		if cur != "" {
-			fmt.Fprintf(w, "             %s\n", cur)
+			printf(w, "             %s\n", cur)
 			cur = ""
 		}
 	}
@@ -245,35 +247,41 @@ func writeCommand(w io.Writer, role string, c *dryrun.Command, base map[string]s
 	}
 	flush()
 	for _, s := range c.Stray {
-		fmt.Fprintf(w, "           stray argument %d: %q\n", s.Index, s.Value)
+		printf(w, "           stray argument %d: %q\n", s.Index, s.Value)
 	}
 	if base != nil {
 		for _, k := range c.EnvChanges(base) {
-			fmt.Fprintf(w, "  env      %s=%s\n", k, c.Env[k])
+			printf(w, "  env      %s=%s\n", k, c.Env[k])
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Files)) {
 		content := c.Files[name]
 		if c.Role != "" {
-			fmt.Fprintf(w, "  file     %s\n", name) // a described recipe's settings or worker config
+			printf(w, "  file     %s\n", name) // a described recipe's settings or worker config
 		} else {
-			fmt.Fprintf(w, "  file     %s (written by the launch path)\n", name)
+			printf(w, "  file     %s (written by the launch path)\n", name)
 		}
 		for _, l := range strings.Split(strings.TrimRight(content, "\n"), "\n") {
-			fmt.Fprintf(w, "             %s\n", l)
+			printf(w, "             %s\n", l)
 		}
 	}
 }
 
-// shellQuote renders words as a shell would need them.
+// shellQuote renders words as a shell would need them (a control
+// character as bash's $'\n'); a word the shell cannot hold (a NUL byte)
+// is shown escaped.
 func shellQuote(words []string) string {
 	out := make([]string, len(words))
 	for i, s := range words {
-		if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[](){};&|<>#~") {
+		if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`!*?[](){};&|<>#~") && printable(s) == s {
 			out[i] = s
 			continue
 		}
-		out[i] = "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		q, err := syntax.Quote(s, syntax.LangBash)
+		if err != nil {
+			q = strconv.Quote(s)
+		}
+		out[i] = q
 	}
 	return strings.Join(out, " ")
 }

@@ -202,7 +202,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 		}
 	default:
 		for _, f := range standing(fs) {
-			fmt.Fprintf(out, "%s:%d: %s %s: %s\n", f.File, f.Line, f.Severity, f.Rule, f.Message)
+			printf(out, "%s:%d: %s %s: %s\n", f.File, f.Line, string(f.Severity), f.Rule, f.Message)
 			if f.Source != "" {
 				fmt.Fprintf(out, "  %5d | %s\n", f.Line, printable(f.Source))
 			}

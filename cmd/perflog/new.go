@@ -172,7 +172,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		pr, prSource = changelog.SubjectPR(ws.repo, base, head)
 	}
 	link := changelog.EntryLink(ws.settings.Repository(), pr)
-	entries, err := changelog.DraftEntries(ch, changelog.DraftOptions{PRLink: link, Ctx: ctx})
+	entries, err := changelog.DraftEntries(ch, changelog.DraftOptions{PRLink: link, Ctx: ctx, DryRun: opts.Factory.dryRun()})
 	if err != nil {
 		return err
 	}
@@ -199,7 +199,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		// entry for a change to it alone), or a reformatted config
 		changed := slices.DeleteFunc(slices.Clone(ch.Changed), func(p string) bool { return p == ws.settings.ChangelogPath() })
 		if len(changed) > 0 {
-			fmt.Fprintf(errOut, "changed, changing no recipe: %s\n", firstOf(changed, 5))
+			printf(errOut, "changed, changing no recipe: %s\n", firstOf(changed, 5))
 		}
 		return nil
 	}
@@ -303,7 +303,7 @@ func printDraftClaims(f *Factory, cs []claims.Result) {
 	}
 	fmt.Fprintln(f.IO.Out, "\nclaims these bullets make, checked against the change:")
 	for _, c := range cs {
-		fmt.Fprintf(f.IO.Out, "  %-12s %-13s %s — %s\n", c.Verdict, c.Kind, c.Text, c.Reason)
+		printf(f.IO.Out, "  %-12s %-13s %s — %s\n", string(c.Verdict), string(c.Kind), c.Text, c.Reason)
 	}
 }
 

@@ -121,9 +121,9 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 		return err
 	}
 	errOut := opts.Factory.IO.ErrOut
-	fmt.Fprintf(errOut, "%s in %s at %s\n", rep.Key, rep.File, shortSHA(rep.Rev))
+	printf(errOut, "%s in %s at %s\n", rep.Key, rep.File, shortSHA(rep.Rev))
 	for _, r := range rep.Renames {
-		fmt.Fprintf(errOut, "renamed from %s to %s by %s %s\n", r.From, r.To, shortSHA(r.Commit), prText(r.PR))
+		printf(errOut, "renamed from %s to %s by %s %s\n", r.From, r.To, shortSHA(r.Commit), prText(r.PR))
 	}
 	return nil
 }
@@ -417,15 +417,15 @@ func writeLog(w io.Writer, items []provenance.LogItem, color bool, width int) {
 		case provenance.EvChangelog:
 			what = "changelog only"
 		}
-		fmt.Fprintf(w, "%s %s %s %s  %s\n", paint(ansiYellow, shortSHA(it.Commit)), prText(it.PR), dateText(it.Date), paint(ansiBold, what), it.Subject)
+		fmt.Fprintf(w, "%s %s %s %s  %s\n", paint(ansiYellow, shortSHA(it.Commit)), prText(it.PR), dateText(it.Date), paint(ansiBold, printable(what)), printable(it.Subject))
 		for _, c := range it.Changes {
 			writeChange(w, c)
 		}
 		for _, e := range it.Entries {
 			head := fmt.Sprintf("    changelog %s: ", e.Event)
-			fmt.Fprintf(w, "%s%s\n", head, keyList(e.ConfigKeys, width-len(head)))
+			printf(w, "%s%s\n", head, keyList(e.ConfigKeys, width-len(head)))
 			for _, d := range e.Description {
-				fmt.Fprintf(w, "      - %s\n", d)
+				printf(w, "      - %s\n", d)
 			}
 		}
 		if it.MissingEntry {
@@ -578,7 +578,7 @@ func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 	if opts.Format == "json" {
 		return writeJSON(out, rep)
 	}
-	fmt.Fprintf(out, "%s: %d commit%s in %s..%s\n", rep.Key, len(rep.Items), plural(len(rep.Items)), shortSHA(rep.From), shortSHA(rep.To))
+	printf(out, "%s: %d commit%s in %s..%s\n", rep.Key, len(rep.Items), plural(len(rep.Items)), shortSHA(rep.From), shortSHA(rep.To))
 	if len(rep.Items) > 0 {
 		fmt.Fprintln(out)
 		writeLog(out, rep.Items, opts.Factory.IO.ColorEnabled(), termWidth(opts.Factory))
@@ -605,10 +605,10 @@ func writeBisect(opts *ProvDiffOptions, h *provenance.History, good, bad plumbin
 	}
 	n := len(rep.Candidates)
 	if n == 0 {
-		fmt.Fprintf(out, "%s: no commit in %s..%s changed what its points run\n", rep.Key, shortSHA(rep.Good), shortSHA(rep.Bad))
+		printf(out, "%s: no commit in %s..%s changed what its points run\n", rep.Key, shortSHA(rep.Good), shortSHA(rep.Bad))
 		return nil
 	}
-	fmt.Fprintf(out, "%s: %d commit%s in %s..%s changed what its points run; rerun in this order (each halves the suspects):\n",
+	printf(out, "%s: %d commit%s in %s..%s changed what its points run; rerun in this order (each halves the suspects):\n",
 		rep.Key, n, plural(n), shortSHA(rep.Good), shortSHA(rep.Bad))
 	byOrder := make([]provenance.Candidate, n)
 	for _, c := range rep.Candidates {
@@ -632,14 +632,14 @@ func writeChange(w io.Writer, c provenance.FieldChange) {
 	}
 	switch c.Kind {
 	case "added":
-		fmt.Fprintf(w, "    %s: + %s%s\n", p, c.New, where)
+		printf(w, "    %s: + %s%s\n", p, c.New, where)
 	case "removed":
-		fmt.Fprintf(w, "    %s: - %s%s\n", p, c.Old, where)
+		printf(w, "    %s: - %s%s\n", p, c.Old, where)
 	default:
-		fmt.Fprintf(w, "    %s: %s -> %s%s\n", p, c.Old, c.New, where)
+		printf(w, "    %s: %s -> %s%s\n", p, c.Old, c.New, where)
 	}
 	if c.OldPath != "" {
-		fmt.Fprintf(w, "      (was %s)\n", c.OldPath)
+		printf(w, "      (was %s)\n", c.OldPath)
 	}
 }
 

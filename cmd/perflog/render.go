@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
@@ -57,11 +58,11 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 			switch {
 			case f.Entry > 0 && rep.Head != nil && f.Entry <= len(rep.Head.Entries):
 				e := rep.Head.Entries[f.Entry-1]
-				fmt.Fprintf(w, "%s\n", paint(ansiBold, fmt.Sprintf("%s:%d: entry %d (lines %d-%d)", f.File, e.Line, e.Index, e.Line, e.EndLine)))
+				fmt.Fprintf(w, "%s\n", paint(ansiBold, fmt.Sprintf("%s:%d: entry %d (lines %d-%d)", printable(f.File), e.Line, e.Index, e.Line, e.EndLine)))
 			case f.Line > 0:
-				fmt.Fprintf(w, "%s\n", paint(ansiBold, fmt.Sprintf("%s:%d:", f.File, f.Line)))
+				fmt.Fprintf(w, "%s\n", paint(ansiBold, fmt.Sprintf("%s:%d:", printable(f.File), f.Line)))
 			default:
-				fmt.Fprintf(w, "%s\n", paint(ansiBold, f.File+":"))
+				fmt.Fprintf(w, "%s\n", paint(ansiBold, printable(f.File)+":"))
 			}
 		}
 		src := f.Source
@@ -89,12 +90,12 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 		default:
 			sev = paint(ansiCyan, sev)
 		}
-		fmt.Fprintf(w, "  %s %s: %s\n", sev, f.Rule, f.Message)
+		fmt.Fprintf(w, "  %s %s: %s\n", sev, f.Rule, printable(f.Message))
 		for _, e := range f.Evidence {
 			if e.File == f.File && e.Line == f.Line {
 				continue
 			}
-			fmt.Fprintf(w, "        %s %s:%d %s\n", paint(ansiCyan, e.Rev), e.File, e.Line, e.Text)
+			fmt.Fprintf(w, "        %s %s:%d %s\n", paint(ansiCyan, e.Rev), printable(e.File), e.Line, printable(e.Text))
 		}
 	}
 	if len(rep.Findings) > 0 {
@@ -121,7 +122,7 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 		for _, e := range rep.Suggested {
 			keys = append(keys, e.ConfigKeys...)
 		}
-		fmt.Fprintf(w, "hint: `perflog changelog new` would append %d drafted entr%s for %s\n", n, map[bool]string{true: "y", false: "ies"}[n == 1], strings.Join(keys, ", "))
+		fmt.Fprintf(w, "hint: `perflog changelog new` would append %d drafted entr%s for %s\n", n, map[bool]string{true: "y", false: "ies"}[n == 1], printable(strings.Join(keys, ", ")))
 	}
 }
 
@@ -156,7 +157,7 @@ func writeGitHub(w io.Writer, fs []changelog.Finding) {
 var (
 	ghDataEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 	ghPropEscaper = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
-	mdCellEscaper = strings.NewReplacer("|", `\|`, "\n", "<br>", "<", "&lt;", ">", "&gt;")
+	parenEscaper  = strings.NewReplacer("(", "%28", ")", "%29")
 	mdCodeEscaper = strings.NewReplacer("|", `\|`, "`", "'", "\n", " ")
 )
 
@@ -216,13 +217,13 @@ func writeMarkdownFindings(w io.Writer, fs []changelog.Finding, rev, repo string
 			where = fmt.Sprintf("%s:%d", file, line)
 		}
 		if repo == "" || rev == "" {
-			return "`" + where + "`"
+			return mdInert(where)
 		}
-		u := fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo, rev, file)
+		u := fmt.Sprintf("https://github.com/%s/blob/%s/%s", repo, rev, parenEscaper.Replace((&url.URL{Path: file}).EscapedPath()))
 		if line > 0 {
 			u += fmt.Sprintf("#L%d", line)
 		}
-		return fmt.Sprintf("[%s](%s)", where, u)
+		return fmt.Sprintf("[%s](%s)", mdInert(where), u)
 	}
 	t := tablewriter.NewTable(w, tablewriter.WithRenderer(renderer.NewMarkdown()), tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("", "rule", "where", "finding")
@@ -234,7 +235,7 @@ func writeMarkdownFindings(w io.Writer, fs []changelog.Finding, rev, repo string
 		case changelog.Warning:
 			icon = "⚠️"
 		}
-		msg := mdCell(f.Message)
+		msg := mdInert(f.Message)
 		for _, e := range f.Evidence {
 			if e.File == f.File && e.Line == f.Line {
 				continue
@@ -256,13 +257,19 @@ func writeMarkdownFindings(w io.Writer, fs []changelog.Finding, rev, repo string
 	return nil
 }
 
-// mdCell makes text safe inside a Markdown table cell.
-func mdCell(s string) string {
-	return mdCellEscaper.Replace(s)
+// mdInert makes text from the repository inert inside a Markdown table
+// cell: a code span, which GitHub renders as it is (no link, image,
+// mention, reference or HTML), with no backtick to end it early and no
+// pipe to end the cell.
+func mdInert(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "`" + mdCodeEscaper.Replace(printable(s)) + "`"
 }
 
 func mdCode(s string) string {
-	return mdCodeEscaper.Replace(ellipsize(s, 120))
+	return mdCodeEscaper.Replace(ellipsize(printable(s), 120))
 }
 
 // SARIF 2.1.0 (the subset code scanning reads).
@@ -384,6 +391,18 @@ func writeSARIF(w io.Writer, fs []changelog.Finding) error {
 	}
 	enc := jsonEncoder(w)
 	return enc.Encode(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+// printf is fmt.Fprintf with every string argument made printable: a
+// value the repository gave can neither end the line (and start another,
+// a workflow command in a CI log) nor move the terminal's cursor.
+func printf(w io.Writer, format string, a ...any) {
+	for i, v := range a {
+		if s, ok := v.(string); ok {
+			a[i] = printable(s)
+		}
+	}
+	fmt.Fprintf(w, format, a...)
 }
 
 // printable makes a source line safe to print on a terminal: invalid

@@ -17,11 +17,13 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/perflog/perflog/internal/iostreams"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 var update = flag.Bool("update", false, "update testscript golden sections (cmp) in testdata/script")
 
 func TestMain(m *testing.M) {
+	dryrun.ServeIfWorker() // this binary standing in for perflog's dry-run workers
 	// this binary standing in for perflog (TestActionScript builds none)
 	if filepath.Base(os.Args[0]) == "perflog" {
 		os.Exit(Main())

@@ -246,6 +246,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	in.PR = pr
 	in.Claims = changelog.ClaimsMode(opts.Claims)
 	in.Ctx = ctx
+	in.DryRun = opts.Factory.dryRun()
 	rep := changelog.Verify(in, opts.Profile)
 	if err := ctx.Err(); err != nil {
 		return err // an incomplete report is no verdict

@@ -14,6 +14,7 @@ import (
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // The claims and findings tables hold checks, not history: every entry's
@@ -37,6 +38,8 @@ type CheckOptions struct {
 	Settings *config.Settings
 	// Progress is told of each introducing commit whose claims are read.
 	Progress func(provenance.Progress)
+	// DryRun is how the claims' recipes are dry-run.
+	DryRun dryrun.Options
 }
 
 // CheckStats says what a Check did.
@@ -171,7 +174,7 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 		if err != nil {
 			return err
 		}
-		err = provenance.CheckAuditClaimsOf(ctx, r, o.Settings, rep, raw, func(e *provenance.AuditEntry) bool { return todo[e.Index] }, o.Progress)
+		err = provenance.CheckAuditClaimsOf(ctx, r, o.Settings, rep, raw, o.DryRun, func(e *provenance.AuditEntry) bool { return todo[e.Index] }, o.Progress)
 		if err != nil {
 			return err
 		}

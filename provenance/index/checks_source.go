@@ -25,7 +25,7 @@ func (s *Source) Claims(ctx context.Context, rep *provenance.AuditReport) error 
 	if ok, err := s.storedClaims(ctx, rep, raw); err != nil || ok {
 		return err
 	}
-	return provenance.CheckAuditClaims(ctx, s.Repo, s.o.Settings, rep, raw)
+	return provenance.CheckAuditClaims(ctx, s.Repo, s.o.Settings, rep, raw, s.o.DryRun)
 }
 
 // storedClaims sets the claims of rep's entries from the claims table,
@@ -40,7 +40,7 @@ func (s *Source) storedClaims(ctx context.Context, rep *provenance.AuditReport, 
 		return false, nil // the checker reports it
 	}
 	update, done := s.progress("checking claims")
-	_, err = s.ix.Check(ctx, s.Repo, CheckOptions{Claims: true, Settings: s.o.Settings, Progress: update})
+	_, err = s.ix.Check(ctx, s.Repo, CheckOptions{Claims: true, Settings: s.o.Settings, Progress: update, DryRun: s.o.DryRun})
 	done()
 	if err != nil {
 		return false, err
@@ -73,7 +73,7 @@ func (s *Source) Findings(ctx context.Context) ([]recipe.Finding, error) {
 		}
 		return lintAt(s.Repo, s.Rev, s.o.Settings)
 	}
-	if _, err := s.ix.Check(ctx, s.Repo, CheckOptions{Findings: true, Settings: s.o.Settings}); err != nil {
+	if _, err := s.ix.Check(ctx, s.Repo, CheckOptions{Findings: true, Settings: s.o.Settings, DryRun: s.o.DryRun}); err != nil {
 		return nil, err
 	}
 	return s.ix.StoredFindings(ctx)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // A repository whose entries make claims: the recipes, the script that
@@ -80,7 +81,7 @@ func auditClaims(t *testing.T, s *script, h *provenance.History) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := provenance.CheckAuditClaims(context.Background(), s.repo, &config.Settings{}, rep, raw); err != nil {
+	if err := provenance.CheckAuditClaims(context.Background(), s.repo, &config.Settings{}, rep, raw, dryrun.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var out []string

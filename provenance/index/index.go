@@ -58,6 +58,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // SchemaVersion changes whenever the stored format or what a stored
@@ -273,7 +274,9 @@ type Options struct {
 	Exact bool
 	// Progress reports a build from git.
 	Progress func(provenance.Progress)
-	PRs      provenance.PRResolver
+	// DryRun is how recipes are dry-run (launch walks, claims).
+	DryRun dryrun.Options
+	PRs    provenance.PRResolver
 	// BeforeSync, when set, is called by History before it brings the
 	// index up to date (Sync) instead of answering from it as stored: a
 	// caller preparing for the heavier work (a progress line, say).

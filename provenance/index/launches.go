@@ -115,7 +115,7 @@ func (ix *Index) WalkLaunches(ctx context.Context, r *gitscan.Repo, rev plumbing
 		}
 		// a memo of its own per recipe: points of two recipes never share
 		// a launcher and an environment
-		st, err := h.LaunchesFrom(ctx, k, rev, provenance.LaunchOptions{Repo: r}, ix.LaunchState(ctx, k))
+		st, err := h.LaunchesFrom(ctx, k, rev, provenance.LaunchOptions{Repo: r, DryRun: o.DryRun}, ix.LaunchState(ctx, k))
 		if err != nil {
 			if ctx.Err() != nil {
 				return i, ctx.Err()

@@ -11,6 +11,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // SourceOptions say where a history command's answers come from.
@@ -32,6 +33,8 @@ type SourceOptions struct {
 	Progress func(label string) (update func(provenance.Progress), done func())
 	// Warn, when set, is told why an index present is not used.
 	Warn func(msg string)
+	// DryRun is how recipes are dry-run (launch fields, claims).
+	DryRun dryrun.Options
 }
 
 // A Source answers history questions at one revision: from the answers
@@ -235,7 +238,7 @@ func (s *Source) storedWalk(ctx context.Context, key string) *provenance.LaunchS
 // replace it, and a current one is not written again.
 func (s *Source) walk(ctx context.Context, h *provenance.History, key string, prev *provenance.LaunchState) (st *provenance.LaunchState, keep bool, err error) {
 	update, done := s.progress("dry-running " + key + "'s launches")
-	st, err = h.LaunchesFrom(ctx, key, s.Rev, provenance.LaunchOptions{Repo: s.Repo, Progress: update}, prev)
+	st, err = h.LaunchesFrom(ctx, key, s.Rev, provenance.LaunchOptions{Repo: s.Repo, Progress: update, DryRun: s.o.DryRun}, prev)
 	done()
 	if err != nil || prev == nil {
 		return st, false, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"strings"
 
@@ -22,34 +23,26 @@ import (
 
 // codeShape is a shell file cut into its top-level statements.
 type codeShape struct {
-	ok bool // false: the file cannot be signed (parse error, line numbers read)
-	// global: the file lists or locates the shell's functions (declare -F,
+	OK bool // false: the file cannot be signed (parse error, line numbers read)
+	// Global: the file lists or locates the shell's functions (declare -F,
 	// compgen, caller, BASH_LINENO), so no file of the run can be signed
-	global bool
-	empty  bool
-	spans  []codeSpan
+	Global bool
+	Empty  bool
+	Spans  []codeSpan
 }
 
 // codeSpan is one top-level statement from its start to the next one's:
-// fn is the function it declares ("" for any other statement), sum the
+// Fn is the function it declares ("" for any other statement), Sum the
 // digest of its text.
 type codeSpan struct {
-	fn  string
-	sum [sha256.Size]byte
+	Fn  string
+	Sum [sha256.Size]byte
 }
 
-// Shapes by object id, and by content for a file sourceable parsed
-// already. A shape is a few KB; index --launches walks one recipe after
-// another through every version of the shared helpers, which 64 shapes by
-// id did not hold (parsing them again was 4 % of its CPU).
-var (
-	shapes          = lru.New[string, *codeShape](1024)
-	shapesByContent = lru.New[[sha256.Size]byte, *codeShape](8)
-)
-
 // shapeAt is the shape of the file at path in files, which holds the
-// object id.
-func shapeAt(files fs.FS, path, id string) (*codeShape, bool) {
+// object id (shapes by id: index --launches walks one recipe after
+// another through every version of the shared helpers).
+func shapeAt(shapes *lru.Cache[string, *codeShape], files fs.FS, path, id string) (*codeShape, bool) {
 	if sh, ok := shapes.Get(id); ok {
 		return sh, true
 	}
@@ -57,12 +50,34 @@ func shapeAt(files fs.FS, path, id string) (*codeShape, bool) {
 	if err != nil || !ok {
 		return nil, false
 	}
-	sh, ok := shapesByContent.Get(sha256.Sum256(data))
-	if !ok {
-		sh = shapeOf(data)
-	}
+	sh := shapeOf(data)
 	shapes.Put(id, sh)
 	return sh, true
+}
+
+// shape is the shape of a shell file's content (parsed here when the
+// runs did not parse it).
+func (c *Cache) shape(data []byte) *codeShape {
+	sum := sha256.Sum256(data)
+	if sh, ok := c.shapes.Get(sum); ok {
+		return sh
+	}
+	sh := shapeOf(data)
+	c.shapes.Put(sum, sh)
+	return sh
+}
+
+// digest identifies a shape (the digest of its parts).
+func (sh *codeShape) digest() [sha256.Size]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%v %v %v %d\n", sh.OK, sh.Global, sh.Empty, len(sh.Spans))
+	for _, sp := range sh.Spans {
+		h.Write([]byte(sp.Fn + "\x00"))
+		h.Write(sp.Sum[:])
+	}
+	var sum [sha256.Size]byte
+	h.Sum(sum[:0])
+	return sum
 }
 
 // shapeOf parses a shell file into its shape.
@@ -73,9 +88,9 @@ func shapeOf(data []byte) *codeShape {
 
 // shapeFrom is the shape of data, parsed as f.
 func shapeFrom(f *syntax.File, err error, data []byte) *codeShape {
-	sh := &codeShape{empty: len(data) == 0}
+	sh := &codeShape{Empty: len(data) == 0}
 	if err == nil {
-		sh.ok = true
+		sh.OK = true
 		syntax.Walk(f, func(n syntax.Node) bool {
 			switch n := n.(type) {
 			case *syntax.ParamExp:
@@ -84,16 +99,16 @@ func shapeFrom(f *syntax.File, err error, data []byte) *codeShape {
 				}
 				switch n.Param.Value {
 				case "LINENO":
-					sh.ok = false
+					sh.OK = false
 				case "BASH_LINENO":
-					sh.global = true
+					sh.Global = true
 				}
 			case *syntax.DeclClause:
 				// declare -f / -F and export -f name or list functions
 				for _, a := range n.Args {
 					if a.Naked && a.Name == nil && a.Value != nil {
 						if l := a.Value.Lit(); strings.HasPrefix(l, "-") && strings.ContainsAny(l, "fF") {
-							sh.global = true
+							sh.Global = true
 						}
 					}
 				}
@@ -101,7 +116,7 @@ func shapeFrom(f *syntax.File, err error, data []byte) *codeShape {
 				if len(n.Args) > 0 {
 					switch n.Args[0].Lit() {
 					case "caller", "compgen":
-						sh.global = true
+						sh.Global = true
 					}
 				}
 			}
@@ -112,11 +127,11 @@ func shapeFrom(f *syntax.File, err error, data []byte) *codeShape {
 			if i+1 < len(f.Stmts) {
 				end = int(f.Stmts[i+1].Pos().Offset())
 			}
-			sp := codeSpan{sum: sha256.Sum256(data[off:end])}
+			sp := codeSpan{Sum: sha256.Sum256(data[off:end])}
 			if fd, ok := st.Cmd.(*syntax.FuncDecl); ok && fd.Name != nil && len(st.Redirs) == 0 && !st.Background && !st.Negated {
-				sp.fn = fd.Name.Value
+				sp.Fn = fd.Name.Value
 			}
-			sh.spans = append(sh.spans, sp)
+			sh.Spans = append(sh.Spans, sp)
 		}
 	}
 	return sh
@@ -125,18 +140,18 @@ func shapeFrom(f *syntax.File, err error, data []byte) *codeShape {
 // sig is the file's code signature for a run that called the names in
 // called ("" when the file cannot be signed).
 func (sh *codeShape) sig(called map[string]bool) string {
-	if !sh.ok || sh.global {
+	if !sh.OK || sh.Global {
 		return ""
 	}
 	h := sha256.New()
-	if sh.empty {
+	if sh.Empty {
 		h.Write([]byte("empty"))
 	}
-	for _, sp := range sh.spans {
-		if sp.fn != "" && !called[sp.fn] {
+	for _, sp := range sh.Spans {
+		if sp.Fn != "" && !called[sp.Fn] {
 			continue
 		}
-		h.Write(sp.sum[:])
+		h.Write(sp.Sum[:])
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -83,13 +83,13 @@ func TestMemoSignsCode(t *testing.T) {
 			runs := 0
 			dry := func(f fs.FS) *Launch {
 				runs++
-				return run(context.Background(), f, "benchmarks/run.sh", nil, env, Options{Timeout: 3 * time.Second, Memo: m})
+				return runHere(context.Background(), NewCache(), f, "benchmarks/run.sh", nil, env, Options{Timeout: 3 * time.Second}, true)
 			}
-			first := m.run(rev(before, sc), "benchmarks/run.sh", nil, env, dry)
+			first := m.run(rev(before, sc), "benchmarks/run.sh", nil, env, shapeCache(), dry)
 			if first.Status != StatusLaunched {
 				t.Fatalf("first run %s: %s", first.Status, first.Reason)
 			}
-			second := m.run(rev(c.lib, sc), "benchmarks/run.sh", nil, env, dry)
+			second := m.run(rev(c.lib, sc), "benchmarks/run.sh", nil, env, shapeCache(), dry)
 			if got := runs == 2; got != c.runsAgain {
 				t.Fatalf("ran again: %v, want %v", got, c.runsAgain)
 			}

@@ -37,7 +37,7 @@ require_backend() {
 }
 `
 
-func dryRun(t *testing.T, script string, env map[string]string) *Launch {
+func runScriptT(t *testing.T, script string, env map[string]string) *Launch {
 	t.Helper()
 	files := testfs.Files{"benchmarks/benchmark_lib.sh": lib, "benchmarks/run.sh": script}
 	base := map[string]string{"PATH": "/bin", "MODEL": "m", "TP": "8", "CONC": "4", "PORT": "8888"}
@@ -59,7 +59,7 @@ exit 3
 `
 
 func TestDryRunRecordsTheLaunch(t *testing.T) {
-	l := dryRun(t, scriptHead+`
+	l := runScriptT(t, scriptHead+`
 export SGLANG_USE_AITER=1
 ARGS=(--tp "$TP")
 if [[ "$DP_ATTENTION" == "true" ]]; then ARGS+=(--enable-dp-attention --dp "$TP"); fi
@@ -100,7 +100,7 @@ python3 -u -m sglang.launch_server --model-path "$MODEL" "${ARGS[@]}" --cuda-gra
 }
 
 func TestDryRunArrayResetAndStray(t *testing.T) {
-	l := dryRun(t, scriptHead+`
+	l := runScriptT(t, scriptHead+`
 ARGS=(--enable-dp-attention)
 ARGS+=(--dp 8)
 ARGS=(--tp 8)
@@ -159,14 +159,14 @@ func TestDryRunFailsBeforeTheServer(t *testing.T) {
 if require_backend lmcache; then ARGS=(--lmcache); fi
 vllm serve "$MODEL" "${ARGS[@]}" > /workspace/server.log 2>&1 &
 ` + scriptTail
-	l := dryRun(t, script, map[string]string{"KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": "native"})
+	l := runScriptT(t, script, map[string]string{"KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": "native"})
 	if l.Status != StatusFailed || l.Exit != 1 || len(l.Servers) != 0 {
 		t.Fatalf("%+v", l)
 	}
 	if l.EndedAt != "benchmarks/benchmark_lib.sh:19" || !strings.Contains(l.Reason, "expected KV_OFFLOAD_BACKEND=lmcache") {
 		t.Errorf("ended at %s: %s", l.EndedAt, l.Reason)
 	}
-	l = dryRun(t, script, map[string]string{"KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": "lmcache"})
+	l = runScriptT(t, script, map[string]string{"KV_OFFLOADING": "dram", "KV_OFFLOAD_BACKEND": "lmcache"})
 	if srv := l.Server(); srv == nil || !slices.Contains(srv.Argv, "--lmcache") {
 		t.Errorf("%+v", l)
 	}
@@ -177,11 +177,11 @@ vllm serve "$MODEL" "${ARGS[@]}" > /workspace/server.log 2>&1 &
 // workflow's name) is unknown, not failed; one the launcher failed to
 // pass on is a failure.
 func TestDryRunUnmappedVariable(t *testing.T) {
-	l := dryRun(t, scriptHead+"check_env_vars OFFLOADING\nvllm serve m\n", nil)
+	l := runScriptT(t, scriptHead+"check_env_vars OFFLOADING\nvllm serve m\n", nil)
 	if l.Status != StatusUnknown || !strings.Contains(l.Reason, "needs OFFLOADING") {
 		t.Errorf("%s: %s", l.Status, l.Reason)
 	}
-	l = dryRun(t, scriptHead+"unset TP; check_env_vars TP\nvllm serve m\n", nil)
+	l = runScriptT(t, scriptHead+"unset TP; check_env_vars TP\nvllm serve m\n", nil)
 	if l.Status != StatusFailed || !strings.Contains(l.Reason, "not set: TP") {
 		t.Errorf("%s: %s", l.Status, l.Reason)
 	}

@@ -2,10 +2,12 @@ package dryrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path"
 	"regexp"
+	"runtime"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -13,16 +15,31 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-func (s *sandbox) step() error {
+func (s *dryRun) step() error {
 	if s.steps.Add(1) > s.max {
 		return errBudget
+	}
+	if runtime.NumGoroutine() > maxProcesses {
+		// a background job or a subshell stops here, and its parent shell
+		// would go on: the whole run is refused
+		s.refuse(fmt.Sprintf("%s (%d running at once: a fork bomb?)", processStop, maxProcesses))
+		return errProcesses
 	}
 	return nil
 }
 
+// maxProcesses bounds the subshells, pipelines and background jobs of a
+// run at once (each is a goroutine of the interpreter).
+const maxProcesses = 1024
+
+var errProcesses = errors.New("too many processes at once")
+
+// processStop starts the reason of a run stopped at maxProcesses.
+const processStop = "stopped at the process budget"
+
 // call runs before every simple command: the step budget, the exits
 // and the client functions.
-func (s *sandbox) call(ctx context.Context, args []string, funcs map[string]*syntax.Stmt) ([]string, error) {
+func (s *dryRun) call(ctx context.Context, args []string, funcs map[string]*syntax.Stmt) ([]string, error) {
 	if err := s.step(); err != nil {
 		return nil, err
 	}
@@ -37,6 +54,10 @@ func (s *sandbox) call(ctx context.Context, args []string, funcs map[string]*syn
 	if unsupportedBuiltin[args[0]] {
 		return append([]string{stubCommand}, args...), nil
 	}
+	if l := lookup(args, funcs); l != nil {
+		return l, nil
+	}
+	args = ownerTests(args)
 	switch args[0] {
 	case "source", ".":
 		if len(args) >= 2 {
@@ -47,13 +68,19 @@ func (s *sandbox) call(ctx context.Context, args []string, funcs map[string]*syn
 				data = s.asSourced(p, data)
 				// a file parsed before this shell started is its function
 				// (one parsed since, by another run, is not in its table)
-				if fn := sourcedFunc(s.rel(p), data); fn != "" && funcs[fn] != nil {
+				if fn := s.cache.sourcedFunc(p, s.rel(p), data); fn != "" && funcs[fn] != nil {
 					return []string{fn}, nil
 				}
 			}
-			s.mu.Lock()
-			s.pending[p]++ // the builtin opens it next
-			s.mu.Unlock()
+			// the builtin opens it through the open handler, never
+			// searching $PATH on disk (see sourceMark)
+			return append([]string{args[0], sourceMark + p}, args[2:]...), nil
+		}
+	case "eval":
+		if len(args) > 1 {
+			if code, ok := rewriteCode(strings.Join(args[1:], " "), "eval"); ok {
+				return []string{"eval", code}, nil
+			}
 		}
 	case "set":
 		return setArgs(args), nil
@@ -134,6 +161,9 @@ func trapArgs(args []string) []string {
 		return args
 	}
 	out := []string{args[0], args[1]}
+	if code, ok := rewriteCode(args[1], "trap"); ok {
+		out[1] = code
+	}
 	for _, sig := range args[2:] {
 		switch strings.TrimPrefix(strings.ToUpper(sig), "SIG") {
 		case "EXIT", "ERR", "0":
@@ -155,12 +185,12 @@ var unsupportedBuiltin = map[string]bool{"bg": true, "bind": true, "caller": tru
 	"logout": true, "newgrp": true, "suspend": true, "ulimit": true, "umask": true}
 
 // execHandler replaces the execution of every program.
-func (s *sandbox) execHandler(ctx context.Context, args []string) error {
+func (s *dryRun) execHandler(ctx context.Context, args []string) error {
 	hc := interp.HandlerCtx(ctx)
 	return s.exec(ctx, hc.Dir, hc.Env, args)
 }
 
-func (s *sandbox) exec(ctx context.Context, dir string, env expand.Environ, args []string) error {
+func (s *dryRun) exec(ctx context.Context, dir string, env expand.Environ, args []string) error {
 	for i := range args {
 		if i > 0 && !isWrapper(args) {
 			break
@@ -285,7 +315,7 @@ func dockerRun(args []string, env expand.Environ) (container, bool) {
 // "./FILE.sh", and either behind a wrapper (srun ... bash FILE); extra
 // is the environment the wrapper adds (srun --export=ALL,K=V, docker -e
 // K=V, env K=V).
-func (s *sandbox) scriptOf(dir string, args []string) (file string, sargs []string, extra []string, ok bool) {
+func (s *dryRun) scriptOf(dir string, args []string) (file string, sargs []string, extra []string, ok bool) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -386,7 +416,7 @@ func matchAny(pats [][]string, args []string) int {
 }
 
 // record keeps one launch with the environment it starts with.
-func (s *sandbox) record(ctx context.Context, into *[]Command, wrapper, argv []string, program int) {
+func (s *dryRun) record(ctx context.Context, into *[]Command, wrapper, argv []string, program int) {
 	hc := interp.HandlerCtx(ctx)
 	first := argv[0]
 	if len(wrapper) > 0 {
@@ -424,12 +454,15 @@ func (s *sandbox) record(ctx context.Context, into *[]Command, wrapper, argv []s
 
 // builtin runs the few programs the sandbox knows, on the overlay, and
 // stubs every other.
-func (s *sandbox) builtin(ctx context.Context, dir string, args []string) error {
+func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 	hc := interp.HandlerCtx(ctx)
 	out := hc.Stdout
 	if args[0] == stubCommand && len(args) > 1 {
 		args = args[1:]
 		out = io.Discard
+	}
+	if args[0] == lookupCommand && len(args) >= 2 {
+		return s.lookupRun(ctx, args[1], args[2:])
 	}
 	if args[0] == loopCommand && len(args) == 2 {
 		s.mu.Lock()

@@ -84,6 +84,8 @@ type runReads struct {
 	code   map[string]bool
 	ran    map[string]bool // every file it ran or sourced (read as data too or not)
 	called map[string]bool
+	// shapes of the files it ran (a memo signs them)
+	shapes map[string]*codeShape
 }
 
 // Started reports whether the launch has servers to compare: launched

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/perflog/perflog/internal/lru"
 	"github.com/perflog/perflog/recipe/revfs"
 )
 
@@ -37,7 +38,7 @@ type memoRead struct {
 
 // same reports whether the file rd names holds, in files, what the run
 // read: the same object, or code with the same signature.
-func (rd *memoRead) same(files fs.FS, h revfs.Hasher, called map[string]bool) bool {
+func (m *Memo) same(rd *memoRead, files fs.FS, h revfs.Hasher, called map[string]bool, shapes *lru.Cache[string, *codeShape]) bool {
 	id := h.PathID(rd.path, rd.dir)
 	if id == rd.id {
 		return true
@@ -45,17 +46,19 @@ func (rd *memoRead) same(files fs.FS, h revfs.Hasher, called map[string]bool) bo
 	if rd.sig == "" || id == "" {
 		return false
 	}
-	sh, ok := shapeAt(files, rd.path, id)
+	sh, ok := shapeAt(shapes, files, rd.path, id)
 	return ok && sh.sig(called) == rd.sig
 }
 
 // NewMemo returns an empty memo.
-func NewMemo() *Memo { return &Memo{runs: map[string][]memoRun{}} }
+func NewMemo() *Memo {
+	return &Memo{runs: map[string][]memoRun{}}
+}
 
 // memoKeep bounds the runs kept per launcher and environment.
 const memoKeep = 4
 
-func (m *Memo) run(files fs.FS, launcher string, args []string, env map[string]string, dry func(fs.FS) *Launch) *Launch {
+func (m *Memo) run(files fs.FS, launcher string, args []string, env map[string]string, shapes *lru.Cache[string, *codeShape], dry func(fs.FS) *Launch) *Launch {
 	h, ok := files.(revfs.Hasher)
 	if !ok {
 		return dry(files)
@@ -75,7 +78,7 @@ func (m *Memo) run(files fs.FS, launcher string, args []string, env map[string]s
 	for _, c := range cands {
 		hit := true
 		for i := range c.reads {
-			if !c.reads[i].same(files, h, c.called) {
+			if !m.same(&c.reads[i], files, h, c.called, shapes) {
 				hit = false
 				break
 			}
@@ -99,8 +102,15 @@ func (m *Memo) run(files fs.FS, launcher string, args []string, env map[string]s
 	run := memoRun{launch: l}
 	sign := rr != nil
 	if sign {
+		for p, sh := range rr.shapes {
+			if id := h.PathID(p, false); id != "" {
+				shapes.Put(id, sh)
+			}
+		}
+	}
+	if sign {
 		for p := range rr.ran {
-			if sh, ok := shapeAt(rec, p, h.PathID(p, false)); !ok || sh.global {
+			if sh, ok := shapeAt(shapes, rec, p, h.PathID(p, false)); !ok || sh.Global {
 				sign = false // the run could see any function of it
 			}
 		}
@@ -108,7 +118,7 @@ func (m *Memo) run(files fs.FS, launcher string, args []string, env map[string]s
 	for _, p := range rec.Paths() {
 		rd := memoRead{path: p, id: h.PathID(p, false)}
 		if sign && rr.code[p] && rd.id != "" {
-			if sh, ok := shapeAt(rec, p, rd.id); ok {
+			if sh, ok := shapeAt(shapes, rec, p, rd.id); ok {
 				rd.sig = sh.sig(rr.called)
 			}
 		}

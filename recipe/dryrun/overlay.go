@@ -15,7 +15,7 @@ import (
 )
 
 // abs makes a path absolute against dir.
-func (s *sandbox) abs(dir, p string) string {
+func (s *dryRun) abs(dir, p string) string {
 	if !path.IsAbs(p) {
 		p = path.Join(dir, p)
 	}
@@ -24,7 +24,7 @@ func (s *sandbox) abs(dir, p string) string {
 
 // rel names an absolute sandbox path as the user knows it: relative to
 // the repository for the tree.
-func (s *sandbox) rel(p string) string {
+func (s *dryRun) rel(p string) string {
 	if r, ok := strings.CutPrefix(p, Workspace+"/"); ok {
 		return r
 	}
@@ -33,7 +33,7 @@ func (s *sandbox) rel(p string) string {
 
 // read returns the content of a file: the overlay's, else the tree's
 // under Workspace.
-func (s *sandbox) read(p string) ([]byte, bool) {
+func (s *dryRun) read(p string) ([]byte, bool) {
 	s.mu.Lock()
 	if d, ok := s.overlay[p]; ok {
 		s.mu.Unlock()
@@ -48,19 +48,31 @@ func (s *sandbox) read(p string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	data, ok, err := revfs.ReadFile(s.files, rel)
-	if err != nil || !ok {
-		return nil, false
-	}
-	if strings.HasSuffix(rel, ".sh") {
+	s.mu.Lock()
+	t, seen := s.tree[rel]
+	s.mu.Unlock()
+	if !seen {
+		// the tree does not change during a run: each file is read once
+		data, ok, err := revfs.ReadFile(s.files, rel)
+		t = treeFile{data, ok && err == nil}
 		s.mu.Lock()
-		s.sources[rel] = data
+		s.tree[rel] = t
+		if t.ok && strings.HasSuffix(rel, ".sh") {
+			s.sources[rel] = data
+		}
 		s.mu.Unlock()
 	}
-	return data, true
+	return t.data, t.ok
 }
 
-func (s *sandbox) write(p string, data []byte, appendMode bool) {
+// treeFile is a file of the revision's tree as a run read it (ok: a
+// regular file is there).
+type treeFile struct {
+	data []byte
+	ok   bool
+}
+
+func (s *dryRun) write(p string, data []byte, appendMode bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if appendMode {
@@ -71,7 +83,7 @@ func (s *sandbox) write(p string, data []byte, appendMode bool) {
 	delete(s.gone, p)
 }
 
-func (s *sandbox) isDir(p string) bool {
+func (s *dryRun) isDir(p string) bool {
 	if p == "/" || p == Workspace || p == "/tmp" || p == "/dev" {
 		return true
 	}
@@ -79,14 +91,27 @@ func (s *sandbox) isDir(p string) bool {
 	if !ok {
 		return false
 	}
-	l, err := revfs.ListFiles(s.files, rel)
-	return err == nil && len(l) > 0
+	s.mu.Lock()
+	dir, seen := s.dirs[rel]
+	s.mu.Unlock()
+	if !seen {
+		l, err := revfs.ListFiles(s.files, rel)
+		dir = err == nil && len(l) > 0
+		s.mu.Lock()
+		s.dirs[rel] = dir
+		s.mu.Unlock()
+	}
+	return dir
 }
 
 // open serves redirections and source: reads from the overlay and the
 // tree, writes into the overlay.
-func (s *sandbox) open(ctx context.Context, p string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
+func (s *dryRun) open(ctx context.Context, p string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
 	hc := interp.HandlerCtx(ctx)
+	how := readData
+	if rest, ok := strings.CutPrefix(p, sourceMark); ok {
+		p, how = rest, readCode // source, resolved by call
+	}
 	p = s.abs(hc.Dir, p)
 	switch p {
 	case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty":
@@ -103,13 +128,6 @@ func (s *sandbox) open(ctx context.Context, p string, flag int, _ os.FileMode) (
 		}
 		return &overlayFile{s: s, path: p}, nil
 	}
-	how := readData
-	s.mu.Lock()
-	if s.pending[p] > 0 {
-		s.pending[p]--
-		how = readCode
-	}
-	s.mu.Unlock()
 	s.mark(p, how)
 	data, ok := s.read(p)
 	if ok && strings.HasSuffix(p, ".sh") {
@@ -136,7 +154,7 @@ func (nopFile) Write(p []byte) (int, error) { return len(p), nil }
 func (nopFile) Close() error                { return nil }
 
 type overlayFile struct {
-	s    *sandbox
+	s    *dryRun
 	path string
 }
 
@@ -169,7 +187,7 @@ func (fi fileInfo) ModTime() time.Time { return time.Time{} }
 func (fi fileInfo) IsDir() bool        { return fi.dir }
 func (fi fileInfo) Sys() any           { return nil }
 
-func (s *sandbox) stat(ctx context.Context, p string, _ bool) (fs.FileInfo, error) {
+func (s *dryRun) stat(ctx context.Context, p string, _ bool) (fs.FileInfo, error) {
 	hc := interp.HandlerCtx(ctx)
 	p = s.abs(hc.Dir, p)
 	if s.isDir(p) {
@@ -197,12 +215,12 @@ func (s *sandbox) stat(ctx context.Context, p string, _ bool) (fs.FileInfo, erro
 	return nil, &fs.PathError{Op: "stat", Path: p, Err: fs.ErrNotExist}
 }
 
-func (s *sandbox) access(ctx context.Context, p string, _ interp.AccessMode) error {
+func (s *dryRun) access(ctx context.Context, p string, _ interp.AccessMode) error {
 	_, err := s.stat(ctx, p, true)
 	return err
 }
 
-func (s *sandbox) readDir(ctx context.Context, p string) ([]fs.DirEntry, error) {
+func (s *dryRun) readDir(ctx context.Context, p string) ([]fs.DirEntry, error) {
 	hc := interp.HandlerCtx(ctx)
 	p = s.abs(hc.Dir, p)
 	rel, ok := strings.CutPrefix(p, Workspace+"/")

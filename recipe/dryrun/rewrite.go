@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,51 +13,68 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
+// Cache holds what dry runs parse, for the runs that follow: scripts by
+// path and content (parsed and rewritten once; the interpreter does not
+// change what it runs), sourced files as functions, and files as source
+// reads them. A Cache is safe for concurrent use; its owner (a Sandbox,
+// or a worker process) keeps it for as long as its dry runs read the
+// same files. Measurements: docs/dev/performance.md.
+type Cache struct {
+	parsed  *lru.Cache[string, parsed]
+	sourced *lru.Cache[string, *syntax.Stmt] // function name → body (nil: always sourced)
+	text    *lru.Cache[string, []byte]       // content → as source reads it
+	shapes  *lru.Cache[[sha256.Size]byte, *codeShape]
+}
+
 type parsed struct {
 	f   *syntax.File
 	err error
 }
 
-// parseCache holds parsed scripts by path and content.
-var parseCache = lru.New[string, parsed](256)
+// NewCache returns an empty cache.
+func NewCache() *Cache {
+	return &Cache{parsed: lru.New[string, parsed](256), sourced: lru.New[string, *syntax.Stmt](16), text: lru.New[string, []byte](64),
+		shapes: lru.New[[sha256.Size]byte, *codeShape](64)}
+}
 
-// parseScript parses and rewrites a script, once per path and content
-// (the interpreter does not change what it runs; every point at the corpus
-// head: 4.3 s before, 3.4 s with this).
-func parseScript(abs, name string, data []byte) (*syntax.File, error) {
+// parseScript parses and rewrites a script, once per path and content.
+func (c *Cache) parseScript(abs, name string, data []byte) (*syntax.File, error) {
 	key := abs + "\x00" + string(data)
-	if p, ok := parseCache.Get(key); ok {
+	if p, ok := c.parsed.Get(key); ok {
 		return p.f, p.err
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
-	if err != nil {
+	var f *syntax.File
+	var err error
+	if len(data) > maxCode {
+		err = fmt.Errorf("%s is %d KiB, over the %d KiB the sandbox runs", name, len(data)>>10, maxCode>>10)
+	} else if f, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name); err != nil {
+		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, err, data))
 		err = fmt.Errorf("%s: bash the interpreter does not read: %v", name, err)
 	} else if u := unsupported(f); u != "" {
 		err = fmt.Errorf("%s: bash the interpreter does not read: %s", name, u)
 	} else {
+		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, nil, data)) // before rewrite changes it
 		rewrite(f, abs)
 	}
-	parseCache.Put(key, parsed{f, err})
+	c.parsed.Put(key, parsed{f, err})
 	return f, err
 }
 
 // Sourced files run as functions. The interpreter's source builtin parses
 // the file each time; InferenceX's benchmark_lib.sh is 2,300 lines, and a
-// third of a dry run went to parsing it (every point at the corpus head:
-// 3.4 s before, 2.2 s with this). A file sourced once is parsed
+// third of a dry run went to parsing it. A file sourced once is parsed
 // once (sourcedFunc) and offered to every later run as a function named
-// after its content, which `source FILE` calls instead (call). Its
-// top-level declarations are made global (declare -g), which is what
+// after its path and content, which `source FILE` calls instead (call).
+// Its top-level declarations are made global (declare -g), which is what
 // sourcing does; a file whose top level reads the positional parameters
 // is always sourced.
-var sourcedByKey = lru.New[string, *syntax.Stmt](16) // function name → body (nil: always sourced)
 
 const sourcedPrefix = "perflog-sourced-"
 
 // sourcedFuncs returns the functions of every file parsed so far.
-func sourcedFuncs() map[string]*syntax.Stmt {
+func (c *Cache) sourcedFuncs() map[string]*syntax.Stmt {
 	m := map[string]*syntax.Stmt{}
-	sourcedByKey.Each(func(k string, v *syntax.Stmt) {
+	c.sourced.Each(func(k string, v *syntax.Stmt) {
 		if v != nil {
 			m[k] = v
 		}
@@ -65,21 +83,27 @@ func sourcedFuncs() map[string]*syntax.Stmt {
 }
 
 // sourcedFunc is the name of the function that runs a sourced file's
-// content, made for the runs that start later when it is new ("" when
-// the file cannot be run so).
-func sourcedFunc(name string, data []byte) string {
-	sum := sha256.Sum256(data)
-	fn := sourcedPrefix + hex.EncodeToString(sum[:8])
-	body, ok := sourcedByKey.Get(fn)
+// content (data, at abs), made for the runs that start later when it is
+// new ("" when the file cannot be run so).
+func (c *Cache) sourcedFunc(abs, name string, data []byte) string {
+	h := sha256.New()
+	h.Write([]byte(abs + "\x00"))
+	h.Write(data)
+	fn := sourcedPrefix + hex.EncodeToString(h.Sum(nil)[:8])
+	body, ok := c.sourced.Get(fn)
 	if ok {
 		if body == nil {
 			return ""
 		}
 		return fn
 	}
+	if len(data) > maxCode {
+		c.sourced.Put(fn, nil)
+		return ""
+	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
 	if err != nil || unsupported(f) != "" || readsParams(f) {
-		sourcedByKey.Put(fn, nil) // always sourced
+		c.sourced.Put(fn, nil) // always sourced
 		return ""
 	}
 	for _, st := range f.Stmts {
@@ -88,21 +112,8 @@ func sourcedFunc(name string, data []byte) string {
 			d.Args = append([]*syntax.Assign{{Naked: true, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "-g"}}}}}, d.Args...)
 		}
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.DeclClause:
-			if n.Variant.Value == "local" {
-				n.Variant.Value = "declare" // see sourceable
-			}
-		case *syntax.Word:
-			processParams(n.Parts)
-		case *syntax.DblQuoted:
-			processParams(n.Parts)
-		}
-		return true
-	})
 	body = &syntax.Stmt{Cmd: &syntax.Block{Stmts: f.Stmts}}
-	sourcedByKey.Put(fn, body)
+	c.sourced.Put(fn, body)
 	return fn
 }
 
@@ -153,6 +164,7 @@ func unsupported(f *syntax.File) string {
 // <(cmds) becomes a here-string of $(cmds), any other one /dev/null.
 func rewrite(f *syntax.File, self string) {
 	waited := map[*syntax.Stmt]bool{}
+	hdocs := map[*syntax.Word]bool{} // here-documents: no tilde expansion
 	lit := func(v string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: v}}} }
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -178,6 +190,10 @@ func rewrite(f *syntax.File, self string) {
 				kept = append(kept, rd)
 			}
 			n.Redirs = kept
+		case *syntax.UnaryTest:
+			if n.Op == syntax.TsUsrOwn || n.Op == syntax.TsGrpOwn {
+				n.Op = syntax.TsExists // see ownerTests
+			}
 		case *syntax.DblQuoted:
 			bashSource(n.Parts, self)
 			processParams(n.Parts)
@@ -193,6 +209,9 @@ func rewrite(f *syntax.File, self string) {
 				Y: &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{lit("break")}}}}}
 			n.Do = append([]*syntax.Stmt{guard}, n.Do...)
 		case *syntax.Redirect:
+			if n.Hdoc != nil {
+				hdocs[n.Hdoc] = true
+			}
 			if n.Op == syntax.RdrIn && n.Word != nil && len(n.Word.Parts) == 1 {
 				if ps, ok := n.Word.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdIn {
 					n.Op = syntax.WordHdoc
@@ -201,6 +220,9 @@ func rewrite(f *syntax.File, self string) {
 				}
 			}
 		case *syntax.Word:
+			if !hdocs[n] {
+				homes(n)
+			}
 			bashSource(n.Parts, self)
 			processParams(n.Parts)
 			for i, p := range n.Parts {
@@ -213,10 +235,22 @@ func rewrite(f *syntax.File, self string) {
 	})
 }
 
+// readsProcSubst is the process substitution a redirection reads from
+// (`< <(cmds)`), nil for any other redirection.
+func readsProcSubst(rd *syntax.Redirect) *syntax.ProcSubst {
+	if rd.Op != syntax.RdrIn || rd.N != nil || rd.Word == nil || len(rd.Word.Parts) != 1 {
+		return nil
+	}
+	if ps, ok := rd.Word.Parts[0].(*syntax.ProcSubst); ok && ps.Op == syntax.CmdIn {
+		return ps
+	}
+	return nil
+}
+
 // asSourced is a shell file's text as source reads it (sourceable),
 // kept for positions (at).
-func (s *sandbox) asSourced(p string, data []byte) []byte {
-	data = sourceable(data)
+func (s *dryRun) asSourced(p string, data []byte) []byte {
+	data = s.cache.sourceable(data)
 	s.mu.Lock()
 	s.sources[s.rel(p)] = data
 	s.mu.Unlock()
@@ -227,25 +261,57 @@ func (s *sandbox) asSourced(p string, data []byte) []byte {
 // sandbox: every "local" declaration written "declare", which is the
 // same inside a function, but which the interpreter also accepts in a
 // function whose body is a subshell (f() ( local x; ... )), where it
-// forgets that it runs a function. Lines stay where they are. Files are
-// rewritten once per content.
-func sourceable(data []byte) []byte {
+// forgets that it runs a function; a background command waited for, as
+// rewrite has it; $$, $RANDOM and the like unknown
+// (processParam); and process substitutions, which the interpreter makes
+// as named pipes on disk, replaced as rewrite replaces them: `< <(cmds)`
+// reads `<<<"$(cmds)"`, any other <(cmds) or >(cmds) is /dev/null (and
+// cmds does not run). Lines stay where they are. Files are rewritten
+// once per content.
+func (c *Cache) sourceable(data []byte) []byte {
 	key := string(data)
-	if v, ok := sourceCache.Get(key); ok {
+	if v, ok := c.text.Get(key); ok {
 		return v
 	}
 	out := data
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), "")
-	shapesByContent.Put(sha256.Sum256(data), shapeFrom(f, err, data)) // for Memo
+	var f *syntax.File
+	err := errors.New("too large")
+	if len(data) <= maxCode {
+		f, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), "")
+		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, err, data)) // for a memo
+	}
 	if err == nil {
 		type edit struct {
 			off, end int
 			text     string
 		}
 		var edits []edit
-		var quoted [][2]int // double-quoted strings and here-documents
+		var quoted [][2]int                  // double-quoted strings and here-documents
+		read := map[*syntax.ProcSubst]bool{} // those of `< <(cmds)`
+		hdocs := map[*syntax.Word]bool{}     // here-documents: no tilde expansion
 		syntax.Walk(f, func(n syntax.Node) bool {
 			switch n := n.(type) {
+			case *syntax.Stmt:
+				if n.Background && n.Semicolon.IsValid() {
+					// "X &" runs as "{ X & wait $!; }", as rewrite has it
+					o, amp := int(n.Position.Offset()), int(n.Semicolon.Offset())+1
+					edits = append(edits, edit{o, o, "{ "}, edit{amp, amp, " wait $!; }"})
+				}
+			case *syntax.UnaryTest:
+				if n.Op == syntax.TsUsrOwn || n.Op == syntax.TsGrpOwn {
+					o := int(n.OpPos.Offset())
+					edits = append(edits, edit{o, o + 2, "-e"}) // see ownerTests
+				}
+			case *syntax.Word:
+				if lit, home, ok := tildeUser(n); ok && !hdocs[n] {
+					o := int(lit.ValuePos.Offset())
+					edits = append(edits, edit{o, o + 1 + len(lit.Value[1:]) - len(strings.TrimLeft(lit.Value[1:], nameChars)), home})
+				}
+			case *syntax.ProcSubst:
+				if !read[n] {
+					o := int(n.OpPos.Offset())
+					edits = append(edits, edit{o, o + 2, "/dev/null$(exit;"})
+				}
 			case *syntax.DeclClause:
 				if n.Variant != nil && n.Variant.Value == "local" {
 					o := int(n.Variant.ValuePos.Offset())
@@ -256,6 +322,12 @@ func sourceable(data []byte) []byte {
 			case *syntax.Redirect:
 				if n.Hdoc != nil {
 					quoted = append(quoted, [2]int{int(n.Hdoc.Pos().Offset()), int(n.Hdoc.End().Offset())})
+					hdocs[n.Hdoc] = true
+				}
+				if ps := readsProcSubst(n); ps != nil {
+					read[ps] = true
+					o, r := int(n.OpPos.Offset()), int(ps.Rparen.Offset())
+					edits = append(edits, edit{o, int(ps.OpPos.Offset()) + 2, `<<<"$(`}, edit{r, r + 1, `)"`})
 				}
 			case *syntax.ParamExp:
 				if v := processParam(n); v != "" {
@@ -265,7 +337,7 @@ func sourceable(data []byte) []byte {
 			return true
 		})
 		if len(edits) > 0 {
-			slices.SortFunc(edits, func(a, b edit) int { return a.off - b.off })
+			slices.SortStableFunc(edits, func(a, b edit) int { return a.off - b.off })
 			var b bytes.Buffer
 			last := 0
 			for _, e := range edits {
@@ -284,12 +356,9 @@ func sourceable(data []byte) []byte {
 			out = b.Bytes()
 		}
 	}
-	sourceCache.Put(key, out)
+	c.text.Put(key, out)
 	return out
 }
-
-// sourceCache holds files as `source` reads them, by content.
-var sourceCache = lru.New[string, []byte](64)
 
 // bashSource replaces $BASH_SOURCE and ${BASH_SOURCE[0]}, which the
 // interpreter does not set, with the script's path.

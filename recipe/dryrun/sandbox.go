@@ -1,10 +1,3 @@
-// Package dryrun runs a recipe point's launch path in a sandbox and says
-// what it launched: the inference servers, routers and benchmark clients
-// with their command lines and environments (a Launch). It also reads
-// what a multi-node srt-slurm recipe file describes (Describe), and keeps
-// a memo of dry runs over a history (Memo).
-//
-// It depends on recipe/revfs (a revision's files) and mvdan.cc/sh.
 package dryrun
 
 import (
@@ -14,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"runtime/metrics"
 	"sort"
 	"strings"
 	"sync"
@@ -24,82 +18,6 @@ import (
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
-
-// The dry run's sandbox. A launch path is run by mvdan.cc/sh's
-// interpreter with handlers that replace the operating system:
-//
-//   - files are read from the revision's tree (an fs.FS), mounted at
-//     Workspace, the directory the runner checks out to and the
-//     containers mount; what the script writes goes to an in-memory
-//     overlay that later reads see and that is dropped with the run;
-//     a read anywhere else finds no file and is recorded as unknown;
-//   - no command is executed: the inference servers, routers and
-//     benchmark clients are recorded (argv, exported environment,
-//     file:line); a script run through bash/sh (directly or behind srun,
-//     docker, timeout, ...) is run in the sandbox; dirname, basename,
-//     realpath, cat, tee, mkdir, touch, rm, true and false act on the
-//     overlay; every other command is stubbed: it succeeds, and when its
-//     output is captured ($(...), a pipe, a file) it prints
-//     UnknownMarker and its name, so a value that depends on it reads as
-//     unknown, never as a guess;
-//   - a step budget (commands, builtins and function calls), a time
-//     budget and the caller's context bound every run.
-
-// Workspace is where the revision's tree is mounted in the sandbox (the
-// working directory of the launcher and of the container).
-const Workspace = "/workspace"
-
-// UnknownMarker starts what a stubbed command prints when its output is
-// captured: "<unknown:nproc>".
-const UnknownMarker = "<unknown:"
-
-// Options bound a dry run (zero values: the defaults).
-type Options struct {
-	// MaxSteps bounds the commands, builtins and function calls run
-	// (default 200000).
-	MaxSteps int64
-	// Timeout bounds the run's wall time (default 5 s).
-	Timeout time.Duration
-	// Patterns say which commands are servers, routers and clients
-	// (default DefaultPatterns).
-	Patterns *Patterns
-	// Memo, when set, answers a point whose inputs did not change from
-	// an earlier run (a history's dry runs, commit after commit).
-	Memo *Memo
-}
-
-// Patterns recognise the commands a dry run records.
-type Patterns struct {
-	// Servers, Routers and Clients are command prefixes: a word is a
-	// program's base name ("python3" matches "/opt/venv/bin/python3"
-	// and "python3.12" when written "python*"), then literal arguments.
-	Servers, Routers, Clients [][]string
-	// ClientFunctions are shell functions whose call is the benchmark
-	// client (their arguments are recorded).
-	ClientFunctions []string
-}
-
-// DefaultPatterns are the launches of InferenceX's recipes.
-var DefaultPatterns = &Patterns{
-	Servers: [][]string{
-		{"python*", "-m", "sglang.launch_server"},
-		{"vllm", "serve"},
-		{"trtllm-serve"},
-		{"python*", "-m", "atom.entrypoints.openai_server"},
-		{"python*", "-m", "vllm.entrypoints.openai.api_server"},
-		{"sglang", "serve"},
-		{"atom_server"},
-	},
-	Routers: [][]string{
-		{"python*", "-m", "sglang_router.launch_router"},
-		{"vllm-router"},
-	},
-	Clients: [][]string{
-		{"python*", "*benchmark_serving.py"},
-		{"aiperf"},
-	},
-	ClientFunctions: []string{"run_benchmark_serving"},
-}
 
 // errBudget stops a run that exceeds its step budget; errDone one that
 // has started its benchmark client (what follows launches nothing).
@@ -114,11 +32,17 @@ var (
 const maxTurns = 256
 
 // sandbox is the state of one dry run.
-type sandbox struct {
-	files fs.FS
-	pat   *Patterns
-	max   int64
-	steps atomic.Int64
+type dryRun struct {
+	// refused is the first construct the sandbox refused, refusedAt the
+	// servers recorded by then
+	refused   string
+	refusedAt int
+	files     fs.FS
+	cache     *Cache
+	memory    int64
+	pat       *Patterns
+	max       int64
+	steps     atomic.Int64
 
 	mu      sync.Mutex
 	overlay map[string][]byte // absolute path → content written
@@ -139,9 +63,10 @@ type sandbox struct {
 	stop    context.CancelCauseFunc
 	// how the run read the tree's files (readCode, readData) by path,
 	// the source builtin's opens to come, the names it called
-	reads   map[string]uint8
-	pending map[string]int
-	called  map[string]bool
+	reads  map[string]uint8
+	tree   map[string]treeFile // the tree's files read, by path
+	dirs   map[string]bool     // the tree's paths probed as directories
+	called map[string]bool
 }
 
 const (
@@ -150,7 +75,7 @@ const (
 )
 
 // mark notes how the run read the file at p.
-func (s *sandbox) mark(p string, how uint8) {
+func (s *dryRun) mark(p string, how uint8) {
 	if rel, ok := strings.CutPrefix(p, Workspace+"/"); ok {
 		s.mu.Lock()
 		s.reads[rel] |= how
@@ -172,34 +97,18 @@ func nameLike(w string) bool {
 	return true
 }
 
-// DryRun runs the shell script at path (e.g. runners/launch_h200-cw.sh)
-// with args, as `bash path args` in the repository's root, in a sandbox
-// over files with env as the whole environment, and returns what it
-// launched.
-func Run(ctx context.Context, files fs.FS, script string, args []string, env map[string]string, o Options) *Launch {
-	if o.Memo != nil {
-		return o.Memo.run(files, script, args, env, func(f fs.FS) *Launch { return run(ctx, f, script, args, env, o) })
-	}
-	return run(ctx, files, script, args, env, o)
-}
-
-func run(ctx context.Context, files fs.FS, script string, args []string, env map[string]string, o Options) *Launch {
-	if o.MaxSteps <= 0 {
-		o.MaxSteps = 200_000
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = 5 * time.Second
-	}
-	if o.Patterns == nil {
-		o.Patterns = DefaultPatterns
-	}
+// runHere runs a dry run in this process; reads says whether to keep how
+// the run read its files (for a memo).
+func runHere(ctx context.Context, cache *Cache, files fs.FS, script string, args []string, env map[string]string, o Options, reads bool) *Launch {
+	o.defaults()
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	ctx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	s := &sandbox{files: files, pat: o.Patterns, max: o.MaxSteps, overlay: map[string][]byte{}, gone: map[string]bool{}, env: env,
+	s := &dryRun{files: files, cache: cache, pat: o.Patterns, max: o.MaxSteps, memory: o.Memory, overlay: map[string][]byte{}, gone: map[string]bool{}, env: env,
 		sources: map[string][]byte{}, stubbed: map[string]bool{}, loops: map[string]int{}, sites: map[string]int{}, stop: stop,
-		reads: map[string]uint8{}, pending: map[string]int{}, called: map[string]bool{}}
+		reads: map[string]uint8{}, called: map[string]bool{}, tree: map[string]treeFile{}, dirs: map[string]bool{}}
+	defer watchMemory(ctx, o.Memory, stop)()
 	pairs := make([]string, 0, len(env))
 	for k, v := range env {
 		pairs = append(pairs, k+"="+v)
@@ -216,13 +125,13 @@ func run(ctx context.Context, files fs.FS, script string, args []string, env map
 		return s.runScript(ctx, Workspace, expand.ListEnviron(pairs...), script, args)
 	}()
 	l := s.finish(ctx, err)
-	if o.Memo != nil { // only a memo keeps it
+	if reads { // only a memo keeps it
 		l.read = s.runReads()
 	}
 	return l
 }
 
-func (s *sandbox) finish(ctx context.Context, err error) *Launch {
+func (s *dryRun) finish(ctx context.Context, err error) *Launch {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	l := s.launch
@@ -232,6 +141,8 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 	sort.Strings(l.Stubbed)
 	status, isExit := interp.IsExitStatus(err)
 	switch {
+	case errors.Is(context.Cause(ctx), errMemory):
+		l.Status, l.Reason = StatusUnknown, fmt.Sprintf("%s (%d MiB)", memoryStop, s.memory>>20)
 	case err == nil, errors.Is(context.Cause(ctx), errDone):
 	case isExit && interpLimit.MatchString(lastLine(s.stderr.String())):
 		l.Status, l.Exit, l.Reason = StatusUnknown, int(status), "bash the interpreter does not run: "+lastLine(s.stderr.String())
@@ -254,10 +165,18 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 		}
 	case errors.Is(err, errBudget):
 		l.Status, l.Reason = StatusUnknown, fmt.Sprintf("stopped after %d steps (a loop that does not end?)", s.max)
+	case errors.Is(err, errProcesses):
+		l.Status, l.Reason = StatusUnknown, fmt.Sprintf("%s (%d running at once: a fork bomb?)", processStop, maxProcesses)
 	case ctx.Err() != nil:
 		l.Status, l.Reason = StatusUnknown, "stopped at the time budget (a loop that does not end?)"
 	default:
 		l.Status, l.Reason = StatusUnknown, err.Error()
+	}
+	if s.refused != "" && s.refusedAt == 0 && (l.Status == "" || l.Status == StatusLaunched) {
+		// refused before any server started: what it launched after is
+		// not known
+		l.Status, l.Reason = StatusUnknown, s.refused
+		l.Servers, l.Routers, l.Clients = nil, nil, nil
 	}
 	if l.Status == "" {
 		switch {
@@ -269,7 +188,7 @@ func (s *sandbox) finish(ctx context.Context, err error) *Launch {
 			l.Status = StatusNoServer
 		}
 	}
-	if l.Status == StatusUnknown && len(l.Servers) > 0 && l.Reason != "" {
+	if l.Status == StatusUnknown && len(l.Servers) > 0 && l.Reason != "" && (s.refused == "" || s.refusedAt > 0) {
 		// the server was recorded before the run stopped: what it
 		// launched is known, what came after is not
 		l.Status = StatusLaunched
@@ -287,7 +206,7 @@ var envName = regexp.MustCompile(`\b[A-Z][A-Z0-9_]{2,}\b`)
 // unmapped returns the variables a "not set" error names that the
 // workflow's environment for the point does not have at all ("" when it
 // names none, or only variables the workflow gives).
-func (s *sandbox) unmapped(reason string) string {
+func (s *dryRun) unmapped(reason string) string {
 	i := strings.Index(reason, "not set")
 	if i < 0 || s.env == nil {
 		return ""
@@ -334,7 +253,7 @@ func lastLine(s string) string {
 	return l
 }
 
-func (s *sandbox) unknown(at, format string, a ...any) {
+func (s *dryRun) unknown(at, format string, a ...any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	u := Unknown{At: at, What: fmt.Sprintf(format, a...)}
@@ -350,7 +269,7 @@ func (s *sandbox) unknown(at, format string, a ...any) {
 
 // runScript runs a shell file of the tree (or of the overlay) as a new
 // bash process would: a fresh shell with the exported environment.
-func (s *sandbox) runScript(ctx context.Context, dir string, env expand.Environ, file string, args []string) error {
+func (s *dryRun) runScript(ctx context.Context, dir string, env expand.Environ, file string, args []string) error {
 	abs := s.abs(dir, file)
 	data, ok := s.read(abs)
 	s.mark(abs, readCode)
@@ -358,7 +277,7 @@ func (s *sandbox) runScript(ctx context.Context, dir string, env expand.Environ,
 		s.unknown("", "runs %s, which does not exist", file)
 		return interp.NewExitStatus(127)
 	}
-	prog, err := parseScript(abs, s.rel(abs), data)
+	prog, err := s.cache.parseScript(abs, s.rel(abs), data)
 	if err != nil {
 		return err
 	}
@@ -366,9 +285,17 @@ func (s *sandbox) runScript(ctx context.Context, dir string, env expand.Environ,
 }
 
 // runCode runs `bash -c CODE [NAME ARGS...]`.
-func (s *sandbox) runCode(ctx context.Context, dir string, env expand.Environ, args []string) error {
+func (s *dryRun) runCode(ctx context.Context, dir string, env expand.Environ, args []string) error {
 	at := s.at(ctx)
+	if len(args[0]) > maxCode {
+		return fmt.Errorf("bash -c: %d KiB of code, over the %d KiB the sandbox runs", len(args[0])>>10, maxCode>>10)
+	}
 	prog, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(args[0]), "bash -c")
+	if err == nil {
+		if u := unsupported(prog); u != "" {
+			err = errors.New(u)
+		}
+	}
 	if err != nil {
 		s.unknown(at, "bash -c: code the interpreter does not read: %v", err)
 		return nil
@@ -383,7 +310,7 @@ func (s *sandbox) runCode(ctx context.Context, dir string, env expand.Environ, a
 
 // run runs a parsed program as a new bash process would: a fresh shell
 // with the exported environment.
-func (s *sandbox) run(ctx context.Context, dir string, env expand.Environ, prog *syntax.File, args []string) error {
+func (s *dryRun) run(ctx context.Context, dir string, env expand.Environ, prog *syntax.File, args []string) error {
 	s.mu.Lock()
 	s.depth++
 	depth := s.depth
@@ -396,10 +323,11 @@ func (s *sandbox) run(ctx context.Context, dir string, env expand.Environ, prog 
 	if depth > 8 {
 		return fmt.Errorf("scripts run each other deeper than 8")
 	}
-	pairs := exportedPairs(env)
-	funcs := sourcedFuncs()
+	pre := prelude(env)
+	env = hermeticEnv{expand.ListEnviron(exportedPairs(env)...)}
+	funcs := s.cache.sourcedFuncs()
 	r, err := interp.New(
-		interp.Env(expand.ListEnviron(pairs...)),
+		interp.Env(env),
 		interp.Params(append([]string{"--"}, args...)...),
 		interp.StdIO(nil, &lockedWriter{s: s}, &lockedWriter{s: s}),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) { return s.call(ctx, args, funcs) }),
@@ -415,12 +343,18 @@ func (s *sandbox) run(ctx context.Context, dir string, env expand.Environ, prog 
 	r.Dir = dir
 	r.Reset()
 	r.Funcs = funcs
+	prog = &syntax.File{Name: prog.Name, Stmts: append([]*syntax.Stmt{pre}, prog.Stmts...), Last: prog.Last}
 	return r.Run(ctx, prog)
 }
 
-type lockedWriter struct{ s *sandbox }
+type lockedWriter struct{ s *dryRun }
 
 func (w *lockedWriter) Write(p []byte) (int, error) {
+	if bytes.Contains(p, []byte("cannot create fifo")) || bytes.Contains(p, []byte("cannot open fifo")) {
+		// a process substitution the rewrite did not reach: the
+		// interpreter's named pipe was refused (noTempDir)
+		w.s.refuse("a process substitution, which the sandbox refuses at run time")
+	}
 	w.s.mu.Lock()
 	defer w.s.mu.Unlock()
 	if w.s.stderr.Len() < 64<<10 {
@@ -434,7 +368,7 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 // files read are searched: one whose text there starts with the
 // command's first word (word, when given) wins over one where the line
 // merely matches.
-func (s *sandbox) at(ctx context.Context, word ...string) string {
+func (s *dryRun) at(ctx context.Context, word ...string) string {
 	hc := interp.HandlerCtx(ctx)
 	if !hc.Pos.IsValid() {
 		return ""
@@ -464,15 +398,62 @@ func (s *sandbox) at(ctx context.Context, word ...string) string {
 }
 
 // runReads is how the run read its shell files.
-func (s *sandbox) runReads() *runReads {
-	rr := &runReads{code: map[string]bool{}, ran: map[string]bool{}, called: s.called}
+func (s *dryRun) runReads() *runReads {
+	rr := &runReads{code: map[string]bool{}, ran: map[string]bool{}, called: s.called, shapes: map[string]*codeShape{}}
 	for p, how := range s.reads {
 		if how == readCode {
 			rr.code[p] = true
 		}
 		if how&readCode != 0 {
 			rr.ran[p] = true
+			if t := s.tree[p]; t.ok {
+				rr.shapes[p] = s.cache.shape(t.data)
+			}
 		}
 	}
 	return rr
+}
+
+// errMemory stops a run that holds more than its memory budget.
+var errMemory = errors.New("memory budget exceeded")
+
+// watchMemory stops the run (stop) when the heap grows past limit; it
+// returns the function that ends the watch. The heap is the process's:
+// in a worker it is the run's, in this process it also holds what the
+// process holds besides.
+func watchMemory(ctx context.Context, limit int64, stop context.CancelCauseFunc) func() {
+	done, exited := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				metrics.Read(sample)
+				if sample[0].Value.Kind() == metrics.KindUint64 && int64(sample[0].Value.Uint64()) > limit {
+					stop(errMemory)
+					return
+				}
+			}
+		}
+	}()
+	return func() { close(done); <-exited }
+}
+
+// refuse notes a construct the sandbox refused: the run is unknown from
+// there (what a server launched before it stays known).
+func (s *dryRun) refuse(what string) {
+	s.mu.Lock()
+	first := s.refused == ""
+	if first {
+		s.refused, s.refusedAt = what, len(s.launch.Servers)
+	}
+	s.mu.Unlock()
+	s.unknown("", "%s", what)
 }

@@ -84,6 +84,10 @@ func (r *Recorder) sorted(m map[string]bool) []string {
 	return out
 }
 
+// Unwrap is the fs.FS the recorder reads through (what is read from it
+// is not recorded).
+func (r *Recorder) Unwrap() fs.FS { return r.fsys }
+
 // Note records a path as read (or a directory as listed) without reading
 // it: what a memoised dry run read.
 func (r *Recorder) Note(p string, dir bool) {

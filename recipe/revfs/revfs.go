@@ -76,14 +76,16 @@ func absent(err error) bool {
 		(errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"))
 }
 
-// Dir is a work tree on disk read as an fs.FS. Reads are confined to it
-// (os.Root): a path or a symbolic link that leads outside reads as no
-// file.
+// Dir is a work tree on disk read as an fs.FS, as git would commit it:
+// reads are confined to it (os.Root), a symbolic link anywhere on a path
+// reads as nothing there (a commit holds a link, not what it points at),
+// and so does the repository's .git (where a CI checkout keeps its
+// token).
 type Dir string
 
 // Open opens a file or directory of the work tree.
 func (d Dir) Open(name string) (fs.File, error) {
-	root, err := os.OpenRoot(string(d))
+	root, err := d.root(name)
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +95,44 @@ func (d Dir) Open(name string) (fs.File, error) {
 
 // Stat describes a file or directory of the work tree.
 func (d Dir) Stat(name string) (fs.FileInfo, error) {
-	root, err := os.OpenRoot(string(d))
+	root, err := d.root(name)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
 	return fs.Stat(root.FS(), name)
+}
+
+// root opens the work tree for reading name: an error when name is not
+// a valid path, lies under .git, or passes through a symbolic link.
+func (d Dir) root(name string) (*os.Root, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	root, err := os.OpenRoot(string(d))
+	if err != nil {
+		return nil, err
+	}
+	if name == "." {
+		return root, nil
+	}
+	parts := strings.Split(name, "/")
+	for i := range parts {
+		if parts[i] == ".git" {
+			root.Close()
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		fi, err := root.Lstat(strings.Join(parts[:i+1], "/"))
+		if err != nil {
+			root.Close()
+			return nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			root.Close()
+			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+	}
+	return root, nil
 }
 
 // MaxScriptSize bounds the files perflog parses as scripts or recipes.

@@ -9,8 +9,10 @@ import (
 )
 
 // TestDir: a work tree reads as an fs.FS (the standard library's checks),
-// and ReadFile, Exists and ListFiles count regular files inside it only: a
-// directory, or a link that leads outside, is no file.
+// and ReadFile, Exists and ListFiles count regular files inside it only,
+// as a commit would hold them: a directory, a symbolic link (to a file
+// inside or outside, or through a linked directory), or the .git
+// directory (where a CI checkout keeps its token) is no file.
 func TestDir(t *testing.T) {
 	top := t.TempDir()
 	wt := filepath.Join(top, "wt")
@@ -27,7 +29,12 @@ func TestDir(t *testing.T) {
 		t.Skip(err)
 	}
 	os.Symlink("launch_b200.sh", filepath.Join(wt, "runners", "launch_in.sh"))
-	for p, want := range map[string]bool{"runners/launch_b200.sh": true, "runners/launch_in.sh": true, "runners/launch_out.sh": false,
+	os.Symlink("runners", filepath.Join(wt, "linked"))
+	os.MkdirAll(filepath.Join(wt, ".git"), 0o755)
+	os.WriteFile(filepath.Join(wt, ".git", "config"), []byte("extraheader = token\n"), 0o644)
+	os.Symlink("../.git/config", filepath.Join(wt, "runners", "cfg"))
+	for p, want := range map[string]bool{"runners/launch_b200.sh": true, "runners/launch_in.sh": false, "runners/launch_out.sh": false,
+		"linked/launch_b200.sh": false, ".git/config": false, "runners/cfg": false,
 		"runners": false, "nope.sh": false, "../secret": false, "/etc/passwd": false, "runners/launch_b200.sh/x": false} {
 		data, ok, err := ReadFile(Dir(wt), p)
 		if err != nil || ok != want || Exists(Dir(wt), p) != want {
