@@ -790,3 +790,52 @@ func TestTreeIsFS(t *testing.T) {
 		t.Fatal("ReadFile handed out the tree's cached bytes")
 	}
 }
+
+// TestDamagedIndexIsCorruption: a pack index cut short (or otherwise
+// damaged) makes the repository corrupt, said so and naming the index,
+// never a revision reported unknown or another object's content.
+func TestDamagedIndexIsCorruption(t *testing.T) {
+	dir := t.TempDir()
+	r, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := r.Worktree()
+	os.WriteFile(filepath.Join(dir, "f.yaml"), []byte("a: 1\n"), 0o644)
+	w.Add("f.yaml")
+	sig := &object.Signature{Name: "a", Email: "a@b", When: time.Unix(1e9, 0)}
+	if _, err := w.Commit("one", &git.CommitOptions{Author: sig, Committer: sig}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RepackObjects(&git.RepackConfig{}); err != nil {
+		t.Fatal(err)
+	}
+	objs, _ := os.ReadDir(filepath.Join(dir, ".git", "objects"))
+	for _, e := range objs {
+		if e.Name() != "pack" {
+			os.RemoveAll(filepath.Join(dir, ".git", "objects", e.Name()))
+		}
+	}
+	idxs, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "pack", "*.idx"))
+	if len(idxs) != 1 {
+		t.Fatalf("indexes %v", idxs)
+	}
+	for _, damage := range []func([]byte) []byte{
+		func(b []byte) []byte { return b[:len(b)/2] },                                // cut short
+		func(b []byte) []byte { b = bytes.Clone(b); b[len(b)/2] ^= 1; return b },     // a changed byte
+		func(b []byte) []byte { b = bytes.Clone(b); b[len(b)-25] ^= 0x10; return b }, // an offset
+	} {
+		orig, _ := os.ReadFile(idxs[0])
+		os.WriteFile(idxs[0], damage(orig), 0o644)
+		g, err := Open(dir, &OpenOptions{NoDetect: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = g.Resolve("HEAD")
+		g.Close()
+		os.WriteFile(idxs[0], orig, 0o644)
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), ".idx") {
+			t.Errorf("Resolve(HEAD) with a damaged index: %v; want corruption naming the index", err)
+		}
+	}
+}

@@ -85,6 +85,13 @@ func (o *objects) readFallback(h plumbing.Hash) (plumbing.ObjectType, []byte, er
 	defer o.fbMu.Unlock()
 	obj, err := o.fallback.EncodedObject(plumbing.AnyObject, h)
 	if err != nil {
+		if o.packs != nil {
+			if bad := o.packs.Set().Damaged(); bad != nil {
+				// not found, and a pack that may hold it is damaged: the
+				// repository is, not the revision unknown
+				return plumbing.InvalidObject, nil, fmt.Errorf("object %s: %w", h, bad)
+			}
+		}
 		return plumbing.InvalidObject, nil, err
 	}
 	rd, err := obj.Reader()

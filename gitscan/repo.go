@@ -268,6 +268,11 @@ func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
 	}
 	h, err := r.repo.ResolveRevision(plumbing.Revision(rev))
 	if err != nil || h == nil || h.IsZero() {
+		if r.packs != nil {
+			if bad := r.packs.Damaged(); bad != nil {
+				return plumbing.ZeroHash, fmt.Errorf("%q: %w", rev, bad) // the repository is damaged, not the revision unknown
+			}
+		}
 		if _, herr := r.repo.Head(); errors.Is(herr, plumbing.ErrReferenceNotFound) {
 			return plumbing.ZeroHash, fmt.Errorf("%q: %w: the repository has no commits yet", rev, ErrUnknownRev)
 		}

@@ -284,7 +284,9 @@ func TestDryRunBadInput(t *testing.T) {
 	}
 }
 
-// FuzzDryRun: any script ends, bounded, without a panic, with a status.
+// FuzzDryRun: any script ends, bounded, without a panic, with a status,
+// and never reaches the file system: it runs in a spying worker, which
+// dies on any file-system system call (and the run says so).
 func FuzzDryRun(f *testing.F) {
 	for _, s := range []string{
 		"vllm serve m --tp 8 &\nwait $!\n",
@@ -295,14 +297,21 @@ func FuzzDryRun(f *testing.F) {
 		"A=(); A+=(--x); A=(--y); printf '%q %.2f' \"${A[@]}\" 1; set -euxo pipefail; kill -0 $$",
 		"coproc x { :; }",
 		"$(< /proc/self/environ) ${BASH_SOURCE[0]} <(ls) >(cat)",
+		"eval 'cat <(:)'; trap 'cat <(:)' EXIT; type python3; command -v nvidia-smi; hash ls; echo ~root ~nobody",
+		"[[ -O /etc/passwd ]]; test -G /etc; cd /etc && echo *; mapfile -t A < /etc/hostname; source /etc/os-release",
+		"export TMPDIR=/tmp; echo x > $TMPDIR/sh-interp-x; cat < /tmp/sh-interp-y; bash -c 'cat <(:)'",
 	} {
 		f.Add(s)
 	}
+	sb := confined(f, true)
 	f.Fuzz(func(t *testing.T, script string) {
 		files := testfs.Files{"run.sh": script, "x.sh": "y=1\n"}
 		start := time.Now()
-		l := Run(context.Background(), files, "run.sh", nil, map[string]string{"PATH": "/bin"},
-			Options{Timeout: 200 * time.Millisecond, MaxSteps: 5000})
+		l := sb.Run(context.Background(), files, "run.sh", nil, map[string]string{"PATH": "/bin"},
+			Options{Timeout: 200 * time.Millisecond, MaxSteps: 5000, Memory: 128 << 20})
+		if strings.Contains(l.Reason, "system call") {
+			t.Fatalf("the interpreter reached the file system: %s", l.Reason)
+		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("took %v", d)
 		}

@@ -3,16 +3,21 @@ package pack
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha1"
 	"encoding/binary"
+	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/idxfile"
 )
 
-// index finds an object's offset in a pack.
+// index finds an object's offset in a pack, and the CRC-32 of its packed
+// entry.
 type index interface {
 	FindOffset(h plumbing.Hash) (int64, error)
+	FindCRC32(h plumbing.Hash) (uint32, error)
 }
 
 // idxView reads a version-2 pack index in place, from its mapped file:
@@ -57,19 +62,39 @@ func (v *idxView) bucket(first byte) (lo, hi int) {
 
 // FindOffset returns the pack offset of h, or plumbing.ErrObjectNotFound.
 func (v *idxView) FindOffset(h plumbing.Hash) (int64, error) {
+	i, ok := v.find(h)
+	if !ok {
+		return 0, plumbing.ErrObjectNotFound
+	}
+	return v.offset(i)
+}
+
+// FindCRC32 returns the CRC-32 of h's packed entry, or
+// plumbing.ErrObjectNotFound.
+func (v *idxView) FindCRC32(h plumbing.Hash) (uint32, error) {
+	i, ok := v.find(h)
+	if !ok {
+		return 0, plumbing.ErrObjectNotFound
+	}
+	crcs := v.names + v.n*20
+	return binary.BigEndian.Uint32(v.data[crcs+i*4:]), nil
+}
+
+// find is h's position in the index.
+func (v *idxView) find(h plumbing.Hash) (int, bool) {
 	lo, hi := v.bucket(h[0])
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
 		switch c := bytes.Compare(v.data[v.names+mid*20:v.names+mid*20+20], h[:]); {
 		case c == 0:
-			return v.offset(mid)
+			return mid, true
 		case c < 0:
 			lo = mid + 1
 		default:
 			hi = mid
 		}
 	}
-	return 0, plumbing.ErrObjectNotFound
+	return 0, false
 }
 
 func (v *idxView) offset(i int) (int64, error) {
@@ -86,11 +111,18 @@ func (v *idxView) offset(i int) (int64, error) {
 
 // openIndex maps a pack index, or decodes it with go-git when it cannot
 // be mapped or is not version 2; mapped is the mapping to release (nil
-// when nothing is mapped).
+// when nothing is mapped). A mapped index is checked against its
+// trailing SHA-1 once (a millisecond for the corpus's 1.2 MB): with the
+// CRC-32 of each blob's packed entry (Reader.read), a damaged index never
+// reads as another object's content.
 func openIndex(f *os.File) (idx index, mapped []byte, err error) {
 	if fi, err := f.Stat(); err == nil {
 		if b := mapFile(f, fi.Size()); b != nil {
 			if v := newIdxView(b); v != nil {
+				if sum := sha1.Sum(b[:len(b)-20]); !bytes.Equal(sum[:], b[len(b)-20:]) {
+					unmapFile(b)
+					return nil, nil, fmt.Errorf("%w: %s does not match its checksum", ErrCorrupt, filepath.Base(f.Name()))
+				}
 				return v, b, nil
 			}
 			unmapFile(b)
@@ -98,7 +130,7 @@ func openIndex(f *os.File) (idx index, mapped []byte, err error) {
 	}
 	mi := idxfile.NewMemoryIndex()
 	if err := idxfile.NewDecoder(bufio.NewReader(f)).Decode(mi); err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, filepath.Base(f.Name()), err)
 	}
 	return mi, nil, nil
 }

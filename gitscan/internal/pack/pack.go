@@ -62,6 +62,9 @@ type Set struct {
 	dir   string
 	once  sync.Once
 	packs []*file
+	// damaged are the packs that did not open because they are damaged
+	// (an object the others lack may be in one: Damaged says so)
+	damaged []error
 }
 
 // OpenSet returns the packs of the objects directory dir; they are opened
@@ -75,12 +78,23 @@ func (s *Set) get() []*file {
 		idxs, _ := filepath.Glob(filepath.Join(s.dir, "pack", "pack-*.idx"))
 		sort.Strings(idxs)
 		for _, p := range idxs {
-			if pk, err := openFile(p); err == nil {
+			pk, err := openFile(p)
+			switch {
+			case err == nil:
 				s.packs = append(s.packs, pk)
+			case errors.Is(err, ErrCorrupt):
+				s.damaged = append(s.damaged, err)
 			}
 		}
 	})
 	return s.packs
+}
+
+// Damaged is why a pack of the set could not be read (nil when none is
+// damaged): an object the set does not find may be in it.
+func (s *Set) Damaged() error {
+	s.get()
+	return errors.Join(s.damaged...)
 }
 
 // Close unmaps and closes the packs; the Set and its Readers must not be

@@ -6,6 +6,7 @@ import (
 	"compress/zlib"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"path/filepath"
 
@@ -33,7 +34,14 @@ type Reader struct {
 	// until it reads its next one: its buffer is not reused meanwhile,
 	// even once evicted
 	lent []byte
+	// packed is the extent of the entry at off whose data inflate last
+	// read in full, from a mapped pack (its header and zlib stream): what
+	// the index's CRC-32 covers
+	packed struct{ off, end int64 }
 }
+
+// Set is the packs the reader reads.
+func (r *Reader) Set() *Set { return r.set }
 
 // NewReader returns a reader of s whose cache keeps up to budget bytes of
 // decoded objects (and always the two newest ones).
@@ -80,11 +88,27 @@ func (r *Reader) read(h plumbing.Hash, keep bool) (plumbing.ObjectType, []byte, 
 		p := r.set.get()[i]
 		key := cacheKey{i, off}
 		verified := r.cache.verified(key)
+		r.packed.off, r.packed.end = -1, -1
 		t, b, err := r.at(i, off, 0)
-		if err == nil && !verified && t != plumbing.BlobObject {
-			if id := ID(t, b); id != h {
-				r.cache.drop(key)
+		if err == nil && !verified {
+			// an object is checked once: a commit or tree by its id, a
+			// blob (most of what is read, and the largest) by the index's
+			// CRC-32 of its packed entry when its extent is known (a
+			// damaged index may point at another object, intact itself),
+			// else by its id
+			if t == plumbing.BlobObject && r.packed.off == off {
+				if want, cerr := p.idx.FindCRC32(h); cerr == nil {
+					if got := crc32.ChecksumIEEE(p.data[r.packed.off:r.packed.end]); got != want {
+						err = fmt.Errorf("%w: its packed entry's CRC-32 is %08x, the index says %08x", ErrCorrupt, got, want)
+					}
+				} else {
+					err = fmt.Errorf("%w: the index has no CRC-32 for it", ErrCorrupt)
+				}
+			} else if id := ID(t, b); id != h {
 				err = fmt.Errorf("%w: its content hashes to %s", ErrCorrupt, id)
+			}
+			if err != nil {
+				r.cache.drop(key)
 			} else {
 				r.cache.setVerified(key)
 			}
@@ -274,6 +298,7 @@ func (r *Reader) at(i int, off int64, depth int) (plumbing.ObjectType, []byte, e
 		if err := r.inflate(p, off+e.k, data); err != nil {
 			return plumbing.InvalidObject, nil, err
 		}
+		r.inflated(p, off)
 		r.cache.put(key, cached{t: e.t, data: data})
 		return e.t, data, nil
 	}
@@ -294,12 +319,22 @@ func (r *Reader) at(i int, off int64, depth int) (plumbing.ObjectType, []byte, e
 	if err != nil {
 		return plumbing.InvalidObject, nil, err
 	}
+	r.inflated(p, off)
 	data, err := r.patch(base, delta)
 	if err != nil {
 		return plumbing.InvalidObject, nil, fmt.Errorf("delta at %d: %w", off, err)
 	}
 	r.cache.put(key, cached{t: bt, data: data})
 	return bt, data, nil
+}
+
+// inflated notes the extent of the entry at off whose data was just
+// inflated from a mapped pack (the mapped reader is a ByteReader: zlib
+// read no byte past the stream's end).
+func (r *Reader) inflated(p *file, off int64) {
+	if p.data != nil {
+		r.packed.off, r.packed.end = off, p.end-int64(r.mem.Len())
+	}
 }
 
 // inflateDelta inflates the instructions of the delta entry e at off into
