@@ -47,7 +47,7 @@ func SplitBlocks(data []byte) (blocks []Block, ok bool) {
 		if strings.IndexByte("\t-%{[?!&*|>@`", l[0]) >= 0 {
 			return nil, false
 		}
-		key, ok := topKey(string(l))
+		key, ok := TopKey(string(l))
 		if !ok {
 			return nil, false
 		}
@@ -82,8 +82,9 @@ func ParseBlock(file string, b Block) (*Recipe, error) {
 	return NewRecipe(b.Key, file, v.Pairs[0].Key.Line, v.Pairs[0].Value), nil
 }
 
-// topKey returns the key of a top-level "key: ..." line.
-func topKey(l string) (string, bool) {
+// TopKey returns the key of a top-level "key: ..." line (plain, or
+// quoted without escapes).
+func TopKey(l string) (string, bool) {
 	l = strings.TrimRight(l, "\r")
 	if l[0] == '"' || l[0] == '\'' {
 		end := strings.IndexByte(l[1:], l[0])

@@ -463,9 +463,10 @@ func (s *splitter) intern(text []byte, kind fileKind) *block {
 	}
 	s.nextID++
 	if kind == mapFile {
+		// the key as the line says it (quoted keys hold ':'); one it does
+		// not say plainly is the parse's
 		first, _, _ := strings.Cut(b.text, "\n")
-		k, _, _ := strings.Cut(first, ":")
-		b.key = strings.TrimSpace(k)
+		b.key, _ = config.TopKey(first)
 	}
 	s.memo[b.text] = b
 	if s.onNew != nil {
@@ -535,6 +536,7 @@ func (s *splitter) wholePlaced(data []byte, kind fileKind) ([]placed, error) {
 				return nil, fmt.Errorf("line %d: recipe key %s is not a string", p.Key.Line, p.Key.Repr())
 			}
 			b := s.intern([]byte(config.Render(p.Key)+": "+config.Render(p.Value)+"\n"), kind)
+			b.key = p.Key.Str // parsed: whatever its line looks like
 			out = append(out, placed{b, int32(p.Key.Line), int32(p.Key.Line - 1)})
 		}
 	default:

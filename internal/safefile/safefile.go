@@ -88,8 +88,12 @@ func Write(dir, rel string, data []byte) (string, error) {
 		}
 		mode = fi.Mode().Perm()
 		owner = ownerOf(fi)
-		// the permission check the kernel makes for the user, rather than
-		// a guess from the mode bits (root may write a 0444 file)
+		// a file no one may write (0444) was made read-only on purpose:
+		// root, whom the kernel lets write it, is refused too
+		if mode&0o222 == 0 {
+			return "", fmt.Errorf("%s: %w (its mode is %v); perflog does not override that", rel, ErrReadOnly, mode)
+		}
+		// otherwise the permission check the kernel makes for the user
 		f, err := root.OpenFile(target, os.O_WRONLY, 0)
 		if err != nil {
 			if errors.Is(err, fs.ErrPermission) {
