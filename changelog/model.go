@@ -17,9 +17,10 @@
 //     position, so an insertion is one finding, against the merge-base)
 //     plus perflog's own rules.
 //
-// Dependencies: pyyaml, xdiff, config, recipe. It reads
-// no git; callers pass bytes (see cmd/perflog, which reads them with
-// gitscan).
+// Dependencies: config, recipe, recipe/dryrun, recipe/revfs,
+// changelog/claims, gitscan (the loaders of load.go, rangepr.go and
+// link.go read a revision's files and commits), internal/pyyaml,
+// internal/xdiff, github.com/go-git/go-git/v5 (object ids).
 package changelog
 
 import (

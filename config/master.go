@@ -7,7 +7,9 @@
 // config works on bytes handed to it; it never reads git (callers use
 // gitscan) and knows nothing about the changelog.
 //
-// Dependencies: pyyaml (PyYAML semantics), yaml.v3 (settings file).
+// Dependencies: internal/pyyaml (PyYAML semantics), internal/xdiff (the
+// structural diff's line diff), internal/lru (parsed runners.yaml),
+// gopkg.in/yaml.v3 (the settings file).
 package config
 
 import (

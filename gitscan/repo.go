@@ -7,7 +7,9 @@
 // and commit metadata. Packages above it (config, changelog, provenance) give
 // those bytes meaning. It never runs the git binary.
 //
-// Dependencies: go-git only (no other perflog package).
+// Dependencies: gitscan/internal/pack (its pack reader),
+// github.com/go-git/go-git/v5, github.com/go-git/go-billy/v5; no other
+// perflog package.
 package gitscan
 
 import (

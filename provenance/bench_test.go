@@ -24,7 +24,7 @@ func benchRepo(b *testing.B) (*gitscan.Repo, plumbing.Hash) {
 func BenchmarkAudit(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		r, head := benchRepo(b)
-		h, err := Build(context.Background(), r, Options{Head: head, Changelog: true})
+		h, err := Build(context.Background(), r, Options{Head: head, Parts: PartChangelog})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func BenchmarkBlameRecentKey(b *testing.B) {
 func benchBlame(b *testing.B, key string) {
 	for i := 0; i < b.N; i++ {
 		r, head := benchRepo(b)
-		h, err := Build(context.Background(), r, Options{Head: head, Recipes: true, Keys: []string{key}})
+		h, err := Build(context.Background(), r, Options{Head: head, Parts: PartRecipes, Keys: []string{key}})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func benchBlame(b *testing.B, key string) {
 func BenchmarkFullHistory(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		r, head := benchRepo(b)
-		h, err := Build(context.Background(), r, Options{Head: head, Changelog: true, Recipes: true})
+		h, err := Build(context.Background(), r, Options{Head: head, Parts: PartsAll})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -214,7 +214,7 @@ func TestCorpusAuditDistribution(t *testing.T) {
 func corpusAudit(t *testing.T) (*gitscan.Repo, plumbing.Hash, *History, *AuditReport) {
 	t.Helper()
 	r, head := openCorpus(t)
-	h, err := Build(context.Background(), r, Options{Head: head, Changelog: true})
+	h, err := Build(context.Background(), r, Options{Head: head, Parts: PartChangelog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestCorpusBlameAgreesWithNaiveScan(t *testing.T) {
 		t.Skip("loads every version of amd-master.yaml: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	r, head := openCorpus(t)
-	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
+	h, err := Build(context.Background(), r, Options{Head: head, Parts: PartRecipes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -425,7 +425,7 @@ func splitPath(p string) []string {
 // and a sample of its subtrees is read again from their texts alone.
 func TestCorpusChunkedParseMatchesWhole(t *testing.T) {
 	r, head := openCorpus(t)
-	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
+	h, err := Build(context.Background(), r, Options{Head: head, Parts: PartRecipes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,7 +602,7 @@ func TestCorpusClaimsWhereTheChangelogDoesNotLoad(t *testing.T) {
 // placedOf) gives its items' lines too.
 func TestCorpusEntryLines(t *testing.T) {
 	r, head := openCorpus(t)
-	h, err := Build(context.Background(), r, Options{Head: head, Changelog: true})
+	h, err := Build(context.Background(), r, Options{Head: head, Parts: PartChangelog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -646,7 +646,7 @@ func TestCorpusEntryLines(t *testing.T) {
 func TestCorpusLaunchHistory(t *testing.T) {
 	r, head := testcorpus.Open(t, nil)
 	const key = "dsr1-fp8-mi355x-sglang"
-	h, err := Build(context.Background(), r, Options{Head: head, Changelog: true, Recipes: true, Keys: []string{key}})
+	h, err := Build(context.Background(), r, Options{Head: head, Parts: PartsAll, Keys: []string{key}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,7 +73,9 @@
 //
 // # Dependencies
 //
-// gitscan (reading), config (recipes, globs, settings), changelog (entry
-// values: identity, pr-link, edits), pyyaml, xdiff. Nothing here imports
-// the command line.
+// Dependencies: gitscan (reading), config (recipes, globs and settings),
+// changelog (entry values: identity, pr-link and edits),
+// changelog/claims, recipe, recipe/dryrun, recipe/revfs (launches),
+// internal/pyyaml, internal/xdiff, github.com/go-git/go-git/v5 (object
+// ids). Nothing here imports the command line.
 package provenance

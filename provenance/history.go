@@ -24,14 +24,27 @@ var (
 	ErrNotOnChain = errors.New("not a first-parent ancestor")
 )
 
+// Parts says which parts of a history to build or load: the changelog's
+// entries, the recipes' versions, or both.
+type Parts uint8
+
+const (
+	PartChangelog Parts = 1 << iota
+	PartRecipes
+	PartsAll = PartChangelog | PartRecipes
+)
+
+// Has reports whether p holds every part of q.
+func (p Parts) Has(q Parts) bool { return p&q == q }
+
 // Options configures Build.
 type Options struct {
 	// Head is the newest commit of the history. Required.
 	Head plumbing.Hash
 	// Settings locate the changelog and the master configs (nil: defaults).
 	Settings *config.Settings
-	// Changelog and Recipes select what to build.
-	Changelog, Recipes bool
+	// Parts selects what to build.
+	Parts Parts
 	// IgnoreRevs are mechanical commits to look through (see the package
 	// documentation).
 	IgnoreRevs []plumbing.Hash
@@ -73,8 +86,8 @@ func (o *Options) Validate() error {
 	if o.Head.IsZero() {
 		return errors.New("provenance: Head is required")
 	}
-	if !o.Changelog && !o.Recipes {
-		return errors.New("provenance: nothing to build (set Changelog or Recipes)")
+	if o.Parts == 0 {
+		return errors.New("provenance: nothing to build (no Parts)")
 	}
 	return nil
 }
@@ -319,7 +332,7 @@ func Build(ctx context.Context, r *gitscan.Repo, o Options) (*History, error) {
 		return nil, err
 	}
 	h := newHistory(ctx, r, o)
-	if len(o.Keys) > 0 && o.Recipes && !o.Changelog {
+	if len(o.Keys) > 0 && o.Parts == PartRecipes {
 		err := h.buildKeys(ctx, r, o)
 		if !errors.Is(err, errKeyNotAtHead) {
 			return h, err
@@ -426,14 +439,14 @@ func (b *builder) walk(ctx context.Context) error {
 		}
 		b.chain = append(b.chain, st.Hash)
 		b.metas = append(b.metas, st.Meta)
-		if b.o.Changelog {
+		if b.o.Parts.Has(PartChangelog) {
 			p := b.h.ChangelogPath
 			if st.Blobs[0].IsZero() {
 				p = ""
 			}
 			note(0, p, st.Blobs[0])
 		}
-		if !b.o.Recipes {
+		if !b.o.Parts.Has(PartRecipes) {
 			return nil
 		}
 		files := selectLayout(b.layouts, st.Blobs[1:])
@@ -593,7 +606,7 @@ func (b *builder) finish() error {
 		h.adopt(base, b.fork)
 	}
 	h.setChain(append(b.chain, reversed(h.Chain)...), b.o.IgnoreRevs)
-	if b.o.Changelog {
+	if b.o.Parts.Has(PartChangelog) {
 		var old *slot
 		if base != nil {
 			old = base.cl
@@ -603,7 +616,7 @@ func (b *builder) finish() error {
 			return err
 		}
 	}
-	if b.o.Recipes {
+	if b.o.Parts.Has(PartRecipes) {
 		for i := 1; i <= b.nfiles; i++ {
 			var old *slot
 			if base != nil && i-1 < len(base.cfg) {

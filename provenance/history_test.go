@@ -192,7 +192,7 @@ func TestAuditLifecycle(t *testing.T) {
 	// a re-trigger: e3 again, word for word, linking #3
 	s.commit("Re-run the TP8 sweep (#9)", map[string]string{"perf-changelog.yaml": file(e3, e1r, e2fixed, e7, e8, e3)})
 
-	h := s.build(Options{Changelog: true})
+	h := s.build(Options{Parts: PartChangelog})
 	rep, err := h.Audit(AuditOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -243,14 +243,14 @@ func TestAuditEditsAndIgnoreRevs(t *testing.T) {
 	e1e := entry("k1", "first, reworded", pull(1))
 	cleanup := s.commit("cleanup changelog (#9)", map[string]string{"perf-changelog.yaml": file(e1e, e2)})
 
-	h := s.build(Options{Changelog: true})
+	h := s.build(Options{Parts: PartChangelog})
 	rep, _ := h.Audit(AuditOptions{})
 	checkAudit(t, rep,
 		want{VerdictEdited, "cleanup changelog (#9)", "introduced edited"},
 		want{VerdictOK, "Two (#2)", "introduced"},
 	)
 	// looking through the cleanup: the entry is #1's
-	h = s.build(Options{Changelog: true, IgnoreRevs: []plumbing.Hash{cleanup}})
+	h = s.build(Options{Parts: PartChangelog, IgnoreRevs: []plumbing.Hash{cleanup}})
 	rep, _ = h.Audit(AuditOptions{})
 	checkAudit(t, rep,
 		want{VerdictOK, "One (#1)", "introduced edited"},
@@ -287,7 +287,7 @@ func TestAuditUnloadableVersionsAndMerges(t *testing.T) {
 	}
 	s.commit("Merge pull request #4 from dev/side", map[string]string{"perf-changelog.yaml": file(e1, e2, e4)}, side)
 
-	h := s.build(Options{Changelog: true})
+	h := s.build(Options{Parts: PartChangelog})
 	if len(h.Notes) != 1 || h.Notes[0].Commit != s.commits["Two (#2)"] {
 		t.Fatalf("notes = %+v, want one for the unloadable version", h.Notes)
 	}
@@ -342,7 +342,7 @@ func TestBlameFollowsReorderMoveRenameRestructure(t *testing.T) {
 	s.commit("Rename (#7)", map[string]string{"configs/amd-master.yaml": renamed})
 
 	for _, keys := range [][]string{nil, {"dsr1-fp8-mi355x-sglang-hicache"}} {
-		h := s.build(Options{Recipes: true, Keys: keys})
+		h := s.build(Options{Parts: PartRecipes, Keys: keys})
 		rep, err := h.Blame("dsr1-fp8-mi355x-sglang-hicache", plumbing.ZeroHash)
 		if err != nil {
 			t.Fatal(err)
@@ -371,7 +371,7 @@ func TestBlameFollowsReorderMoveRenameRestructure(t *testing.T) {
 			t.Errorf("conc-list value %q line %d", f.Value, f.Line)
 		}
 	}
-	h := s.build(Options{Recipes: true})
+	h := s.build(Options{Parts: PartRecipes})
 	var uk *UnknownKeyError
 	if _, err := h.Blame("dsr1-fp8-mi355x-sglang-hicach", plumbing.ZeroHash); !errors.As(err, &uk) || !errors.Is(err, ErrUnknownKey) ||
 		len(uk.Closest) == 0 || uk.Closest[0] != "dsr1-fp8-mi355x-sglang-hicache" {
@@ -388,12 +388,12 @@ func TestBlameIgnoreRevs(t *testing.T) {
 	s := newScripted(t)
 	s.commit("Add (#1)", map[string]string{"configs/amd-master.yaml": recipeA})
 	mech := s.commit("Rewrite registry (#2)", map[string]string{"configs/amd-master.yaml": strings.Replace(recipeA, "lmsysorg/", "docker.io/lmsysorg/", 1)})
-	h := s.build(Options{Recipes: true})
+	h := s.build(Options{Parts: PartRecipes})
 	rep, _ := h.Blame("dsr1-fp8-mi355x-sglang", plumbing.ZeroHash)
 	if f := field(rep, "image"); f.Subject != "Rewrite registry (#2)" {
 		t.Errorf("image since %q", f.Subject)
 	}
-	h = s.build(Options{Recipes: true, IgnoreRevs: []plumbing.Hash{mech}})
+	h = s.build(Options{Parts: PartRecipes, IgnoreRevs: []plumbing.Hash{mech}})
 	rep, _ = h.Blame("dsr1-fp8-mi355x-sglang", plumbing.ZeroHash)
 	if f := field(rep, "image"); f.Subject != "Add (#1)" {
 		t.Errorf("image since %q with #2 ignored", f.Subject)
@@ -411,7 +411,7 @@ func TestUnknownKeySaysWhatEndedIt(t *testing.T) {
 	renamed := strings.Replace(recipeA, "dsr1-fp8-mi355x-sglang:", "dsr1-fp8-mi355x-sglang-mtp:", 1)
 	s.commit("Rename (#3)", map[string]string{"configs/amd-master.yaml": renamed + other})
 	s.commit("Drop fp4 (#4)", map[string]string{"configs/amd-master.yaml": renamed})
-	h := s.build(Options{Recipes: true})
+	h := s.build(Options{Parts: PartRecipes})
 	var uk *UnknownKeyError
 	_, err := h.Blame("dsr1-fp4-mi355x-sglang", plumbing.ZeroHash)
 	if !errors.As(err, &uk) || !errors.Is(err, ErrUnknownKey) || uk.Gone == nil || uk.Gone.Kind != EvDeleted ||
@@ -452,7 +452,7 @@ func TestLogAndDiff(t *testing.T) {
 	cur := strings.Replace(strings.Replace(recipeA, "v0.5.9", "v0.5.10", 1), "conc-end: 64", "conc-end: 128", 1)
 	s.commit("More conc (#4)", map[string]string{"configs/amd-master.yaml": cur, "perf-changelog.yaml": file(e1, e3, e4)})
 
-	h := s.build(Options{Changelog: true, Recipes: true})
+	h := s.build(Options{Parts: PartsAll})
 	items, err := h.Log("dsr1-fp8-mi355x-sglang", LogOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -507,7 +507,7 @@ func TestLogAndDiff(t *testing.T) {
 // keys it has written, and the History is used after).
 func TestReleaseThenAskAgain(t *testing.T) {
 	r, head := openCorpus(t)
-	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
+	h, err := Build(context.Background(), r, Options{Head: head, Parts: PartRecipes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -562,7 +562,7 @@ func TestAuditRelandWithNewText(t *testing.T) {
 		s.commit("Try TP8 (#10)", map[string]string{"perf-changelog.yaml": file(base, entry(tc.first, "Try TP8", pull(10)))})
 		s.commit(`Revert "Try TP8 (#10)" (#11)`, map[string]string{"perf-changelog.yaml": file(base)})
 		s.commit("Re-land TP8 (#12)", map[string]string{"perf-changelog.yaml": file(base, entry("k1,k2", "Try TP8 again, with the fix", pull(10)))})
-		rep, err := s.build(Options{Changelog: true}).Audit(AuditOptions{})
+		rep, err := s.build(Options{Parts: PartChangelog}).Audit(AuditOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -594,7 +594,7 @@ func TestEntriesAtHeadAsReplayed(t *testing.T) {
 		for i, f := range tc.files {
 			s.commit(fmt.Sprintf("c%d (#%d)", i, i+1), map[string]string{"perf-changelog.yaml": f})
 		}
-		h := s.build(Options{Changelog: true})
+		h := s.build(Options{Parts: PartChangelog})
 		head := len(h.Chain) - 1
 		cached := h.EntriesAt(head)
 		h.clHead.ok = false
@@ -616,7 +616,7 @@ func TestEntriesAtHeadAsReplayed(t *testing.T) {
 // the fork (events and notes), and materialises nothing.
 func TestEventsAboveAsTheirSuffix(t *testing.T) {
 	r, head := openCorpus(t)
-	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
+	h, err := Build(context.Background(), r, Options{Head: head, Parts: PartRecipes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -656,7 +656,7 @@ func TestEventsAboveSeedsPastWhatDoesNotLoad(t *testing.T) {
 	s.commit("Delete (#6)", map[string]string{"configs/amd-master.yaml": "{}\n"})
 	s.commit("Again (#7)", cfg("v0.5.14"))
 	s.commit("Bump (#8)", cfg("v0.5.15"))
-	h := s.build(Options{Recipes: true})
+	h := s.build(Options{Parts: PartRecipes})
 	checked, withNotes, renamed := checkEventsAbove(t, h, 1)
 	if checked < 8 || withNotes != 1 || renamed != 1 {
 		t.Fatalf("checked %d forks; %d keys with notes, %d renamed or deleted", checked, withNotes, renamed)
@@ -739,7 +739,7 @@ func checkEventsAbove(t *testing.T, h *History, every int) (checked, withNotes, 
 // answers; it answers for most recipes changed since a recent commit.
 func TestBlameAboveAsBlame(t *testing.T) {
 	r, head := openCorpus(t)
-	h, err := Build(context.Background(), r, Options{Head: head, Recipes: true})
+	h, err := Build(context.Background(), r, Options{Head: head, Parts: PartRecipes})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -797,7 +797,7 @@ func TestBlameAboveFollowsMovesAndRenames(t *testing.T) {
 	s.commit("Everything but the image (#4)", recipe("b", "img:v1", "m3", "r3", tp6, tp8))
 	s.commit("Swap (#5)", recipe("b", "img:v1", "m3", "r3", tp8b, tp6))
 	s.commit("Image (#6)", recipe("b", "img:v2", "m3", "r3", tp8b, tp6))
-	h := s.build(Options{Recipes: true})
+	h := s.build(Options{Parts: PartRecipes})
 	last := len(h.Chain) - 1
 	if n := len(h.Keys["b"].Events()); n < 5 {
 		t.Fatalf("%d events of b", n)
@@ -856,18 +856,18 @@ func TestKeyNotAtHeadAnswersAsEveryRecipe(t *testing.T) {
 		j, _ := json.Marshal([]any{l, d, berr.Error()})
 		return string(j)
 	}
-	for _, o := range []Options{{Changelog: true, Recipes: true}, {Recipes: true}} {
+	for _, o := range []Options{{Parts: PartsAll}, {Parts: PartRecipes}} {
 		want := render(s.build(o))
 		if !strings.Contains(want, `"deleted"`) || !strings.Contains(want, "v0.5.10") {
 			t.Fatalf("the full history lacks the key's life: %s", want)
 		}
 		o.Keys = []string{key}
 		if got := render(s.build(o)); got != want {
-			t.Errorf("changelog %v: a build for the key alone answers\n%s\nnot\n%s", o.Changelog, got, want)
+			t.Errorf("changelog %v: a build for the key alone answers\n%s\nnot\n%s", o.Parts.Has(PartChangelog), got, want)
 		}
 	}
 	// a key that never existed: the same error, with the nearest keys
-	_, err := s.build(Options{Recipes: true, Keys: []string{"other-ke"}}).Blame("other-ke", plumbing.ZeroHash)
+	_, err := s.build(Options{Parts: PartRecipes, Keys: []string{"other-ke"}}).Blame("other-ke", plumbing.ZeroHash)
 	var uk *UnknownKeyError
 	if !errors.As(err, &uk) || uk.Gone != nil || len(uk.Closest) == 0 || uk.Closest[0] != "other-key" {
 		t.Errorf("a key that never existed: %v", err)
@@ -889,7 +889,7 @@ func TestBlameRowsContinueByParallelism(t *testing.T) {
 	// the tp2/ep2 row is replaced by a tp4/ep1 row with the same conc-start
 	s.commit("Rewrite the rows (#2)", map[string]string{"configs/amd-master.yaml": rows(
 		"      - { tp: 8, conc-start: 4, conc-end: 128 }\n      - { tp: 4, ep: 1, conc-start: 4, conc-end: 64 }\n")})
-	h := s.build(Options{Recipes: true})
+	h := s.build(Options{Parts: PartRecipes})
 	rep, err := h.Blame("dsr1-fp8-mi355x-sglang", plumbing.ZeroHash)
 	if err != nil {
 		t.Fatal(err)

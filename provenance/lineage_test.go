@@ -97,7 +97,7 @@ func TestLineageHintsChangeNothing(t *testing.T) {
 				}
 				s.commit(fmt.Sprintf("c%d (#%d)", c, 100+c), map[string]string{"perf-changelog.yaml": text})
 			}
-			sameEitherWay(t, &lineageHints, false, 5, func() *History { return s.build(Options{Changelog: true}) }, lineagesOf)
+			sameEitherWay(t, &lineageHints, false, 5, func() *History { return s.build(Options{Parts: PartChangelog}) }, lineagesOf)
 		})
 	}
 }
@@ -108,7 +108,7 @@ func TestCorpusLineageHintsChangeNothing(t *testing.T) {
 	if !testcorpus.Long() {
 		t.Skip("builds the corpus's changelog history twice: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
-	sameEitherWay(t, &lineageHints, false, 700, corpusBuild(t, Options{Changelog: true}), lineagesOf)
+	sameEitherWay(t, &lineageHints, false, 700, corpusBuild(t, Options{Parts: PartChangelog}), lineagesOf)
 }
 
 // TestKeyInTwoFiles: a recipe key that two master configs both hold is
@@ -123,7 +123,7 @@ func TestKeyInTwoFiles(t *testing.T) {
 	s.commit("Drop from amd (#3)", map[string]string{"configs/amd-master.yaml": "{}\n"})
 	s.commit("Back in amd (#4)", map[string]string{"configs/amd-master.yaml": recipeA})
 	s.commit("Drop from nvidia (#5)", map[string]string{"configs/nvidia-master.yaml": "{}\n"})
-	h := s.build(Options{Recipes: true})
+	h := s.build(Options{Parts: PartRecipes})
 	for _, c := range []struct {
 		commit, file, image string
 	}{
@@ -215,7 +215,7 @@ func TestRecipeStateShortcutChangesNothing(t *testing.T) {
 				}
 				s.commit(fmt.Sprintf("c%d (#%d)", c, 100+c), texts)
 			}
-			sameEitherWay(t, &wholeRebuild, true, 10, func() *History { return s.build(Options{Recipes: true}) }, recipeEventsOf)
+			sameEitherWay(t, &wholeRebuild, true, 10, func() *History { return s.build(Options{Parts: PartRecipes}) }, recipeEventsOf)
 		})
 	}
 }
@@ -226,5 +226,5 @@ func TestCorpusRecipeStateShortcutChangesNothing(t *testing.T) {
 	if !testcorpus.Long() {
 		t.Skip("builds the corpus's recipe history twice: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
-	sameEitherWay(t, &wholeRebuild, true, 1000, corpusBuild(t, Options{Recipes: true}), recipeEventsOf)
+	sameEitherWay(t, &wholeRebuild, true, 1000, corpusBuild(t, Options{Parts: PartRecipes}), recipeEventsOf)
 }

@@ -110,7 +110,7 @@ func TestSnapshotRestoreAndExtend(t *testing.T) {
 	}
 	r, head := openCorpus(t)
 	ctx := context.Background()
-	full, err := Build(ctx, r, Options{Head: head, Changelog: true, Recipes: true})
+	full, err := Build(ctx, r, Options{Head: head, Parts: PartsAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestSnapshotRestoreAndExtend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	oh, err := Build(ctx, r, Options{Head: old, Changelog: true, Recipes: true})
+	oh, err := Build(ctx, r, Options{Head: old, Parts: PartsAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestSnapshotRestoreAndExtend(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ext, err := Build(ctx, r, Options{Head: head, Changelog: true, Recipes: true, Base: base})
+	ext, err := Build(ctx, r, Options{Head: head, Parts: PartsAll, Base: base})
 	if err != nil {
 		t.Fatal(err)
 	}

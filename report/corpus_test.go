@@ -43,7 +43,7 @@ func TestReportOfTheSample(t *testing.T) {
 		t.Errorf("the largest page is %d bytes, over 2 MB", st.Largest)
 	}
 
-	h, err := provenance.Build(ctx, r, provenance.Options{Head: head, Changelog: true, Recipes: true})
+	h, err := provenance.Build(ctx, r, provenance.Options{Head: head, Parts: provenance.PartsAll})
 	if err != nil {
 		t.Fatal(err)
 	}

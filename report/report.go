@@ -7,6 +7,9 @@
 // Build gathers the site from an index.Source (the index when it answers,
 // git otherwise); Write renders it with html/template: inline CSS, SVG
 // drawn in Go, no script, a table beside every chart.
+//
+// Dependencies: provenance, provenance/index, changelog, changelog/claims,
+// config, recipe, internal/safefile, github.com/go-git/go-git/v5.
 package report
 
 import (
@@ -114,7 +117,7 @@ func Build(ctx context.Context, src *index.Source, settings *config.Settings, o 
 	if err := src.Claims(ctx, rep); err != nil {
 		return nil, err
 	}
-	h, err := src.History(ctx, true, true)
+	h, err := src.History(ctx, provenance.PartsAll)
 	if err != nil {
 		return nil, err
 	}

@@ -11,5 +11,5 @@
 // evidence says otherwise; what cannot be checked is unverified. Kinds,
 // verdicts and the JSON of Result are part of perflog's output contract.
 //
-// Dependencies: recipe, config; never git.
+// Dependencies: recipe, recipe/dryrun, recipe/revfs, config; never git.
 package claims

@@ -86,12 +86,12 @@ func openHistory(f *Factory, o *HistoryFlags) (*history, error) {
 }
 
 // loadHistory opens the repository and builds the history up to --rev.
-func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, changelog, recipes bool, keys ...string) (*history, error) {
+func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, parts provenance.Parts, keys ...string) (*history, error) {
 	hs, err := openHistory(f, o)
 	if err != nil {
 		return nil, err
 	}
-	if hs.h, err = hs.src.History(ctx, changelog, recipes, keys...); err != nil {
+	if hs.h, err = hs.src.History(ctx, parts, keys...); err != nil {
 		hs.close()
 		return nil, err
 	}

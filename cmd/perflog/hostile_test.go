@@ -62,22 +62,13 @@ func buildHostile(t *testing.T, payload string) *hostileRepo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := txtar.ParseFile(payload)
-	if err != nil {
-		t.Fatal(err)
-	}
 	bm := parseHeader(base.Comment)
 	top := t.TempDir()
-	h := &hostileRepo{dir: filepath.Join(top, "repo"), watch: filepath.Join(top, "watch"), key: bm["key"][0], meta: parseHeader(p.Comment)}
-	h.worktree = len(h.meta["worktree"]) > 0
+	h := &hostileRepo{dir: filepath.Join(top, "repo"), watch: filepath.Join(top, "watch"), key: bm["key"][0]}
 	script := bm["script"][0]
-	for _, d := range []string{h.dir, filepath.Join(h.watch, "bin")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.MkdirAll(h.dir, 0o755); err != nil {
+		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(h.watch, "bin", "hostonly"), []byte("#!/bin/sh\n"), 0o755)
-	os.WriteFile(filepath.Join(h.watch, ".secret"), []byte(hostileSecret), 0o600)
 	for _, f := range base.Files {
 		writeFile(t, filepath.Join(h.dir, f.Name), f.Data)
 	}
@@ -91,6 +82,33 @@ func buildHostile(t *testing.T, payload string) *hostileRepo {
 	old, _ := os.ReadFile(cfg)
 	writeFile(t, cfg, append(old, []byte("[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic "+hostileSecret+"\n")...))
 
+	applyPayload(t, h, payload, script)
+	if h.worktree {
+		return h
+	}
+	hash := commitAll(t, r, fmt.Sprintf("Tune k1 (#%d)", hostilePR), 2)
+	if g := h.meta["gitlink"]; len(g) > 0 {
+		gitlink(t, r, hash, strings.ReplaceAll(g[0], "@script", script))
+	}
+	return h
+}
+
+// applyPayload applies the payload at path to h's work tree (script is
+// the file @script names), and fills h's watched directory (a secret, a
+// program on $PATH).
+func applyPayload(t *testing.T, h *hostileRepo, path, script string) {
+	t.Helper()
+	p, err := txtar.ParseFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.meta = parseHeader(p.Comment)
+	h.worktree = len(h.meta["worktree"]) > 0
+	if err := os.MkdirAll(filepath.Join(h.watch, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(h.watch, "bin", "hostonly"), []byte("#!/bin/sh\n"), 0o755)
+	os.WriteFile(filepath.Join(h.watch, ".secret"), []byte(hostileSecret), 0o600)
 	expand := func(s string) string {
 		s = strings.NewReplacer("@@CHECKOUT@@", h.dir, "@@HOME@@", h.watch, "@KEY", h.key, "@PR", strconv.Itoa(hostilePR)).Replace(s)
 		if rep := h.meta["repeat"]; len(rep) > 0 {
@@ -127,14 +145,6 @@ func buildHostile(t *testing.T, payload string) *hostileRepo {
 			writeFile(t, filepath.Join(h.dir, name), []byte(data))
 		}
 	}
-	if h.worktree {
-		return h
-	}
-	hash := commitAll(t, r, fmt.Sprintf("Tune k1 (#%d)", hostilePR), 2)
-	if g := h.meta["gitlink"]; len(g) > 0 {
-		gitlink(t, r, hash, strings.ReplaceAll(g[0], "@script", script))
-	}
-	return h
 }
 
 func writeFile(t *testing.T, p string, data []byte) {
@@ -166,7 +176,7 @@ func commitAll(t *testing.T, r *git.Repository, msg string, n int) plumbing.Hash
 
 // gitlink replaces the file at p in the head commit's tree by a submodule
 // entry (amending the commit), as `git update-index --cacheinfo 160000`.
-func gitlink(t *testing.T, r *git.Repository, head plumbing.Hash, p string) {
+func gitlink(t *testing.T, r *git.Repository, head plumbing.Hash, p string) plumbing.Hash {
 	t.Helper()
 	c, err := r.CommitObject(head)
 	if err != nil {
@@ -216,6 +226,7 @@ func gitlink(t *testing.T, r *git.Repository, head plumbing.Hash, p string) {
 	if err := r.Storer.SetReference(plumbing.NewHashReference(plumbing.NewBranchReferenceName("main"), h)); err != nil {
 		t.Fatal(err)
 	}
+	return h
 }
 
 // runHostile runs perflog in this process as CI would, with secrets in

@@ -388,7 +388,7 @@ func logNothing(ctx context.Context, opts *LogOptions, hs *history) {
 	if opts.Path == "" {
 		return
 	}
-	h, err := hs.src.History(ctx, false, true, opts.Key)
+	h, err := hs.src.History(ctx, provenance.PartRecipes, opts.Key)
 	if err != nil {
 		return
 	}
@@ -527,7 +527,7 @@ middle one first, each rerun halving the commits still suspect.`,
 func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 	hf := &HistoryFlags{Repo: opts.Repo, Rev: opts.B, RevName: "rev-b", Config: opts.Config, IgnoreRevs: opts.IgnoreRevs,
 		NoIndex: opts.NoIndex, Offline: opts.Offline}
-	hs, err := loadHistory(ctx, opts.Factory, hf, true, true, opts.Key)
+	hs, err := loadHistory(ctx, opts.Factory, hf, provenance.PartsAll, opts.Key)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,7 @@
 // decision (is stdout a TTY, colour), so that commands print through one
 // place and tests can swap in buffers (Test) and force TTY behaviour.
 //
-// Dependencies: golang.org/x/term only.
+// Dependencies: golang.org/x/term.
 package iostreams
 
 import (

@@ -1,5 +1,7 @@
 // Package lru is a small least-recently-used cache, safe for concurrent
 // use.
+//
+// Dependencies: the standard library only.
 package lru
 
 import (

@@ -27,7 +27,7 @@
 // callers that load many small pieces (the versions of a recipe) use it
 // first.
 //
-// Dependencies: yaml.v3.
+// Dependencies: gopkg.in/yaml.v3.
 package pyyaml
 
 import (

@@ -3,6 +3,8 @@
 // the tree, a file the user cannot write is refused, mode and owner are
 // kept, and a temporary file a killed run left behind is removed by the
 // next one.
+//
+// Dependencies: the standard library only.
 package safefile
 
 import (

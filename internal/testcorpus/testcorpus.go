@@ -1,7 +1,7 @@
 // Package testcorpus opens, in tests, the shipped sample: the real
 // InferenceX first-parent history under testdata/corpus (see its NOTICE).
 //
-// Dependencies: gitscan. Only tests import it.
+// Dependencies: gitscan, github.com/go-git/go-git/v5. Only tests import it.
 package testcorpus
 
 import (

@@ -1,6 +1,8 @@
 // Package testfs holds revisions in memory for tests: Files, an fs.FS of
 // file contents by path, and Revision, a small InferenceX-shaped
 // repository of one recipe (k1-fp8-b200-vllm) and its script.
+//
+// Dependencies: the standard library only.
 package testfs
 
 import (

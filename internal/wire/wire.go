@@ -13,7 +13,9 @@
 // Errors are sticky: once the input is found short or malformed, every
 // read returns a zero value and Err reports the first problem. Lengths are
 // checked against the bytes left, so damaged input cannot make a Reader
-// allocate more than its input. It imports only the standard library.
+// allocate more than its input.
+//
+// Dependencies: the standard library only.
 package wire
 
 import (

@@ -14,7 +14,7 @@
 // '+'/'-' line lists a unified diff would print. Hunk grouping and context are
 // not needed by any caller and are not produced.
 //
-// Dependencies: standard library only.
+// Dependencies: the standard library only.
 package xdiff
 
 import "bytes"

@@ -133,7 +133,7 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 				revs = append(revs, plumbing.NewHash(s))
 			}
 		}
-		h, _, err := ix.History(ctx, r, rev, true, false, Options{Settings: o.Settings, IgnoreRevs: revs})
+		h, _, err := ix.History(ctx, r, rev, provenance.PartChangelog, Options{Settings: o.Settings, IgnoreRevs: revs})
 		if err != nil {
 			return err
 		}

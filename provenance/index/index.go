@@ -29,9 +29,9 @@
 // processes are safe: a second updater waits, then finds the work done.
 // Deleting the file is always safe.
 //
-// Dependencies: provenance, changelog, gitscan, config, recipe, internal/wire,
-// modernc.org/sqlite.
-// The command line lives in cmd/perflog.
+// Dependencies: provenance, changelog, changelog/claims, gitscan, config,
+// recipe, recipe/dryrun, internal/wire, modernc.org/sqlite,
+// github.com/go-git/go-git/v5. The command line lives in cmd/perflog.
 package index
 
 import (
@@ -471,7 +471,7 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	st.lap("open")
 	var base *provenance.History
 	if ok {
-		snap, err := load(ctx, tx, true, true)
+		snap, err := load(ctx, tx, provenance.PartsAll)
 		if err != nil {
 			return nil, staleErr(err)
 		}
@@ -518,7 +518,7 @@ func (ix *Index) sync(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, f
 	if err != nil {
 		return nil, err
 	}
-	h, err := provenance.Build(ctx, r, provenance.Options{Head: rev, Settings: o.Settings, Changelog: true, Recipes: true,
+	h, err := provenance.Build(ctx, r, provenance.Options{Head: rev, Settings: o.Settings, Parts: provenance.PartsAll,
 		IgnoreRevs: o.IgnoreRevs, Progress: o.Progress, PRs: o.PRs, Base: base, FirstBlockID: firstBlock})
 	if err != nil {
 		return nil, err
@@ -771,9 +771,9 @@ func (b *blockTexts) detach() {
 // History returns the history of rev from the index: restored as stored
 // when rev is on the indexed chain (only the parts asked for: faster),
 // else after a Sync to rev (Options.BeforeSync is called first).
-func (ix *Index) History(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, changelog, recipes bool, o Options) (*provenance.History, *Stats, error) {
+func (ix *Index) History(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, parts provenance.Parts, o Options) (*provenance.History, *Stats, error) {
 	if !o.Rebuild {
-		if h, err := ix.load(ctx, r, rev, changelog, recipes, o); err == nil && h != nil {
+		if h, err := ix.load(ctx, r, rev, parts, o); err == nil && h != nil {
 			return h, &Stats{Head: h.Head, Commits: len(h.Chain)}, nil
 		}
 	}
@@ -789,7 +789,7 @@ func (ix *Index) History(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash
 // it needs itself (restoring the whole history for nothing made a history
 // command with the index one commit behind take twice as long as perflog
 // index).
-func (ix *Index) load(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, changelog, recipes bool, o Options) (*provenance.History, error) {
+func (ix *Index) load(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, parts provenance.Parts, o Options) (*provenance.History, error) {
 	conn, err := ix.db.Conn(ctx)
 	if err != nil {
 		return nil, err
@@ -814,7 +814,7 @@ func (ix *Index) load(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, c
 	if n == 0 {
 		return nil, nil
 	}
-	snap, err := load(ctx, conn, changelog, recipes)
+	snap, err := load(ctx, conn, parts)
 	if err != nil {
 		return nil, staleErr(err)
 	}
@@ -900,7 +900,7 @@ func openPart(part []byte) ([]byte, error) {
 }
 
 // load reads the stored snapshot, keeping the parts asked for.
-func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance.Snapshot, error) {
+func load(ctx context.Context, tx queryer, want provenance.Parts) (*provenance.Snapshot, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT part, data FROM snapshot ORDER BY seg`)
 	if err != nil {
 		return nil, err
@@ -967,7 +967,8 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 	if err != nil {
 		return nil, err
 	}
-	if !changelog || !recipes {
+	if want != provenance.PartsAll {
+		recipes := want.Has(provenance.PartRecipes)
 		var slots []provenance.SnapSlot
 		for _, sl := range s.Slots {
 			if sl.Recipe == recipes {
@@ -981,7 +982,7 @@ func load(ctx context.Context, tx queryer, changelog, recipes bool) (*provenance
 			}
 		}
 		s.Slots, s.Blocks = slots, blocks
-		s.Changelog, s.Recipes = changelog, recipes
+		s.Changelog, s.Recipes = want.Has(provenance.PartChangelog), recipes
 		if !recipes {
 			s.Renames, s.Raw, s.Touched = nil, nil, nil
 		}

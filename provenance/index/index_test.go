@@ -116,7 +116,7 @@ func TestIndexAnswersLikeGit(t *testing.T) {
 	}
 	r, head := openCorpus(t)
 	ctx := context.Background()
-	cold, err := provenance.Build(ctx, r, provenance.Options{Head: head, Changelog: true, Recipes: true})
+	cold, err := provenance.Build(ctx, r, provenance.Options{Head: head, Parts: provenance.PartsAll})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestIndexAnswersLikeGit(t *testing.T) {
 	if got := answers(t, h, keys); got != want {
 		t.Fatal("the incrementally indexed history answers differently from git")
 	}
-	h, st, err = ix.History(ctx, r, head, true, true, Options{})
+	h, st, err = ix.History(ctx, r, head, provenance.PartsAll, Options{})
 	if err != nil || st.New != 0 {
 		t.Fatalf("restore: %+v, %v", st, err)
 	}
@@ -212,7 +212,7 @@ func TestIndexHistorySyncsOnlyWhenBehind(t *testing.T) {
 		{head, 0, 1}, // indexed now
 		{prev, 0, 1}, // an older commit of the indexed chain
 	} {
-		h, st, err := ix.History(ctx, r, c.rev, true, true, o)
+		h, st, err := ix.History(ctx, r, c.rev, provenance.PartsAll, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +225,7 @@ func TestIndexHistorySyncsOnlyWhenBehind(t *testing.T) {
 	}
 	// other ignore-revs: the query tables are computed again
 	o.IgnoreRevs = []plumbing.Hash{prev}
-	if _, _, err := ix.History(ctx, r, head, true, true, o); err != nil || syncs != 2 {
+	if _, _, err := ix.History(ctx, r, head, provenance.PartsAll, o); err != nil || syncs != 2 {
 		t.Fatalf("other ignore-revs: BeforeSync called %d times (%v), want 2", syncs, err)
 	}
 }
@@ -509,7 +509,7 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := load(ctx, tx, true, true); err != nil {
+		if _, err := load(ctx, tx, provenance.PartsAll); err != nil {
 			t.Fatalf("%s: the snapshot does not load before the damage: %v", what, err)
 		}
 		if res, err := tx.ExecContext(ctx, damage); err != nil {
@@ -517,7 +517,7 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 		} else if n, _ := res.RowsAffected(); n == 0 {
 			t.Fatalf("%s: nothing damaged", what)
 		}
-		_, err = load(ctx, tx, true, true)
+		_, err = load(ctx, tx, provenance.PartsAll)
 		tx.Rollback()
 		if !errors.Is(err, errStale) {
 			t.Fatalf("%s: the snapshot loads (%v), want it stale", what, err)

@@ -100,7 +100,7 @@ func orNull(v string, null bool) any {
 // WalkLaunches walks and stores the launches of every recipe at rev
 // (resuming each stored walk), telling progress of the recipes done.
 func (ix *Index) WalkLaunches(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o Options, progress func(done, total int)) (int, error) {
-	h, _, err := ix.History(ctx, r, rev, false, true, o)
+	h, _, err := ix.History(ctx, r, rev, provenance.PartRecipes, o)
 	if err != nil {
 		return 0, err
 	}

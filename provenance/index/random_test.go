@@ -232,11 +232,11 @@ func randomStepwise(t *testing.T, seeds []uint64, steps int, rich, ignore bool) 
 			}
 			// the recipe history the index restores (stored as the
 			// updates extended it, not replayed) is the one git gives
-			rh, _, err := ix.History(ctx, s.repo, s.head(), true, true, o)
+			rh, _, err := ix.History(ctx, s.repo, s.head(), provenance.PartsAll, o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			gh, err := provenance.Build(ctx, s.repo, provenance.Options{Head: s.head(), Changelog: true, Recipes: true, IgnoreRevs: o.IgnoreRevs})
+			gh, err := provenance.Build(ctx, s.repo, provenance.Options{Head: s.head(), Parts: provenance.PartsAll, IgnoreRevs: o.IgnoreRevs})
 			if err != nil {
 				t.Fatal(err)
 			}

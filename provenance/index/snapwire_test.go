@@ -40,7 +40,7 @@ func TestSnapWireRoundTrip(t *testing.T) {
 		t.Skip("builds the corpus history: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
 	r, head := openCorpus(t)
-	h, err := provenance.Build(context.Background(), r, provenance.Options{Head: head, Changelog: true, Recipes: true})
+	h, err := provenance.Build(context.Background(), r, provenance.Options{Head: head, Parts: provenance.PartsAll})
 	if err != nil {
 		t.Fatal(err)
 	}

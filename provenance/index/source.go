@@ -131,7 +131,7 @@ func (s *Source) Blame(ctx context.Context, key string) (*provenance.BlameReport
 	}
 	// a key not at the revision is read with every recipe's history,
 	// which says whether it existed before (provenance.Options.Keys)
-	h, err := s.History(ctx, false, true, key)
+	h, err := s.History(ctx, provenance.PartRecipes, key)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func (s *Source) Audit(ctx context.Context, key string) (*provenance.AuditReport
 			return nil, err
 		}
 	}
-	h, err := s.History(ctx, true, false)
+	h, err := s.History(ctx, provenance.PartChangelog)
 	if err != nil {
 		return nil, err
 	}
@@ -161,13 +161,13 @@ func (s *Source) Audit(ctx context.Context, key string) (*provenance.AuditReport
 // or both; keys, when given, limit the recipes read from git to those.
 // The index, when there is one, is brought up to Rev first; one that
 // cannot be used is reported (Warn) and history is read from git.
-func (s *Source) History(ctx context.Context, changelog, recipes bool, keys ...string) (*provenance.History, error) {
+func (s *Source) History(ctx context.Context, parts provenance.Parts, keys ...string) (*provenance.History, error) {
 	if s.ix != nil {
 		o := s.Options()
 		o.PRs = s.o.PRs
 		var done func()
 		o.Progress, done = s.progress("updating the index")
-		h, _, err := s.ix.History(ctx, s.Repo, s.Rev, changelog, recipes, o)
+		h, _, err := s.ix.History(ctx, s.Repo, s.Rev, parts, o)
 		done()
 		if err == nil {
 			h.SetIgnoreRevs(s.IgnoreRevs)
@@ -185,7 +185,7 @@ func (s *Source) History(ctx context.Context, changelog, recipes bool, keys ...s
 	update, done := s.progress("reading history")
 	defer done()
 	return provenance.Build(ctx, s.Repo, provenance.Options{Head: s.Rev, Settings: s.o.Settings,
-		Changelog: changelog, Recipes: recipes, Keys: keys, IgnoreRevs: s.IgnoreRevs, Progress: update, PRs: s.o.PRs})
+		Parts: parts, Keys: keys, IgnoreRevs: s.IgnoreRevs, Progress: update, PRs: s.o.PRs})
 }
 
 // Launches returns what key's points launched over the history h (built
@@ -271,7 +271,7 @@ func (s *Source) BlameLaunch(ctx context.Context, key string) (*provenance.Blame
 		rep.Fields = append(rep.Fields, prev.Blame...)
 		return rep, nil
 	}
-	h, err := s.History(ctx, false, true, key)
+	h, err := s.History(ctx, provenance.PartRecipes, key)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +308,7 @@ func (s *Source) Log(ctx context.Context, key string, o provenance.LogOptions, l
 			return provenance.FilterLog(prev.Log, o), nil
 		}
 	}
-	h, err := s.History(ctx, true, true, key)
+	h, err := s.History(ctx, provenance.PartsAll, key)
 	if err != nil {
 		return nil, err
 	}

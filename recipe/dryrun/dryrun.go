@@ -12,8 +12,10 @@
 // of the machine reaches a script: see hermetic.go), which is all
 // InProcess has. The threat model: docs/security.md.
 //
-// It depends on recipe/revfs (a revision's files), mvdan.cc/sh and, on
-// Linux, go-landlock and go-seccomp-bpf.
+// Dependencies: recipe/revfs (a revision's files), internal/lru,
+// mvdan.cc/sh/v3, gopkg.in/yaml.v3 (srt-slurm recipe files),
+// github.com/landlock-lsm/go-landlock, github.com/elastic/go-seccomp-bpf,
+// golang.org/x/sys (the last three on Linux: the confinement).
 package dryrun
 
 import (

@@ -1,6 +1,8 @@
 // Package revfs reads the files of one revision of a recipe repository
 // (a commit's tree or a work tree on disk) as an fs.FS, and records what
-// a reader read (Recorder). It depends on the standard library alone.
+// a reader read (Recorder).
+//
+// Dependencies: the standard library only.
 package revfs
 
 import (

@@ -14,6 +14,9 @@
 // ends before or after the object's size, is ErrCorrupt, never content.
 // Commits and trees are also hashed and checked against their ids; blobs
 // are not (a cold audit reads hundreds of MB of changelog versions).
+//
+// Dependencies: github.com/go-git/go-git/v5 (object ids and types, and its
+// index decoder for indexes it does not map).
 package pack
 
 import (
