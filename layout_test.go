@@ -20,6 +20,7 @@ var layers = [][]string{
 	{"gitscan"},
 	{"config"},
 	{"recipe/revfs"},
+	{"recipe/lint"},
 	{"recipe/dryrun"},
 	{"recipe"},
 	{"changelog/claims"},

@@ -8,6 +8,7 @@ import (
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/lint"
 	"github.com/perflog/perflog/recipe/revfs"
 )
 
@@ -68,7 +69,7 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 		checkClaimsRule(in, rep, ch, added, effects, add)
 	}
 	var causes, launched []Finding
-	lint(in, ch, changes, func(f Finding) { causes = append(causes, f) })
+	lintScripts(in, ch, changes, func(f Finding) { causes = append(causes, f) })
 	launchRules(ch, effects, func(f Finding) { launched = append(launched, f) })
 	for _, f := range withCauses(ch.Head, launched, causes) {
 		add(f)
@@ -378,13 +379,13 @@ func checkClaimsRule(in *Input, rep *Report, ch *recipe.Change, added []*Entry, 
 	}
 }
 
-// lint runs the recipe-script lint on the scripts the change touched and
+// lintScripts runs the recipe-script lint on the scripts the change touched and
 // checks every changed recipe against the scripts that run it.
-func lint(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, add func(Finding)) {
-	emit := func(lf recipe.Finding) {
+func lintScripts(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, add func(Finding)) {
+	emit := func(lf lint.Finding) {
 		f := Finding{Rule: lf.Rule, Severity: Severity(lf.Severity), File: lf.File, Line: lf.Line, ConfigKey: lf.Key, Message: lf.Message, Source: lf.Source,
 			Evidence: []Evidence{{File: lf.File, Line: lf.Line, Text: strings.TrimSpace(lf.Source), Rev: "head"}}}
-		if lf.Rule == recipe.RuleEnginePatch && in.PR > 0 && revfs.Exists(ch.Head.Files, fmt.Sprintf("docs/waiver/%d.md", in.PR)) {
+		if lf.Rule == lint.RuleEnginePatch && in.PR > 0 && revfs.Exists(ch.Head.Files, fmt.Sprintf("docs/waiver/%d.md", in.PR)) {
 			f.Severity = Info
 			f.Message += fmt.Sprintf(" (docs/waiver/%d.md covers it)", in.PR)
 		}
@@ -398,8 +399,8 @@ func lint(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, add func(
 		if err != nil || s == nil {
 			continue // deleted
 		}
-		for _, lf := range recipe.Lint(s) {
-			if lf.Rule == recipe.RuleParse {
+		for _, lf := range lint.Lint(s) {
+			if lf.Rule == lint.RuleParse {
 				lf.Severity = string(Warning)
 			}
 			emit(lf)

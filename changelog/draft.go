@@ -15,6 +15,7 @@ import (
 	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
 	"github.com/perflog/perflog/recipe/dryrun"
+	"github.com/perflog/perflog/recipe/lint"
 	"github.com/perflog/perflog/recipe/revfs"
 )
 
@@ -426,7 +427,7 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 	if hs.ParseErr != nil || bs.ParseErr != nil {
 		return []string{"Update " + p}
 	}
-	envOf := func(s *recipe.Script) *named {
+	envOf := func(s *lint.Script) *named {
 		var m named
 		for _, e := range s.Env {
 			if claims.IsEnvName(e.Name) {
@@ -436,7 +437,7 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 		return &m
 	}
 	out := envBullets(envOf(bs), envOf(hs))
-	flagsOf := func(s *recipe.Script) *named {
+	flagsOf := func(s *lint.Script) *named {
 		var m named
 		for _, f := range s.Flags {
 			if _, ok := m.val[f.Name]; !ok { // the first one

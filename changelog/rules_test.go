@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/lint"
 )
 
 // TestRulesListIsComplete: every Rule* constant of finding.go is documented
@@ -48,10 +48,10 @@ func TestRulesListIsComplete(t *testing.T) {
 // TestRecipeRuleIDs: the recipe lint's ids are the ones documented here.
 func TestRecipeRuleIDs(t *testing.T) {
 	for _, p := range [][2]string{
-		{recipe.RuleArrayClobber, RuleArrayClobber}, {recipe.RuleContinuation, RuleContinuation},
-		{recipe.RuleKVBackend, RuleKVBackend}, {recipe.RuleRouter, RuleRouter},
-		{recipe.RuleEnginePatch, RuleEnginePatch}, {recipe.RuleNonUpstreamImage, RuleNonUpstream},
-		{recipe.RuleParse, RuleScriptParse},
+		{lint.RuleArrayClobber, RuleArrayClobber}, {lint.RuleContinuation, RuleContinuation},
+		{lint.RuleKVBackend, RuleKVBackend}, {lint.RuleRouter, RuleRouter},
+		{lint.RuleEnginePatch, RuleEnginePatch}, {lint.RuleNonUpstreamImage, RuleNonUpstream},
+		{lint.RuleParse, RuleScriptParse},
 	} {
 		if p[0] != p[1] {
 			t.Errorf("recipe rule %q is documented as %q", p[0], p[1])

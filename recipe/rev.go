@@ -10,6 +10,7 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
+	"github.com/perflog/perflog/recipe/lint"
 	"github.com/perflog/perflog/recipe/revfs"
 )
 
@@ -65,7 +66,7 @@ type Rev struct {
 	res     *config.Resolver
 	resErr  error
 	resDone bool
-	scripts map[string]*Script
+	scripts map[string]*lint.Script
 	srcMemo map[string][]string
 }
 
@@ -76,7 +77,7 @@ type blockAt struct {
 
 // NewRev reads a revision through f.
 func NewRev(name string, f fs.FS, s *config.Settings) *Rev {
-	return &Rev{Name: name, Files: f, Settings: s, parsed: map[string]*config.Recipe{}, scripts: map[string]*Script{}}
+	return &Rev{Name: name, Files: f, Settings: s, parsed: map[string]*config.Recipe{}, scripts: map[string]*lint.Script{}}
 }
 
 // UseMaster hands the revision master configs already parsed whole.
@@ -214,7 +215,7 @@ func (r *Rev) Runs(key string) ([]config.Resolution, error) {
 }
 
 // Script returns a parsed script (nil when the file does not exist).
-func (r *Rev) Script(p string) (*Script, error) {
+func (r *Rev) Script(p string) (*lint.Script, error) {
 	if s, ok := r.scripts[p]; ok {
 		return s, nil
 	}
@@ -222,9 +223,9 @@ func (r *Rev) Script(p string) (*Script, error) {
 	if err != nil {
 		return nil, err
 	}
-	var s *Script
+	var s *lint.Script
 	if ok {
-		s = Parse(p, data)
+		s = lint.Parse(p, data)
 	}
 	r.scripts[p] = s
 	return s, nil

@@ -28,7 +28,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/provenance/index"
-	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/lint"
 )
 
 // Options configure Build.
@@ -63,7 +63,7 @@ type Site struct {
 	Missing []Missing
 	// Findings are the lint findings of the scripts at Rev (with a Key,
 	// those about the recipes it keeps).
-	Findings []recipe.Finding
+	Findings []lint.Finding
 	Recipes  []*Recipe
 	// LaunchesMissing counts the recipes whose launch history is not
 	// shown (the index holds none and Options.Launches was not set).
@@ -139,7 +139,7 @@ func Build(ctx context.Context, src *index.Source, settings *config.Settings, o 
 	}
 	if o.Key != "" { // the findings about the recipes kept
 		g := config.GlobRegexp(o.Key)
-		s.Findings = slices.DeleteFunc(s.Findings, func(f recipe.Finding) bool { return f.Key == "" || !g.MatchString(f.Key) })
+		s.Findings = slices.DeleteFunc(s.Findings, func(f lint.Finding) bool { return f.Key == "" || !g.MatchString(f.Key) })
 	}
 	if err := s.recipes(ctx, src, h, seq, o); err != nil {
 		return nil, err

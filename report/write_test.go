@@ -19,7 +19,7 @@ import (
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
-	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/lint"
 )
 
 const evil = `<script>alert("x")</script>`
@@ -52,7 +52,7 @@ func hostile() *Site {
 			Result: claims.Result{Claim: claims.Claim{Text: evil}, Verdict: claims.Contradicted, Reason: evil,
 				Evidence: []changelog.Evidence{{File: "b/" + evil + ".sh", Line: 4, Rev: "head"}}}}},
 		Missing:  []Missing{{CommitRef: ref, Keys: []string{key}}},
-		Findings: []recipe.Finding{{Rule: "recipe/x", Severity: "error", File: "b.sh", Line: 2, Key: key, Message: evil, Source: evil}},
+		Findings: []lint.Finding{{Rule: "recipe/x", Severity: "error", File: "b.sh", Line: 2, Key: key, Message: evil, Source: evil}},
 		Recipes:  []*Recipe{r}}
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/perflog/perflog/recipe"
 	"github.com/perflog/perflog/recipe/dryrun"
+	"github.com/perflog/perflog/recipe/lint"
 )
 
 // launchedPoint is a head point of a listed recipe and what it launches.
@@ -260,13 +261,13 @@ func (s *subject) undecided(r *Result, launched string, ev Evidence) bool {
 		if !strings.HasSuffix(src.file, ".sh") {
 			continue
 		}
-		var sc *recipe.Script // parsed at the first line that sets the claim
+		var sc *lint.Script // parsed at the first line that sets the claim
 		for i, l := range src.lines {
 			if !strings.Contains(l, r.Name) || (r.Value != "" && !containsWord(l, r.Value)) || strings.HasPrefix(strings.TrimSpace(l), "#") {
 				continue
 			}
 			if sc == nil {
-				sc = recipe.Parse(src.file, []byte(strings.Join(src.lines, "\n")))
+				sc = lint.Parse(src.file, []byte(strings.Join(src.lines, "\n")))
 			}
 			b, ok := sc.RuntimeBranchAt(src.first + i)
 			if !ok {

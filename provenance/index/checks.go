@@ -15,6 +15,7 @@ import (
 	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/recipe"
 	"github.com/perflog/perflog/recipe/dryrun"
+	"github.com/perflog/perflog/recipe/lint"
 )
 
 // The claims and findings tables hold checks, not history: every entry's
@@ -309,7 +310,7 @@ func (ix *Index) lint(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o
 
 // lintAt is the lint of the scripts at rev, severities as the settings
 // configure them (what lint --rev reports, and the findings table holds).
-func lintAt(r *gitscan.Repo, rev plumbing.Hash, settings *config.Settings) ([]recipe.Finding, error) {
+func lintAt(r *gitscan.Repo, rev plumbing.Hash, settings *config.Settings) ([]lint.Finding, error) {
 	t := r.Tree(rev)
 	rep, err := recipe.LintRev(recipe.NewRev(rev.String(), t, settings), nil, t.Files)
 	if err != nil {
@@ -319,11 +320,11 @@ func lintAt(r *gitscan.Repo, rev plumbing.Hash, settings *config.Settings) ([]re
 }
 
 // StoredFindings reads the findings table, in the order it was filled.
-func (ix *Index) StoredFindings(ctx context.Context) ([]recipe.Finding, error) {
-	var out []recipe.Finding
+func (ix *Index) StoredFindings(ctx context.Context) ([]lint.Finding, error) {
+	var out []lint.Finding
 	err := eachRow(ctx, ix.db, `SELECT rule, severity, file, line, coalesce(config_key, ''), message, coalesce(source, '')
 		FROM findings ORDER BY rowid`, func(rows *sql.Rows) error {
-		var f recipe.Finding
+		var f lint.Finding
 		if err := rows.Scan(&f.Rule, &f.Severity, &f.File, &f.Line, &f.Key, &f.Message, &f.Source); err != nil {
 			return err
 		}

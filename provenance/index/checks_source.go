@@ -5,7 +5,7 @@ import (
 
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/provenance"
-	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/lint"
 )
 
 // Claims sets the claims of rep's entries (rep is an audit at Rev), each
@@ -66,7 +66,7 @@ func (s *Source) storedClaims(ctx context.Context, rep *provenance.AuditReport, 
 // Findings is the lint of the scripts at Rev (what lint --rev reports):
 // from the index's findings table when the index is at Rev (filling it
 // first), linted from git otherwise.
-func (s *Source) Findings(ctx context.Context) ([]recipe.Finding, error) {
+func (s *Source) Findings(ctx context.Context) ([]lint.Finding, error) {
 	if !s.Current(ctx) {
 		if err := ctx.Err(); err != nil {
 			return nil, err

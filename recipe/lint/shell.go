@@ -1,4 +1,13 @@
-package recipe
+// Package lint reads what a benchmark script does without running it
+// (a Script: the options it passes, the variables it exports, its arrays,
+// the KV-offload backends it accepts; parsed with mvdan.cc/sh) and checks
+// it: the recipe-script lint (a flag dropped by an array reset, a
+// backslash followed by a space, a backend the script rejects, an engine
+// patched, a DP-aware router without DP attention). Checks that need a
+// revision's recipes (recipe.CheckRecipe, recipe.LintRev) are recipe's.
+//
+// Dependencies: recipe/revfs (the size perflog parses), mvdan.cc/sh/v3.
+package lint
 
 import (
 	"bytes"
