@@ -25,6 +25,7 @@ var layers = [][]string{
 	{"recipe"},
 	{"changelog/claims"},
 	{"changelog"},
+	{"changelog/draft"},
 	{"provenance"},
 	{"provenance/index"},
 	{"report"},

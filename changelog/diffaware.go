@@ -75,38 +75,7 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 		add(f)
 	}
 	omitsChange(ch, effects, covered, add)
-	rep.Suggested = suggest(in, ch, rep.Findings, effects)
-}
-
-// suggest drafts the entries of the recipes a missing-entry finding names.
-func suggest(in *Input, ch *recipe.Change, fs []Finding, effects map[string]*recipe.Effect) []DraftEntry {
-	missing := map[string]bool{}
-	for _, f := range fs {
-		if f.Rule == RuleMissingEntry && f.ConfigKey != "" {
-			missing[f.ConfigKey] = true
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	drafts, err := draftWith(ch, effects, DraftOptions{PRLink: EntryLink(in.Repository, in.PR)})
-	if err != nil {
-		return nil
-	}
-	var out []DraftEntry
-	for _, d := range drafts {
-		var keys []string
-		for _, k := range d.ConfigKeys {
-			if missing[k] {
-				keys = append(keys, k)
-			}
-		}
-		if len(keys) > 0 {
-			d.ConfigKeys = keys
-			out = append(out, d)
-		}
-	}
-	return out
+	rep.Effects = effects
 }
 
 func coverage(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, covered map[string][]*Entry, added []*Entry, headKeys []string, changed map[string]recipe.RecipeChange, effects map[string]*recipe.Effect, add func(Finding)) {

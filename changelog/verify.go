@@ -93,10 +93,26 @@ type Report struct {
 	// claims of the new entries (full profile with a Change).
 	Recipes []recipe.RecipeChange
 	Claims  []claims.Result
+	// Effects are the launches of the changed recipes the full profile
+	// compared, by key (a draft of the missing entries reads them: see
+	// MissingEntries).
+	Effects map[string]*recipe.Effect
 	// Suggested are drafted entries for the recipes the change changed
 	// that no new entry lists (coverage/missing-entry): what `perflog
-	// changelog new` would append for them.
+	// changelog new` would append for them (filled by the caller: the
+	// draft package, a layer above, drafts them).
 	Suggested []DraftEntry
+}
+
+// MissingEntries are the recipes a coverage/missing-entry finding names.
+func (r *Report) MissingEntries() map[string]bool {
+	out := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Rule == RuleMissingEntry && f.ConfigKey != "" {
+			out[f.ConfigKey] = true
+		}
+	}
+	return out
 }
 
 // OK reports whether the change passes (no error findings).

@@ -241,6 +241,13 @@ func runHostile(t *testing.T, h *hostileRepo, args ...string) (out, errOut strin
 	f.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	f.Getwd = func() (string, error) { return h.dir, nil }
 	f.DryRun = dryrun.Options{Timeout: time.Second, Memory: 256 << 20}
+	if v := h.meta["timeout"]; len(v) > 0 {
+		d, err := time.ParseDuration(v[0])
+		if err != nil {
+			t.Fatalf("timeout: %v", err)
+		}
+		f.DryRun.Timeout = d
+	}
 	start := time.Now()
 	code := run(context.Background(), f, args)
 	took = time.Since(start)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/changelog/claims"
+	"github.com/perflog/perflog/changelog/draft"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/pyyaml"
@@ -172,7 +173,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		pr, prSource = changelog.SubjectPR(ws.repo, base, head)
 	}
 	link := changelog.EntryLink(ws.settings.Repository(), pr)
-	entries, err := changelog.DraftEntries(ch, changelog.DraftOptions{PRLink: link, Ctx: ctx, DryRun: opts.Factory.dryRun()})
+	entries, err := draft.Entries(ch, draft.Options{PRLink: link, Ctx: ctx, DryRun: opts.Factory.dryRun()})
 	if err != nil {
 		return err
 	}
@@ -212,7 +213,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		}
 	}
 	res.Entries = entries
-	res.Claims = changelog.CheckDraft(ch, entries)
+	res.Claims = draft.Check(ch, entries)
 	if !opts.DryRun {
 		if ws.repo.Worktree() == "" {
 			return fmt.Errorf("the repository has no work tree to write %s to; use --dry-run", path)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/changelog/claims"
+	"github.com/perflog/perflog/changelog/draft"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance/index"
@@ -248,6 +249,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	in.Ctx = ctx
 	in.DryRun = opts.Factory.dryRun()
 	rep := changelog.Verify(in, opts.Profile)
+	draft.Suggest(in, rep)
 	if err := ctx.Err(); err != nil {
 		return err // an incomplete report is no verdict
 	}

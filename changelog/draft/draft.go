@@ -1,4 +1,11 @@
-package changelog
+// Package draft drafts a change's changelog entries (perflog changelog
+// new, and the entry verify suggests for a recipe changed without one):
+// bullets in the repository's style from the structural recipe diff, the
+// scripts' diff and what the points launch at base and head.
+//
+// Dependencies: changelog, changelog/claims, config, recipe,
+// recipe/dryrun, recipe/lint, recipe/revfs, internal/pyyaml.
+package draft
 
 import (
 	"context"
@@ -10,6 +17,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
@@ -19,17 +27,8 @@ import (
 	"github.com/perflog/perflog/recipe/revfs"
 )
 
-// DraftEntry is a changelog entry drafted from a change (perflog
-// changelog new). JSON field names are a public contract.
-type DraftEntry struct {
-	ConfigKeys  []string `json:"config_keys"`
-	Description []string `json:"description"`
-	PRLink      string   `json:"pr_link"`
-	AppendOnly  bool     `json:"append_only,omitempty"`
-}
-
-// DraftOptions configure DraftEntries.
-type DraftOptions struct {
+// Options configure Entries.
+type Options struct {
 	// PRLink is the entry's pr-link (this PR, or the XXX placeholder).
 	PRLink string
 	// Ctx bounds the dry runs (nil: not bounded but by their budgets).
@@ -40,16 +39,7 @@ type DraftOptions struct {
 	DryRun dryrun.Options
 }
 
-// EntryLink is the pr-link of a new entry of repo ("owner/name"): PR's
-// link, or the XXX placeholder when the PR is not known (0).
-func EntryLink(repo string, pr int) string {
-	if pr <= 0 {
-		return "https://github.com/" + repo + "/pull/XXX"
-	}
-	return fmt.Sprintf("https://github.com/%s/pull/%d", repo, pr)
-}
-
-// DraftEntries drafts the changelog entries of a change: one per group of
+// Entries drafts the changelog entries of a change: one per group of
 // changed recipes whose changes read the same (the way InferenceX entries
 // list several keys under shared bullets), in head key order. Bullets are
 // written from the structural recipe diff and the diff of the scripts that
@@ -58,7 +48,7 @@ func EntryLink(repo string, pr int) string {
 // (1k1k, conc 64-256)". append-only: true is set only when the diff proves
 // it: search-space points were only added (config.AppendOnlyCheck) and no
 // script changed. Removed recipes get no entry (nothing to benchmark).
-func DraftEntries(ch *recipe.Change, o DraftOptions) ([]DraftEntry, error) {
+func Entries(ch *recipe.Change, o Options) ([]changelog.DraftEntry, error) {
 	var effects map[string]*recipe.Effect
 	if !o.NoDryRun {
 		ctx := o.Ctx
@@ -77,12 +67,12 @@ func DraftEntries(ch *recipe.Change, o DraftOptions) ([]DraftEntry, error) {
 			effects[effs[i].Key] = &effs[i]
 		}
 	}
-	return draftWith(ch, effects, o)
+	return With(ch, effects, o)
 }
 
-// draftWith drafts the entries from the launches already compared
-// (effects; nil: the scripts' text describes them).
-func draftWith(ch *recipe.Change, effects map[string]*recipe.Effect, o DraftOptions) ([]DraftEntry, error) {
+// With drafts the entries from the launches already compared (effects;
+// nil: the scripts' text describes them).
+func With(ch *recipe.Change, effects map[string]*recipe.Effect, o Options) ([]changelog.DraftEntry, error) {
 	changes, err := ch.Recipes()
 	if err != nil {
 		return nil, err
@@ -128,9 +118,9 @@ func draftWith(ch *recipe.Change, effects map[string]*recipe.Effect, o DraftOpti
 		}
 		g.keys = append(g.keys, rc.Key)
 	}
-	var out []DraftEntry
+	var out []changelog.DraftEntry
 	for _, g := range groups {
-		out = append(out, DraftEntry{ConfigKeys: g.keys, Description: g.bullets, PRLink: o.PRLink, AppendOnly: g.ao})
+		out = append(out, changelog.DraftEntry{ConfigKeys: g.keys, Description: g.bullets, PRLink: o.PRLink, AppendOnly: g.ao})
 	}
 	return out, nil
 }
@@ -916,78 +906,22 @@ func dedupe(ss []string) []string {
 	})
 }
 
-// CheckDraft checks the claims of drafted entries the way verify will
-// (by the files, without dry runs), in their order.
-func CheckDraft(ch *recipe.Change, entries []DraftEntry) []claims.Result {
+// Check checks the claims of drafted entries the way verify will (by
+// the files, without dry runs), in their order.
+func Check(ch *recipe.Change, entries []changelog.DraftEntry) []claims.Result {
 	var ces []claims.Entry
 	for i, e := range entries {
-		v, err := pyyaml.Load([]byte(RenderEntry(e)), pyyaml.Options{})
+		v, err := pyyaml.Load([]byte(changelog.RenderEntry(e)), pyyaml.Options{})
 		if err != nil || v.Kind != pyyaml.Seq || len(v.Items) != 1 {
 			continue
 		}
-		ces = append(ces, ClaimInput(i+1, v.Items[0]))
+		ces = append(ces, changelog.ClaimInput(i+1, v.Items[0]))
 	}
 	out := claims.Check(ch, ces)
 	if out == nil {
 		out = []claims.Result{}
 	}
 	return out
-}
-
-// RenderEntry writes an entry the way InferenceX writes them: two-space
-// indented lists, double-quoted bullets, no trailing blank line.
-func RenderEntry(e DraftEntry) string {
-	var b strings.Builder
-	b.WriteString("- config-keys:\n")
-	for _, k := range e.ConfigKeys {
-		b.WriteString("    - " + yamlScalar(k) + "\n")
-	}
-	b.WriteString("  description:\n")
-	for _, d := range e.Description {
-		b.WriteString("    - " + yamlQuote(d) + "\n")
-	}
-	if e.AppendOnly {
-		b.WriteString("  append-only: true\n")
-	}
-	b.WriteString("  pr-link: " + e.PRLink + "\n")
-	return b.String()
-}
-
-// yamlScalar writes a config key plain when that reads back as the same
-// string, quoted otherwise.
-func yamlScalar(s string) string {
-	if v, err := pyyaml.Load([]byte("k: "+s+"\n"), pyyaml.Options{}); err == nil {
-		if x, ok := v.Get("k"); ok && x.Kind == pyyaml.Str && x.Str == s && !strings.ContainsAny(s, "#:") {
-			return s
-		}
-	}
-	return yamlQuote(s)
-}
-
-// yamlQuote writes a double-quoted YAML string.
-func yamlQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			b.WriteString(`\"`)
-		case '\\':
-			b.WriteString(`\\`)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // loadYAML reads the YAML file at p of f (nil when it is absent or does
@@ -1199,4 +1133,39 @@ func flagStringBullets(old, new []dryrun.ArgFlag, where string) []string {
 		out = append(out, fmt.Sprintf("Remove %s from %s", strings.Join(removed, ", "), where))
 	}
 	return out
+}
+
+// Suggest drafts the entries verify's report suggests (Report.Suggested):
+// for each recipe the change changed without an entry, from the launches
+// the report compared (no dry run again), with in's pr-link.
+func Suggest(in *changelog.Input, rep *changelog.Report) {
+	missing := rep.MissingEntries()
+	if len(missing) == 0 || in.Change == nil {
+		return
+	}
+	drafts, err := With(in.Change, rep.Effects, Options{PRLink: changelog.EntryLink(in.Repository, in.PR)})
+	if err != nil {
+		return
+	}
+	for _, d := range drafts {
+		var keys []string
+		for _, k := range d.ConfigKeys {
+			if missing[k] {
+				keys = append(keys, k)
+			}
+		}
+		if len(keys) > 0 {
+			d.ConfigKeys = keys
+			rep.Suggested = append(rep.Suggested, d)
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

@@ -1,4 +1,4 @@
-package changelog
+package draft
 
 import (
 	"fmt"
@@ -45,7 +45,7 @@ func TestDraftNamesAnAddedRecipesVariables(t *testing.T) {
 		With("benchmarks/multi_node/srt-slurm-recipes/m1/2p1d.yaml", srt("two"))
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml"})
-	drafts, err := DraftEntries(ch, DraftOptions{NoDryRun: true})
+	drafts, err := Entries(ch, Options{NoDryRun: true})
 	if err != nil || len(drafts) != 1 {
 		t.Fatalf("%v %+v", err, drafts)
 	}
@@ -91,7 +91,7 @@ func TestDraftReadsTheModelTable(t *testing.T) {
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
 		[]string{"configs/amd-master.yaml", "benchmarks/multi_node/amd_utils/models_vllm.yaml"})
-	drafts, err := DraftEntries(ch, DraftOptions{NoDryRun: true})
+	drafts, err := Entries(ch, Options{NoDryRun: true})
 	if err != nil || len(drafts) != 1 {
 		t.Fatalf("%v %+v", err, drafts)
 	}

@@ -1,11 +1,14 @@
-package changelog
+package draft
 
 import (
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/internal/testcorpus"
 
@@ -23,7 +26,8 @@ func TestDraftAgainstAuthors(t *testing.T) {
 	if !testcorpus.Long() {
 		t.Skip("corpus replay: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
 	}
-	r := openCorpus(t)
+	r, _ := testcorpus.Open(t, nil)
+	r.SetReadCache(16 << 20) // both sides of hundreds of commits
 	head, _ := r.Resolve("main")
 	s := &config.Settings{}
 	var commits, sameKeys, coveredKeys, passed, asAuthor, failures int
@@ -37,25 +41,25 @@ func TestDraftAgainstAuthors(t *testing.T) {
 		if n++; n%3 != 0 {
 			return nil // a sample
 		}
-		ch, err := ChangeAt(r, s, nd.Parents[0], nd.Hash, "base", "head")
+		ch, err := changelog.ChangeAt(r, s, nd.Parents[0], nd.Hash, "base", "head")
 		if err != nil {
 			return err
 		}
 		if !ch.Touched(s.ChangelogPath()) {
 			return nil
 		}
-		baseRaw, _ := readOptional(r, nd.Parents[0], s.ChangelogPath())
-		headRaw, _ := readOptional(r, nd.Hash, s.ChangelogPath())
-		bf, _, err1 := Parse(s.ChangelogPath(), baseRaw)
-		hf, _, err2 := Parse(s.ChangelogPath(), headRaw)
+		baseRaw, _ := readOptional(t, r, nd.Parents[0], s.ChangelogPath())
+		headRaw, _ := readOptional(t, r, nd.Hash, s.ChangelogPath())
+		bf, _, err1 := changelog.Parse(s.ChangelogPath(), baseRaw)
+		hf, _, err2 := changelog.Parse(s.ChangelogPath(), headRaw)
 		if err1 != nil || err2 != nil || bf == nil || hf == nil {
 			return nil
 		}
-		added := Align(bf, hf).Added
+		added := changelog.Align(bf, hf).Added
 		if len(added) == 0 {
 			return nil
 		}
-		drafts, err := DraftEntries(ch, DraftOptions{PRLink: "x"})
+		drafts, err := Entries(ch, Options{PRLink: "x"})
 		if err != nil || len(drafts) == 0 {
 			return nil // the commit changed no recipe the resolver sees
 		}
@@ -64,7 +68,7 @@ func TestDraftAgainstAuthors(t *testing.T) {
 		author := map[string]bool{}
 		var bullets []string
 		for _, e := range added {
-			for _, p := range StringsOf(e.Value, FieldConfigKeys) {
+			for _, p := range changelog.StringsOf(e.Value, changelog.FieldConfigKeys) {
 				re := config.GlobRegexp(p)
 				for _, k := range headKeys {
 					if re.MatchString(k) {
@@ -72,21 +76,21 @@ func TestDraftAgainstAuthors(t *testing.T) {
 					}
 				}
 			}
-			bullets = append(bullets, StringsOf(e.Value, FieldDescription)...)
+			bullets = append(bullets, changelog.StringsOf(e.Value, changelog.FieldDescription)...)
 		}
 		// the draft appended to the base changelog passes verify
-		newHead, _, err := AppendEntries(s.ChangelogPath(), baseRaw, drafts, AppendOptions{Base: baseRaw, HaveBase: true, PRLink: "x"})
+		newHead, _, err := changelog.AppendEntries(s.ChangelogPath(), baseRaw, drafts, changelog.AppendOptions{Base: baseRaw, HaveBase: true, PRLink: "x"})
 		if err == nil {
 			for i := range drafts {
 				drafts[i].PRLink = "https://github.com/SemiAnalysisAI/InferenceX/pull/XXX"
 			}
-			newHead, _, _ = AppendEntries(s.ChangelogPath(), baseRaw, drafts, AppendOptions{Base: baseRaw, HaveBase: true})
-			files, _ := MasterFiles(r, s, nd.Hash)
+			newHead, _, _ = changelog.AppendEntries(s.ChangelogPath(), baseRaw, drafts, changelog.AppendOptions{Base: baseRaw, HaveBase: true})
+			files, _ := changelog.MasterFiles(r, s, nd.Hash)
 			m, merr := config.LoadMaster(files)
-			in := &Input{Path: s.ChangelogPath(), Base: baseRaw, Head: newHead, BaseRev: "base", HeadRev: "head", PR: 1,
+			in := &changelog.Input{Path: s.ChangelogPath(), Base: baseRaw, Head: newHead, BaseRev: "base", HeadRev: "head", PR: 1,
 				Master: m, MasterErr: merr, Settings: s, Change: ch,
-				BaseMaster: func() (*config.Master, error) { return LoadMaster(r, s, nd.Parents[0]) }}
-			rep := Verify(in, ProfileFull)
+				BaseMaster: func() (*config.Master, error) { return changelog.LoadMaster(r, s, nd.Parents[0]) }}
+			rep := changelog.Verify(in, changelog.ProfileFull)
 			if rep.OK() {
 				passed++
 				asAuthor++
@@ -96,7 +100,7 @@ func TestDraftAgainstAuthors(t *testing.T) {
 				// recipe whose launcher drops a variable, fail it too
 				author := *in
 				author.Head, author.PR = headRaw, 0 // its link names its own PR
-				if !Verify(&author, ProfileFull).OK() {
+				if !changelog.Verify(&author, changelog.ProfileFull).OK() {
 					asAuthor++
 				} else if failures < 5 {
 					failures++
@@ -129,7 +133,7 @@ func TestDraftAgainstAuthors(t *testing.T) {
 		// a variable the change replaced, or another framework's)
 		var ces []claims.Entry
 		for i, e := range added {
-			ces = append(ces, ClaimInput(i+1, e.Value))
+			ces = append(ces, changelog.ClaimInput(i+1, e.Value))
 		}
 		confirmed := map[string]bool{}
 		for _, res := range claims.Check(ch, ces) {
@@ -200,3 +204,13 @@ func TestDraftAgainstAuthors(t *testing.T) {
 }
 
 func itoa(v int64) string { return strconv.FormatInt(v, 10) }
+
+// readOptional is a file of commit c, nil where it has none.
+func readOptional(t testing.TB, r *gitscan.Repo, c plumbing.Hash, p string) ([]byte, error) {
+	t.Helper()
+	b, err := r.ReadFile(c, p)
+	if errors.Is(err, gitscan.ErrNotFound) {
+		return nil, nil
+	}
+	return b, err
+}

@@ -1,0 +1,82 @@
+package changelog
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perflog/perflog/internal/pyyaml"
+)
+
+// DraftEntry is a changelog entry drafted from a change (perflog
+// changelog new). JSON field names are a public contract.
+type DraftEntry struct {
+	ConfigKeys  []string `json:"config_keys"`
+	Description []string `json:"description"`
+	PRLink      string   `json:"pr_link"`
+	AppendOnly  bool     `json:"append_only,omitempty"`
+}
+
+// EntryLink is the pr-link of a new entry of repo ("owner/name"): PR's
+// link, or the XXX placeholder when the PR is not known (0).
+func EntryLink(repo string, pr int) string {
+	if pr <= 0 {
+		return "https://github.com/" + repo + "/pull/XXX"
+	}
+	return fmt.Sprintf("https://github.com/%s/pull/%d", repo, pr)
+}
+
+// RenderEntry writes an entry the way InferenceX writes them: two-space
+// indented lists, double-quoted bullets, no trailing blank line.
+func RenderEntry(e DraftEntry) string {
+	var b strings.Builder
+	b.WriteString("- config-keys:\n")
+	for _, k := range e.ConfigKeys {
+		b.WriteString("    - " + yamlScalar(k) + "\n")
+	}
+	b.WriteString("  description:\n")
+	for _, d := range e.Description {
+		b.WriteString("    - " + yamlQuote(d) + "\n")
+	}
+	if e.AppendOnly {
+		b.WriteString("  append-only: true\n")
+	}
+	b.WriteString("  pr-link: " + e.PRLink + "\n")
+	return b.String()
+}
+
+// yamlScalar writes a config key plain when that reads back as the same
+// string, quoted otherwise.
+func yamlScalar(s string) string {
+	if v, err := pyyaml.Load([]byte("k: "+s+"\n"), pyyaml.Options{}); err == nil {
+		if x, ok := v.Get("k"); ok && x.Kind == pyyaml.Str && x.Str == s && !strings.ContainsAny(s, "#:") {
+			return s
+		}
+	}
+	return yamlQuote(s)
+}
+
+// yamlQuote writes a double-quoted YAML string.
+func yamlQuote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"':
+			b.WriteString(`\"`)
+		case '\\':
+			b.WriteString(`\\`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if r < 0x20 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
