@@ -25,7 +25,7 @@ var layers = [][]string{
 	{"recipe"},
 	{"changelog/claims"},
 	{"changelog"},
-	{"changelog/draft"},
+	{"changelog/draft", "changelog/load"},
 	{"provenance"},
 	{"provenance/index"},
 	{"report"},

@@ -2,8 +2,6 @@ package changelog
 
 import (
 	"testing"
-
-	"github.com/perflog/perflog/config"
 )
 
 // BenchmarkVerify measures Verify on the last commit of the shipped real
@@ -16,10 +14,7 @@ func BenchmarkVerify(b *testing.B) {
 	for _, p := range Profiles {
 		b.Run(string(p), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				in, err := LoadInput(r, &config.Settings{}, c.Parents[0], head, "HEAD~1", "HEAD")
-				if err != nil {
-					b.Fatal(err)
-				}
+				in := inputAt(b, r, c.Parents[0], head, "HEAD~1", "HEAD")
 				in.PR = 2707
 				if rep := Verify(in, p); !rep.OK() {
 					b.Fatal(rep.Findings)

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/internal/testcorpus"
+	"github.com/perflog/perflog/recipe"
 )
 
 // The recorded verdicts in testdata/parity come from running the incumbent
@@ -74,7 +76,23 @@ func corpusInput(t testing.TB, r *gitscan.Repo, commit string) *Input {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in, err := LoadInput(r, &config.Settings{}, c.Parents[0], head, commit[:10]+"^", commit[:10])
+	return inputAt(t, r, c.Parents[0], head, commit[:10]+"^", commit[:10])
+}
+
+// inputAt is the input of base..head as changelog/load reads it (which
+// this package cannot import): both trees, the paths that differ.
+func inputAt(t testing.TB, r *gitscan.Repo, base, head plumbing.Hash, baseName, headName string) *Input {
+	t.Helper()
+	s := &config.Settings{}
+	fcs, err := r.ChangedFiles(base, head)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, fc := range fcs {
+		paths = append(paths, fc.Path)
+	}
+	in, err := NewInput(s, recipe.NewChange(recipe.NewRev(baseName, r.Tree(base), s), recipe.NewRev(headName, r.Tree(head), s), paths))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,10 +17,12 @@
 //     position, so an insertion is one finding, against the merge-base)
 //     plus perflog's own rules.
 //
-// Dependencies: config, recipe, recipe/dryrun, recipe/revfs,
-// changelog/claims, gitscan (the loaders of load.go, rangepr.go and
-// link.go read a revision's files and commits), internal/pyyaml,
-// internal/xdiff, github.com/go-git/go-git/v5 (object ids).
+// It reads no git: a change's two revisions are handed to it (NewInput;
+// changelog/load reads them from a repository).
+//
+// Dependencies: config, recipe, recipe/dryrun, recipe/lint, recipe/revfs,
+// changelog/claims, internal/pyyaml, internal/xdiff,
+// github.com/go-git/go-git/v5 (object ids).
 package changelog
 
 import (

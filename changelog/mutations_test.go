@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/recipe"
 )
 
 const link = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
@@ -155,7 +156,11 @@ func TestMutationsMatchIncumbent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	master, err := LoadMaster(r, &config.Settings{}, head)
+	files, err := recipe.MasterFiles(r.Tree(head), &config.Settings{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	master, err := config.LoadMaster(files)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/changelog/claims"
+	"github.com/perflog/perflog/changelog/load"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/recipe/dryrun"
@@ -93,7 +94,7 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 		if len(node.Parents) > 0 {
 			parent = node.Parents[0]
 		}
-		ch, err := changelog.ChangeAt(r, s, parent, h, short(parent), short(h))
+		ch, err := load.Change(r, s, parent, h, short(parent), short(h))
 		if err != nil {
 			return err
 		}

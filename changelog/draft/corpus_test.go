@@ -10,6 +10,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/changelog/claims"
+	"github.com/perflog/perflog/changelog/load"
 	"github.com/perflog/perflog/internal/testcorpus"
 
 	"github.com/perflog/perflog/config"
@@ -41,7 +42,7 @@ func TestDraftAgainstAuthors(t *testing.T) {
 		if n++; n%3 != 0 {
 			return nil // a sample
 		}
-		ch, err := changelog.ChangeAt(r, s, nd.Parents[0], nd.Hash, "base", "head")
+		ch, err := load.Change(r, s, nd.Parents[0], nd.Hash, "base", "head")
 		if err != nil {
 			return err
 		}
@@ -85,11 +86,11 @@ func TestDraftAgainstAuthors(t *testing.T) {
 				drafts[i].PRLink = "https://github.com/SemiAnalysisAI/InferenceX/pull/XXX"
 			}
 			newHead, _, _ = changelog.AppendEntries(s.ChangelogPath(), baseRaw, drafts, changelog.AppendOptions{Base: baseRaw, HaveBase: true})
-			files, _ := changelog.MasterFiles(r, s, nd.Hash)
+			files, _ := load.MasterFiles(r, s, nd.Hash)
 			m, merr := config.LoadMaster(files)
 			in := &changelog.Input{Path: s.ChangelogPath(), Base: baseRaw, Head: newHead, BaseRev: "base", HeadRev: "head", PR: 1,
 				Master: m, MasterErr: merr, Settings: s, Change: ch,
-				BaseMaster: func() (*config.Master, error) { return changelog.LoadMaster(r, s, nd.Parents[0]) }}
+				BaseMaster: func() (*config.Master, error) { return load.Master(r, s, nd.Parents[0]) }}
 			rep := changelog.Verify(in, changelog.ProfileFull)
 			if rep.OK() {
 				passed++

@@ -4,7 +4,8 @@
 // scripts' diff and what the points launch at base and head.
 //
 // Dependencies: changelog, changelog/claims, config, recipe,
-// recipe/dryrun, recipe/lint, recipe/revfs, internal/pyyaml.
+// recipe/dryrun, recipe/lint, recipe/revfs, internal/pyyaml,
+// internal/safefile (AppendToWorktree writes the work tree).
 package draft
 
 import (

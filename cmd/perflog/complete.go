@@ -3,9 +3,8 @@ package main
 import (
 	"strings"
 
+	"github.com/perflog/perflog/changelog/load"
 	"github.com/spf13/cobra"
-
-	"github.com/perflog/perflog/changelog"
 )
 
 // Shell completion (cobra's dynamic completion; `perflog completion bash`
@@ -75,7 +74,7 @@ func keysAtHead(f *Factory, c *cobra.Command, prefix string) []string {
 	if err != nil {
 		return nil
 	}
-	m, err := changelog.LoadMaster(ws.repo, ws.settings, head)
+	m, err := load.Master(ws.repo, ws.settings, head)
 	if err != nil || m == nil {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/perflog/perflog/changelog"
+	"github.com/perflog/perflog/changelog/load"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe"
 )
@@ -74,7 +74,7 @@ func scriptsRun(ctx context.Context, opts *ScriptsOptions) error {
 	if err != nil {
 		return fmt.Errorf("--rev: %w", err)
 	}
-	m, err := changelog.LoadMaster(ws.repo, ws.settings, rev)
+	m, err := load.Master(ws.repo, ws.settings, rev)
 	if err != nil {
 		return err
 	}

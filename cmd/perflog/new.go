@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,11 +13,8 @@ import (
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/changelog/draft"
-	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/changelog/load"
 	"github.com/perflog/perflog/internal/pyyaml"
-	"github.com/perflog/perflog/internal/safefile"
-	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // NewOptions are the parsed flags of `perflog changelog new`.
@@ -108,15 +103,6 @@ type newResult struct {
 	SchemaVersion int `json:"schema_version"`
 }
 
-// readAtBase are the files a draft reads at its base, first of all.
-func readAtBase(s *config.Settings) []string {
-	out := []string{s.ChangelogPath()}
-	for _, layout := range s.MasterCandidates() {
-		out = append(out, layout...)
-	}
-	return out
-}
-
 func newRun(ctx context.Context, opts *NewOptions) error {
 	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
 	if err != nil {
@@ -127,50 +113,21 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 	if err != nil {
 		return fmt.Errorf("HEAD: %w", err)
 	}
-	base, baseName, err := changelog.ResolveBase(ws.repo, head, changelog.BaseOptions{Rev: opts.Base, MergeBase: true, OnBranch: true, Getenv: opts.Factory.Getenv})
+	base, baseName, err := load.ResolveBase(ws.repo, head, load.BaseOptions{Rev: opts.Base, MergeBase: true, OnBranch: true, Getenv: opts.Factory.Getenv})
 	if err != nil {
 		return err
 	}
-	// what the draft reads at base must be there: a partial clone
-	// (--filter=blob:none) lacks the blobs, and a draft read from missing
-	// files would describe every recipe as added
-	for _, p := range readAtBase(ws.settings) {
-		data, err := ws.repo.ReadFile(base, p)
-		if err != nil && !errors.Is(err, gitscan.ErrNotFound) {
-			return fmt.Errorf("reading %s at %s: %w (a partial or shallow clone? fetch the base's objects)", p, baseName, err)
-		}
-		check := changelog.CheckConfigSize
-		if p == ws.settings.ChangelogPath() {
-			check = changelog.CheckSize
-		}
-		if err := check(p+" at "+baseName, len(data)); err != nil {
-			return err
-		}
-		if wt := ws.repo.Worktree(); wt != "" {
-			if data, ok, _ := revfs.ReadFile(revfs.Dir(wt), p); ok {
-				if err := check(p+" in the work tree", len(data)); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	ch, err := changelog.WorktreeChange(ws.repo, ws.settings, base, head, baseName)
+	ch, err := load.WorktreeChange(ws.repo, ws.settings, base, head, baseName)
 	if err != nil {
 		return err
 	}
-	pr, prSource, err := prOf(opts.PRSet, opts.PR, opts.Factory.Getenv)
+	pro := load.PROptions{Flag: opts.PR, FlagSet: opts.PRSet, Getenv: opts.Factory.Getenv, Subject: true}
+	if !opts.Offline {
+		pro.Lookup = func() (int, bool) { return lookupPR(ctx, opts.Factory, ws, head) }
+	}
+	pr, prSource, err := load.ResolvePR(ws.repo, base, head, pro)
 	if err != nil {
 		return err
-	}
-	if pr == 0 && !opts.Offline {
-		if n, ok := lookupPR(ctx, opts.Factory, ws, head); ok {
-			pr, prSource = n, "GitHub"
-		}
-	}
-	if pr == 0 {
-		// as verify reads it: "... (#2710)" in the subject of a one-commit
-		// range (a squash merge on main)
-		pr, prSource = changelog.SubjectPR(ws.repo, base, head)
 	}
 	link := changelog.EntryLink(ws.settings.Repository(), pr)
 	entries, err := draft.Entries(ch, draft.Options{PRLink: link, Ctx: ctx, DryRun: opts.Factory.dryRun()})
@@ -218,28 +175,12 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		if ws.repo.Worktree() == "" {
 			return fmt.Errorf("the repository has no work tree to write %s to; use --dry-run", path)
 		}
-		wt := ws.repo.Worktree()
-		target, err := safefile.Resolve(wt, path)
+		ar, err := draft.AppendToWorktree(ws.repo.Worktree(), ch, entries, link)
 		if err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		cur, err := config.ReadRegular(filepath.Join(wt, target), changelog.MaxFileSize)
-		if errors.Is(err, os.ErrNotExist) {
-			cur = nil
-		} else if err != nil {
 			return err
 		}
-		baseRaw, err := ws.repo.ReadFile(base, path)
-		haveBase := err == nil
-		if err != nil && !errors.Is(err, gitscan.ErrNotFound) {
-			return err
-		}
-		if !haveBase {
+		if ar.NoBaseFile {
 			fmt.Fprintf(errOut, "perflog: warning: %s has no %s\n", baseName, path)
-		}
-		out, ar, err := changelog.AppendEntries(path, cur, entries, changelog.AppendOptions{Base: baseRaw, HaveBase: haveBase, PRLink: link})
-		if err != nil {
-			return err
 		}
 		if ar.NoBase != "" {
 			fmt.Fprintf(errOut, "perflog: warning: %s (%s): no entry of %s can be told this change's own, so none is replaced\n", ar.NoBase, baseName, path)
@@ -247,12 +188,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		if len(ar.Kept) > 0 {
 			fmt.Fprintf(errOut, "perflog: warning: entr%s %v of %s look like this change's own but are not at its end: kept as they are\n", pluralY(len(ar.Kept)), ar.Kept, path)
 		}
-		if !ar.Unchanged {
-			if _, err := safefile.Write(wt, path, out); err != nil {
-				return fmt.Errorf("writing %s: %w", path, err)
-			}
-		}
-		res.Written, res.Replaced = !ar.Unchanged, append(res.Replaced, ar.Replaced...)
+		res.Written, res.Replaced = ar.Written, append(res.Replaced, ar.Replaced...)
 	}
 	out := opts.Factory.IO.Out
 	if opts.Format == "json" {

@@ -14,6 +14,7 @@ import (
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/changelog/draft"
+	"github.com/perflog/perflog/changelog/load"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
 	"github.com/perflog/perflog/provenance/index"
@@ -203,7 +204,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err != nil {
 		return fmt.Errorf("--head: %w", err)
 	}
-	base, baseName, err := changelog.ResolveBase(ws.repo, head, changelog.BaseOptions{Rev: opts.Base, MergeBase: opts.Profile == changelog.ProfileFull,
+	base, baseName, err := load.ResolveBase(ws.repo, head, load.BaseOptions{Rev: opts.Base, MergeBase: opts.Profile == changelog.ProfileFull,
 		OnBranch: opts.Worktree, Getenv: opts.Factory.Getenv})
 	if err != nil {
 		return err
@@ -211,31 +212,27 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	pr, prSource, err := prOf(opts.PRSet, opts.PR, opts.Factory.Getenv)
+	inCI := opts.Factory.Getenv("CI") != "" || opts.Factory.Getenv("GITHUB_ACTIONS") != ""
+	pro := load.PROptions{Flag: opts.PR, FlagSet: opts.PRSet, Getenv: opts.Factory.Getenv, Subject: opts.Profile == changelog.ProfileFull}
+	if !inCI && !opts.Offline {
+		// a contributor's run: the PR of this branch, when GitHub knows it
+		pro.Lookup = func() (int, bool) { return lookupPR(ctx, opts.Factory, ws, head) }
+	}
+	pr, prSource, err := load.ResolvePR(ws.repo, base, head, pro)
 	if err != nil {
 		return err
-	}
-	inCI := opts.Factory.Getenv("CI") != "" || opts.Factory.Getenv("GITHUB_ACTIONS") != ""
-	if pr == 0 && !inCI && !opts.Offline {
-		// a contributor's run: the PR of this branch, when GitHub knows it
-		if n, ok := lookupPR(ctx, opts.Factory, ws, head); ok {
-			pr, prSource = n, "GitHub"
-		}
-	}
-	if pr == 0 && opts.Profile == changelog.ProfileFull {
-		pr, prSource = changelog.SubjectPR(ws.repo, base, head)
 	}
 	var in *changelog.Input
 	if opts.Worktree {
 		if ws.repo.Worktree() == "" {
 			return flagErrorf("--worktree: the repository has no work tree")
 		}
-		in, err = changelog.LoadWorktreeInput(ws.repo, ws.settings, base, head, baseName)
+		in, err = load.WorktreeInput(ws.repo, ws.settings, base, head, baseName)
 	} else {
-		in, err = changelog.LoadInput(ws.repo, ws.settings, base, head, baseName, opts.Head)
+		in, err = load.Input(ws.repo, ws.settings, base, head, baseName, opts.Head)
 		if err == nil && !inCI && ws.repo.Worktree() != "" && opts.Head == "HEAD" {
 			// what a contributor sees is not what is judged: say so
-			if dirty, _ := ws.repo.WorktreeChanges(head, changelog.WorktreePaths(ws.settings)); len(dirty) > 0 {
+			if dirty, _ := ws.repo.WorktreeChanges(head, load.WorktreePaths(ws.settings)); len(dirty) > 0 {
 				fmt.Fprintf(opts.Factory.IO.ErrOut, "perflog: note: judging the commit HEAD %s; the work tree has uncommitted changes (%s): commit them, or pass --worktree to judge them as they are\n",
 					shortHash(head), firstOf(dirty, 3))
 			}
@@ -302,14 +299,6 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 }
 
 func shortHash(h plumbing.Hash) string { return changelog.ShortHash(h) }
-
-// prOf is this run's PR: --pr when given, else the CI environment's.
-func prOf(set bool, n int, getenv func(string) string) (int, string, error) {
-	if set {
-		return n, "--pr", nil
-	}
-	return changelog.PRFromEnv(getenv)
-}
 
 // workspace is an opened repository with its perflog settings.
 type workspace struct {
