@@ -369,9 +369,6 @@ func lintScripts(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, ad
 			continue // deleted
 		}
 		for _, lf := range lint.Lint(s) {
-			if lf.Rule == lint.RuleParse {
-				lf.Severity = string(Warning)
-			}
 			emit(lf)
 		}
 	}

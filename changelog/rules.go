@@ -85,7 +85,7 @@ var Rules = []RuleInfo{
 	{RuleRouter, inFull, Error, "a DP-aware router is started for servers without data-parallel attention"},
 	{RuleEnginePatch, inFull, Warning, "a benchmark script patches the inference engine (no waiver in docs/waiver/)"},
 	{RuleNonUpstream, inFull, Warning, "a vLLM or SGLang recipe runs an image not from the upstream repository"},
-	{RuleScriptParse, inFull, Warning, "a changed script does not parse as bash (it was not linted)"},
+	{RuleScriptParse, inFull, Warning, "a script does not parse as bash, so it was not linted (verify: a changed one)"},
 	{RuleRecipeInvalid, inFull, Warning, "the recipe diff could not be computed"},
 }
 

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -45,8 +46,19 @@ func TestRulesListIsComplete(t *testing.T) {
 	}
 }
 
-// TestRecipeRuleIDs: the recipe lint's ids are the ones documented here.
+// TestRecipeRuleIDs: the recipe lint's ids are the ones documented here,
+// with the severity `perflog lint` reports them at (one rule, one
+// severity, whichever command reports it).
 func TestRecipeRuleIDs(t *testing.T) {
+	if len(lint.Severities) != 7 {
+		t.Errorf("%d lint severities, 7 rules", len(lint.Severities))
+	}
+	for id, sev := range lint.Severities {
+		i := slices.IndexFunc(Rules, func(r RuleInfo) bool { return r.ID == id })
+		if i < 0 || string(Rules[i].Severity) != sev {
+			t.Errorf("%s: lint reports it as %s, verify documents %+v", id, sev, Rules[max(i, 0)])
+		}
+	}
 	for _, p := range [][2]string{
 		{lint.RuleArrayClobber, RuleArrayClobber}, {lint.RuleContinuation, RuleContinuation},
 		{lint.RuleKVBackend, RuleKVBackend}, {lint.RuleRouter, RuleRouter},

@@ -20,9 +20,9 @@ type LintReport struct {
 
 // LintRev lints scripts of a revision: each on its own (Lint) and against
 // every recipe point that runs it (CheckRuns). paths are files or
-// directories; none means every .sh under benchmarks/ and runners/. The
-// files are listed with list (every file below a directory).
-func LintRev(r *Rev, paths []string, list func(dir string) ([]string, error)) (*LintReport, error) {
+// directories (every .sh below them); none means benchmarks/ and
+// runners/.
+func LintRev(r *Rev, paths []string) (*LintReport, error) {
 	if len(paths) == 0 {
 		paths = []string{"benchmarks", "runners"}
 	}
@@ -33,7 +33,7 @@ func LintRev(r *Rev, paths []string, list func(dir string) ([]string, error)) (*
 			set[p] = true
 			continue
 		}
-		files, err := list(p)
+		files, err := revfs.WalkFiles(r.Files, p)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +185,7 @@ func CheckImage(r *Rev, key string) []lint.Finding {
 		if strings.HasPrefix(ref, upstreamRepos[engine]) {
 			continue
 		}
-		out = append(out, lint.Finding{Rule: lint.RuleNonUpstreamImage, Severity: "warning", File: im.File, Line: im.Line, Key: key, Source: im.Text,
+		out = append(out, lint.Finding{Rule: lint.RuleNonUpstreamImage, Severity: lint.Severities[lint.RuleNonUpstreamImage], File: im.File, Line: im.Line, Key: key, Source: im.Text,
 			Message: fmt.Sprintf("%s (framework %s) runs %s, which is not from the upstream %s repository (%s*): the review checklist allows that only for new hardware or model architectures upstream does not support yet", key, fw, im.Text, engine, upstreamRepos[engine])})
 	}
 	return out

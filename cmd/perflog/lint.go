@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/lint"
 	"github.com/perflog/perflog/recipe/revfs"
 )
 
@@ -24,25 +26,46 @@ type LintOptions struct {
 	Paths   []string
 }
 
+// lintRules are the rules lint reports, in the order its help lists them.
+var lintRules = []string{lint.RuleArrayClobber, lint.RuleContinuation, lint.RuleKVBackend, lint.RuleRouter, lint.RuleEnginePatch, lint.RuleParse}
+
+// lintRulesHelp lists lint's rules from verify's rule table: one rule, one
+// summary and one severity, whichever command reports it.
+func lintRulesHelp() string {
+	var b strings.Builder
+	for _, id := range lintRules {
+		i := slices.IndexFunc(changelog.Rules, func(r changelog.RuleInfo) bool { return r.ID == id })
+		if i < 0 {
+			continue // TestLintHelpNamesEveryRule fails
+		}
+		r := changelog.Rules[i]
+		line := fmt.Sprintf("  %-31s", id)
+		for _, w := range strings.Fields(r.Summary + " (" + string(r.Severity) + ")") {
+			if len(line)+1+len(w) > 80 && strings.TrimSpace(line) != id {
+				b.WriteString(line + "\n")
+				line = strings.Repeat(" ", 33) + w
+				continue
+			}
+			if !strings.HasSuffix(line, " ") {
+				line += " "
+			}
+			line += w
+		}
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
 func newLintCmd(f *Factory, runF func(context.Context, *LintOptions) error) *cobra.Command {
 	opts := &LintOptions{Factory: f}
 	cmd := &cobra.Command{
 		Use:   "lint [path...]",
 		Short: "Lint benchmark scripts (bash parsed with mvdan.cc/sh)",
 		Long: `Lint checks benchmark scripts for the bugs that silently change what is
-benchmarked:
+benchmarked (each at the severity verify reports it; .perflog.yaml's rules: sets
+them for both):
 
-  recipe/array-clobber           an array grown with += is reset with NAME=(...)
-                                 on a path that reaches its use: flags dropped
-  recipe/continuation-whitespace a backslash followed by trailing whitespace: the
-                                 continuation ends and a stray " " argument is passed
-  recipe/kv-backend-mismatch     require_agentic_kv_offload_backend names another
-                                 backend than a recipe point that runs the script
-  recipe/router-mismatch         a DP-aware router (--dp-aware) started for a point
-                                 without data-parallel attention
-  recipe/engine-patch            the script patches the inference engine (warning)
-  recipe/parse                   the script does not parse (not linted; info)
-
+` + lintRulesHelp() + `
 Paths are scripts or directories (every .sh below them); without paths every
 script under benchmarks/ and runners/ is linted. The files are read from the work
 tree, or from --rev. Each script is checked against the recipe points that run it
@@ -94,39 +117,19 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 	}
 	defer ws.repo.Close()
 	var files fs.FS
-	var list func(string) ([]string, error)
 	revName := "work tree"
 	if opts.Rev != "" {
 		h, err := ws.repo.Resolve(opts.Rev)
 		if err != nil {
 			return fmt.Errorf("--rev: %w", err)
 		}
-		t := ws.repo.Tree(h)
-		files, revName, list = t, h.String(), t.Files
+		files, revName = ws.repo.Tree(h), h.String()
 	} else {
 		root := ws.repo.Worktree()
 		if root == "" {
 			return fmt.Errorf("the repository has no work tree; pass --rev REV")
 		}
 		files = revfs.Dir(root)
-		list = func(dir string) ([]string, error) {
-			var out []string
-			base := filepath.Join(root, filepath.FromSlash(dir))
-			err := filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
-				if err != nil {
-					if p == base {
-						return nil // a missing directory lints nothing
-					}
-					return err
-				}
-				if d.Type().IsRegular() {
-					rel, _ := filepath.Rel(root, p)
-					out = append(out, filepath.ToSlash(rel))
-				}
-				return nil
-			})
-			return out, err
-		}
 		// paths given relative to the working directory
 		if wd, err := opts.Factory.Getwd(); err == nil {
 			for i, p := range opts.Paths {
@@ -145,8 +148,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 			return flagErrorf("path %q is outside the repository", p)
 		}
 	}
-	rev := recipe.NewRev(revName, files, ws.settings)
-	rep, err := recipe.LintRev(rev, opts.Paths, list)
+	rep, err := changelog.Lint(recipe.NewRev(revName, files, ws.settings), opts.Paths)
 	if err != nil {
 		return err
 	}
@@ -156,17 +158,7 @@ func lintRun(ctx context.Context, opts *LintOptions) error {
 	if len(opts.Paths) > 0 && len(rep.Scripts) == 0 {
 		return fmt.Errorf("no script found at %s", strings.Join(opts.Paths, ", "))
 	}
-	var fs []changelog.Finding
-	for _, lf := range recipe.Configured(rep.Findings, ws.settings) {
-		fs = append(fs, changelog.Finding{Rule: lf.Rule, Severity: changelog.Severity(lf.Severity), File: lf.File, Line: lf.Line,
-			ConfigKey: lf.Key, Message: lf.Message, Source: lf.Source})
-	}
-	fs = changelog.Suppress(fs, func(file string) []string {
-		if data, ok, err := revfs.ReadFile(files, file); err == nil && ok {
-			return strings.Split(string(data), "\n")
-		}
-		return nil
-	}, "", func(int) (int, int) { return 0, 0 })
+	fs := rep.Findings
 	ok := !changelog.HasErrors(fs)
 	out := opts.Factory.IO.Out
 	switch opts.Format {

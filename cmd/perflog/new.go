@@ -196,7 +196,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		if err := enc.Encode(res); err != nil {
 			return err
 		}
-	} else {
+	} else if opts.DryRun || res.Written {
 		for i, e := range entries {
 			if i > 0 {
 				fmt.Fprintln(out)
@@ -207,24 +207,31 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 			printDraftClaims(opts.Factory, res.Claims)
 		}
 	}
-	what := "drafted (dry run, nothing written)"
-	switch {
-	case opts.DryRun:
-	case !res.Written:
-		what = path + " already holds this entry"
-	case len(res.Replaced) > 0:
-		what = fmt.Sprintf("replaced this change's entr%s %v in %s", pluralY(len(res.Replaced)), res.Replaced, path)
-	default:
-		what = "appended to " + path
-	}
-	src := ""
+	fmt.Fprintln(errOut, newSummary(len(entries), opts.DryRun, res.Written, res.Replaced, path, pr, prSource))
+	return nil
+}
+
+// newSummary is new's last line: what it did with the n drafted entries,
+// and where the PR number came from.
+func newSummary(n int, dryRun, written bool, replaced []int, path string, pr int, prSource string) string {
+	src := " (no PR number: the XXX placeholder; pass --pr N)"
 	if prSource != "" {
 		src = fmt.Sprintf(" (PR #%d from %s)", pr, prSource)
-	} else {
-		src = " (no PR number: the XXX placeholder; pass --pr N)"
 	}
-	fmt.Fprintf(errOut, "%d entr%s %s%s\n", len(entries), pluralY(len(entries)), what, src)
-	return nil
+	entries := fmt.Sprintf("%d entr%s", n, pluralY(n))
+	switch {
+	case dryRun:
+		return entries + " drafted (dry run, nothing written)" + src
+	case !written:
+		what := "this change's entry"
+		if n > 1 {
+			what = fmt.Sprintf("this change's %d entries", n)
+		}
+		return fmt.Sprintf("%s already holds %s as drafted: nothing written%s", path, what, src)
+	case len(replaced) > 0:
+		return fmt.Sprintf("%s drafted: replaced this change's entr%s %v in %s%s", entries, pluralY(len(replaced)), replaced, path, src)
+	}
+	return entries + " appended to " + path + src
 }
 
 func pluralY(n int) string {

@@ -312,7 +312,7 @@ func (ix *Index) lint(ctx context.Context, r *gitscan.Repo, rev plumbing.Hash, o
 // configure them (what lint --rev reports, and the findings table holds).
 func lintAt(r *gitscan.Repo, rev plumbing.Hash, settings *config.Settings) ([]lint.Finding, error) {
 	t := r.Tree(rev)
-	rep, err := recipe.LintRev(recipe.NewRev(rev.String(), t, settings), nil, t.Files)
+	rep, err := recipe.LintRev(recipe.NewRev(rev.String(), t, settings), nil)
 	if err != nil {
 		return nil, err
 	}

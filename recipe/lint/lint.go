@@ -32,8 +32,15 @@ type Finding struct {
 	Source   string // the offending line
 }
 
-func (s *Script) finding(rule, sev string, line int, format string, a ...any) Finding {
-	f := Finding{Rule: rule, Severity: sev, File: s.Path, Line: line, Message: fmt.Sprintf(format, a...)}
+// Severities are the rules' severities (verify's full profile reports
+// them the same, unless the settings override them).
+var Severities = map[string]string{
+	RuleArrayClobber: "error", RuleContinuation: "error", RuleKVBackend: "error", RuleRouter: "error",
+	RuleEnginePatch: "warning", RuleNonUpstreamImage: "warning", RuleParse: "warning",
+}
+
+func (s *Script) finding(rule string, line int, format string, a ...any) Finding {
+	f := Finding{Rule: rule, Severity: Severities[rule], File: s.Path, Line: line, Message: fmt.Sprintf(format, a...)}
 	if line > 0 && line <= len(s.Lines) {
 		f.Source = s.Lines[line-1]
 	}
@@ -48,7 +55,7 @@ func Lint(s *Script) []Finding {
 		if pe, ok := s.ParseErr.(syntax.ParseError); ok {
 			line = int(pe.Pos.Line())
 		}
-		return []Finding{s.finding(RuleParse, "info", line, "the script does not parse (%v); it was not linted", s.ParseErr)}
+		return []Finding{s.finding(RuleParse, line, "the script does not parse (%v); it was not linted", s.ParseErr)}
 	}
 	var out []Finding
 	out = append(out, s.continuation()...)
@@ -77,7 +84,7 @@ func (s *Script) continuation() []Finding {
 		if line > len(s.Lines) || strings.TrimSpace(s.Lines[line-1][min(int(w.End().Col())-1, len(s.Lines[line-1])):]) != "" {
 			return true // an escaped space in the middle of a line is intended
 		}
-		out = append(out, s.finding(RuleContinuation, "error", line,
+		out = append(out, s.finding(RuleContinuation, line,
 			"a backslash followed by trailing whitespace at line %d: the line continuation ends here, the next line runs as a separate command, and a stray %q argument is passed; delete the whitespace after the backslash", line, l.Value[1:]))
 		return true
 	})
@@ -91,7 +98,7 @@ func (s *Script) continuation() []Finding {
 		}
 		n := len(body) - len(strings.TrimRight(body, `\`))
 		if n%2 == 1 {
-			out = append(out, s.finding(RuleContinuation, "error", i+1,
+			out = append(out, s.finding(RuleContinuation, i+1,
 				"a backslash followed by a CRLF line ending at line %d: bash reads the carriage return as an argument and ends the command there, so the next line runs as a separate command; save the script with LF line endings", i+1))
 		}
 	}
@@ -126,7 +133,7 @@ func (s *Script) arrayClobber() []Finding {
 		if use == 0 {
 			continue
 		}
-		out = append(out, s.finding(RuleArrayClobber, "error", set.Line,
+		out = append(out, s.finding(RuleArrayClobber, set.Line,
 			"%s is grown with += at line %d, then reset with %s=(...) at line %d before its use at line %d: what was added before is silently dropped; append with += (or reset before growing)",
 			set.Name, grew.Line, set.Name, set.Line, use))
 	}
@@ -181,7 +188,7 @@ func (s *Script) enginePatch() []Finding {
 			}
 		}
 		if why != "" {
-			out = append(out, s.finding(RuleEnginePatch, "warning", line,
+			out = append(out, s.finding(RuleEnginePatch, line,
 				"the script %s: the pinned image must run as shipped (PR review checklist) unless a waiver in docs/waiver/ covers it", why))
 		}
 		return true
@@ -302,7 +309,7 @@ func CheckRuns(s *Script, runs []Run) []Finding {
 		}
 		for _, r := range runs {
 			if !r.DPAttn {
-				f := s.finding(RuleRouter, "error", fl.Line,
+				f := s.finding(RuleRouter, fl.Line,
 					"%s starts the router with %s, but %s runs it without data-parallel attention (dp-attn is not true at %s:%d): a DP-aware router needs DP-attention servers",
 					s.Path, fl.Name, r.Key, r.File, r.Line)
 				f.Key = r.Key
@@ -371,7 +378,7 @@ func (s *Script) kvMismatch(r Run) (Finding, bool) {
 			if q.Arg == r.KVBackend {
 				return Finding{}, false
 			}
-			f := s.finding(RuleKVBackend, "error", q.Line,
+			f := s.finding(RuleKVBackend, q.Line,
 				"%s requires the KV-offload backend %q, but %s runs it with kv-offload-backend %q (%s:%d): benchmark_lib.sh exits 1 on the mismatch",
 				s.Path, q.Arg, r.Key, r.KVBackend, r.File, r.Line)
 			f.Key = r.Key
@@ -391,7 +398,7 @@ func (s *Script) kvMismatch(r Run) (Finding, bool) {
 			return Finding{}, false
 		}
 	}
-	f := s.finding(RuleKVBackend, "error", required[0].Line,
+	f := s.finding(RuleKVBackend, required[0].Line,
 		"%s handles the KV-offload backends %s, but %s runs it with kv-offload-backend %q (%s:%d): benchmark_lib.sh exits 1",
 		s.Path, strings.Join(arms, ", "), r.Key, r.KVBackend, r.File, r.Line)
 	f.Key = r.Key

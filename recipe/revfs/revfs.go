@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"sort"
 	"strings"
 	"syscall"
 )
@@ -66,6 +67,26 @@ func ListFiles(fsys fs.FS, dir string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// WalkFiles returns the paths of the regular files below dir (at any
+// depth), sorted; none when dir is not a directory.
+func WalkFiles(fsys fs.FS, dir string) ([]string, error) {
+	var out []string
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && absent(err) {
+				return fs.SkipAll // a missing directory holds nothing
+			}
+			return err
+		}
+		if d.Type().IsRegular() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out, err
 }
 
 // absent says whether err means nothing readable is there: no such
