@@ -67,12 +67,8 @@ func openHistory(f *Factory, o *HistoryFlags) (*history, error) {
 		return nil, err
 	}
 	g := newGitHub(f, ws, o.Offline)
-	so := index.SourceOptions{Settings: ws.settings, Rev: o.Rev, RevName: o.RevName, IgnoreRevs: o.IgnoreRevs,
-		NoIndex: o.NoIndex, DryRun: f.dryRun(), Warn: func(msg string) { fmt.Fprintf(f.IO.ErrOut, "perflog: %s\n", msg) },
-		Progress: func(label string) (func(provenance.Progress), func()) {
-			p := progress(f, label)
-			return p.update, p.done
-		}}
+	so := sourceOptions(f, ws, o.Rev)
+	so.RevName, so.IgnoreRevs, so.NoIndex = o.RevName, o.IgnoreRevs, o.NoIndex
 	if g != nil {
 		so.PRs = g
 	}
@@ -83,6 +79,17 @@ func openHistory(f *Factory, o *HistoryFlags) (*history, error) {
 	}
 	warnShallow(f, ws)
 	return &history{ws: ws, src: src, rev: src.Rev, gh: g}, nil
+}
+
+// sourceOptions are the options of the history source of a workspace at
+// rev: its warnings and progress on stderr, the factory's dry run.
+func sourceOptions(f *Factory, ws *workspace, rev string) index.SourceOptions {
+	return index.SourceOptions{Settings: ws.settings, Rev: rev, DryRun: f.dryRun(),
+		Warn: func(msg string) { fmt.Fprintf(f.IO.ErrOut, "perflog: %s\n", msg) },
+		Progress: func(label string) (func(provenance.Progress), func()) {
+			p := progress(f, label)
+			return p.update, p.done
+		}}
 }
 
 // loadHistory opens the repository and builds the history up to --rev.

@@ -83,69 +83,34 @@ perflog index builds it again.`,
 	return cmd
 }
 
-// openIndex opens (creating it) the index of a workspace and syncs it to rev.
-func openIndex(ctx context.Context, f *Factory, ws *workspace, revName string, rebuild bool) (*index.Index, *index.Stats, error) {
-	rev, err := ws.repo.Resolve(revName)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--rev: %w", err)
-	}
-	path := index.Path(ws.repo)
-	if path == "" {
-		return nil, nil, fmt.Errorf("%w: the repository has no git directory", index.ErrNoIndex)
-	}
-	ix, err := index.Open(path, true)
-	if err != nil {
-		return nil, nil, fmt.Errorf("index: %w", err)
-	}
-	revs, err := provenance.IgnoreRevs(ws.repo, rev, ws.settings, nil)
-	if err != nil {
-		ix.Close()
-		return nil, nil, err
-	}
-	// the index and query commands work on the tables, which describe the
-	// indexed head: the index moves to rev even when rev is older
-	warnShallow(f, ws)
-	io := ws.indexOptions(revs)
-	io.Rebuild, io.Exact = rebuild, true
-	if !rebuild && ix.Current(ctx, rev, io) {
-		return ix, &index.Stats{Head: rev, Commits: ix.Commits(ctx)}, nil
-	}
-	p := progress(f, "indexing history")
-	io.Progress = p.update
-	_, st, err := ix.Sync(ctx, ws.repo, rev, io)
-	p.done()
-	if err != nil {
-		ix.Close()
-		return nil, nil, err
-	}
-	return ix, st, nil
-}
-
 func indexRun(ctx context.Context, opts *IndexOptions) error {
 	ws, err := openWorkspace(opts.Factory, opts.Repo, opts.Config)
 	if err != nil {
 		return err
 	}
 	defer ws.repo.Close()
-	ix, st, err := openIndex(ctx, opts.Factory, ws, opts.Rev, opts.Rebuild)
+	src, err := index.OpenSource(ws.repo, sourceOptions(opts.Factory, ws, opts.Rev))
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
+	defer src.Close()
+	warnShallow(opts.Factory, ws)
+	st, err := src.Sync(ctx, opts.Rebuild)
+	if err != nil {
+		return err
+	}
+	ix := src.Index()
 	var cs *index.CheckStats
 	if opts.Checks {
-		if cs, err = runChecks(ctx, opts.Factory, ws, ix, index.CheckOptions{Claims: true, Findings: true}); err != nil {
+		if cs, err = src.Fill(ctx, index.CheckOptions{Claims: true, Findings: true}); err != nil {
 			return err
 		}
 	}
 	launches := -1
 	if opts.Launches {
 		p := progress(opts.Factory, "dry-running launches")
-		o := index.Options{Settings: ws.settings, DryRun: opts.Factory.dryRun()}
-		o.IgnoreRevs, err = provenance.IgnoreRevs(ws.repo, st.Head, ws.settings, nil)
-		if err != nil {
-			return err
-		}
+		o := src.Options()
+		o.DryRun = opts.Factory.dryRun()
 		launches, err = ix.WalkLaunches(ctx, ws.repo, st.Head, o, func(done, total int) { p.update(provenance.Progress{Stage: "recipes", Done: done, Total: total}) })
 		p.done()
 		if err != nil {
@@ -200,46 +165,6 @@ func checksJSON(cs *index.CheckStats) any {
 		return nil
 	}
 	return map[string]any{"entries": cs.Entries, "claims": cs.Claims, "linted": cs.Linted}
-}
-
-// namesTable reports whether a statement mentions a table (as a word; a
-// false positive only fills the table early).
-func namesTable(sql, table string) bool {
-	// ASCII case folding keeps the offsets of sql (strings.ToLower would
-	// not: some letters change their length)
-	low := []byte(sql)
-	for i, c := range low {
-		if 'A' <= c && c <= 'Z' {
-			low[i] = c + 'a' - 'A'
-		}
-	}
-	for i := 0; ; {
-		j := bytes.Index(low[i:], []byte(table))
-		if j < 0 {
-			return false
-		}
-		at, end := i+j, i+j+len(table)
-		if (at == 0 || !isWordByte(low[at-1])) && (end == len(low) || !isWordByte(low[end])) {
-			return true
-		}
-		i = end
-	}
-}
-
-// isWordByte reports whether c may continue an SQL identifier (SQLite
-// takes any non-ASCII character as a letter).
-func isWordByte(c byte) bool {
-	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
-}
-
-// runChecks fills the claims and findings tables co asks for, with a
-// progress line on a terminal.
-func runChecks(ctx context.Context, f *Factory, ws *workspace, ix *index.Index, co index.CheckOptions) (*index.CheckStats, error) {
-	p := progress(f, "checking claims")
-	co.Settings, co.Progress, co.DryRun = ws.settings, p.update, f.dryRun()
-	st, err := ix.Check(ctx, ws.repo, co)
-	p.done()
-	return st, err
 }
 
 func humanBytes(n int64) string {
@@ -328,35 +253,14 @@ func queryRun(ctx context.Context, opts *QueryOptions) error {
 		return err
 	}
 	defer ws.repo.Close()
-	ix, _, err := openIndex(ctx, opts.Factory, ws, opts.Rev, false)
+	src, err := index.OpenSource(ws.repo, sourceOptions(opts.Factory, ws, opts.Rev))
 	if err != nil {
 		return err
 	}
-	defer ix.Close()
-	// the check tables are filled when a query first needs them
-	co := index.CheckOptions{Claims: namesTable(opts.SQL, "claims"), Findings: namesTable(opts.SQL, "findings")}
-	if co.Claims || co.Findings {
-		if _, err := runChecks(ctx, opts.Factory, ws, ix, co); err != nil {
-			return err
-		}
-	}
+	defer src.Close()
+	warnShallow(opts.Factory, ws)
 	rw := newResultWriter(opts.Factory, opts.Format)
-	err = ix.QueryEach(ctx, opts.SQL, rw.header, rw.row)
-	if errors.Is(err, index.ErrCorrupt) && !rw.started {
-		// the index is a cache of the history: build it anew, and ask again
-		fmt.Fprintf(opts.Factory.IO.ErrOut, "perflog: %v; rebuilding it\n", err)
-		ix.Close()
-		if ix, _, err = openIndex(ctx, opts.Factory, ws, opts.Rev, true); err != nil {
-			return err
-		}
-		defer ix.Close()
-		if co.Claims || co.Findings {
-			if _, err := runChecks(ctx, opts.Factory, ws, ix, co); err != nil {
-				return err
-			}
-		}
-		err = ix.QueryEach(ctx, opts.SQL, rw.header, rw.row)
-	}
+	err = src.Query(ctx, opts.SQL, func() bool { return rw.started }, rw.header, rw.row)
 	if err != nil {
 		if index.IsQueryError(err) {
 			// the statement, not the command line, is wrong
