@@ -232,21 +232,24 @@ func (ix *Index) checkClaims(ctx context.Context, r *gitscan.Repo, rev plumbing.
 	})
 }
 
-// claimData is a claim's JSON without the fields that depend on where its
-// entry stands in the file at head (entry, line): the claim is stored once
-// for its entry's introducing commit, while the entry may move.
+// storedClaim is a claims.Result as the claims table's data column holds
+// it: without the fields that depend on where its entry stands in the
+// file at head (entry, line), since the claim is stored once for its
+// entry's introducing commit while the entry may move. (A conversion
+// from claims.Result: the compiler keeps the two alike.)
+type storedClaim struct {
+	claims.Claim
+	Entry    int               `json:"-"`
+	Line     int               `json:"-"`
+	Keys     []string          `json:"config_keys"`
+	Verdict  string            `json:"verdict"`
+	Reason   string            `json:"reason"`
+	Evidence []claims.Evidence `json:"evidence,omitempty"`
+}
+
+// claimData is a claim's JSON in the data column (storedClaim).
 func claimData(c claims.Result) (string, error) {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return "", err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return "", err
-	}
-	delete(m, "entry")
-	delete(m, "line")
-	b, err = json.Marshal(m)
+	b, err := json.Marshal(storedClaim(c))
 	return string(b), err
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/recipe/dryrun"
@@ -199,5 +200,36 @@ func TestIndexChecks(t *testing.T) {
 	check(CheckStats{Entries: 3, Claims: 3, Linted: true})
 	if got, want := storedClaims(t, ix), auditClaims(t, s, h); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("claims table after a rewrite:\n%s\naudit --claims all:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestClaimData: the data column holds a claim as audit --claims prints
+// it, without where its entry stands (entry, line), and reads back whole.
+func TestClaimData(t *testing.T) {
+	c := claims.Result{Claim: claims.Claim{Kind: claims.KindEnv, Text: "set X to 1", Name: "X", Value: "1"},
+		Entry: 3, Line: 99, Keys: []string{"k1"}, Verdict: claims.Confirmed, Reason: "set at head",
+		Evidence: []claims.Evidence{{File: "a.sh", Line: 2, Text: "export X=1", Rev: "head"}}}
+	data, err := claimData(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(data), &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["entry"]; ok {
+		t.Errorf("data holds the entry: %s", data)
+	}
+	if _, ok := m["line"]; ok {
+		t.Errorf("data holds the line: %s", data)
+	}
+	var back claims.Result
+	if err := json.Unmarshal([]byte(data), &back); err != nil {
+		t.Fatal(err)
+	}
+	want := c
+	want.Entry, want.Line = 0, 0
+	if !reflect.DeepEqual(back, want) {
+		t.Errorf("read back %+v, want %+v", back, want)
 	}
 }

@@ -62,7 +62,7 @@ func writeEntries(ctx context.Context, tx *sql.Tx, h *provenance.History, rep *p
 	for i, l := range h.Lineages {
 		// the digest is of what makes the row, which is made (JSON and
 		// all) only when it is written
-		digests[i] = dg.sum(entryRow(l, atHead, false)...)
+		digests[i] = dg.sum(entryRow(l, atHead)...)
 		maxID = max(maxID, l.ID)
 		if i < len(old) {
 			if old[i] == digests[i] {
@@ -70,7 +70,11 @@ func writeEntries(ctx context.Context, tx *sql.Tx, h *provenance.History, rep *p
 			}
 			stale = append(stale, l.ID)
 		}
-		rows = append(rows, entryRow(l, atHead, true))
+		row, err := entryRowJSON(l, atHead)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
 		write = append(write, l)
 	}
 	if !full {
@@ -106,16 +110,28 @@ func writeEntries(ctx context.Context, tx *sql.Tx, h *provenance.History, rep *p
 	return putAnswer(ctx, tx, "entries-digest", encodeDigests(digests))
 }
 
-// entryRow is the entries row of lineage l; without asJSON its lists are
-// left as they are (for the row's digest), not written as JSON.
-func entryRow(l *provenance.Lineage, atHead map[int]provenance.AuditEntry, asJSON bool) []any {
+// entryRowJSON is the entries row of lineage l as the table holds it:
+// its lists written as JSON.
+func entryRowJSON(l *provenance.Lineage, atHead map[int]provenance.AuditEntry) ([]any, error) {
+	row := entryRow(l, atHead)
+	for _, i := range []int{entryKeysCol, entryDescCol} {
+		b, err := json.Marshal(row[i])
+		if err != nil {
+			return nil, err
+		}
+		row[i] = string(b)
+	}
+	return row, nil
+}
+
+// The columns of an entries row that hold lists.
+const entryKeysCol, entryDescCol = 4, 5
+
+// entryRow is the entries row of lineage l with its lists as they are
+// (what the row's digest is made of).
+func entryRow(l *provenance.Lineage, atHead map[int]provenance.AuditEntry) []any {
 	last := l.Events[len(l.Events)-1]
 	var keys, desc any = last.Keys, last.Description
-	if asJSON {
-		k, _ := json.Marshal(last.Keys)
-		d, _ := json.Marshal(last.Description)
-		keys, desc = string(k), string(d)
-	}
 	var pos, line, linkPR, introSHA, introPR, introDate, verdict, reason any
 	ae, alive := atHead[l.ID]
 	if alive {
