@@ -128,11 +128,14 @@ func PairEditsFunc(n, m int, sameKeys, sameLink, sameDesc func(i, j int) bool) [
 }
 
 // verifyFull is the recommended profile: the strict contract, made
-// practical, plus perflog's rules.
+// practical, plus perflog's rules. It runs in phases, each stopping the
+// run when what follows cannot be judged: the file's bytes, its parse,
+// the history it keeps (deleted, modified, reformatted entries), the new
+// entries, and the change beyond the changelog (verifyDiffAware).
 func verifyFull(in *Input) *Report {
 	rep := &Report{}
-	lk := newLinks(in.Repository)
-	add := func(f Finding) {
+	v := &fullRun{in: in, rep: rep, lk: newLinks(in.Repository)}
+	v.add = func(f Finding) {
 		f.File = in.Path
 		if f.Severity == "" {
 			f.Severity = Error
@@ -140,24 +143,59 @@ func verifyFull(in *Input) *Report {
 		rep.Findings = append(rep.Findings, f)
 	}
 	if in.Head == nil {
-		add(Finding{Rule: RuleMissingFile, Message: fmt.Sprintf("%s does not exist at %s", in.Path, in.HeadRev)})
+		v.add(Finding{Rule: RuleMissingFile, Message: fmt.Sprintf("%s does not exist at %s", in.Path, in.HeadRev)})
 		return rep
 	}
-	baseRaw := in.Base
-	if baseRaw == nil {
-		baseRaw = []byte{}
+	v.baseRaw = in.Base
+	if v.baseRaw == nil {
+		v.baseRaw = []byte{}
 	}
-	if bytes.Equal(baseRaw, in.Head) {
-		add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: fmt.Sprintf("%s is unchanged between %s and %s", in.Path, in.BaseRev, in.HeadRev)})
+	if bytes.Equal(v.baseRaw, in.Head) {
+		v.add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: fmt.Sprintf("%s is unchanged between %s and %s", in.Path, in.BaseRev, in.HeadRev)})
 		if f, _, err := Parse(in.Path, in.Head); err == nil {
 			rep.Head = f
 		}
 		verifyDiffAware(in, rep, nil, addAny(in, rep))
 		return rep
 	}
-	added := addedLineSet(baseRaw, in.Head)
-	// byte-level rules: errors on lines this change wrote, warnings on
-	// debris inherited from history
+	if !v.checkBytes() || !v.parse() || in.canceled() {
+		return rep
+	}
+	ch := Align(v.base, v.head)
+	rep.Added = ch.Added
+	corrections := v.checkHistory(ch)
+	if corrections > 0 && len(ch.Added) > 0 {
+		v.add(Finding{Rule: RuleMixedCorrection, Line: ch.Added[0].Line, Entry: ch.Added[0].Index,
+			Message: fmt.Sprintf("this change corrects %d historical pr-link(s) and adds %d entr%s; do not mix them (the merge tooling canonicalizes only one kind)", corrections, len(ch.Added), plural(len(ch.Added), "y", "ies"))})
+	}
+	v.checkAdded(ch)
+	if len(ch.Added) == 0 && corrections == 0 && len(ch.Deleted) == 0 && len(ch.Modified) == 0 && !HasErrors(rep.Findings) {
+		v.add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: "the change adds no entry (whitespace only)"})
+	}
+	if in.canceled() {
+		return rep
+	}
+	verifyDiffAware(in, rep, ch.Added, addAny(in, rep))
+	return rep
+}
+
+// fullRun is one run of the full profile, between its phases.
+type fullRun struct {
+	in      *Input
+	rep     *Report
+	lk      links
+	add     func(Finding)
+	baseRaw []byte // the base file ("" when there is none)
+	// base and head are the parsed files (parse).
+	base, head *File
+}
+
+// checkBytes applies the byte-level rules: errors on lines this change
+// wrote, warnings on debris inherited from history. It reports whether
+// the file can be parsed (it is UTF-8).
+func (v *fullRun) checkBytes() bool {
+	in, add := v.in, v.add
+	added := addedLineSet(v.baseRaw, in.Head)
 	if !bytes.HasSuffix(in.Head, []byte("\n")) {
 		add(Finding{Rule: RuleFinalNewline, Line: countLines(in.Head), Message: fmt.Sprintf("%s at %s does not end with a newline", in.Path, in.HeadRev)})
 	}
@@ -177,34 +215,39 @@ func verifyFull(in *Input) *Report {
 	}
 	if !utf8.Valid(in.Head) {
 		add(Finding{Rule: RuleNotUTF8, Message: in.Path + " is not valid UTF-8"})
-		return rep
+		return false
 	}
+	return true
+}
+
+// parse parses the head and the base (on the other core meanwhile) and
+// checks the head's shape: a list of entries, each starting its line. It
+// reports whether the entries can be judged.
+func (v *fullRun) parse() bool {
+	in, add := v.in, v.add
 	type parsed struct {
 		f    *File
 		root *pyyaml.Value
 		err  error
 	}
 	baseDone := make(chan parsed, 1)
-	go func() { // parse the base on the other core meanwhile
-		b, broot, err := Parse(in.Path, baseRaw)
+	go func() {
+		b, broot, err := Parse(in.Path, v.baseRaw)
 		baseDone <- parsed{b, broot, err}
 	}()
 	head, root, err := Parse(in.Path, in.Head)
 	if err != nil {
 		add(atBreakingEntry(loadFailure(in.Path, err, in.Path+" at "+in.HeadRev, nil), in.Head))
-		return rep
+		return false
 	}
-	rep.Head = head
-	if in.canceled() {
-		return rep
-	}
+	v.rep.Head = head
 	if root.Kind != pyyaml.Seq {
 		if root.Kind == pyyaml.Null {
 			add(Finding{Rule: RuleRootNotList, Message: in.Path + " holds no entries"})
 		} else {
 			add(Finding{Rule: RuleRootNotList, Line: root.Line, Message: fmt.Sprintf("%s root must be a YAML list of entries, got a %s", in.Path, root.Kind)})
 		}
-		return rep
+		return false
 	}
 	for _, e := range head.Entries {
 		if !strings.HasPrefix(head.LineText(e.Line), "- config-keys:") {
@@ -215,23 +258,28 @@ func verifyFull(in *Input) *Report {
 	if n := countEntryStarts(string(in.Head)); n != len(head.Entries) {
 		add(Finding{Rule: RuleEntryStart, Message: fmt.Sprintf("%s has %d lines starting \"- config-keys:\" but %d entries; a nested or mis-indented entry?", in.Path, n, len(head.Entries))})
 	}
-
-	base := &File{Path: in.Path, Raw: baseRaw, lineStarts: lineStarts(baseRaw)}
-	if bp := <-baseDone; len(bytes.TrimSpace(baseRaw)) > 0 {
+	base := &File{Path: in.Path, Raw: v.baseRaw, lineStarts: lineStarts(v.baseRaw)}
+	if bp := <-baseDone; len(bytes.TrimSpace(v.baseRaw)) > 0 {
 		b, broot, err := bp.f, bp.root, bp.err
 		if err != nil || broot.Kind != pyyaml.Seq {
 			// history that does not parse (it happened three times on
 			// InferenceX): fall back to PyYAML's lenient loader
-			if v, err2 := pyyaml.Load(baseRaw, pyyaml.Options{}); err2 == nil && v.Kind == pyyaml.Seq {
-				b.Entries = b.split(v.Items)
+			if lv, err2 := pyyaml.Load(v.baseRaw, pyyaml.Options{}); err2 == nil && lv.Kind == pyyaml.Seq {
+				b.Entries = b.split(lv.Items)
 			}
 			add(Finding{Rule: RuleYAML, Severity: Warning, Message: fmt.Sprintf("%s at %s does not load with unique keys (%v); history was compared leniently", in.Path, in.BaseRev, err)})
 		}
 		base = b
 	}
-	ch := Align(base, head)
-	rep.Added = ch.Added
+	v.base, v.head = base, head
+	return true
+}
 
+// checkHistory judges what the change did to the entries the base has:
+// deleted, modified, reformatted, their pr-links corrected, gaps. It
+// returns the number of pr-link corrections.
+func (v *fullRun) checkHistory(ch *Change) (corrections int) {
+	in, add, base, head := v.in, v.add, v.base, v.head
 	for _, d := range ch.Deleted {
 		add(Finding{Rule: RuleDeletedEntry, Line: nearestHeadLine(head, ch, d), Entry: 0,
 			Message: fmt.Sprintf("entry %d of %s (line %d, config-keys %s) was deleted; the changelog is append-only", d.Index, in.BaseRev, d.Line, keysText(d))})
@@ -240,15 +288,14 @@ func verifyFull(in *Input) *Report {
 		add(Finding{Rule: RuleModifiedEntry, Line: m.Head.Line, Entry: m.Head.Index, Source: head.LineText(m.Head.Line),
 			Message: fmt.Sprintf("entry %d changed (%s); existing entries are immutable except for pr-link-only corrections", m.Head.Index, describeChange(m))})
 	}
-	corrections := 0
 	for _, k := range ch.Kept {
 		bRaw, hRaw := k.Base.Raw(base), k.Head.Raw(head)
 		ol, nl := k.Base.PRLink(), k.Head.PRLink()
 		if ol != nl {
 			corrections++
-			if !lk.canonical.MatchString(nl) {
+			if !v.lk.canonical.MatchString(nl) {
 				add(Finding{Rule: RulePRFormat, Line: k.Head.FieldLine(FieldPRLink), Entry: k.Head.Index, Source: head.LineText(k.Head.FieldLine(FieldPRLink)),
-					Message: fmt.Sprintf("entry %d pr-link correction is not canonical: %s (want %s<N>)", k.Head.Index, pyQuote(nl), lk.prefix)})
+					Message: fmt.Sprintf("entry %d pr-link correction is not canonical: %s (want %s<N>)", k.Head.Index, pyQuote(nl), v.lk.prefix)})
 			}
 			if l, ok := changedOutsidePRLink(bRaw, hRaw); ok {
 				add(Finding{Rule: RuleCorrectionLines, Line: k.Head.Line + l, Entry: k.Head.Index, Source: head.LineText(k.Head.Line + l),
@@ -263,12 +310,14 @@ func verifyFull(in *Input) *Report {
 		}
 	}
 	checkGaps(in, base, head, ch, add)
-	if corrections > 0 && len(ch.Added) > 0 {
-		add(Finding{Rule: RuleMixedCorrection, Line: ch.Added[0].Line, Entry: ch.Added[0].Index,
-			Message: fmt.Sprintf("this change corrects %d historical pr-link(s) and adds %d entr%s; do not mix them (the merge tooling canonicalizes only one kind)", corrections, len(ch.Added), plural(len(ch.Added), "y", "ies"))})
-	}
+	return corrections
+}
 
-	// the new entries
+// checkAdded judges the new entries: where they stand (appended, one
+// empty line before each, none after the last), their schema, their
+// pr-links and config-keys; and warns of history's schema errors.
+func (v *fullRun) checkAdded(ch *Change) {
+	in, add, head := v.in, v.add, v.head
 	isAdded := map[*Entry]bool{}
 	for _, e := range ch.Added {
 		isAdded[e] = true
@@ -311,7 +360,7 @@ func verifyFull(in *Input) *Report {
 			validLines = append(validLines, e.Line)
 			validValues = append(validValues, e.Value)
 			validIndex = append(validIndex, e.Index)
-			checkLinkFull(in, lk, head, e, add)
+			checkLinkFull(in, v.lk, head, e, add)
 			checkRepeatedKeys(head, e, add)
 		}
 	}
@@ -325,14 +374,6 @@ func verifyFull(in *Input) *Report {
 		gateModeAndKeys(in, valid, validLines, validValues, validIndex, nil, add, true)
 	}
 	unknownKeysOfInvalid(in, ch.Added, add)
-	if len(ch.Added) == 0 && corrections == 0 && len(ch.Deleted) == 0 && len(ch.Modified) == 0 && !HasErrors(rep.Findings) {
-		add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: "the change adds no entry (whitespace only)"})
-	}
-	if in.canceled() {
-		return rep
-	}
-	verifyDiffAware(in, rep, ch.Added, addAny(in, rep))
-	return rep
 }
 
 // unknownKeysOfInvalid reports the unknown config-keys of new entries
