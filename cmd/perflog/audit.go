@@ -174,7 +174,7 @@ func auditRun(ctx context.Context, opts *AuditOptions) error {
 	}
 	// on a narrow terminal the line and the commit go first: the entry
 	// number and the PR say as much
-	if err := printTable(opts.Factory, opts.Format, header, rows, "LINE", "INTRODUCED"); err != nil {
+	if err := printTable(opts.Factory, opts.Format, header, rows, "LINE", "INTRODUCED", "DATE"); err != nil {
 		return err
 	}
 	if opts.Claims != "" {

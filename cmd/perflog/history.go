@@ -192,6 +192,7 @@ func writeTSVRow(w io.Writer, r []string) error {
 // terminal table leaves out the columns named in drop, in their order,
 // while it cannot fit the terminal otherwise; TSV and CSV keep them.
 func printTable(f *Factory, format string, header []string, rows [][]string, drop ...string) error {
+	fullHeader := header
 	// what the repository gave is shown escaped, in every format: no cell
 	// ends its line (and starts a workflow command in a CI log)
 	for _, r := range rows {
@@ -213,8 +214,16 @@ func printTable(f *Factory, format string, header []string, rows [][]string, dro
 		}
 		return w.Flush()
 	}
-	header, rows = fitRows(f, header, rows, drop...)
+	full := make([][]string, len(rows))
+	for i, r := range rows {
+		full[i] = slices.Clone(r)
+	}
+	header, rows, fits := fitRows(f, slices.Clone(header), rows, drop...)
 	w := bufio.NewWriterSize(f.IO.Out, 64<<10) // tablewriter writes each line on its own
+	if !fits {
+		writeStacked(w, f.IO.TerminalWidth(), fullHeader, full)
+		return w.Flush()
+	}
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
 	t.Header(header)
 	if err := t.Bulk(rows); err != nil {
@@ -257,7 +266,7 @@ var prose = map[string]bool{"SUBJECT": true, "WHY": true, "CONFIG-KEYS": true, "
 // ellipsis (every column when none is prose: a query's). A table whose
 // other columns are wider than the terminal stays wider: a value is never
 // cut. TSV, CSV and JSON keep every byte.
-func fitRows(f *Factory, header []string, rows [][]string, drop ...string) ([]string, [][]string) {
+func fitRows(f *Factory, header []string, rows [][]string, drop ...string) ([]string, [][]string, bool) {
 	for _, r := range rows {
 		oneLine(r)
 	}
@@ -284,7 +293,68 @@ func fitRows(f *Factory, header []string, rows [][]string, drop ...string) ([]st
 			}
 		}
 	}
-	return header, rows
+	return header, rows, fits
+}
+
+// writeStacked writes a table that does not fit the terminal however its
+// prose is shortened (its paths and values are too wide) a row in two
+// lines: the first column alone (with the VALUE beside it, when that is
+// the second column: "FIELD = VALUE", or below it when the two do not fit
+// a line), then the others indented, two
+// spaces apart, aligned, the prose shortened to what the line leaves. A
+// path, hash or value is never cut: one wider than the terminal wraps.
+func writeStacked(w io.Writer, width int, header []string, rows [][]string) {
+	const indent, gap, minProse = 4, 2, 12
+	lead := 1
+	if len(header) > 2 && header[1] == "VALUE" {
+		lead = 2
+	}
+	for _, r := range rows {
+		oneLine(r)
+	}
+	pad := make([]int, len(header))
+	for i := lead; i < len(header); i++ {
+		pad[i] = twwidth.Width(header[i])
+		for _, r := range rows {
+			if i < len(r) {
+				pad[i] = max(pad[i], twwidth.Width(r[i]))
+			}
+		}
+	}
+	first := func(r []string) string {
+		if lead == 2 && len(r) > 1 {
+			if l := r[0] + " = " + r[1]; twwidth.Width(l) <= width {
+				return l
+			}
+			return r[0] + "\n" + strings.Repeat(" ", indent) + "= " + r[1] // too wide beside its field
+		}
+		return r[0]
+	}
+	rest := func(r []string) string {
+		var b strings.Builder
+		b.WriteString(strings.Repeat(" ", indent))
+		for i := lead; i < len(r); i++ {
+			c := r[i]
+			if i > lead {
+				b.WriteString(strings.Repeat(" ", gap))
+			}
+			if prose[header[i]] {
+				c = ellipsize(c, max(width-twwidth.Width(b.String()), minProse))
+			}
+			b.WriteString(c)
+			if i < len(r)-1 && !prose[header[i]] {
+				b.WriteString(strings.Repeat(" ", max(pad[i]-twwidth.Width(c), 0)))
+			}
+		}
+		return strings.TrimRight(b.String(), " ")
+	}
+	fmt.Fprintln(w, first(header))
+	fmt.Fprintln(w, rest(header))
+	fmt.Fprintln(w, strings.Repeat("─", max(min(width, 80), 1)))
+	for _, r := range rows {
+		fmt.Fprintln(w, first(r))
+		fmt.Fprintln(w, rest(r))
+	}
 }
 
 // fitColumns returns the widths to cap the prose columns of a table at so

@@ -441,7 +441,7 @@ func writeSchema(f *Factory, format string) error {
 		for _, c := range t.Columns {
 			rows = append(rows, []string{c.Name, c.Type, c.Doc})
 		}
-		header, rows = fitRows(f, header, rows)
+		header, rows, _ = fitRows(f, header, rows)
 		tb := tablewriter.NewTable(f.IO.Out, tablewriter.WithHeaderAutoFormat(tw.Off), tablewriter.WithRowAutoWrap(tw.WrapNone))
 		tb.Header(header)
 		if err := tb.Bulk(rows); err != nil {

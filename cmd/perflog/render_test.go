@@ -125,7 +125,8 @@ func TestTableFitsTerminal(t *testing.T) {
 		}
 	}
 	// blame: the field path, the value and the hash are never cut, even
-	// when they alone are wider than the terminal
+	// when they alone are wider than the terminal: a table too wide for
+	// it is stacked, FIELD = VALUE on one line, the rest on the next
 	blameHeader := []string{"FIELD", "VALUE", "COMMIT", "PR", "DATE", "EVENT", "SUBJECT"}
 	blameRow := []string{"scenarios.fixed-seq-len[1].search-space[0].conc-list", "[4, 8, 16, 32, 64, 128, 256]", "d4c996493e",
 		"#1431", "2026-05-18", "changed", "Update dsr1-fp4-mi355x-sglang SGLang image to v0.5.12-rocm700-mi35x (#1431)"}
@@ -136,20 +137,44 @@ func TestTableFitsTerminal(t *testing.T) {
 		if err := printTable(&Factory{IO: io}, "", blameHeader, [][]string{slices.Clone(blameRow)}); err != nil {
 			t.Fatal(err)
 		}
-		if n := strings.Count(out.String(), "\n"); n != 5 {
-			t.Errorf("blame at width %d: %d lines, want one a row:\n%s", width, n, out)
-		}
 		for _, tok := range blameRow[:6] {
 			if !strings.Contains(out.String(), tok) {
 				t.Errorf("blame at width %d: %s cut:\n%s", width, tok, out)
 			}
 		}
-		if width == 240 && !strings.Contains(out.String(), blameRow[6]) {
-			t.Errorf("blame at width 240: the subject fits but was cut:\n%s", out)
+		if width == 240 {
+			if n := strings.Count(out.String(), "\n"); n != 5 || !strings.Contains(out.String(), blameRow[6]) {
+				t.Errorf("blame at width 240: want a table of one line a row, the subject whole:\n%s", out)
+			}
+			continue
+		}
+		lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+		// FIELD and VALUE are 83 columns together: the value goes below
+		if len(lines) != 3+3 || lines[3] != blameRow[0] || lines[4] != "    = "+blameRow[1] || !strings.HasPrefix(lines[5], "    "+blameRow[2]+"  "+blameRow[3]) {
+			t.Errorf("blame at width 80: want FIELD, = VALUE, then the commit and the rest:\n%s", out)
+		}
+		for _, l := range lines {
+			if n := utf8.RuneCountInString(l); n > width {
+				t.Errorf("blame at width 80: a line of %d columns: %s", n, l)
+			}
 		}
 	}
-	// audit's nine columns: at 80 the line and the commit are left out,
-	// at 160 (and off a terminal) every column stays
+	// a field and value that fit a line share it
+	{
+		io, _, out, _ := iostreams.Test()
+		io.SetStdoutTTY(true)
+		io.SetTerminalWidth(80)
+		short := []string{"image", "lmsysorg/sglang:v0.5.12-rocm700-mi35x", "e3435bd084", "#1432", "2026-05-18", "changed", "Update the image"}
+		if err := printTable(&Factory{IO: io}, "", blameHeader, [][]string{slices.Clone(blameRow), short}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "\nimage = lmsysorg/sglang:v0.5.12-rocm700-mi35x\n    e3435bd084  #1432  2026-05-18  changed  Update the image\n") {
+			t.Errorf("blame at width 80, a short value:\n%s", out)
+		}
+	}
+	// audit's nine columns: at 80 the line and the commit are left out
+	// (and the date, when the verdicts are wide), at 160 (and off a
+	// terminal) every column stays
 	auditHeader := []string{"ENTRY", "LINE", "CONFIG-KEYS", "LINK", "INTRODUCED", "PR", "DATE", "VERDICT", "WHY"}
 	auditRow := []string{"482", "3904", "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache", "#1762", "7cc1268693", "#1768", "2026-07-20",
 		"mismatch", "pr-link points at #1762, but the entry was introduced by #1768 (7cc1268693)"}
@@ -157,11 +182,15 @@ func TestTableFitsTerminal(t *testing.T) {
 		width int
 		tty   bool
 		cols  int
-	}{{80, true, 7}, {160, true, 9}, {80, false, 9}} {
+	}{{80, true, 7}, {160, true, 9}, {80, false, 9}, {80, true, 6}} {
 		io, _, out, _ := iostreams.Test()
 		io.SetStdoutTTY(c.tty)
 		io.SetTerminalWidth(c.width)
-		if err := printTable(&Factory{IO: io}, "", slices.Clone(auditHeader), [][]string{slices.Clone(auditRow)}, "LINE", "INTRODUCED"); err != nil {
+		row := slices.Clone(auditRow)
+		if c.cols == 6 {
+			row[7] = "placeholder" // a wider verdict: the date goes too
+		}
+		if err := printTable(&Factory{IO: io}, "", slices.Clone(auditHeader), [][]string{row}, "LINE", "INTRODUCED", "DATE"); err != nil {
 			t.Fatal(err)
 		}
 		first := strings.SplitN(out.String(), "\n", 3)[0]
