@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
@@ -359,7 +360,7 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 		}
 		return writeJSON(opts.Factory.IO.Out, map[string]any{"key": opts.Key, "rev": hs.rev.String(), "items": items})
 	}
-	writeLog(opts.Factory.IO.Out, items, opts.Factory.IO.ColorEnabled(), termWidth(opts.Factory))
+	noteCut(opts.Factory, writeLog(opts.Factory.IO.Out, items, opts.Factory.IO.ColorEnabled(), termWidth(opts.Factory)))
 	if len(items) == 0 {
 		logNothing(ctx, opts, hs)
 	}
@@ -399,7 +400,7 @@ func logNothing(ctx context.Context, opts *LogOptions, hs *history) {
 
 // writeLog prints log items like git log: a header line per commit, then
 // the field changes and the changelog entries.
-func writeLog(w io.Writer, items []provenance.LogItem, color bool, width int) {
+func writeLog(w io.Writer, items []provenance.LogItem, color bool, width int) (cut bool) {
 	paint := func(code, s string) string {
 		if !color {
 			return s
@@ -419,7 +420,7 @@ func writeLog(w io.Writer, items []provenance.LogItem, color bool, width int) {
 		}
 		fmt.Fprintf(w, "%s %s %s %s  %s\n", paint(ansiYellow, shortSHA(it.Commit)), prText(it.PR), dateText(it.Date), paint(ansiBold, printable(what)), printable(it.Subject))
 		for _, c := range it.Changes {
-			writeChange(w, c)
+			cut = writeChange(w, c, width) || cut
 		}
 		for _, e := range it.Entries {
 			head := fmt.Sprintf("    changelog %s: ", e.Event)
@@ -432,6 +433,7 @@ func writeLog(w io.Writer, items []provenance.LogItem, color bool, width int) {
 			fmt.Fprintf(w, "    %s\n", paint(ansiRed, "no changelog entry in this commit names the key"))
 		}
 	}
+	return cut
 }
 
 // keyList joins keys with ", ", summarised to fit room columns when room
@@ -579,17 +581,19 @@ func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 		return writeJSON(out, rep)
 	}
 	printf(out, "%s: %d commit%s in %s..%s\n", rep.Key, len(rep.Items), plural(len(rep.Items)), shortSHA(rep.From), shortSHA(rep.To))
+	width, cut := termWidth(opts.Factory), false
 	if len(rep.Items) > 0 {
 		fmt.Fprintln(out)
-		writeLog(out, rep.Items, opts.Factory.IO.ColorEnabled(), termWidth(opts.Factory))
+		cut = writeLog(out, rep.Items, opts.Factory.IO.ColorEnabled(), width)
 	}
 	fmt.Fprintf(out, "\nnet change %s..%s:\n", shortSHA(rep.From), shortSHA(rep.To))
 	if len(rep.Net) == 0 {
 		fmt.Fprintln(out, "    (none)")
 	}
 	for _, c := range rep.Net {
-		writeChange(out, c)
+		cut = writeChange(out, c, width) || cut
 	}
+	noteCut(opts.Factory, cut)
 	return nil
 }
 
@@ -624,22 +628,44 @@ func writeBisect(opts *ProvDiffOptions, h *provenance.History, good, bad plumbin
 
 // writeChange writes one field change, with the points it reaches when
 // its path does not say (a search-space row's field).
-func writeChange(w io.Writer, c provenance.FieldChange) {
+// writeChange writes a field change on a line; on a terminal (width > 0)
+// a value too long for the line is shortened with an ellipsis, and cut
+// says so (a pipe and --format json get every byte).
+func writeChange(w io.Writer, c provenance.FieldChange, width int) (cut bool) {
 	p := orRecipe(c.Path)
 	where := ""
 	if c.Reach != "" && c.Reach != "all points" && !strings.HasPrefix(c.Path, "launch.") {
 		where = "  (" + c.Reach + ")"
 	}
+	room := width - utf8.RuneCountInString("    "+p+": "+where)
+	fit := func(v string, n int) string {
+		if width <= 0 || utf8.RuneCountInString(v) <= max(n, minValueRoom) {
+			return v
+		}
+		cut = true
+		return ellipsize(v, max(n, minValueRoom))
+	}
 	switch c.Kind {
 	case "added":
-		printf(w, "    %s: + %s%s\n", p, c.New, where)
+		printf(w, "    %s: + %s%s\n", p, fit(c.New, room-2), where)
 	case "removed":
-		printf(w, "    %s: - %s%s\n", p, c.Old, where)
+		printf(w, "    %s: - %s%s\n", p, fit(c.Old, room-2), where)
 	default:
-		printf(w, "    %s: %s -> %s%s\n", p, c.Old, c.New, where)
+		printf(w, "    %s: %s -> %s%s\n", p, fit(c.Old, (room-4)/2), fit(c.New, (room-4)/2), where)
 	}
 	if c.OldPath != "" {
 		printf(w, "      (was %s)\n", c.OldPath)
+	}
+	return cut
+}
+
+// minValueRoom is the least of a value a terminal's log shows.
+const minValueRoom = 16
+
+// noteCut says on stderr that values were shortened to fit the terminal.
+func noteCut(f *Factory, cut bool) {
+	if cut {
+		fmt.Fprintln(f.IO.ErrOut, "perflog: long values shortened to fit the terminal (...); --format json or a pipe shows them whole")
 	}
 }
 

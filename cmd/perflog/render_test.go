@@ -338,3 +338,29 @@ func TestWriteJSONList(t *testing.T) {
 		}
 	}
 }
+
+// TestLogValuesFitTerminal: on a terminal a log's long value is shortened
+// to its line (and the caller told, to say so); a pipe gets every byte.
+func TestLogValuesFitTerminal(t *testing.T) {
+	long := strings.Repeat("{isl: 1024, osl: 1024, search-space: [{tp: 8, conc-start: 1}]}, ", 20)
+	for _, c := range []provenance.FieldChange{
+		{Kind: "added", New: long},
+		{Kind: "changed", Path: "launch.flags.--compilation-config", Old: long, New: long + "x"},
+	} {
+		var b strings.Builder
+		if !writeChange(&b, c, 80) {
+			t.Errorf("%s: a value of %d characters was not shortened", c.Kind, len(long))
+		}
+		if n := utf8.RuneCountInString(strings.TrimRight(b.String(), "\n")); n > 80 {
+			t.Errorf("%s: a line of %d columns: %s", c.Kind, n, b.String())
+		}
+		b.Reset()
+		if writeChange(&b, c, 0) || !strings.Contains(b.String(), long) {
+			t.Errorf("%s: a pipe's value was shortened: %s", c.Kind, b.String())
+		}
+	}
+	var b strings.Builder
+	if writeChange(&b, provenance.FieldChange{Kind: "changed", Path: "image", Old: "a:1", New: "a:2"}, 80) || b.String() != "    image: a:1 -> a:2\n" {
+		t.Errorf("a short change: %q", b.String())
+	}
+}
