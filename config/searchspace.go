@@ -123,6 +123,18 @@ func (r *Recipe) RowAt(path string) (Row, bool) {
 	return Row{}, false
 }
 
+// CanonicalPath is a field path in today's layout: the older
+// `seq-len-configs[i]...` is `scenarios.fixed-seq-len[i]...` (the same
+// field, moved by the schema change), so that a history reads in one
+// vocabulary across it.
+func CanonicalPath(p string) string {
+	const old, now = "seq-len-configs", "scenarios.fixed-seq-len"
+	if HasPathPrefix(p, old) {
+		return now + p[len(old):]
+	}
+	return p
+}
+
 func scenarios(v *pyyaml.Value) []Scenario {
 	if sc, _ := v.Get("scenarios"); sc != nil && sc.Kind == pyyaml.Map {
 		var out []Scenario

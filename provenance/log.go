@@ -184,11 +184,24 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 // o's dates allow, in o's order. It applies a whole log's stored answer
 // (LaunchState.Log) to Since, Until and OldestFirst; Path and After need
 // the history (Log).
+//
+// It also reads the log in one path vocabulary (oneVocabulary): a commit
+// that changed no field (it only moved fields between the layouts of the
+// recipe schema, or reformatted the recipe), and named the key in no
+// changelog entry, is left out; one that did name it in an entry is a
+// changelog-only item.
 func FilterLog(items []LogItem, o LogOptions) []LogItem {
 	var out []LogItem
 	for _, it := range items {
 		if (!o.Since.IsZero() && it.Date.Before(o.Since)) || (!o.Until.IsZero() && it.Date.After(o.Until)) {
 			continue
+		}
+		it.Changes = oneVocabulary(it.Changes)
+		if len(it.Changes) == 0 && it.Kind == EvChanged {
+			if len(it.Entries) == 0 {
+				continue // a layout change alone
+			}
+			it.Kind, it.MissingEntry = EvChangelog, false
 		}
 		out = append(out, it)
 	}
@@ -211,6 +224,48 @@ func FilterLog(items []LogItem, o LogOptions) []LogItem {
 
 func setSeq(it *LogItem, sq int) { it.seq = sq }
 
+// oneVocabulary writes field changes in today's layout
+// (config.CanonicalPath) and drops what is then no change: a field
+// removed from the old layout and added to the new with its value, a
+// value "changed" to itself, a move between the layouts ("(was ...)").
+func oneVocabulary(fcs []FieldChange) []FieldChange {
+	if len(fcs) == 0 {
+		return fcs
+	}
+	type leaf struct{ path, value string }
+	removed, added := map[leaf]int{}, map[leaf]int{}
+	out := make([]FieldChange, 0, len(fcs))
+	for _, fc := range fcs {
+		fc.Path = config.CanonicalPath(fc.Path)
+		if fc.OldPath != "" && config.CanonicalPath(fc.OldPath) == fc.Path {
+			fc.OldPath = ""
+		}
+		switch fc.Kind {
+		case config.Changed:
+			if fc.Old == fc.New && fc.OldPath == "" {
+				continue
+			}
+		case config.Removed:
+			removed[leaf{fc.Path, fc.Old}]++
+		case config.Added:
+			added[leaf{fc.Path, fc.New}]++
+		}
+		out = append(out, fc)
+	}
+	return slices.DeleteFunc(out, func(fc FieldChange) bool {
+		var l leaf
+		switch fc.Kind {
+		case config.Removed:
+			l = leaf{fc.Path, fc.Old}
+		case config.Added:
+			l = leaf{fc.Path, fc.New}
+		default:
+			return false
+		}
+		return removed[l] > 0 && added[l] > 0
+	})
+}
+
 // filterChange returns c when it matches the path filter; an added or
 // removed subtree holding matching fields gives those fields instead.
 func filterChange(c config.Change, filter string) []FieldChange {
@@ -218,7 +273,8 @@ func filterChange(c config.Change, filter string) []FieldChange {
 	if c.OldPath != c.Path {
 		fc.OldPath = c.OldPath
 	}
-	if filter == "" || (PathMatch(filter, c.Path) && (strings.Contains(filter, "*") || config.HasPathPrefix(c.Path, filter))) {
+	filter = config.CanonicalPath(filter)
+	if filter == "" || (PathMatch(filter, config.CanonicalPath(c.Path)) && (strings.Contains(filter, "*") || config.HasPathPrefix(config.CanonicalPath(c.Path), filter))) {
 		return []FieldChange{fc}
 	}
 	if c.Kind == config.Changed {
@@ -226,7 +282,7 @@ func filterChange(c config.Change, filter string) []FieldChange {
 	}
 	var out []FieldChange
 	for _, f := range c.Leaves() {
-		if !PathMatch(filter, f.Path) {
+		if !PathMatch(filter, config.CanonicalPath(f.Path)) {
 			continue
 		}
 		sub := FieldChange{Kind: c.Kind, Path: f.Path}
@@ -354,6 +410,7 @@ func (h *History) KeyDiff(key string, from, to plumbing.Hash, launches []LaunchV
 		}
 		rep.Net = append(rep.Net, fc)
 	}
+	rep.Net = oneVocabulary(rep.Net)
 	if launches != nil {
 		rep.Net = append(rep.Net, launchChanges(launchAt(launches, fs), launchAt(launches, ts), "")...)
 	}
