@@ -67,6 +67,7 @@ const (
 	RulePRMismatch    = "pr-link/mismatch"    // points at another PR
 	RulePRPlaceholder = "pr-link/placeholder" // XXX placeholder (allowed only on PR runs)
 	RulePRFormat      = "pr-link/format"      // not a canonical pull-request link
+	RulePRCopied      = "pr-link/copied"      // outside a PR: an existing entry's link
 
 	// config keys.
 	RuleUnknownKey    = "config-keys/unknown"  // key or glob matches no recipe

@@ -286,7 +286,8 @@ func (v *fullRun) checkHistory(ch *Change) (corrections int) {
 	}
 	for _, m := range ch.Modified {
 		add(Finding{Rule: RuleModifiedEntry, Line: m.Head.Line, Entry: m.Head.Index, Source: head.LineText(m.Head.Line),
-			Message: fmt.Sprintf("entry %d changed (%s); existing entries are immutable except for pr-link-only corrections", m.Head.Index, describeChange(m))})
+			Message:  fmt.Sprintf("entry %d changed (%s); existing entries are immutable except for pr-link-only corrections", m.Head.Index, describeChange(m)),
+			Evidence: changedLines(in.Path, base, head, m)})
 	}
 	for _, k := range ch.Kept {
 		bRaw, hRaw := k.Base.Raw(base), k.Head.Raw(head)
@@ -360,7 +361,7 @@ func (v *fullRun) checkAdded(ch *Change) {
 			validLines = append(validLines, e.Line)
 			validValues = append(validValues, e.Value)
 			validIndex = append(validIndex, e.Index)
-			checkLinkFull(in, v.lk, head, e, add)
+			checkLinkFull(in, v.lk, head, e, func(o *Entry) bool { return isAdded[o] }, add)
 			checkRepeatedKeys(head, e, add)
 		}
 	}
@@ -427,7 +428,7 @@ func checkRepeatedKeys(head *File, e *Entry, add func(Finding)) {
 	}
 }
 
-func checkLinkFull(in *Input, lk links, head *File, e *Entry, add func(Finding)) {
+func checkLinkFull(in *Input, lk links, head *File, e *Entry, isAdded func(*Entry) bool, add func(Finding)) {
 	link := e.PRLink()
 	line := e.FieldLine(FieldPRLink)
 	src := head.LineText(line)
@@ -482,6 +483,22 @@ func checkLinkFull(in *Input, lk links, head *File, e *Entry, add func(Finding))
 			}
 		}
 		add(Finding{Rule: RulePRMismatch, Line: line, Entry: e.Index, Source: src, Message: msg})
+		return
+	}
+	if in.PR == 0 {
+		// no PR to compare with (a branch checked before its PR exists):
+		// a link an existing entry has is most likely copied with it
+		for _, o := range head.Entries {
+			if o == e || o.Index > e.Index || o.PRLink() != link || isAdded(o) {
+				continue
+			}
+			if Repeats(e.Value, o.Value) {
+				return // a re-trigger of o's sweep
+			}
+			add(Finding{Rule: RulePRCopied, Severity: Warning, Line: line, Entry: e.Index, Source: src,
+				Message: fmt.Sprintf("entry %d pr-link %s is the link of entry %d (line %d): copied from it? on your PR's branch, pass --pr N", e.Index, pyQuote(link), o.Index, o.Line)})
+			return
+		}
 	}
 }
 
@@ -620,6 +637,29 @@ func describeChange(p Pair) string {
 		return "content"
 	}
 	return strings.Join(what, ", ") + " differ from " + fmt.Sprintf("line %d at base", p.Base.Line)
+}
+
+// maxChangedLines bounds the lines a modified entry's finding shows.
+const maxChangedLines = 12
+
+// changedLines are the lines of a modified entry that differ, as git's
+// diff of the entry has them: each line of the base that went (rev
+// "base") and of the head that came (rev "head"), at most
+// maxChangedLines.
+func changedLines(path string, base, head *File, m Pair) []Evidence {
+	d := xdiff.Diff(m.Base.Raw(base), m.Head.Raw(head))
+	var out []Evidence
+	for i, gone := range d.Old {
+		if gone && len(out) < maxChangedLines {
+			out = append(out, Evidence{File: path, Line: m.Base.Line + i, Text: strings.TrimRight(string(d.OldLines[i]), "\n"), Rev: "base"})
+		}
+	}
+	for j, came := range d.New {
+		if came && len(out) < maxChangedLines {
+			out = append(out, Evidence{File: path, Line: m.Head.Line + j, Text: strings.TrimRight(string(d.NewLines[j]), "\n"), Rev: "head"})
+		}
+	}
+	return out
 }
 
 func nearestHeadLine(head *File, ch *Change, d *Entry) int {
