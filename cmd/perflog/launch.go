@@ -164,6 +164,9 @@ func writeLaunch(w io.Writer, pl *recipe.PointLaunch) {
 	p := pl.Point
 	printf(w, "%s point %s\n", p.Key, p.Label())
 	printf(w, "  config   %s:%d (%s row)\n", p.File, p.Line, p.Scenario)
+	if img := p.Env["IMAGE"]; img != "" {
+		printf(w, "  image    %s\n", img)
+	}
 	runs := p.Launcher
 	if p.Script != "" {
 		runs += " → " + p.Script
