@@ -392,9 +392,9 @@ func (h *History) buildRecipes() {
 // resumeRecipes is buildRecipes for a history that extends base, whose
 // recipe history is known (restored from a snapshot, or built), from
 // base's head on: base's keys and the state at its head are taken over,
-// and only the versions above it are replayed. An index update replayed
-// every version of every master config (2.6 ms of an update of the
-// corpus's last commit). fork is base's head, the last seq both share.
+// and only the versions above it are replayed (not every version of
+// every master config, as an update did). fork is base's head, the last
+// seq both share.
 func (h *History) resumeRecipes(base *History, fork int) {
 	h.Notes = append(h.Notes, h.configNotes()...)
 	for k, kh := range base.Keys {

@@ -62,8 +62,8 @@ func (r *Rev) DryRunKey(ctx context.Context, key string, point int, o dryrun.Opt
 }
 
 // DryRunKeys dry-runs every point of the recipes, on as many goroutines
-// as the machine has cores (2 cores, every point at the corpus head: 7.0
-// s on one, 4.3 s on two); the result is in key, then point order.
+// as the machine has cores (points are independent: BenchmarkDryRunCorpusHead
+// measures it); the result is in key, then point order.
 func (r *Rev) DryRunKeys(ctx context.Context, keys []string, point int, o dryrun.Options) ([]PointLaunch, error) {
 	var out []PointLaunch
 	for _, k := range keys {

@@ -12,8 +12,8 @@ import (
 )
 
 // The stored audit is written with package wire rather than gob: a warm
-// `changelog audit` is mostly the decoding of it (gob measured in
-// docs/dev/performance.md, stop 30). The encodings below list every field
+// `changelog audit` is mostly the decoding of it (docs/dev/performance.md
+// compares the two). The encodings below list every field
 // of the types they store; TestAuditWireFields fails when a field is
 // added and not encoded.
 

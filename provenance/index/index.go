@@ -851,8 +851,7 @@ const maxParts = 64
 // order of seg. A row that fits in its page (4 KiB, SQLite's default, which
 // the index keeps) is read in place; a larger value spills into overflow
 // pages, which SQLite copies into a buffer of its own allocated for the
-// read. The whole snapshot of the corpus (0.9 MB) in one row cost an
-// update about 240 page faults for that buffer alone. A part is framed
+// read, faulting in fresh pages for every update. A part is framed
 // with its length and the CRC-64 of its bytes (sealPart), so that a
 // segment lost or damaged makes the snapshot stale, never a different
 // history.

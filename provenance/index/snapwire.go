@@ -9,8 +9,8 @@ import (
 
 // A snapshot part is stored with package wire, not gob, for the reason the
 // audit is (see auditwire.go): every update, and every log, diff or audit
-// at an older revision, decodes the whole stored snapshot, and in a fresh
-// process gob spent 18 ms of a 100 ms `provenance log` on it. Every field
+// at an older revision, decodes the whole stored snapshot, which gob made
+// a large share of a cold `provenance log`. Every field
 // of the snapshot types is listed; TestSnapWireFields fails when one is
 // added and not encoded.
 

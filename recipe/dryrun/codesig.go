@@ -18,8 +18,7 @@ import (
 // signature is what of a shell file a run can depend on: its top-level
 // statements and the functions it called, in order. Memo compares
 // signatures when a file's object changed, so such a change costs a hash,
-// not every point's dry run (cold blame of dsr1-fp8-mi355x-sglang −21 %,
-// index --launches −28 %: docs/dev/performance.md).
+// not every point's dry run (docs/dev/performance.md has the gain).
 
 // codeShape is a shell file cut into its top-level statements.
 type codeShape struct {

@@ -40,8 +40,8 @@ func Serve(args []string) int {
 		return 2
 	}
 	// a worker's live heap is small and its dry runs allocate much: at
-	// Go's default the collector runs far more often than in one process
-	// (cold blame of a recipe: 30 % longer; docs/dev/performance.md)
+	// Go's default the collector would run far more often than in one
+	// process (the one SetGCPercent; docs/dev/performance.md)
 	debug.SetGCPercent(400)
 	how, degraded, err := confine(*spy)
 	if err != nil {
