@@ -45,7 +45,8 @@ type Factory struct {
 	shallowOnce sync.Once // warnShallow's
 
 	// DryRun bounds the dry runs of recipes (zero: dryrun's defaults);
-	// its Sandbox is filled in by dryRun.
+	// its Sandbox, when nil, is filled in by dryRun (one given is used,
+	// and its owner closes it).
 	DryRun      dryrun.Options
 	sandbox     *dryrun.Sandbox
 	sandboxOnce sync.Once
@@ -56,6 +57,9 @@ type Factory struct {
 // run and stopped when the command ends. A binary that cannot name
 // itself runs no dry run: each point is unknown, and says why.
 func (f *Factory) dryRun() dryrun.Options {
+	if f.DryRun.Sandbox != nil {
+		return f.DryRun
+	}
 	f.sandboxOnce.Do(func() {
 		exe, err := os.Executable()
 		if err != nil {

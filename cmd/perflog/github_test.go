@@ -141,6 +141,7 @@ func runWith(t *testing.T, env map[string]string, args ...string) (int, string, 
 	io, _, out, errOut := iostreams.Test()
 	f := newFactory(io)
 	f.Getenv = func(k string) string { return env[k] }
+	f.DryRun.Sandbox = sharedSandbox()
 	code := run(context.Background(), f, args)
 	return code, out.String(), errOut.String()
 }

@@ -42,6 +42,10 @@ type hostileRepo struct {
 	key        string
 	meta       map[string][]string // the payload's header lines, by name
 	worktree   bool
+	// sandbox runs the payload's dry runs, in every command of its test:
+	// confined workers of this binary, as perflog's (one set a payload,
+	// not one a command: what each command would start is the same)
+	sandbox *dryrun.Sandbox
 }
 
 func parseHeader(comment []byte) map[string][]string {
@@ -65,6 +69,12 @@ func buildHostile(t *testing.T, payload string) *hostileRepo {
 	bm := parseHeader(base.Comment)
 	top := t.TempDir()
 	h := &hostileRepo{dir: filepath.Join(top, "repo"), watch: filepath.Join(top, "watch"), key: bm["key"][0]}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.sandbox = dryrun.Confined(false, exe, dryrun.WorkerArg)
+	t.Cleanup(func() { h.sandbox.Close() })
 	script := bm["script"][0]
 	if err := os.MkdirAll(h.dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -240,7 +250,7 @@ func runHostile(t *testing.T, h *hostileRepo, args ...string) (out, errOut strin
 	f.Getenv = func(k string) string { return env[k] }
 	f.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	f.Getwd = func() (string, error) { return h.dir, nil }
-	f.DryRun = dryrun.Options{Timeout: time.Second, Memory: 256 << 20}
+	f.DryRun = dryrun.Options{Timeout: time.Second, Memory: 64 << 20, Sandbox: h.sandbox}
 	if v := h.meta["timeout"]; len(v) > 0 {
 		d, err := time.ParseDuration(v[0])
 		if err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,7 +29,31 @@ func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "perflog" {
 		os.Exit(Main())
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if testSandbox != nil {
+		testSandbox.Close()
+	}
+	os.Exit(code)
+}
+
+// testSandbox runs the dry runs of the scripts' and the other tests'
+// commands: confined workers of this binary, as perflog's, but one set
+// for the package rather than one a command (the hostile payloads have
+// their own).
+var (
+	testSandbox     *dryrun.Sandbox
+	testSandboxOnce sync.Once
+)
+
+func sharedSandbox() *dryrun.Sandbox {
+	testSandboxOnce.Do(func() {
+		exe, err := os.Executable()
+		if err != nil {
+			panic(err)
+		}
+		testSandbox = dryrun.Confined(false, exe, dryrun.WorkerArg)
+	})
+	return testSandbox
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script: each builds
@@ -88,6 +113,7 @@ func cmdPerflog(ts *testscript.TestScript, neg bool, args []string) {
 	f.Getenv = ts.Getenv
 	f.LookupEnv = func(k string) (string, bool) { v := ts.Getenv(k); return v, v != "" }
 	f.Getwd = func() (string, error) { return ts.MkAbs("."), nil }
+	f.DryRun.Sandbox = sharedSandbox()
 	code := run(context.Background(), f, args)
 	switch {
 	case neg && code == 0:

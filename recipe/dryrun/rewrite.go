@@ -39,15 +39,18 @@ func NewCache() *Cache {
 
 // parseScript parses and rewrites a script, once per path and content.
 func (c *Cache) parseScript(abs, name string, data []byte) (*syntax.File, error) {
+	if len(data) > maxCode {
+		// refused before anything copies it (a key of its bytes, a cache
+		// entry): a huge script costs its read, no more
+		return nil, fmt.Errorf("%s is %d KiB, over the %d KiB the sandbox runs", name, len(data)>>10, maxCode>>10)
+	}
 	key := abs + "\x00" + string(data)
 	if p, ok := c.parsed.Get(key); ok {
 		return p.f, p.err
 	}
 	var f *syntax.File
 	var err error
-	if len(data) > maxCode {
-		err = fmt.Errorf("%s is %d KiB, over the %d KiB the sandbox runs", name, len(data)>>10, maxCode>>10)
-	} else if f, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name); err != nil {
+	if f, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name); err != nil {
 		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, err, data))
 		err = fmt.Errorf("%s: bash the interpreter does not read: %v", name, err)
 	} else if u := unsupported(f); u != "" {
@@ -269,6 +272,9 @@ func (s *dryRun) asSourced(p string, data []byte) []byte {
 // cmds does not run). Lines stay where they are. Files are rewritten
 // once per content.
 func (c *Cache) sourceable(data []byte) []byte {
+	if len(data) > maxCode {
+		return data // the interpreter refuses it (checkCode), uncopied
+	}
 	key := string(data)
 	if v, ok := c.text.Get(key); ok {
 		return v

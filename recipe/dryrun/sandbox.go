@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"runtime"
 	"runtime/metrics"
 	"sort"
 	"strings"
@@ -417,17 +418,25 @@ func (s *dryRun) runReads() *runReads {
 // errMemory stops a run that holds more than its memory budget.
 var errMemory = errors.New("memory budget exceeded")
 
-// watchMemory stops the run (stop) when the heap grows past limit; it
-// returns the function that ends the watch. The heap is the process's:
-// in a worker it is the run's, in this process it also holds what the
-// process holds besides.
+// watchMemory stops the run (stop) when the heap it holds grows past
+// limit; it returns the function that ends the watch. The heap is the
+// process's: in a worker it is the runs', in this process it also holds
+// what the process holds besides. The heap is sampled often and cheaply
+// (its objects, garbage not yet collected included); past the limit a
+// collection tells what is live, which alone stops the run: garbage is
+// no run's fault, and a worker collects late (serve.go).
 func watchMemory(ctx context.Context, limit int64, stop context.CancelCauseFunc) func() {
 	done, exited := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(exited)
 		t := time.NewTicker(5 * time.Millisecond)
 		defer t.Stop()
-		sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		over := func(s []metrics.Sample) bool {
+			metrics.Read(s)
+			return s[0].Value.Kind() == metrics.KindUint64 && int64(s[0].Value.Uint64()) > limit
+		}
 		for {
 			select {
 			case <-done:
@@ -435,8 +444,11 @@ func watchMemory(ctx context.Context, limit int64, stop context.CancelCauseFunc)
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				metrics.Read(sample)
-				if sample[0].Value.Kind() == metrics.KindUint64 && int64(sample[0].Value.Uint64()) > limit {
+				if !over(heap) {
+					continue
+				}
+				runtime.GC()
+				if over(live) {
 					stop(errMemory)
 					return
 				}
