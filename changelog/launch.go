@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
 	"slices"
@@ -167,16 +168,6 @@ func withCauses(head *recipe.Rev, effects, causes []Finding) []Finding {
 	return out
 }
 
-// sortedKeys are a map's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // pointList names points for a message: "points 6-11 (tp8 mtp conc 32, ...)".
 func pointList(pts []*recipe.LaunchPoint) string {
 	if len(pts) == 1 {
@@ -229,7 +220,7 @@ func unknownKey(l *dryrun.Launch) string {
 // launchRules reports the head launches' problems: failures, stray
 // arguments and settings not wired to the server.
 func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(Finding)) {
-	for _, k := range sortedKeys(effects) {
+	for _, k := range slices.Sorted(maps.Keys(effects)) {
 		e := effects[k]
 		type group struct {
 			rule, at, msg string
@@ -361,7 +352,7 @@ func describeLaunchChange(e *recipe.Effect) string {
 // omitsChange reports the launch changes of the recipes the new entries
 // cover that no bullet of those entries mentions.
 func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered map[string][]*Entry, add func(Finding)) {
-	for _, k := range sortedKeys(effects) {
+	for _, k := range slices.Sorted(maps.Keys(effects)) {
 		e := effects[k]
 		entries := covered[k]
 		if len(entries) == 0 || !e.Complete {

@@ -2,6 +2,8 @@ package recipe
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -143,7 +145,7 @@ func CheckRecipe(r *Rev, key string) []lint.Finding {
 		return nil
 	}
 	var out []lint.Finding
-	for _, p := range sortedKeys(runs) {
+	for _, p := range slices.Sorted(maps.Keys(runs)) {
 		s, err := r.Script(p)
 		if err != nil || s == nil {
 			continue
@@ -188,14 +190,5 @@ func CheckImage(r *Rev, key string) []lint.Finding {
 		out = append(out, lint.Finding{Rule: lint.RuleNonUpstreamImage, Severity: lint.Severities[lint.RuleNonUpstreamImage], File: im.File, Line: im.Line, Key: key, Source: im.Text,
 			Message: fmt.Sprintf("%s (framework %s) runs %s, which is not from the upstream %s repository (%s*): the review checklist allows that only for new hardware or model architectures upstream does not support yet", key, fw, im.Text, engine, upstreamRepos[engine])})
 	}
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

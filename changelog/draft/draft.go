@@ -82,7 +82,7 @@ func With(ch *recipe.Change, effects map[string]*recipe.Effect, o Options) ([]ch
 	for _, rc := range changes {
 		listed[rc.Key] = true
 	}
-	for _, k := range sortedKeys(effects) {
+	for _, k := range slices.Sorted(maps.Keys(effects)) {
 		e := effects[k]
 		if !listed[e.Key] && e.Complete && e.Changed {
 			// a launcher or a shared helper changed what it launches
@@ -1160,13 +1160,4 @@ func Suggest(in *changelog.Input, rep *changelog.Report) {
 			rep.Suggested = append(rep.Suggested, d)
 		}
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
