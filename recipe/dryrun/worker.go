@@ -355,10 +355,12 @@ func (w *worker) read() {
 		case m.Done != nil:
 			c.done <- m.Done
 		case m.Ask != nil:
+			// answered on its own goroutine: reading a file of one job
+			// does not hold up the messages of the others
+			w.mu.Lock()
 			c.asked = append(c.asked, *m.Ask)
-			w.wmu.Lock()
-			err = w.enc.Encode(toWorker{ID: m.ID, Answer: w.answer(c.files, m.Ask)})
-			w.wmu.Unlock()
+			w.mu.Unlock()
+			go w.reply(c, m.ID, m.Ask)
 		default:
 			err = errors.New("an unexpected message")
 		}
@@ -403,6 +405,13 @@ func (w *worker) send(c *call, j *job) (uint64, bool) {
 	w.mu.Unlock()
 	w.wmu.Lock()
 	err := w.enc.Encode(toWorker{ID: id, Job: j})
+	if err == nil {
+		for _, p := range j.Pre {
+			if p.A.Data != nil && p.A.ID != "" {
+				w.sent[p.A.ID] = true // as for an answer (reply)
+			}
+		}
+	}
 	w.wmu.Unlock()
 	if err != nil {
 		w.cmd.Process.Kill() // read tells the waiting jobs
@@ -516,10 +525,7 @@ func (p *pool) runIn(ctx context.Context, w *worker, files fs.FS, j job) (l *Lau
 		inner = r.Unwrap()
 	}
 	for _, q := range prev {
-		w.wmu.Lock()
-		a := w.answer(inner, &q)
-		w.wmu.Unlock()
-		j.Pre = append(j.Pre, pre{q, a})
+		j.Pre = append(j.Pre, pre{q, w.answer(inner, &q)})
 	}
 	c := &call{files: files, done: make(chan *done, 1)}
 	if _, ok := w.send(c, &j); !ok {
@@ -667,12 +673,35 @@ func unknownLaunch(format string, a ...any) *Launch {
 // answer answers the worker's question from files. A content the
 // worker was given already is left out (Known), and not read; an
 // upper-case op asks for the content anyway. The caller holds wmu.
+// reply answers a job's question; a worker that cannot be told is
+// stopped (its jobs then end, as when it stops answering).
+func (w *worker) reply(c *call, id uint64, q *ask) {
+	a := w.answer(c.files, q)
+	w.wmu.Lock()
+	err := w.enc.Encode(toWorker{ID: id, Answer: a})
+	if err == nil && a.Data != nil && a.ID != "" {
+		// known from now on: an answer that says so is encoded after
+		// the one that gave it
+		w.sent[a.ID] = true
+	}
+	w.wmu.Unlock()
+	if err != nil {
+		w.cmd.Process.Kill()
+	}
+}
+
+// answer answers a question about files; the content of a file the
+// worker holds already (w.sent) is not sent again.
 func (w *worker) answer(files fs.FS, q *ask) *answer {
 	full := q.Op >= 'A' && q.Op <= 'Z'
 	if full {
 		q = &ask{Op: q.Op + 'a' - 'A', Path: q.Path}
 	}
-	known := func(id string) bool { return id != "" && !full && w.sent[id] }
+	known := func(id string) bool {
+		w.wmu.Lock()
+		defer w.wmu.Unlock()
+		return id != "" && !full && w.sent[id]
+	}
 	a := &answer{}
 	fail := func(err error) *answer {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
@@ -710,9 +739,6 @@ func (w *worker) answer(files fs.FS, q *ask) *answer {
 				return fail(err)
 			}
 			a.Data = data
-			if a.ID != "" {
-				w.sent[a.ID] = true
-			}
 		}
 	case 'd':
 		ents, err := fs.ReadDir(files, q.Path)
