@@ -1,6 +1,7 @@
 package provenance
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -79,6 +80,44 @@ func reaches(c FieldChange, point string) bool {
 	return true
 }
 
+// ErrNoSuchPoint is returned for a point that no row of the recipe
+// names at either end of a bisection.
+var ErrNoSuchPoint = errors.New("no such point")
+
+// checkPoint says whether some row of key at good or at bad has every
+// word of point in its configuration ("tp8 8k1k"); "" is every point.
+func (h *History) checkPoint(key string, good, bad plumbing.Hash, point string) error {
+	if point == "" {
+		return nil
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, at := range []plumbing.Hash{good, bad} {
+		sq, err := h.seqOf(at)
+		if err != nil {
+			continue
+		}
+		v := h.recipeValueAt(key, sq)
+		if v == nil {
+			continue
+		}
+		for _, r := range config.NewRecipe("", "", 0, v).Rows() {
+			name := strings.TrimSuffix(rowText(r), " row")
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+			if reaches(FieldChange{Reach: "only " + name}, point) {
+				return nil
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil // no rows to check it against
+	}
+	return fmt.Errorf("%w: no row of %s names %q (its rows: %s)", ErrNoSuchPoint, key, point, strings.Join(names, ", "))
+}
+
 // Candidate is a commit to rerun when bisecting a recipe's regression.
 type Candidate struct {
 	// Order is when to rerun it: 1 first. Each rerun halves the commits
@@ -111,6 +150,9 @@ type BisectReport struct {
 func (h *History) Bisect(key string, good, bad plumbing.Hash, launches []LaunchVersion, point string) (*BisectReport, error) {
 	d, err := h.KeyDiff(key, good, bad, launches)
 	if err != nil {
+		return nil, err
+	}
+	if err := h.checkPoint(key, good, bad, point); err != nil {
 		return nil, err
 	}
 	rep := &BisectReport{Key: key, Good: d.From, Bad: d.To, Candidates: []Candidate{}}

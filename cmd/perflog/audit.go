@@ -75,7 +75,7 @@ A table on a terminal, tab-separated values otherwise, or --format json.`,
 			return auditRun(cmd.Context(), opts)
 		},
 	}
-	opts.addFlags(cmd.Flags(), "table, tsv or json (default: table on a terminal, else tsv)")
+	opts.addFlags(cmd.Flags(), "table, tsv, json or csv (default: table on a terminal, else tsv)")
 	cmd.Flags().StringVar(&opts.Key, "key", "", "only entries whose config-keys match this `glob` ('*' wildcards)")
 	cmd.Flags().StringVar(&opts.Claims, "claims", "", "check each entry's description claims against the commit that introduced it; list the `verdicts` contradicted (the default of a bare --claims) or all")
 	cmd.Flags().Lookup("claims").NoOptDefVal = "contradicted"

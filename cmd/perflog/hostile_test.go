@@ -250,7 +250,7 @@ func runHostile(t *testing.T, h *hostileRepo, args ...string) (out, errOut strin
 	f.Getenv = func(k string) string { return env[k] }
 	f.LookupEnv = func(k string) (string, bool) { v, ok := env[k]; return v, ok }
 	f.Getwd = func() (string, error) { return h.dir, nil }
-	f.DryRun = dryrun.Options{Timeout: time.Second, Memory: 64 << 20, Sandbox: h.sandbox}
+	f.DryRun = dryrun.Options{Timeout: 5 * time.Second, Memory: 64 << 20, Sandbox: h.sandbox}
 	if v := h.meta["timeout"]; len(v) > 0 {
 		d, err := time.ParseDuration(v[0])
 		if err != nil {

@@ -77,7 +77,7 @@ are listed. A table on a terminal, tab-separated values otherwise, or
 			return blameRun(cmd.Context(), opts)
 		},
 	}
-	opts.addFlags(cmd.Flags(), "table, tsv or json (default: table on a terminal, else tsv)")
+	opts.addFlags(cmd.Flags(), "table, tsv, json or csv (default: table on a terminal, else tsv)")
 	noLaunchFlag(cmd.Flags(), &opts.NoLaunch)
 	return cmd
 }
@@ -362,23 +362,30 @@ func logRun(ctx context.Context, opts *LogOptions) error {
 	}
 	noteCut(opts.Factory, writeLog(opts.Factory.IO.Out, items, opts.Factory.IO.ColorEnabled(), termWidth(opts.Factory)))
 	if len(items) == 0 {
-		logNothing(ctx, opts, hs)
+		logNothing(ctx, opts, hs, since, until)
 	}
 	return nil
 }
 
 // logNothing says on stderr why a log is empty: what was asked, and for a
 // --path that names no field of the recipe, the nearest ones.
-func logNothing(ctx context.Context, opts *LogOptions, hs *history) {
+func logNothing(ctx context.Context, opts *LogOptions, hs *history, since, until time.Time) {
 	var what []string
 	if opts.Path != "" {
 		what = append(what, fmt.Sprintf("a field matching %q", opts.Path))
 	}
+	// a relative date says which day it was taken as
+	when := func(arg string, t time.Time) string {
+		if d := t.Format(time.DateOnly); d != arg {
+			return arg + " = " + d
+		}
+		return arg
+	}
 	if opts.Since != "" {
-		what = append(what, "since "+opts.Since)
+		what = append(what, "since "+when(opts.Since, since))
 	}
 	if opts.Until != "" {
-		what = append(what, "until "+opts.Until)
+		what = append(what, "until "+when(opts.Until, until))
 	}
 	msg := fmt.Sprintf("no commit changed %s", opts.Key)
 	if len(what) > 0 {

@@ -79,21 +79,16 @@ func (s *Source) Query(ctx context.Context, sql string, started func() bool, col
 	return err
 }
 
-// launchCoverage warns when the launch tables hold the launches of only
+// launchCoverage warns when the launch tables hold the walks of only
 // some of the recipes at the indexed head: they are filled as history
-// commands walk a recipe, or for all by `perflog index --launches`.
+// commands walk a recipe, or for all by `perflog index --launches`. (A
+// recipe walked is counted whether or not it launched anything: a
+// multi-node recipe described from no file has no rows.)
 func (s *Source) launchCoverage(ctx context.Context) {
 	var walked, recipes int64
-	count := func(q string, n *int64) error {
-		return s.ix.QueryEach(ctx, q, func([]string) error { return nil }, func(v []any) error {
-			if len(v) == 1 {
-				*n, _ = v[0].(int64)
-			}
-			return nil
-		})
-	}
-	if count("SELECT COUNT(DISTINCT key) FROM launches_at_head", &walked) != nil ||
-		count("SELECT COUNT(*) FROM recipes_at_head", &recipes) != nil || walked >= recipes {
+	err := s.ix.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM launch_states WHERE key IN (SELECT key FROM recipes_at_head)),
+		(SELECT COUNT(*) FROM recipes_at_head)`).Scan(&walked, &recipes)
+	if err != nil || walked >= recipes {
 		return
 	}
 	s.warn(fmt.Sprintf("the launch tables hold %d of the %d recipes at %s: blame and log fill them a recipe at a time; `perflog index --launches` fills them for all",
