@@ -680,6 +680,9 @@ func (c *clauseReader) concQualifiers(ti int, groups []RowQual) (alts []RowQual,
 		end := c.toks[ti].end
 		for tj := ti + 1; tj < len(c.toks) && c.toks[tj].claim.Kind != KindConc; tj++ {
 			nt := c.toks[tj]
+			if nt.start < end {
+				continue // a claim within text read already (claims may overlap)
+			}
 			between := c.t[end:nt.start]
 			if pm := strings.Contains(between, "+/-") || strings.Contains(between, "±"); pm && len(alts) > 0 {
 				switch {
