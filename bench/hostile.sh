@@ -2,6 +2,9 @@
 # Measures perflog binaries on the hostile corpus (testdata/hostile), each
 # payload applied to dsr1-fp8-mi355x-sglang on a clone of the real history:
 # time, peak memory, whether a secret reached the output, what was created.
+# Each command runs under prlimit with 8 GiB of address space (an older
+# binary's memory bombs would otherwise take the machine down) and is
+# stopped after 120 s.
 #
 #   bench/hostile.sh [BINARY...]     (default: a build of this tree)
 #

@@ -76,7 +76,9 @@ func TestHostileMeasure(t *testing.T) {
 		}
 		runs = append(runs, verify)
 		for _, args := range runs {
-			cmd := exec.Command(bin, args...)
+			// at most 8 GiB of address space: an older binary's memory
+			// bombs would otherwise take the machine (and this test) down
+			cmd := exec.Command("prlimit", append([]string{"--as=8589934592", "--", bin}, args...)...)
 			cmd.Dir = repo
 			cmd.Env = []string{"PATH=" + watch + "/bin:/usr/local/bin:/usr/bin:/bin", "HOME=" + watch, "TMPDIR=" + watch,
 				"GITHUB_TOKEN=" + hostileSecret, "AWS_SECRET_ACCESS_KEY=" + hostileSecret2, "NO_COLOR=1"}
