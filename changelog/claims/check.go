@@ -102,14 +102,29 @@ func checkAll(ctx context.Context, ch *recipe.Change, entries []Entry, effects m
 		if len(claims) == 0 {
 			continue
 		}
-		id := strings.Join(e.Keys, "\x00")
-		subj := subjects[id]
-		if subj == nil {
-			subj = newSubject(ch, e.Keys, changed())
-			subj.launched, subj.commands, subj.points = launchedServers(subj.keys, effects)
-			subjects[id] = subj
+		subjectOf := func(patterns []string) *subject {
+			id := strings.Join(patterns, "\x00")
+			subj := subjects[id]
+			if subj == nil {
+				subj = newSubject(ch, patterns, changed())
+				subj.launched, subj.commands, subj.points = launchedServers(subj.keys, effects)
+				if subj.launched != nil {
+					for _, k := range subj.keys {
+						subj.effects = append(subj.effects, effects[k])
+					}
+				}
+				subjects[id] = subj
+			}
+			return subj
 		}
+		all := subjectOf(e.Keys)
 		for _, c := range claims {
+			subj := all
+			if c.Bullet >= 0 && c.Bullet < len(e.Bullets) {
+				if named := namedKeys(e.Bullets[c.Bullet], all.keys); named != nil {
+					subj = subjectOf(named) // "glm5-fp4-b200-sglang-mtp: override ...": that recipe only
+				}
+			}
 			r := Result{Claim: c, Entry: e.Index, Keys: subj.keys, Line: e.LineOf(c.Bullet)}
 			subj.check(&r)
 			out = append(out, r)
@@ -143,6 +158,9 @@ type subject struct {
 	// claim may be about the router or the benchmark client).
 	launched, commands []*dryrun.Command
 	points             []launchedPoint
+	// effects are the listed recipes' effects when each was dry-run
+	// completely (nil otherwise).
+	effects []*recipe.Effect
 }
 
 type side struct {
@@ -300,6 +318,36 @@ func (s *subject) check(r *Result) {
 	if len(r.Evidence) > 5 {
 		r.Evidence = r.Evidence[:5]
 	}
+}
+
+// namedKeys are the recipes of keys a bullet names as whole words
+// ("glm5-fp4-b200-sglang-mtp: ..." names the MTP recipe, not
+// glm5-fp4-b200-sglang); nil when it names none or all of them.
+func namedKeys(bullet string, keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		for i := 0; ; {
+			j := strings.Index(bullet[i:], k)
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(k)
+			if (j == 0 || !isKeyByte(bullet[j-1])) && (end == len(bullet) || !isKeyByte(bullet[end])) {
+				out = append(out, k)
+				break
+			}
+			i = j + 1
+		}
+	}
+	if len(out) == len(keys) {
+		return nil
+	}
+	return out
+}
+
+func isKeyByte(b byte) bool {
+	return b == '-' || b == '_' || 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || '0' <= b && b <= '9'
 }
 
 func (r *Result) set(verdict, reason string, ev ...Evidence) {

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -106,6 +107,24 @@ func TestConcAcrossVariants(t *testing.T) {
 		}
 		if got != nil && got.Verdict == Contradicted && len(got.Evidence) == 0 {
 			t.Errorf("%q: no evidence", tc.bullet)
+		}
+	}
+}
+
+func TestNamedKeys(t *testing.T) {
+	keys := []string{"glm5-fp4-b200-sglang", "glm5-fp4-b200-sglang-mtp", "glm5-fp8-b200-sglang"}
+	for _, tc := range []struct {
+		bullet string
+		want   []string
+	}{
+		{"glm5-fp4-b200-sglang-mtp: override --mem-fraction-static from 0.85 to 0.8", []string{"glm5-fp4-b200-sglang-mtp"}},
+		{"glm5-fp4-b200-sglang and glm5-fp8-b200-sglang: add --x", []string{"glm5-fp4-b200-sglang", "glm5-fp8-b200-sglang"}},
+		{"Update the image", nil},
+		{"glm5-fp4-b200-sglang-mtp, glm5-fp4-b200-sglang, glm5-fp8-b200-sglang: bump", nil}, // all: no narrowing
+		{"xglm5-fp4-b200-sglang-mtpx: not a name", nil},
+	} {
+		if got := namedKeys(tc.bullet, keys); !slices.Equal(got, tc.want) {
+			t.Errorf("namedKeys(%q) = %q, want %q", tc.bullet, got, tc.want)
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "4"
+const Version = "5"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -62,6 +62,10 @@ type Claim struct {
 	// Strong claims assert (an assignment, a verb governing the name);
 	// a bare mention is weak and is never called contradicted.
 	Strong bool `json:"-"`
+	// stated: the bullet states the value in a form that asserts it
+	// whatever governs it ("from A to B", "A -> B", a bullet that opens
+	// with "--x B").
+	stated bool
 	// Bullet is the 0-based index of the bullet in the description.
 	Bullet int `json:"bullet"`
 }
@@ -164,14 +168,15 @@ var (
 	// counterfactual and old-state markers: what follows is not the head
 	reCounter = regexp.MustCompile(`(?i)\b(rather than|instead of|previously|formerly|was|were|used to|will|would|could|should|vs\.?|versus|compared (?:to|with)|than|replacing|in place of|originally|old|no longer|until|once|if|when|unless|pending|future|follow-?up|todo|later|unlike|ahead of|attempt\w*|re-attempt\w*|tried|trying|avoid\w*|deliberately|upstream|sibling|default(?:s|ed)? to)\b`)
 	reNeg     = regexp.MustCompile(`(?i)^(remove[sd]?|removing|drop(?:s|ped|ping)?|delete[sd]?|deleting|disable[sd]?|disabling|unset|strip(?:ped)?|without|no|not|never|omit(?:s|ted)?|exclude[sd]?|excluding|revert(?:s|ed)?|stop|prune[sd]?|skip(?:s|ped)?)$`)
-	rePos     = regexp.MustCompile(`(?i)^(add(?:s|ed|ing)?|set(?:s|ting)?|enable[sd]?|enabling|pass(?:es|ed)?|use[sd]?|using|export(?:s|ed)?|keep(?:s)?|kept|bump(?:s|ed)?|update[sd]?|upgrade[sd]?|switch(?:es|ed)?|introduce[sd]?|apply|applie[sd]|include[sd]?|extend(?:s|ed)?|expand(?:s|ed)?|restore[sd]?|re-?enable[sd]?|with|via|pin(?:s|ned)?|move[sd]?|align(?:s|ed)?)$`)
+	rePos     = regexp.MustCompile(`(?i)^(add(?:s|ed|ing)?|set(?:s|ting)?|enable[sd]?|enabling|pass(?:es|ed)?|use[sd]?|using|export(?:s|ed)?|keep(?:s)?|kept|bump(?:s|ed)?|update[sd]?|upgrade[sd]?|switch(?:es|ed)?|introduce[sd]?|apply|applie[sd]|include[sd]?|extend(?:s|ed)?|expand(?:s|ed)?|restore[sd]?|re-?enable[sd]?|with|via|pin(?:s|ned)?|move[sd]?|align(?:s|ed)?|raise[sd]?|raising|lower(?:s|ed|ing)?|increase[sd]?|increasing|decrease[sd]?|decreasing|reduce[sd]?|reducing|change[sd]?|changing|tune[sd]?|adjust(?:s|ed)?)$`)
 )
 
 // stopWords are words after a flag that are not its value.
 var stopWords = map[string]bool{"from": true, "to": true, "and": true, "for": true, "on": true, "in": true, "at": true,
 	"is": true, "are": true, "the": true, "a": true, "an": true, "of": true, "as": true, "by": true, "so": true,
 	"plus": true, "or": true, "but": true, "now": true, "only": true, "flag": true, "flags": true, "instead": true,
-	"unconditionally": true, "too": true, "also": true, "which": true, "that": true, "when": true, "if": true}
+	"unconditionally": true, "too": true, "also": true, "which": true, "that": true, "when": true, "if": true,
+	"stays": true, "stay": true, "remains": true, "remain": true, "kept": true}
 
 // falseName lists all-caps tokens that are not environment variables.
 var falseName = map[string]bool{"ISL_OSL": true}
@@ -314,6 +319,12 @@ func splitClauses(b string) []clause {
 			}
 		case ';':
 			flush(i)
+		case ' ':
+			// " — " and " -- " open an aside (the reason, a result): a
+			// clause of its own
+			if depth == 0 && (strings.HasPrefix(b[i:], " — ") || strings.HasPrefix(b[i:], " -- ")) {
+				flush(i)
+			}
 		case '.':
 			if i+1 == len(b) || (b[i+1] == ' ' && depth == 0) {
 				flush(i)
@@ -384,7 +395,13 @@ func extractBullet(b string) []Claim {
 				continue // "(>= MIN_EVAL_CONC=16)": a threshold named, not a variable set
 			}
 			name, val := ms[m[2]:m[3]], strings.TrimRight(strings.Trim(ms[m[4]:m[5]], `"'`+"`"), ".:,")
-			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindEnv, Text: ms[m[0]:m[1]], Name: name, Value: val, Strong: true}})
+			c, end := Claim{Kind: KindEnv, Name: name, Value: val, Strong: true}, m[1]
+			if to, n, ok := statedArrow(ms[m[1]:]); ok { // X=0 -> 1
+				c.From, c.Value, c.stated, end = val, to, true, m[1]+n
+				mask(m[1], end)
+			}
+			c.Text = ms[m[0]:end]
+			toks = append(toks, ctoken{m[0], end, c})
 		}
 		ms = string(masked)
 		for _, m := range reFlag.FindAllStringSubmatchIndex(ms, -1) {
@@ -397,8 +414,11 @@ func extractBullet(b string) []Claim {
 				cut := m[5] < len(t) && ms[m[5]] == ' ' && t[m[5]] != ' '
 				if !cut && !rePos.MatchString(v) && !reNeg.MatchString(v) && !stopWords[strings.ToLower(v)] {
 					c.Value, end = v, m[5]
+					// "--x 0.9" opening a bullet states the value
+					c.stated = strings.Trim(ms[:m[2]], " `-*") == "" && looksLikeValue(v) && !reFormula.MatchString(ms[m[5]:])
 				}
 			}
+			end = statedValue(&c, ms[:m[2]], ms[m[3]:], m[3], end)
 			c.Text = ms[m[2]:end]
 			toks = append(toks, ctoken{m[2], end, c})
 			mask(m[2], end)
@@ -409,15 +429,21 @@ func extractBullet(b string) []Claim {
 			if falseName[name] || len(name) < 6 {
 				continue
 			}
-			toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindEnv, Text: name, Name: name}})
-			mask(m[0], m[1])
+			c := Claim{Kind: KindEnv, Name: name}
+			end := statedValue(&c, ms[:m[0]], ms[m[1]:], m[1], m[1])
+			c.Text = ms[m[0]:end]
+			toks = append(toks, ctoken{m[0], end, c})
+			mask(m[0], end)
 		}
 		ms = string(masked)
 		for _, m := range reBare.FindAllStringIndex(ms, -1) {
 			w := ms[m[0]:m[1]]
 			if knownFlags[w] {
-				toks = append(toks, ctoken{m[0], m[1], Claim{Kind: KindFlag, Text: w, Name: "--" + w}})
-				mask(m[0], m[1])
+				c := Claim{Kind: KindFlag, Name: "--" + w}
+				end := statedValue(&c, ms[:m[0]], ms[m[1]:], m[1], m[1])
+				c.Text = ms[m[0]:end]
+				toks = append(toks, ctoken{m[0], end, c})
+				mask(m[0], end)
 			}
 		}
 		ms = string(masked)
@@ -782,7 +808,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			}
 			out = append(out, c)
 		case KindFlag:
-			if !gov && !c.Negated {
+			if !gov && !c.Negated && !c.stated {
 				if !c.Strong {
 					continue // a bare name nobody governs
 				}

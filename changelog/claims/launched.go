@@ -103,22 +103,7 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 	if len(s.points) == 0 || (r.Kind == KindFlag && !strings.HasPrefix(r.Name, "-")) {
 		return false
 	}
-	lookup := func(lp launchedPoint) (string, *dryrun.Command, bool) {
-		if r.Kind == KindFlag {
-			for _, c := range lp.commands {
-				if v, found := c.Flag(r.Name); found {
-					return strings.Join(v, " "), c, true
-				}
-			}
-			return "", nil, false
-		}
-		for _, c := range lp.servers {
-			if v, found := c.Env[r.Name]; found {
-				return v, c, true
-			}
-		}
-		return "", nil, false
-	}
+	lookup := func(lp launchedPoint) (string, *dryrun.Command, bool) { return lp.valueOf(&r.Claim) }
 	carriers := map[string]bool{}
 	for _, lp := range s.points {
 		if _, _, found := lookup(lp); found {
@@ -165,7 +150,14 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 	if r.Negated {
 		verb = "launch without"
 	}
-	r.set(Confirmed, fmt.Sprintf("the %d points that meet %s %s %s", met, cond, verb, r.Name), s.launchEvidence(s.points[0].servers[0]))
+	which := fmt.Sprintf("the %d points that meet", met)
+	if met == 1 {
+		which, verb = "the one point that meets", verb+"es"
+		if r.Negated {
+			verb = "launches without"
+		}
+	}
+	r.set(Confirmed, fmt.Sprintf("%s %s %s %s", which, cond, verb, r.Name), s.launchEvidence(s.points[0].servers[0]))
 	return true
 }
 
@@ -184,6 +176,9 @@ func (s *subject) launchEvidence(c *dryrun.Command) Evidence {
 func (s *subject) launchedFlag(r *Result) (ok bool) {
 	if len(s.launched) == 0 || !strings.HasPrefix(r.Name, "-") {
 		return false
+	}
+	if !r.Negated && s.launchedChange(r) {
+		return true
 	}
 	var with []*dryrun.Command
 	var vals []string
@@ -247,7 +242,7 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 	if s.undecided(r, fmt.Sprintf("the dry run's points launch %s %s", r.Name, strings.Join(dedupe(vals), ", ")), s.launchEvidence(with[0])) {
 		return true
 	}
-	r.set(Contradicted, fmt.Sprintf("the points launch %s %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), value), s.launchEvidence(with[0]))
+	r.set(Contradicted, fmt.Sprintf("%s launches %s, not %s", s.pointWith(&r.Claim, vals[0]), named(&r.Claim, vals[0]), value)+others(vals), s.launchEvidence(with[0]))
 	return true
 }
 
@@ -297,6 +292,9 @@ func (s *subject) launchedEnv(r *Result) (ok bool) {
 	if len(s.launched) == 0 {
 		return false
 	}
+	if !r.Negated && s.launchedChange(r) {
+		return true
+	}
 	name := r.Name
 	var with []*dryrun.Command
 	var vals []string
@@ -335,6 +333,26 @@ func (s *subject) launchedEnv(r *Result) (ok bool) {
 	if s.undecided(r, fmt.Sprintf("the dry run's servers start with %s=%s", name, strings.Join(dedupe(vals), ", ")), s.launchEvidence(with[0])) {
 		return true
 	}
-	r.set(Contradicted, fmt.Sprintf("the servers start with %s=%s, not %s", name, strings.Join(dedupe(vals), ", "), r.Value), s.launchEvidence(with[0]))
+	r.set(Contradicted, fmt.Sprintf("%s starts its server with %s, not %s", s.pointWith(&r.Claim, vals[0]), named(&r.Claim, vals[0]), r.Value)+others(vals), s.launchEvidence(with[0]))
 	return true
+}
+
+// pointWith names the first point that launches a claim's name with value
+// v ("the points" when the dry run's points are not at hand).
+func (s *subject) pointWith(r *Claim, v string) string {
+	for _, lp := range s.points {
+		if got, _, found := lp.valueOf(r); found && got == v {
+			return lp.key + " point " + lp.pt.Label()
+		}
+	}
+	return "a point"
+}
+
+// others says which other values the points launch, if any.
+func others(vals []string) string {
+	d := dedupe(vals)
+	if len(d) < 2 {
+		return ""
+	}
+	return " (others: " + strings.Join(d[1:], ", ") + ")"
 }

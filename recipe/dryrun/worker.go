@@ -248,26 +248,43 @@ type call struct {
 	shared bool
 }
 
-// tail keeps the last bytes a worker wrote to stderr (a crash's cause).
+// tail keeps what a worker wrote to stderr, bounded: its first bytes (a
+// Go crash says why on its first line, "fatal error: out of memory") and
+// its last ones.
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
+	mu   sync.Mutex
+	head []byte
+	buf  []byte
+	cut  bool
 }
+
+const tailHead, tailKeep = 4 << 10, 8 << 10
 
 func (t *tail) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > 16<<10 {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-8<<10:]...)
+	n := len(p)
+	if room := tailHead - len(t.head); room > 0 {
+		k := min(room, len(p))
+		t.head = append(t.head, p[:k]...)
+		p = p[k:]
 	}
-	return len(p), nil
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*tailKeep {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-tailKeep:]...)
+		t.cut = true
+	}
+	return n, nil
 }
 
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.buf)
+	sep := ""
+	if t.cut {
+		sep = "\n…\n"
+	}
+	return string(t.head) + sep + string(t.buf)
 }
 
 // start starts a worker and reads its hello; the caller holds p.mu.
