@@ -21,6 +21,8 @@ package dryrun
 import (
 	"context"
 	"io/fs"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/perflog/perflog/internal/lru"
@@ -138,7 +140,19 @@ type Sandbox struct {
 	pool  *pool  // confined: the workers (nil in this process)
 	// shapes of shell files by object id, for memos (codesig.go)
 	shapes *lru.Cache[string, *codeShape]
+	// stopped is the wall time (ns) its runs spent before a budget
+	// stopped them; past stoppedLimit (StoppedBudget when 0) it runs no
+	// more (see Run).
+	stopped      atomic.Int64
+	stoppedLimit time.Duration
 }
+
+// StoppedBudget bounds the wall time one sandbox (one perflog command)
+// spends on dry runs that a budget stops: a loop that never ends in a
+// helper every recipe sources would otherwise cost each point its 5 s,
+// an hour for a pull request that reaches every point of the corpus.
+// Past it, the remaining runs are unknown without running.
+const StoppedBudget = 30 * time.Second
 
 // shapeCache holds the shapes of the shell files a history's memos
 // compare: the versions of every shared helper a walk passes through.
@@ -156,12 +170,26 @@ func InProcess() *Sandbox { return &Sandbox{cache: NewCache(), shapes: shapeCach
 // what it launched.
 func (sb *Sandbox) Run(ctx context.Context, files fs.FS, script string, args []string, env map[string]string, o Options) *Launch {
 	o.defaults()
+	limit := sb.stoppedLimit
+	if limit <= 0 {
+		limit = StoppedBudget
+	}
 	dry := func(f fs.FS) *Launch {
-		if sb.pool != nil {
-			return sb.pool.run(ctx, f, job{Script: script, Args: args, Env: env, MaxSteps: o.MaxSteps, Timeout: o.Timeout,
-				Memory: o.Memory, Patterns: o.Patterns, Reads: o.Memo != nil})
+		if spent := time.Duration(sb.stopped.Load()); spent >= limit {
+			return unknownLaunch("not run: this command's dry runs already spent %v on runs a budget stopped (a script that never ends?)", limit)
 		}
-		return runHere(ctx, sb.cache, f, script, args, env, o, o.Memo != nil)
+		start := time.Now()
+		var l *Launch
+		if sb.pool != nil {
+			l = sb.pool.run(ctx, f, job{Script: script, Args: args, Env: env, MaxSteps: o.MaxSteps, Timeout: o.Timeout,
+				Memory: o.Memory, Patterns: o.Patterns, Reads: o.Memo != nil})
+		} else {
+			l = runHere(ctx, sb.cache, f, script, args, env, o, o.Memo != nil)
+		}
+		if l != nil && l.Status == StatusUnknown && strings.Contains(l.Reason, "stopped") {
+			sb.stopped.Add(int64(time.Since(start)))
+		}
+		return l
 	}
 	if o.Memo != nil {
 		return o.Memo.run(files, script, args, env, sb.shapes, dry)

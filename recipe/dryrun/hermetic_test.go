@@ -210,3 +210,39 @@ func TestBudgets(t *testing.T) {
 	}
 	t.Logf("%+v", sb.Stats())
 }
+
+// TestStoppedBudget: once a sandbox's runs have spent its budget on runs
+// a budget stopped, the next runs are unknown at once, whatever they are:
+// a never-ending loop in a helper every point sources costs a command
+// StoppedBudget, not 5 s a point.
+func TestStoppedBudget(t *testing.T) {
+	sb := InProcess()
+	sb.stoppedLimit = 500 * time.Millisecond
+	files := testfs.Files{"run.sh": "for ((i=0; i>=0; i++)); do Y=$i; done\nvllm serve m --tp 8 &\n"}
+	start := time.Now()
+	var stopped, refused int
+	for range 20 {
+		l := sb.Run(context.Background(), files, "run.sh", nil, nil, Options{Timeout: 200 * time.Millisecond})
+		switch {
+		case l.Status != StatusUnknown:
+			t.Fatalf("a never-ending loop: %s %s", l.Status, l.Reason)
+		case strings.HasPrefix(l.Reason, "not run: this command's dry runs already spent 500ms"):
+			refused++
+		case strings.Contains(l.Reason, "time budget"):
+			stopped++
+		default:
+			t.Fatalf("unknown for another reason: %s", l.Reason)
+		}
+	}
+	if stopped < 2 || stopped > 4 || refused != 20-stopped {
+		t.Errorf("%d runs stopped at the time budget, %d refused; want 3 or so stopped, the rest refused", stopped, refused)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("20 runs took %v", d)
+	}
+	// an innocent script is refused too: the sandbox cannot tell
+	l := sb.Run(context.Background(), testfs.Files{"run.sh": "vllm serve m &\n"}, "run.sh", nil, nil, Options{})
+	if l.Status != StatusUnknown || !strings.HasPrefix(l.Reason, "not run:") {
+		t.Errorf("after the budget: %s %s", l.Status, l.Reason)
+	}
+}
