@@ -87,6 +87,9 @@ const (
 	RuleLaunchUnknown = "launch/unknown"           // a point whose dry run did not end (a budget, refused or unread code)
 	RuleOmitsChange   = "description/omits-change" // a launch change no bullet mentions
 
+	// description: what the bullets say.
+	RulePlaceholderDesc = "description/placeholder" // a bullet that says nothing (TBD, test, a bare "update", the config-key alone)
+
 	// claims: the description against the change.
 	RuleContradicted = "claim/contradicted" // a description claim the change contradicts
 	RuleUnverified   = "claim/unverified"   // a claim that could not be checked (--claims all)

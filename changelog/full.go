@@ -363,6 +363,7 @@ func (v *fullRun) checkAdded(ch *Change) {
 			validIndex = append(validIndex, e.Index)
 			checkLinkFull(in, v.lk, head, e, func(o *Entry) bool { return isAdded[o] }, add)
 			checkRepeatedKeys(head, e, add)
+			checkPlaceholderBullets(head, e, add)
 		}
 	}
 	for _, e := range head.Entries {
@@ -425,6 +426,52 @@ func checkRepeatedKeys(head *File, e *Entry, add func(Finding)) {
 			continue
 		}
 		first[it.Str] = it.Line
+	}
+}
+
+// placeholderWords are descriptions that say nothing: reviewers reject
+// them, and no claim in them can be checked.
+var placeholderWords = map[string]bool{"": true, "test": true, "testing": true, "tbd": true, "tbc": true, "xxx": true, "wip": true,
+	"todo": true, "update": true, "updates": true, "updated": true, "fix": true, "fixes": true, "fixed": true, "change": true,
+	"changes": true, "misc": true, "placeholder": true, "n/a": true, "na": true, "none": true, "-": true, "...": true}
+
+// placeholderBullet says whether a bullet says nothing: a placeholder
+// word, or one of the entry's config-keys alone (or after a bare verb:
+// "update KEY").
+func placeholderBullet(b string, keys []string) bool {
+	t := strings.ToLower(strings.TrimSpace(strings.Trim(strings.TrimSpace(b), "\"'`")))
+	t = strings.TrimRight(t, ".!:;, ")
+	if placeholderWords[t] || strings.Trim(t, "-_.*#=~ ") == "" {
+		return true
+	}
+	for _, verb := range []string{"", "update ", "fix ", "change ", "bump ", "tune "} {
+		for _, k := range keys {
+			if t == verb+strings.ToLower(k) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkPlaceholderBullets reports each bullet of a new entry that says
+// nothing (description/placeholder).
+func checkPlaceholderBullets(head *File, e *Entry, add func(Finding)) {
+	v, ok := e.Value.Get(FieldDescription)
+	if !ok {
+		return
+	}
+	keys := StringsOf(e.Value, FieldConfigKeys)
+	for _, it := range v.Items {
+		if it.Kind != pyyaml.Str || !placeholderBullet(it.Str, keys) {
+			continue
+		}
+		what := "says nothing a reviewer can check"
+		if len(v.Items) == 1 {
+			what = "is the whole description, and says nothing a reviewer can check"
+		}
+		add(Finding{Rule: RulePlaceholderDesc, Line: it.Line, Entry: e.Index, Source: head.LineText(it.Line),
+			Message: fmt.Sprintf("entry %d's bullet %s %s: say what the change does (the flags, variables, image or search space it changes, and why)", e.Index, pyQuote(it.Str), what)})
 	}
 }
 

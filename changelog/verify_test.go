@@ -9,7 +9,7 @@ import (
 )
 
 func ent(key, lnk string) string {
-	return "- config-keys:\n  - " + key + "\n  description:\n  - Update " + key + "\n  pr-link: " + lnk + "\n"
+	return "- config-keys:\n  - " + key + "\n  description:\n  - Update " + key + " image\n  pr-link: " + lnk + "\n"
 }
 
 const l1 = link + "1"
@@ -60,10 +60,10 @@ func TestIncumbentStrictInventory(t *testing.T) {
 		{"content change", a, strings.Replace(a, "Update config-a", "Different", 1), 42, RuleModifiedEntry},
 		{"deletion", a, "[]\n", 42, RuleDeletedEntry},
 		{"correction mixed with append", ent("config-a", "XXX"), ent("config-a", link+"42") + "\n" + ent("config-b", "XXX"), 42, RuleMixedCorrection},
-		{"historical prefix changed", a, strings.Replace(a, "Update config-a", "Update config-a ", 1) + "\n" + ent("config-b", "XXX"), 42, RuleHistoryBytes},
+		{"historical prefix changed", a, strings.Replace(a, "Update config-a image", "Update config-a image ", 1) + "\n" + ent("config-b", "XXX"), 42, RuleHistoryBytes},
 		{"two empty separator lines", a, a + "\n" + ent("config-b", "XXX") + "\n\n" + ent("config-c", "XXX"), 42, RuleSeparator},
 		{"final entry with extra newline", a, a + "\n" + ent("config-b", "XXX") + "\n", 42, RuleTrailingBlank},
-		{"correction plus whitespace", ent("config-a", "XXX"), strings.Replace(ent("config-a", link+"42"), "  - Update config-a\n", "  - Update config-a  \n", 1), 42, RuleCorrectionLines},
+		{"correction plus whitespace", ent("config-a", "XXX"), strings.Replace(ent("config-a", link+"42"), "  - Update config-a image\n", "  - Update config-a image  \n", 1), 42, RuleCorrectionLines},
 		{"tabs", a, a + "\n" + strings.Replace(ent("config-b", "XXX"), "Update", "Up\tdate", 1), 42, RuleTab},
 	}
 	for _, c := range cases {
@@ -111,7 +111,7 @@ func TestFullProfileRules(t *testing.T) {
 		t.Fatalf("new file: %v", rep.Findings)
 	}
 	// a tab only in history is a warning, in new lines an error
-	tabbed := strings.Replace(a, "- Update config-a", "- \"Up\tdate config-a\"", 1)
+	tabbed := strings.Replace(a, "- Update config-a image", "- \"Up\tdate config-a image\"", 1)
 	if rep := verify(t, ProfileFull, tabbed, tabbed+"\n"+ent("config-b", link+"42"), 42); !rep.OK() {
 		t.Fatalf("inherited tab: %v", rep.Findings)
 	}
@@ -269,5 +269,54 @@ func TestBaseEmptyLinesAreHistory(t *testing.T) {
 	}
 	if r := verify(t, ProfileFull, e1+"\n\n", e1+"\n\n\n"+e2, 2); !hasRule(r, RuleSeparator) {
 		t.Errorf("full: an empty line added after the base's: %+v", r.Findings)
+	}
+}
+
+// TestPlaceholderDescription: a new entry's bullet that says nothing is
+// an error of the full profile, each such bullet at its line; a history
+// of such bullets is not judged again.
+func TestPlaceholderDescription(t *testing.T) {
+	a := ent("config-a", l1)
+	with := func(bullets ...string) string {
+		return "- config-keys:\n  - config-b\n  description:\n" + "  - " + strings.Join(bullets, "\n  - ") + "\n  pr-link: " + link + "42\n"
+	}
+	for _, tc := range []struct {
+		bullets []string
+		bad     int
+	}{
+		{[]string{"TBD"}, 1},
+		{[]string{`""`}, 1},
+		{[]string{"WIP."}, 1},
+		{[]string{"test"}, 1},
+		{[]string{"update"}, 1},
+		{[]string{"config-b"}, 1},
+		{[]string{"Update config-b"}, 1},
+		{[]string{"Raise conc to 64", "XXX"}, 1},
+		{[]string{"Raise conc to 64"}, 0},
+		{[]string{"Update config-b image to v0.5.6"}, 0},
+		{[]string{"Fix the router's port"}, 0},
+	} {
+		rep := verify(t, ProfileFull, a, a+"\n"+with(tc.bullets...), 42)
+		var got []Finding
+		for _, f := range rep.Findings {
+			if f.Rule == RulePlaceholderDesc {
+				got = append(got, f)
+			}
+		}
+		if len(got) != tc.bad {
+			t.Errorf("%q: %d placeholder findings, want %d: %v", tc.bullets, len(got), tc.bad, rep.Findings)
+			continue
+		}
+		if tc.bad > 0 && (got[0].Severity != Error || got[0].Entry != 2 || got[0].Line != 10+len(tc.bullets)-1) {
+			t.Errorf("%q: %+v", tc.bullets, got[0])
+		}
+	}
+	// the gate profile (the incumbent's rules) does not have the rule
+	if rep := verify(t, ProfileGate, a, a+"\n"+with("TBD"), 42); hasRule(rep, RulePlaceholderDesc) {
+		t.Errorf("gate: %v", rep.Findings)
+	}
+	// an old entry that says nothing is history, not this change's
+	if rep := verify(t, ProfileFull, with("TBD"), with("TBD")+"\n"+ent("config-c", link+"43"), 43); hasRule(rep, RulePlaceholderDesc) {
+		t.Errorf("history: %v", rep.Findings)
 	}
 }
