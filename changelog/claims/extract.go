@@ -66,6 +66,9 @@ type Claim struct {
 	// whatever governs it ("from A to B", "A -> B", a bullet that opens
 	// with "--x B").
 	stated bool
+	// every: a conc range or cap that is its bullet's only one, so it
+	// speaks of every row the change touched (that its qualifiers name).
+	every bool
 	// Bullet is the 0-based index of the bullet in the description.
 	Bullet int `json:"bullet"`
 }
@@ -188,12 +191,56 @@ var falseName = map[string]bool{"ISL_OSL": true}
 func Extract(description []string) []Claim {
 	var out []Claim
 	for i, b := range description {
-		for _, c := range extractBullet(b) {
+		cs := extractBullet(b)
+		concs := 0
+		var pars []Claim
+		for _, c := range cs {
+			switch c.Kind {
+			case KindConc:
+				concs++
+			case KindParallel:
+				pars = append(pars, c)
+			}
+		}
+		for _, c := range cs {
 			c.Bullet = i
+			c.every = c.Kind == KindConc && concs == 1 && (c.Max > 0 || len(c.Range) == 2) && speaksOfEvery(b, c, pars)
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// reSame: wording that says rows kept what they ran ("conc1-2
+// unchanged"), so a range in it speaks of no change.
+var reSame = regexp.MustCompile(`(?i)\b(unchanged|untouched|same|kept|keeps?|as before|remains?|stays?)\b`)
+
+// speaksOfEvery says whether a bullet's one concurrency range or cap
+// speaks of every row the change touched (that its qualifiers name):
+// when every parallelism the bullet names qualifies it, at most two of
+// them ("TP=8, EP=1, concurrency 4-64"), and nothing says the rows stayed
+// as they were. A bullet that names other rows too ("add TP2 and TP8
+// configurations, ..., and add TP8 conc=1-2") leaves it a claim about
+// some row.
+func speaksOfEvery(bullet string, c Claim, pars []Claim) bool {
+	if reSame.MatchString(bullet) || len(pars) > 2 {
+		return false
+	}
+	for _, p := range pars {
+		if p.Row == nil {
+			return false
+		}
+		in := false
+		for _, q := range c.Rows {
+			in = in || (len(p.Row.TP) > 0 && len(q.TP) > 0 && slices.Equal(p.Row.TP, q.TP)) ||
+				(len(p.Row.EP) > 0 && len(q.EP) > 0 && slices.Equal(p.Row.EP, q.EP)) ||
+				(p.Row.DPA != nil && q.DPA != nil && *p.Row.DPA == *q.DPA)
+		}
+		if !in {
+			return false
+		}
+	}
+	return true
 }
 
 // span is a clause of a bullet with the polarity and the counterfactual

@@ -3,6 +3,7 @@ package claims
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -183,5 +184,34 @@ func TestBoundIsNoVariableSet(t *testing.T) {
 	got := Extract([]string{"Set SGLANG_X_Y=1 when conc > 8"})
 	if len(got) == 0 || got[0].Kind != KindEnv || got[0].Name != "SGLANG_X_Y" || got[0].Value != "1" {
 		t.Errorf("a variable set, with a comparison after it: %+v", got)
+	}
+}
+
+// TestSpeaksOfEvery: a bullet's one concurrency range speaks of every
+// touched row its qualifiers name, unless the bullet names other rows or
+// says the rows stayed as they were.
+func TestSpeaksOfEvery(t *testing.T) {
+	for _, tc := range []struct {
+		bullet string
+		every  bool
+	}{
+		{"Sweep conc 4-64", true},
+		{"Concurrency sweep up to 1024", true},
+		{"Configurations: TP=8, EP=1, concurrency 4-64 for 1k1k, 1k8k, and 8k1k sequence lengths", true},
+		{"Add tp4 ep4 search-space entries (conc 32-256) for all seq-len configs", false},
+		{"Add TP2 and TP8 configurations, extend concurrency range to 256, and add TP8 conc=1-2 for ISL8192", false},
+		{"conc1-2 unchanged (latency-bound)", false},
+		{"TP4 conc 4-64, TP8 conc 4-256", false},
+		{"conc 4, 8 and 16", false}, // a list, not a range
+	} {
+		var got []bool
+		for _, c := range Extract([]string{tc.bullet}) {
+			if c.Kind == KindConc {
+				got = append(got, c.every)
+			}
+		}
+		if len(got) == 0 || slices.Contains(got, !tc.every) {
+			t.Errorf("%q: every %v, want %v", tc.bullet, got, tc.every)
+		}
 	}
 }

@@ -119,6 +119,11 @@ func (s *subject) checkConc(r *Result) {
 			lo, hi = min(lo, c), max(hi, c)
 		}
 	}
+	defer func() {
+		if r.every && r.Verdict == Confirmed {
+			s.outsideTouched(r, match, qual) // "some row" holds; does every touched row?
+		}
+	}()
 	if r.Max > 0 {
 		for _, row := range match {
 			if len(row.Conc) > 0 && slices.Max(row.Conc) == r.Max {
@@ -498,4 +503,73 @@ func (s *subject) launchedRadix(r *Result) (ok bool) {
 		r.set(Unverified, fmt.Sprintf("%d of %d points launch --disable-radix-cache (%s)", n, total, with.key+" point "+with.pt.Label()), s.launchEvidence(with.servers[0]))
 	}
 	return true
+}
+
+// touched are the head rows the change added or altered: those with no
+// equal row (the same recipe, scenario, sequence lengths, parallelism,
+// speculative decoding, KV offloading and concurrencies) at base.
+func (s *subject) touched(rows []keyedRow) []keyedRow {
+	same := func(a, b keyedRow) bool {
+		return a.key == b.key && a.Scenario == b.Scenario && a.ISL == b.ISL && a.OSL == b.OSL &&
+			slices.Equal(a.TP, b.TP) && slices.Equal(a.EP, b.EP) && slices.Equal(a.DPA, b.DPA) && a.Spec == b.Spec &&
+			a.KVOffloading == b.KVOffloading && a.KVBackend == b.KVBackend && slices.Equal(a.Conc, b.Conc)
+	}
+	var out []keyedRow
+	for _, h := range rows {
+		if !slices.ContainsFunc(s.base.rows, func(b keyedRow) bool { return same(h, b) }) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// outsideTouched checks a range or a cap of concurrency ("conc 4-256",
+// "up to 256") against every row the change touched among the rows it
+// speaks of (match): one that runs a concurrency outside it contradicts
+// the claim. ok is true when it did.
+func (s *subject) outsideTouched(r *Result, match []keyedRow, qual string) (ok bool) {
+	lo, hi := int64(1), r.Max
+	if len(r.Range) == 2 {
+		lo, hi = r.Range[0], r.Range[1]
+	}
+	if hi <= 0 {
+		return false
+	}
+	for _, row := range s.touched(match) {
+		if len(row.Conc) == 0 {
+			continue
+		}
+		a, b := slices.Min(row.Conc), slices.Max(row.Conc)
+		if a >= lo && b <= hi {
+			continue
+		}
+		what := fmt.Sprintf("outside conc %d-%d", lo, hi)
+		if len(r.Range) != 2 {
+			what = fmt.Sprintf("past conc %d", hi)
+		}
+		r.Evidence = nil
+		r.set(Contradicted, fmt.Sprintf("a row this change touched%s runs conc %d-%d, %s: %s", qual, a, b, what, rowName(row)), s.rowEvidence([]keyedRow{row}, "head")...)
+		return true
+	}
+	return false
+}
+
+// rowName names a search-space row: its recipe, sequence lengths and
+// parallelism.
+func rowName(row keyedRow) string {
+	parts := []string{row.key}
+	if row.ISL > 0 {
+		parts = append(parts, fmt.Sprintf("isl %d / osl %d", row.ISL, row.OSL))
+	}
+	for i, tp := range row.TP {
+		p := fmt.Sprintf("tp %d", tp)
+		if i < len(row.EP) && row.EP[i] > 1 {
+			p += fmt.Sprintf(" ep %d", row.EP[i])
+		}
+		if i < len(row.DPA) && row.DPA[i] {
+			p += " dpa"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
