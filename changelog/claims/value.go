@@ -126,7 +126,7 @@ func statedValue(c *Claim, before, rest string, nameEnd, end int) int {
 		return end
 	}
 	if to, n, ok := statedTo(before, rest); ok {
-		c.Value, c.Strong = to, true
+		c.Value, c.Strong, c.stated = to, true, true
 		return nameEnd + n
 	}
 	if m := reStays.FindStringSubmatchIndex(rest); m != nil && looksLikeValue(rest[m[2]:m[3]]) && !reFormula.MatchString(rest[m[3]:]) {
