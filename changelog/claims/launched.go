@@ -146,6 +146,9 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 		r.set(Unverified, "no point of the listed recipes meets "+cond)
 		return true
 	}
+	if !r.Negated && value != "" && s.beyondCondition(r, value, cond) {
+		return true
+	}
 	verb := "launch"
 	if r.Negated {
 		verb = "launch without"
@@ -355,4 +358,40 @@ func others(vals []string) string {
 		return ""
 	}
 	return " (others: " + strings.Join(d[1:], ", ") + ")"
+}
+
+// beyondCondition finds a point outside a conditional claim's condition
+// that this change gave the claimed value too ("0.8 when CONC>128 and
+// ISL=8192" applied to every CONC>128): the condition does not hold as
+// written. ok is true when it found one (r is then contradicted).
+func (s *subject) beyondCondition(r *Result, value, cond string) (ok bool) {
+	kind := "flag"
+	if r.Kind == KindEnv {
+		kind = "env"
+	}
+	for _, e := range s.effects {
+		for _, d := range e.Diffs {
+			if d.Name != r.Name || (d.Kind != kind && !(kind == "flag" && d.Kind == "client")) || d.HeadAbsent {
+				continue
+			}
+			if !sameValue(d.Head, value) && !containsWord(d.Head, value) {
+				continue
+			}
+			for _, idx := range d.Points {
+				for i := range e.Head {
+					pt := &e.Head[i].Point
+					if pt.Index != idx {
+						continue
+					}
+					if in, decided := meets(pt, r.When); in || !decided {
+						continue
+					}
+					r.set(Contradicted, fmt.Sprintf("this change gave %s point %s %s too (it launched %s before), though it does not meet %s",
+						e.Key, pt.Label(), named(&r.Claim, d.Head), orNone(d.Base, d.BaseAbsent), cond), s.atEvidence(d.At))
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
