@@ -118,6 +118,15 @@ func checkAll(ctx context.Context, ch *recipe.Change, entries []Entry, effects m
 			return subj
 		}
 		all := subjectOf(e.Keys)
+		for i := range claims {
+			if claims[i].every {
+				for j, o := range claims {
+					if j != i && o.Kind == KindConc {
+						claims[i].others = append(claims[i].others, o)
+					}
+				}
+			}
+		}
 		for _, c := range claims {
 			subj := all
 			if c.Bullet >= 0 && c.Bullet < len(e.Bullets) {

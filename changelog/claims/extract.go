@@ -69,6 +69,9 @@ type Claim struct {
 	// every: a conc range or cap that is its bullet's only one, so it
 	// speaks of every row the change touched (that its qualifiers name).
 	every bool
+	// others are the entry's other concurrency claims (set by Check): a
+	// touched row one of them describes is theirs, not this claim's.
+	others []Claim
 	// Bullet is the 0-based index of the bullet in the description.
 	Bullet int `json:"bullet"`
 }

@@ -540,7 +540,7 @@ func (s *subject) outsideTouched(r *Result, match []keyedRow, qual string) (ok b
 			continue
 		}
 		a, b := slices.Min(row.Conc), slices.Max(row.Conc)
-		if a >= lo && b <= hi {
+		if a >= lo && b <= hi || describedElsewhere(r.others, row) {
 			continue
 		}
 		what := fmt.Sprintf("outside conc %d-%d", lo, hi)
@@ -572,4 +572,31 @@ func rowName(row keyedRow) string {
 		parts = append(parts, p)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// describedElsewhere says whether another concurrency claim of the entry
+// speaks of a row: its qualifiers name it (not by default: a claim
+// without qualifiers names no row in particular) and its concurrencies
+// hold the row's.
+func describedElsewhere(others []Claim, row keyedRow) bool {
+	for _, o := range others {
+		if len(o.Rows) == 0 || !matchAny(o.Rows, row.Row) {
+			continue
+		}
+		switch {
+		case len(o.Range) == 2:
+			if slices.Min(row.Conc) >= o.Range[0] && slices.Max(row.Conc) <= o.Range[1] {
+				return true
+			}
+		case o.Max > 0:
+			if slices.Max(row.Conc) <= o.Max {
+				return true
+			}
+		case len(o.Conc) > 0:
+			if !slices.ContainsFunc(row.Conc, func(c int64) bool { return !slices.Contains(o.Conc, c) }) {
+				return true
+			}
+		}
+	}
+	return false
 }
