@@ -214,6 +214,12 @@ func Extract(description []string) []Claim {
 	return out
 }
 
+// rePostNeg: a removal said after the name ("X=1 dropped", "--x
+// removed").
+// A removal scoped to some arms ("dropped on the lmcache arm only") is
+// not one of the whole recipe: only one that ends the clause counts.
+var rePostNeg = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+|was\s+|were\s+)?(?:dropped|removed|deleted|stripped|gone)\s*(?:[.;,]|$)`)
+
 // reSame: wording that says rows kept what they ran ("conc1-2
 // unchanged"), so a range in it speaks of no change.
 var reSame = regexp.MustCompile(`(?i)\b(unchanged|untouched|same|kept|keeps?|as before|remains?|stays?)\b`)
@@ -836,6 +842,9 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 		}
 		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(t[max(0, tok.start-4):tok.start])), "non") {
 			continue // "non-TP8", "non-MTP" handled by the matchers
+		}
+		if (c.Kind == KindEnv || c.Kind == KindFlag) && rePostNeg.MatchString(t[tok.end:]) {
+			neg, gov = true, true // "X=1 dropped on the lmcache arms"
 		}
 		c.Negated = c.Negated || neg
 		if cl.narrative && (c.Kind == KindEnv || c.Kind == KindFlag || c.Kind == KindImage) {

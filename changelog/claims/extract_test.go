@@ -74,6 +74,10 @@ func TestExtract(t *testing.T) {
 		{"Change SGLANG_X from 0 to 1", []string{"env SGLANG_X=1 from 0"}, "env"},
 		{"SGLANG_USE_AITER=0 -> 1", []string{"env SGLANG_USE_AITER=1 from 0"}, "env"},
 		{"Set SGLANG_USE_AITER to 1", []string{"env SGLANG_USE_AITER=1"}, "env"},
+		// a removal said after the name
+		{"PYTORCH_ALLOC_CONF=expandable_segments:True dropped", []string{"env! PYTORCH_ALLOC_CONF=expandable_segments:True"}, "env"},
+		{"PYTORCH_ALLOC_CONF=expandable_segments:True dropped on the lmcache arms only", []string{"env PYTORCH_ALLOC_CONF=expandable_segments:True"}, "env"},
+		{"--disable-radix-cache removed", []string{"flag! --disable-radix-cache"}, "flag"},
 		// "to" that is no value
 		{"Change --attention-backend to match the sibling", []string{"flag --attention-backend"}, "flag"},
 		{"Add --cuda-graph-max-bs to the server args", []string{"flag --cuda-graph-max-bs"}, "flag"},

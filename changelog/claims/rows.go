@@ -540,7 +540,7 @@ func (s *subject) outsideTouched(r *Result, match []keyedRow, qual string) (ok b
 			continue
 		}
 		a, b := slices.Min(row.Conc), slices.Max(row.Conc)
-		if a >= lo && b <= hi || describedElsewhere(r.others, row) {
+		if a >= lo && b <= hi || describedElsewhere(r.others, row) || !plainFor(r.Rows, row) {
 			continue
 		}
 		what := fmt.Sprintf("outside conc %d-%d", lo, hi)
@@ -596,6 +596,22 @@ func describedElsewhere(others []Claim, row keyedRow) bool {
 			if !slices.ContainsFunc(row.Conc, func(c int64) bool { return !slices.Contains(o.Conc, c) }) {
 				return true
 			}
+		}
+	}
+	return false
+}
+
+// plainFor says whether a row is one a claim's qualifiers name in the
+// plain reading: qualifiers that leave DP attention unsaid ("TP8 conc
+// 4-64") speak of the rows without it, since a bullet names the DPA
+// variant when it means it.
+func plainFor(alts []RowQual, row keyedRow) bool {
+	if len(alts) == 0 {
+		return true
+	}
+	for _, q := range alts {
+		if q.DPA != nil || !row.HasDPA(true) {
+			return true
 		}
 	}
 	return false
