@@ -275,6 +275,10 @@ func (r *Reader) Time() time.Time {
 	if r.err == nil {
 		if err := t.UnmarshalBinary([]byte(s)); err != nil {
 			r.fail("time: %v", err)
+		} else if again, _ := t.MarshalBinary(); string(again) != s {
+			// time.UnmarshalBinary takes nanoseconds past a second, which
+			// no Writer writes: a time that would not read back the same
+			r.fail("time: not as a Writer writes one")
 		}
 	}
 	return t

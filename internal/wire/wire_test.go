@@ -177,3 +177,27 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestTimeNotWritten: time.UnmarshalBinary accepts nanoseconds past a
+// second, a time no Writer writes and that does not read back the same
+// (found by FuzzSnapWire); the Reader calls it corrupt.
+func TestTimeNotWritten(t *testing.T) {
+	good, err := time.Date(2026, 5, 1, 12, 0, 0, 5, time.FixedZone("", 3600)).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := slices.Clone(good)
+	bad[9] |= 0x40 // the nanoseconds' high byte: 5 + 0x40000000 > 1e9
+	for _, tc := range []struct {
+		b    []byte
+		want error
+	}{{good, nil}, {bad, ErrCorrupt}} {
+		var w Writer
+		w.Bytes(tc.b)
+		r := NewReader(w.B)
+		r.Time()
+		if err := r.Err(); !errors.Is(err, tc.want) && !(tc.want == nil && err == nil) {
+			t.Errorf("%x: %v, want %v", tc.b, err, tc.want)
+		}
+	}
+}
