@@ -143,7 +143,7 @@ var (
 	reFlag    = regexp.MustCompile(`(?:^|[\s(\[,'"` + "`" + `/])(--[a-z0-9][a-z0-9_.-]*[a-z0-9])(?:[= ]+("[^"]*"|'[^']*'|[A-Za-z0-9_.:/+-]+))?`)
 	reBare    = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:-[a-z0-9]+){1,6}\b`)
 	// concurrency: "conc 4-64", "conc=48", "concurrency 1, 2 and 4", "conc-list [1, 4]", "c1-c32", "C1/C5"
-	reConc      = regexp.MustCompile(`(?i)\b(?:conc(?:urrenc(?:y|ies))?(?:-list)?|concs)\s*(?:=|:|of|at|to)?\s*(?:\[\s*)?((?:\d[\d,]*)(?:\s*(?:-|–|—|\.\.\.?|to|/|,\s*(?:and\s+)?|\s+and\s+)\s*\d[\d,]*)*)\]?|\b[cC](\d+)((?:\s*(?:-|–|/)\s*[cC]?\d+)*)\b`)
+	reConc      = regexp.MustCompile(`(?i)\b(?:conc(?:urrenc(?:y|ies))?(?:-list)?|concs)\s*(?:=|:|of|at|to)?\s*(?:\[\s*)?((?:\d+(?:,\d+)*\b)(?:\s*(?:-|–|—|\.\.\.?|to|/|,\s*(?:and\s+)?|\s+and\s+)\s*\d+(?:,\d+)*\b)*)\]?|\b[cC](\d+)((?:\s*(?:-|–|/)\s*[cC]?\d+)*)\b`)
 	rePar       = regexp.MustCompile(`(?i)\b(?:(tp|ep|dp|dep|tep)\s*(?:=|:)?\s*(\d+)|(dpa|dp-attn(?:\s*[=:]?\s*(?:true|false))?|dp-o(?:n|ff)|dp[- ]attention|data[- ]parallel attention|tp-only|non-dp-attention|non-dpa))\b`)
 	reSeq       = regexp.MustCompile(`(?i)\b(?:isl\s*=?\s*(1k|8k|1024|8192)\s*/\s*osl\s*=?\s*(1k|8k|1024|8192)|(1|8)k\s*/?\s*(1|8)k|(1024|8192)\s*/\s*(1024|8192)|isl\s*=?\s*(1024|8192|1k|8k))\b`)
 	reSpec      = regexp.MustCompile(`(?i)\b(non-mtp|no-mtp|no mtp|without mtp|stp|mtp|eagle3?|speculative[- ]decoding|draft tokens|nextn)\b`)

@@ -74,6 +74,8 @@ func TestExtract(t *testing.T) {
 		{"Change SGLANG_X from 0 to 1", []string{"env SGLANG_X=1 from 0"}, "env"},
 		{"SGLANG_USE_AITER=0 -> 1", []string{"env SGLANG_USE_AITER=1 from 0"}, "env"},
 		{"Set SGLANG_USE_AITER to 1", []string{"env SGLANG_USE_AITER=1"}, "env"},
+		// a bracketed list with spaces after its commas is every item
+		{"Add decode TP8 KV offload dram mooncake conc [48, 72, 96]", []string{"conc [48 72 96] (tp 8)"}, "conc"},
 		// a removal said after the name
 		{"PYTORCH_ALLOC_CONF=expandable_segments:True dropped", []string{"env! PYTORCH_ALLOC_CONF=expandable_segments:True"}, "env"},
 		{"PYTORCH_ALLOC_CONF=expandable_segments:True dropped on the lmcache arms only", []string{"env PYTORCH_ALLOC_CONF=expandable_segments:True"}, "env"},
