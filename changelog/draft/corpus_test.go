@@ -201,10 +201,13 @@ func TestDraftAgainstAuthors(t *testing.T) {
 		t.Logf("%s facts of the author's bullets present in the draft: %d/%d (%.0f%%)", k, f[0], f[1], pct(f[0], f[1]))
 	}
 	// (the floors are what issue 28 asked for, or what was measured where
-	// that is higher: the sample is fixed, so they do not drift)
+	// that is higher: the sample is fixed, so they do not drift. The env
+	// floor is the measure since claims.Version 5, which reads 47 env facts
+	// in the authors' bullets where version 4 read 45: the draft says 36 of
+	// them under both, 80% then, 77% now)
 	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(passed, commits) < 98 || pct(asAuthor, commits) < 99.5 ||
 		pct(facts[claims.KindImage][0], facts[claims.KindImage][1]) < 90 || pct(facts[claims.KindConc][0], facts[claims.KindConc][1]) < 95 ||
-		pct(facts[claims.KindEnv][0], facts[claims.KindEnv][1]) < 80 || pct(facts["confirmed env"][0], facts["confirmed env"][1]) < 85 {
+		pct(facts[claims.KindEnv][0], facts[claims.KindEnv][1]) < 76.5 || pct(facts["confirmed env"][0], facts["confirmed env"][1]) < 85 {
 		t.Errorf("the draft fell below its measured agreement with the authors")
 	}
 }
