@@ -851,8 +851,10 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			if c.Negated {
 				continue // "the launcher silently dropped --ep-size": history, not the change
 			}
-			gov = false
-			c.Strong = false
+			if !c.stated || c.From == "" {
+				gov = false
+				c.Strong = false
+			} // "raise X from 2.99 to 3.61 to reflect the measured rate": X's values, not results
 		}
 		switch c.Kind {
 		case KindImage:

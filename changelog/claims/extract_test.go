@@ -76,6 +76,8 @@ func TestExtract(t *testing.T) {
 		{"Set SGLANG_USE_AITER to 1", []string{"env SGLANG_USE_AITER=1"}, "env"},
 		// a bracketed list with spaces after its commas is every item
 		{"Add decode TP8 KV offload dram mooncake conc [48, 72, 96]", []string{"conc [48 72 96] (tp 8)"}, "conc"},
+		// a change of value stated with the name holds in measurement prose
+		{"raise SGLANG_SIMULATE_ACC_LEN from 2.99 to 3.61 to reflect higher measured acceptance rate", []string{"env SGLANG_SIMULATE_ACC_LEN=3.61 from 2.99"}, "env"},
 		// a removal said after the name
 		{"PYTORCH_ALLOC_CONF=expandable_segments:True dropped", []string{"env! PYTORCH_ALLOC_CONF=expandable_segments:True"}, "env"},
 		{"PYTORCH_ALLOC_CONF=expandable_segments:True dropped on the lmcache arms only", []string{"env PYTORCH_ALLOC_CONF=expandable_segments:True"}, "env"},
