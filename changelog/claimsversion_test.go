@@ -15,7 +15,7 @@ var claimsDigest = map[string]string{
 	"2": "851e7c015974239b",
 	"3": "851e7c015974239b", // the same reading, judged by the launches of the introducing commit
 	"4": "8b1084394e396e77", // NAME=VALUE after a comparison is a bound, not a variable set
-	"5": "6ee438b2636b6717", // values stated with a name: "from A to B", "A -> B", "raise X to B", a bullet opening with "--x B", "X stays B"; a removal said after the name ("X=1 dropped"); a bracketed list "[48, 72, 96]" is every item; an aside after " — " is a clause
+	"5": "972c1dc20412e227", // values stated with a name: "from A to B", "A -> B", "raise X to B", a bullet opening with "--x B", "X stays B"; a removal said after the name ("X=1 dropped"); a bracketed list "[48, 72, 96]" is every item; an option named by the end of its name with the change it states ("num-draft-tokens 4→6"); an aside after " — " is a clause
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

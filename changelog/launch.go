@@ -434,6 +434,17 @@ func mentioned(bullets string, e *recipe.Effect, d recipe.LaunchDiff) bool {
 	if name != "" && strings.Contains(bullets, name) {
 		return true
 	}
+	// the end of an option's name, as bullets shorten it
+	// ("num-draft-tokens" for --speculative-num-draft-tokens): two words
+	// or more, ten characters or more, not inside a longer word
+	if d.Kind == "flag" {
+		parts := strings.Split(name, "-")
+		for i := 1; i+2 <= len(parts); i++ {
+			if tail := strings.Join(parts[i:], "-"); len(tail) >= 10 && containsWordForm(bullets, tail) {
+				return true
+			}
+		}
+	}
 	for _, o := range e.Diffs {
 		if o.Kind != d.Kind || o.In != d.In || o.Name != d.Name {
 			continue
@@ -449,6 +460,23 @@ func mentioned(bullets string, e *recipe.Effect, d recipe.LaunchDiff) bool {
 		}
 	}
 	return false
+}
+
+// containsWordForm reports whether s (in mention form, where spaces are
+// hyphens too) holds w not inside a longer word ("tokens" in "tokensx").
+func containsWordForm(s, w string) bool {
+	word := func(b byte) bool { return b >= 'a' && b <= 'z' || b >= '0' && b <= '9' }
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		if (j == 0 || !word(s[j-1])) && (j+len(w) == len(s) || !word(s[j+len(w)])) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // valueWords are the words of a value that can be told in a bullet:

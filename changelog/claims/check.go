@@ -20,6 +20,10 @@ const (
 	Unverified   = "unverified"
 )
 
+// notAClaim marks a candidate the checker found to be no claim (a word of
+// prose read as an option name that no launch has); it is never output.
+const notAClaim = "-"
+
 // Evidence is a line that decided a verdict.
 type Evidence struct {
 	File string `json:"file"`
@@ -136,6 +140,9 @@ func checkAll(ctx context.Context, ch *recipe.Change, entries []Entry, effects m
 			}
 			r := Result{Claim: c, Entry: e.Index, Keys: subj.keys, Line: e.LineOf(c.Bullet)}
 			subj.check(&r)
+			if r.Verdict == notAClaim {
+				continue
+			}
 			out = append(out, r)
 		}
 	}

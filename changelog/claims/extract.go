@@ -69,6 +69,10 @@ type Claim struct {
 	// every: a conc range or cap that is its bullet's only one, so it
 	// speaks of every row the change touched (that its qualifiers name).
 	every bool
+	// prose: a name written without dashes that is no option perflog
+	// knows ("num-draft-tokens 4→6"); the checker reads it as the option
+	// the launches pass whose name ends so, or leaves it unverified.
+	prose bool
 	// others are the entry's other concurrency claims (set by Check): a
 	// touched row one of them describes is theirs, not this claim's.
 	others []Claim
@@ -494,13 +498,17 @@ func extractBullet(b string) []Claim {
 		ms = string(masked)
 		for _, m := range reBare.FindAllStringIndex(ms, -1) {
 			w := ms[m[0]:m[1]]
-			if knownFlags[w] {
-				c := Claim{Kind: KindFlag, Name: "--" + w}
-				end := statedValue(&c, ms[:m[0]], ms[m[1]:], m[1], m[1])
-				c.Text = ms[m[0]:end]
-				toks = append(toks, ctoken{m[0], end, c})
-				mask(m[0], end)
+			c := Claim{Kind: KindFlag, Name: "--" + w}
+			end := statedValue(&c, ms[:m[0]], ms[m[1]:], m[1], m[1])
+			if !knownFlags[w] {
+				if !c.stated || c.From == "" || configWords[w] || strings.HasPrefix(strings.TrimSpace(ms[m[1]:]), ":") {
+					continue // a word of prose, a config field, a recipe key ("KEY: A → B"), not an option
+				}
+				c.prose = true // "num-draft-tokens 4→6": a setting by the value it states
 			}
+			c.Text = ms[m[0]:end]
+			toks = append(toks, ctoken{m[0], end, c})
+			mask(m[0], end)
 		}
 		ms = string(masked)
 		for _, m := range reKV.FindAllStringIndex(ms, -1) {
@@ -1110,6 +1118,12 @@ func normRepo(r string) string {
 	}
 	return strings.TrimPrefix(r, "library/")
 }
+
+// configWords are master-config fields, which bullets name with values
+// ("conc-end from 64 to 256") and which are no server options.
+var configWords = map[string]bool{"conc-start": true, "conc-end": true, "conc-list": true, "spec-decoding": true,
+	"dp-attn": true, "kv-offloading": true, "kv-offload-backend": true, "model-prefix": true, "seq-len-configs": true,
+	"search-space": true, "scenario-type": true, "config-keys": true, "pr-link": true}
 
 // knownFlags are engine flags a bullet may name without dashes.
 var knownFlags = map[string]bool{

@@ -2,8 +2,12 @@ package claims
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/perflog/perflog/recipe"
 )
 
 // flagOccurrences finds a flag as --name (shell, argument lists) or as a
@@ -40,6 +44,9 @@ func flagOccurrences(srcs []source, flag, rev string, comments bool) []assignmen
 }
 
 func (s *subject) checkFlag(r *Result) {
+	if r.prose && !s.resolveProse(r) {
+		return
+	}
 	if len(r.When) > 0 && s.launchedWhen(r) {
 		return
 	}
@@ -123,4 +130,48 @@ func (s *subject) similarEnv(flag string) *Evidence {
 		return &e
 	}
 	return nil
+}
+
+// resolveProse reads a name written without dashes as the option the
+// launches of the listed recipes pass, at head or at base: the one so
+// named, or the only one whose name ends so ("num-draft-tokens" for
+// --speculative-num-draft-tokens). ok is false, and r unverified, when
+// there are no launches to read it by or no single option fits.
+func (s *subject) resolveProse(r *Result) (ok bool) {
+	word := strings.TrimPrefix(r.Name, "--")
+	if len(s.effects) == 0 {
+		r.Verdict = notAClaim // no launches to read it by: prose, as far as perflog can tell
+		return false
+	}
+	norm := func(n string) string { return strings.ReplaceAll(strings.TrimLeft(n, "-"), "_", "-") }
+	names := map[string]bool{}
+	for _, e := range s.effects {
+		for _, side := range [][]recipe.PointLaunch{e.Head, e.Base} {
+			for _, pl := range side {
+				if pl.Launch == nil {
+					continue
+				}
+				for _, c := range pl.Launch.Servers {
+					for _, f := range c.Flags {
+						if n := norm(f.Name); n == norm(word) || strings.HasSuffix(n, "-"+norm(word)) {
+							names["--"+n] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	switch len(names) {
+	case 0:
+		r.Verdict = notAClaim // no option the points launch: a word of prose
+		return false
+	case 1:
+	default:
+		r.set(Unverified, fmt.Sprintf("%q may be any of %d options the points launch (%s)", word, len(names), strings.Join(slices.Sorted(maps.Keys(names)), ", ")))
+		return false
+	}
+	for n := range names {
+		r.Name = n
+	}
+	return true
 }
