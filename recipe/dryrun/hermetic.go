@@ -93,34 +93,36 @@ func homeOf(name string) string {
 }
 
 // tildeUser is a word that starts with ~NAME (another user's home), its
-// first part and the home the sandbox gives it.
-func tildeUser(w *syntax.Word) (*syntax.Lit, string, bool) {
+// first part, the home the sandbox gives it and NAME's length. NAME is
+// what the interpreter would look up: everything up to the first '/' of
+// the word's first part, whatever its characters ("~!", "~+"), or that
+// part whole when the word has no other.
+func tildeUser(w *syntax.Word) (lit *syntax.Lit, home string, n int, ok bool) {
 	if len(w.Parts) == 0 {
-		return nil, "", false
+		return nil, "", 0, false
 	}
-	lit, ok := w.Parts[0].(*syntax.Lit)
-	if !ok || len(lit.Value) < 2 || lit.Value[0] != '~' {
-		return nil, "", false
+	lit, isLit := w.Parts[0].(*syntax.Lit)
+	if !isLit || len(lit.Value) < 2 || lit.Value[0] != '~' {
+		return nil, "", 0, false
 	}
 	name := lit.Value[1:]
-	name = name[:len(name)-len(strings.TrimLeft(name, nameChars))]
-	if name == "" || (len(name) < len(lit.Value)-1 && lit.Value[1+len(name)] != '/') || (len(name) == len(lit.Value)-1 && len(w.Parts) > 1) {
-		return nil, "", false // ~ (HOME), or not a name alone before / or the word's end
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		name = name[:i]
+	} else if len(w.Parts) > 1 {
+		return nil, "", 0, false // "~'x'": no tilde expansion
 	}
-	return lit, homeOf(name), true
+	if name == "" {
+		return nil, "", 0, false // ~ is HOME
+	}
+	return lit, homeOf(name), len(name), true
 }
-
-// nameChars are those of a user name.
-const nameChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 
 // homes replaces ~NAME at the start of a word with the home the sandbox
 // gives NAME: the interpreter would look NAME up in the machine's user
 // database where the environment does not answer (a background job's).
 func homes(w *syntax.Word) {
-	if lit, home, ok := tildeUser(w); ok {
-		name := lit.Value[1:]
-		n := len(name) - len(strings.TrimLeft(name, nameChars))
-		lit.Value = home + name[n:]
+	if lit, home, n, ok := tildeUser(w); ok {
+		lit.Value = home + lit.Value[1+n:]
 	}
 }
 

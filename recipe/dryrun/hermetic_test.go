@@ -47,6 +47,11 @@ vllm serve m --uid "$UID" --euid "$EUID" --home ~root --nobody ~nobody --tool "$
 `, want: map[string]string{"--uid": "0", "--euid": "0", "--home": "/root", "--nobody": "/home/nobody",
 		"--tool": "/usr/bin/hostonly", "--type": "hostonly is /usr/bin/hostonly", "--cv": "hostonly is /usr/bin/hostonly",
 		"--py": "/usr/bin/python3", "--own": "yes", "--test-own": "yes", "--fn": "check_env_vars", "--home-var": "/root"}},
+	{name: "tilde names", script: `echo ~!x & wait
+{ echo ~+/a; echo ~a.b-c/d; } & wait
+B=$(echo ~!x); P=$(echo ~%/p)
+vllm serve m --bang "$B" --pct "$P" &
+`, want: map[string]string{"--bang": "/home/!x", "--pct": "/home/%/p"}},
 	{name: "reads", script: `A=$(cat /etc/passwd); B=$(< /proc/self/environ); C=$(cat /proc/1/environ)
 D=$(echo /etc/*); cd /etc && E=$(echo *) && cd - >/dev/null
 source /etc/os-release 2>/dev/null; F="${ID:-}"; G=$(cat ~/.secret @WATCH@/secret)

@@ -309,9 +309,9 @@ func (c *Cache) sourceable(data []byte) []byte {
 					edits = append(edits, edit{o, o + 2, "-e"}) // see ownerTests
 				}
 			case *syntax.Word:
-				if lit, home, ok := tildeUser(n); ok && !hdocs[n] {
+				if lit, home, name, ok := tildeUser(n); ok && !hdocs[n] {
 					o := int(lit.ValuePos.Offset())
-					edits = append(edits, edit{o, o + 1 + len(lit.Value[1:]) - len(strings.TrimLeft(lit.Value[1:], nameChars)), home})
+					edits = append(edits, edit{o, o + 1 + name, home})
 				}
 			case *syntax.ProcSubst:
 				if !read[n] {
