@@ -3,6 +3,7 @@ package pack
 import (
 	"bytes"
 	"compress/zlib"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -375,5 +376,43 @@ func TestDeltaCycle(t *testing.T) {
 	}
 	if typ, data, err := NewReader(s, 1<<10).Read(self); err == nil {
 		t.Fatalf("a delta of itself read as %s %q", typ, data)
+	}
+}
+
+// TestDamagedIndexAllocatesLittle: an index that says it is version 2
+// but is not a well-formed one is ErrCorrupt at once. go-git's decoder,
+// which perflog used for such an index, allocates what the fanout claims
+// (gigabytes) before it finds the file short: FuzzIndex's workers hung
+// on it.
+func TestDamagedIndexAllocatesLittle(t *testing.T) {
+	gitDir, want, _ := smallPackRepo(t)
+	idxs, _ := filepath.Glob(filepath.Join(gitDir, "objects", "pack", "*.idx"))
+	orig, err := os.ReadFile(idxs[0])
+	if err != nil || len(idxs) != 1 {
+		t.Fatal(idxs, err)
+	}
+	bad := bytes.Clone(orig)
+	for k := 10; k < 256; k++ { // a fanout that rises to 2^28 objects at bucket 10: more than the file holds
+		binary.BigEndian.PutUint32(bad[8+k*4:], 1<<28)
+	}
+	if err := os.WriteFile(idxs[0], bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s := OpenSet(filepath.Join(gitDir, "objects"))
+	defer s.Close()
+	r := NewReader(s, 1<<10)
+	for h := range want {
+		if _, _, err := r.Read(h); err == nil {
+			t.Fatalf("%s read from a damaged index", h)
+		}
+	}
+	if err := s.Damaged(); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Damaged: %v, want ErrCorrupt", err)
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+		t.Errorf("opening a damaged index allocated %d MB", n>>20)
 	}
 }
