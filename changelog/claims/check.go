@@ -92,6 +92,23 @@ func checkAll(ctx context.Context, ch *recipe.Change, entries []Entry, effects m
 	var out []Result
 	subjects := map[string]*subject{}
 	changed := sync.OnceValue(func() []source { return changedSources(ch) })
+	// what the claims of entries that list the same recipes are checked
+	// against, read once
+	subjectOf := func(patterns []string) *subject {
+		id := strings.Join(patterns, "\x00")
+		subj := subjects[id]
+		if subj == nil {
+			subj = newSubject(ch, patterns, changed())
+			subj.launched, subj.commands, subj.points = launchedServers(subj.keys, effects)
+			if subj.launched != nil {
+				for _, k := range subj.keys {
+					subj.effects = append(subj.effects, effects[k])
+				}
+			}
+			subjects[id] = subj
+		}
+		return subj
+	}
 	for _, e := range entries {
 		if ctx != nil && ctx.Err() != nil {
 			break
@@ -105,21 +122,6 @@ func checkAll(ctx context.Context, ch *recipe.Change, entries []Entry, effects m
 		}
 		if len(claims) == 0 {
 			continue
-		}
-		subjectOf := func(patterns []string) *subject {
-			id := strings.Join(patterns, "\x00")
-			subj := subjects[id]
-			if subj == nil {
-				subj = newSubject(ch, patterns, changed())
-				subj.launched, subj.commands, subj.points = launchedServers(subj.keys, effects)
-				if subj.launched != nil {
-					for _, k := range subj.keys {
-						subj.effects = append(subj.effects, effects[k])
-					}
-				}
-				subjects[id] = subj
-			}
-			return subj
 		}
 		all := subjectOf(e.Keys)
 		for i := range claims {

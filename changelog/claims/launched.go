@@ -365,13 +365,9 @@ func others(vals []string) string {
 // ISL=8192" applied to every CONC>128): the condition does not hold as
 // written. ok is true when it found one (r is then contradicted).
 func (s *subject) beyondCondition(r *Result, value, cond string) (ok bool) {
-	kind := "flag"
-	if r.Kind == KindEnv {
-		kind = "env"
-	}
 	for _, e := range s.effects {
 		for _, d := range e.Diffs {
-			if d.Name != r.Name || (d.Kind != kind && !(kind == "flag" && d.Kind == "client")) || d.HeadAbsent {
+			if !r.Claim.about(d) || d.HeadAbsent {
 				continue
 			}
 			if !sameValue(d.Head, value) && !containsWord(d.Head, value) {

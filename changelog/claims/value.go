@@ -146,12 +146,6 @@ func (s *subject) launchedChange(r *Result) (ok bool) {
 	if len(s.effects) == 0 || r.From == "" || r.Value == "" || (r.Kind == KindFlag && !strings.HasPrefix(r.Name, "-")) {
 		return false
 	}
-	kind := func(k string) bool {
-		if r.Kind == KindEnv {
-			return k == "env"
-		}
-		return k == "flag" || k == "client"
-	}
 	same := func(v, want string) bool { return sameValue(v, want) || containsWord(v, want) }
 	var n int
 	var first *Evidence
@@ -160,7 +154,7 @@ func (s *subject) launchedChange(r *Result) (ok bool) {
 			return false // a recipe new at head: "from" is about another recipe
 		}
 		for _, d := range e.Diffs {
-			if !kind(d.Kind) || d.Name != r.Name {
+			if !r.Claim.about(d) {
 				continue
 			}
 			ev := s.atEvidence(d.At)
@@ -204,6 +198,19 @@ func (s *subject) launchedChange(r *Result) (ok bool) {
 	v, c, _ := lp.valueOf(&r.Claim)
 	r.set(Contradicted, fmt.Sprintf("this change did not change %s: %s launched %s before it too", r.Name, lp.key+" point "+lp.pt.Label(), named(&r.Claim, v)), s.launchEvidence(c))
 	return true
+}
+
+// about says whether a launch difference is of the setting a flag or
+// variable claim names: a server's, router's or client's option for a
+// flag, a variable for an env claim.
+func (c *Claim) about(d recipe.LaunchDiff) bool {
+	if d.Name != c.Name {
+		return false
+	}
+	if c.Kind == KindEnv {
+		return d.Kind == "env"
+	}
+	return d.Kind == "flag" || d.Kind == "client"
 }
 
 // named renders a claim's name with a value: "--x 0.8", "X=1".
