@@ -141,17 +141,20 @@ type Sandbox struct {
 	// shapes of shell files by object id, for memos (codesig.go)
 	shapes *lru.Cache[string, *codeShape]
 	// stopped is the wall time (ns) its runs spent before a budget
-	// stopped them; past stoppedLimit (StoppedBudget when 0) it runs no
-	// more (see Run).
-	stopped      atomic.Int64
-	stoppedLimit time.Duration
+	// stopped them, spent the time of all its runs; past stoppedLimit
+	// (StoppedBudget when 0), and half of spent, it runs no more (see
+	// Run).
+	stopped, spent atomic.Int64
+	stoppedLimit   time.Duration
 }
 
 // StoppedBudget bounds the wall time one sandbox (one perflog command)
 // spends on dry runs that a budget stops: a loop that never ends in a
 // helper every recipe sources would otherwise cost each point its 5 s,
 // an hour for a pull request that reaches every point of the corpus.
-// Past it, the remaining runs are unknown without running.
+// Past it, when such runs have taken half the command's dry-run time or
+// more, the remaining runs are unknown without running; a history walk
+// whose few stopped runs add up over thousands of good ones runs on.
 const StoppedBudget = 30 * time.Second
 
 // shapeCache holds the shapes of the shell files a history's memos
@@ -175,7 +178,7 @@ func (sb *Sandbox) Run(ctx context.Context, files fs.FS, script string, args []s
 		limit = StoppedBudget
 	}
 	dry := func(f fs.FS) *Launch {
-		if spent := time.Duration(sb.stopped.Load()); spent >= limit {
+		if stopped := sb.stopped.Load(); time.Duration(stopped) >= limit && 2*stopped >= sb.spent.Load() {
 			return unknownLaunch("not run: this command's dry runs already spent %v on runs a budget stopped (a script that never ends?)", limit)
 		}
 		start := time.Now()
@@ -186,8 +189,10 @@ func (sb *Sandbox) Run(ctx context.Context, files fs.FS, script string, args []s
 		} else {
 			l = runHere(ctx, sb.cache, f, script, args, env, o, o.Memo != nil)
 		}
+		took := int64(time.Since(start))
+		sb.spent.Add(took)
 		if l != nil && l.Status == StatusUnknown && strings.Contains(l.Reason, "stopped") {
-			sb.stopped.Add(int64(time.Since(start)))
+			sb.stopped.Add(took)
 		}
 		return l
 	}

@@ -251,3 +251,29 @@ func TestStoppedBudget(t *testing.T) {
 		t.Errorf("after the budget: %s %s", l.Status, l.Reason)
 	}
 }
+
+// TestStoppedBudgetAmongGoodRuns: stopped runs that add up past the
+// budget among many more good ones (a history walk) do not stop the rest.
+func TestStoppedBudgetAmongGoodRuns(t *testing.T) {
+	sb := InProcess()
+	sb.stoppedLimit = 300 * time.Millisecond
+	loop := testfs.Files{"run.sh": "for ((i=0; i>=0; i++)); do Y=$i; done\nvllm serve m &\n"}
+	good := testfs.Files{"run.sh": "for i in {1..20000}; do Y=$i; done\nvllm serve m &\n"}
+	for range 3 { // good runs first: more time than the stopped ones will take
+		for {
+			if l := sb.Run(context.Background(), good, "run.sh", nil, nil, Options{}); l.Status != StatusLaunched {
+				t.Fatalf("a good run: %s %s", l.Status, l.Reason)
+			}
+			if time.Duration(sb.spent.Load()) > time.Second {
+				break
+			}
+		}
+		sb.Run(context.Background(), loop, "run.sh", nil, nil, Options{Timeout: 150 * time.Millisecond})
+	}
+	if time.Duration(sb.stopped.Load()) < sb.stoppedLimit {
+		t.Fatalf("stopped %v, want past the limit", time.Duration(sb.stopped.Load()))
+	}
+	if l := sb.Run(context.Background(), good, "run.sh", nil, nil, Options{}); l.Status != StatusLaunched {
+		t.Errorf("after %v stopped among %v: %s %s", time.Duration(sb.stopped.Load()), time.Duration(sb.spent.Load()), l.Status, l.Reason)
+	}
+}
