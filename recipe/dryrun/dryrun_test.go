@@ -2,6 +2,7 @@ package dryrun
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -304,6 +305,10 @@ func FuzzDryRun(f *testing.F) {
 		f.Add(s)
 	}
 	sb := confined(f, true)
+	// every input is run: the fuzzer's many budget stops must not spend
+	// the command's stopped budget (StoppedBudget), which would answer
+	// the rest without running them
+	sb.stoppedLimit = math.MaxInt64
 	f.Fuzz(func(t *testing.T, script string) {
 		files := testfs.Files{"run.sh": script, "x.sh": "y=1\n"}
 		start := time.Now()
@@ -311,6 +316,9 @@ func FuzzDryRun(f *testing.F) {
 			Options{Timeout: 200 * time.Millisecond, MaxSteps: 5000, Memory: 128 << 20})
 		if strings.Contains(l.Reason, "system call") {
 			t.Fatalf("the interpreter reached the file system: %s", l.Reason)
+		}
+		if strings.HasPrefix(l.Reason, "not run:") {
+			t.Fatalf("not run: %s", l.Reason)
 		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("took %v", d)
