@@ -165,6 +165,11 @@ func lookup(args []string, funcs map[string]*syntax.Stmt) []string {
 		return i
 	}
 	switch args[0] {
+	case "builtin":
+		if len(args) > 1 {
+			return lookup(args[1:], funcs) // "builtin type x": the builtin runs as itself
+		}
+		return nil
 	case "command":
 		i := flags(func(f string) {
 			switch {
@@ -175,7 +180,12 @@ func lookup(args []string, funcs map[string]*syntax.Stmt) []string {
 			}
 		})
 		if mode == "" {
-			return nil // command NAME ARGS runs NAME
+			if i < len(args) {
+				// command NAME ARGS runs NAME: a builtin that looks
+				// names up ("command type x") runs without the handlers
+				return lookup(args[i:], funcs)
+			}
+			return nil
 		}
 		names = args[i:]
 	case "type":

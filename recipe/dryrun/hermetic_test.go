@@ -52,6 +52,10 @@ vllm serve m --uid "$UID" --euid "$EUID" --home ~root --nobody ~nobody --tool "$
 B=$(echo ~!x); P=$(echo ~%/p)
 vllm serve m --bang "$B" --pct "$P" &
 `, want: map[string]string{"--bang": "/home/!x", "--pct": "/home/%/p"}},
+	{name: "wrapped lookups", script: `A=$(command type hostonly); B=$(builtin type hostonly); C=$(command command -v hostonly)
+D=$(builtin hash -t hostonly 2>&1); command type 0 >/dev/null 2>&1
+vllm serve m --a "$A" --b "$B" --c "$C" &
+`, want: map[string]string{"--a": "hostonly is /usr/bin/hostonly", "--b": "hostonly is /usr/bin/hostonly", "--c": "/usr/bin/hostonly"}},
 	{name: "reads", script: `A=$(cat /etc/passwd); B=$(< /proc/self/environ); C=$(cat /proc/1/environ)
 D=$(echo /etc/*); cd /etc && E=$(echo *) && cd - >/dev/null
 source /etc/os-release 2>/dev/null; F="${ID:-}"; G=$(cat ~/.secret @WATCH@/secret)
