@@ -135,8 +135,9 @@ func (s *subject) similarEnv(flag string) *Evidence {
 // resolveProse reads a name written without dashes as the option the
 // launches of the listed recipes pass, at head or at base: the one so
 // named, or the only one whose name ends so ("num-draft-tokens" for
-// --speculative-num-draft-tokens). ok is false, and r unverified, when
-// there are no launches to read it by or no single option fits.
+// --speculative-num-draft-tokens). ok is false when it is read as no
+// option: r is then no claim (notAClaim: no launches to read it by, or no
+// option so named) or unverified (several options so named).
 func (s *subject) resolveProse(r *Result) (ok bool) {
 	word := strings.TrimPrefix(r.Name, "--")
 	if len(s.effects) == 0 {

@@ -103,10 +103,9 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 	if len(s.points) == 0 || (r.Kind == KindFlag && !strings.HasPrefix(r.Name, "-")) {
 		return false
 	}
-	lookup := func(lp launchedPoint) (string, *dryrun.Command, bool) { return lp.valueOf(&r.Claim) }
 	carriers := map[string]bool{}
 	for _, lp := range s.points {
-		if _, _, found := lookup(lp); found {
+		if _, _, found := lp.valueOf(&r.Claim); found {
 			carriers[lp.key] = true
 		}
 	}
@@ -128,7 +127,7 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 			continue
 		}
 		met++
-		v, c, found := lookup(lp)
+		v, c, found := lp.valueOf(&r.Claim)
 		where := lp.key + " point " + lp.pt.Label()
 		switch {
 		case r.Negated && found:
