@@ -23,6 +23,14 @@ type BlameField struct {
 	Event EventKind `json:"event"`
 	// Key is the recipe's key at that commit when it differs (renames).
 	Key string `json:"key,omitempty"`
+	// NotKnown are the stretches, older than the commit, where the
+	// recipe's launch was not known, looked through because the value was
+	// the same on both sides (launch fields only).
+	NotKnown []LaunchGap `json:"not_known,omitempty"`
+	// SetIn, when set, is the stretch in which the value was set: the
+	// launch was not known before the commit, so blame does not say which
+	// commit of the stretch set it (launch fields only).
+	SetIn *LaunchGap `json:"set_in,omitempty"`
 }
 
 // Rename is a key rename on a recipe's history.

@@ -27,6 +27,13 @@ type LaunchVersion struct {
 	// Key is the recipe's key at that commit (renames).
 	Key    string            `json:"key"`
 	Fields map[string]string `json:"fields"`
+	// Points are the recipe's points at the commit, by their parameters
+	// (recipe.PointID); NotKnown says why some of them launch nothing
+	// perflog could read ("" when every point launched). A point whose
+	// launch is not known has no value of its own here: it is neither a
+	// change nor a removal, and its history is seen through the stretch.
+	Points   []string `json:"points,omitempty"`
+	NotKnown string   `json:"not_known,omitempty"`
 }
 
 // LaunchOptions are what a launch history needs beyond the history: the
@@ -58,7 +65,7 @@ func (h *History) Launches(ctx context.Context, key string, rev plumbing.Hash, o
 // LaunchFactsVersion names how launches are dry-run and read as fields;
 // it changes with either, and a stored walk of another version is walked
 // again.
-const LaunchFactsVersion = "1"
+const LaunchFactsVersion = "2"
 
 // LaunchState is a launch walk that can be resumed: the versions up to
 // Through and what its last dry run read. An index stores it, so a new
@@ -158,10 +165,15 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 			}
 			watch = watchOf(tree, rec.Paths(), rec.Dirs())
 			f := recipe.LaunchFields(pls)
-			if n := len(st.Versions); n > 0 && maps.Equal(st.Versions[n-1].Fields, f) {
-				continue
+			ids, notKnown := recipe.LaunchPoints(pls)
+			if n := len(st.Versions); n > 0 {
+				last := &st.Versions[n-1]
+				if maps.Equal(last.Fields, f) && slices.Equal(last.Points, ids) && last.NotKnown == notKnown {
+					continue
+				}
 			}
-			st.Versions = append(st.Versions, LaunchVersion{Seq: s, Commit: commit.String(), Key: sg.key, Fields: f})
+			st.Versions = append(st.Versions, LaunchVersion{Seq: s, Commit: commit.String(), Key: sg.key, Fields: f,
+				Points: ids, NotKnown: notKnown})
 		}
 	}
 	st.Watch = watch
@@ -234,8 +246,13 @@ func launchAt(vs []LaunchVersion, seq int) *LaunchVersion {
 }
 
 // LaunchChanges are the field changes from launch version a to b
-// (either may be nil: nothing launched).
-func LaunchChanges(a, b *LaunchVersion) []FieldChange { return launchChanges(a, b, "") }
+// (either may be nil: nothing launched), point by point: a point's
+// fields where both know its launch, and its state where that differs.
+func LaunchChanges(a, b *LaunchVersion) []FieldChange { return netLaunchChanges(a, b, "") }
+
+// LaunchSteps are the changes each of vs made (oldest first; see
+// launchSteps): what an index stores as a recipe's launch changes.
+func LaunchSteps(vs []LaunchVersion) [][]FieldChange { return launchSteps(vs, "") }
 
 // launchChanges are the field changes from a to b (either may be nil).
 func launchChanges(a, b *LaunchVersion, filter string) []FieldChange {
@@ -273,44 +290,115 @@ func launchChanges(a, b *LaunchVersion, filter string) []FieldChange {
 }
 
 // BlameLaunch lists the launch fields of key at rev (see Launches), each
-// with the commit since which it has held its value.
+// with the commit since which it has held its value. A field is followed
+// point by point (recipe.PointID): the points it covers now, back to the
+// first version where one of them launched something else, or where none
+// of them existed. A stretch where none of its points' launch was known
+// is seen through when the value is the same on its far side (NotKnown);
+// when it is not, or nothing was known before the stretch, the value was
+// set somewhere in it, and SetIn says so rather than crediting the commit
+// that made the launch known again.
 func (h *History) BlameLaunch(key string, rev plumbing.Hash, vs []LaunchVersion) ([]BlameField, error) {
 	seq, err := h.seqOf(rev)
 	if err != nil {
 		return nil, err
 	}
-	cur := launchAt(vs, seq)
-	if cur == nil {
-		return nil, nil
-	}
-	last := 0
+	last := -1
 	for i := range vs {
 		if vs[i].Seq <= seq {
 			last = i
 		}
 	}
+	if last < 0 {
+		return nil, nil
+	}
+	lv := newLaunchViews(vs)
+	cur := lv.at(last)
 	var out []BlameField
-	for _, k := range slices.Sorted(maps.Keys(cur.Fields)) {
-		v := cur.Fields[k]
-		j := last
-		for j > 0 {
-			if w, ok := vs[j-1].Fields[k]; !ok || w != v {
+	for _, k := range slices.Sorted(maps.Keys(vs[last].Fields)) {
+		v := vs[last].Fields[k]
+		path, q := recipe.SplitField(k)
+		var ids []string
+		for _, id := range cur.ids {
+			if (q == "" || q == id || q == recipe.CurveOfID(id)) && (path == statusPath || cur.known(id)) {
+				ids = append(ids, id)
+			}
+		}
+		since, gapLo := last, -1 // gapLo..since-1: versions where none of ids was known
+		var seen []LaunchGap
+		born := true // the walk ended where the points began (not at another value)
+		for j := last; j > 0; j-- {
+			w := lv.at(j - 1)
+			present, knownN, same := 0, 0, true
+			for _, id := range ids {
+				if !w.has[id] {
+					continue
+				}
+				present++
+				if path != statusPath && !w.known(id) {
+					continue
+				}
+				x, ok := w.value(path, id)
+				knownN++
+				if !ok || x != v {
+					same = false
+				}
+			}
+			if present == 0 {
 				break
 			}
-			j--
+			if knownN == 0 {
+				gapLo = j - 1
+				continue
+			}
+			if !same {
+				born = false
+				break
+			}
+			if gapLo >= 0 {
+				g, err := h.launchGap(vs, gapLo, since)
+				if err != nil {
+					return nil, err
+				}
+				seen = append(seen, *g)
+				gapLo = -1
+			}
+			since = j - 1
 		}
-		ref, err := h.Ref(vs[j].Seq)
+		ref, err := h.Ref(vs[since].Seq)
 		if err != nil {
 			return nil, err
 		}
-		bf := BlameField{Path: k, Value: v, CommitRef: *ref, Event: EvChanged}
-		if j == 0 {
+		bf := BlameField{Path: k, Value: v, CommitRef: *ref, Event: EvChanged, NotKnown: seen}
+		switch {
+		case gapLo >= 0:
+			from, err := h.Ref(vs[gapLo].Seq)
+			if err != nil {
+				return nil, err
+			}
+			bf.SetIn = &LaunchGap{From: *from, To: *ref, Reason: vs[gapLo].NotKnown}
+		case born && since == 0:
 			bf.Event = EvCreated
 		}
-		if vs[j].Key != key {
-			bf.Key = vs[j].Key
+		if vs[since].Key != key {
+			bf.Key = vs[since].Key
 		}
 		out = append(out, bf)
 	}
 	return out, nil
+}
+
+// launchGap is the stretch of versions lo to hi-1 of vs: from the first
+// commit of lo to the last commit before hi's, and why the launch was not
+// known at its start.
+func (h *History) launchGap(vs []LaunchVersion, lo, hi int) (*LaunchGap, error) {
+	from, err := h.Ref(vs[lo].Seq)
+	if err != nil {
+		return nil, err
+	}
+	to, err := h.Ref(vs[hi].Seq - 1)
+	if err != nil {
+		return nil, err
+	}
+	return &LaunchGap{From: *from, To: *to, Reason: vs[lo].NotKnown}, nil
 }

@@ -26,6 +26,10 @@ type FieldChange struct {
 	// points", "only tp8 dpa 8k1k" (a launch field of one configuration),
 	// "only tp8 8k1k row" (a search-space row's field); "" when unknown.
 	Reach string `json:"reach,omitempty"`
+	// NotKnownFrom, on a launch field, is the first commit of a stretch
+	// in which the points' launch was not known: the change was made at
+	// one of the commits from it to this one, not necessarily this one.
+	NotKnownFrom string `json:"not_known_from,omitempty"`
 }
 
 // LogEntry is a changelog entry a commit added or edited.
@@ -132,16 +136,13 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 		it.MissingEntry = len(it.Entries) == 0 && e.Kind != EvDeleted
 		setSeq(it, e.Seq)
 	}
+	steps := launchSteps(o.Launches, o.Path)
 	for i := range o.Launches {
 		v := &o.Launches[i]
 		if v.Seq > seq || v.Seq <= after {
 			continue
 		}
-		var prev *LaunchVersion
-		if i > 0 {
-			prev = &o.Launches[i-1]
-		}
-		chs := launchChanges(prev, v, o.Path)
+		chs := steps[i]
 		if len(chs) == 0 {
 			continue
 		}
@@ -412,7 +413,7 @@ func (h *History) KeyDiff(key string, from, to plumbing.Hash, launches []LaunchV
 	}
 	rep.Net = oneVocabulary(rep.Net)
 	if launches != nil {
-		rep.Net = append(rep.Net, launchChanges(launchAt(launches, fs), launchAt(launches, ts), "")...)
+		rep.Net = append(rep.Net, netLaunchChanges(launchAt(launches, fs), launchAt(launches, ts), "")...)
 	}
 	return rep, nil
 }

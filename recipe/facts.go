@@ -1,7 +1,9 @@
 package recipe
 
 import (
+	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -90,8 +92,8 @@ func add(m map[string]string, k, v string) {
 // configuration ("launch.flags.--x[tp8 dpa 8k1k]"), or per point where
 // configurations that differ only in concurrency launch differently
 // ("[tp8 dpa 8k1k conc 64]"). A benchmark client option that differs
-// between points (--max-concurrency, --input-len) is the harness sizing
-// a point, not a fact of the recipe, and is left out.
+// between points of one configuration (--max-concurrency) is the harness
+// sizing a point, not a fact of the recipe, and is left out.
 func LaunchFields(pls []PointLaunch) map[string]string {
 	type pf struct {
 		curve string
@@ -139,15 +141,16 @@ func LaunchFields(pls []PointLaunch) map[string]string {
 			}
 			continue
 		}
-		if strings.HasPrefix(k, "launch.client.") {
-			continue // sized by the point (lengths, concurrency): the harness's
-		}
+		client := strings.HasPrefix(k, "launch.client.")
 		for curve, g := range groups {
 			if v, ok := alike(g, k); ok {
 				if v != absent {
 					out[fieldKey(k, curve)] = v
 				}
 				continue
+			}
+			if client {
+				continue // sized by the point's concurrency: the harness's
 			}
 			for _, p := range g {
 				if v := val(p, k); v != absent {
@@ -189,4 +192,64 @@ func SplitField(k string) (path, point string) {
 		return k[:i], k[i+1 : len(k)-1]
 	}
 	return k, ""
+}
+
+// PointID names a point by its parameters, the way launch fields qualify
+// points: its configuration and its concurrency ("tp8 dpa 8k1k conc 64").
+// Points are matched across commits by it, never by their position.
+func PointID(p *LaunchPoint) string {
+	return strings.TrimSpace(curveOf(p) + " conc " + strconv.FormatInt(p.Conc, 10))
+}
+
+// CurveOfID is the configuration part of a PointID ("tp8 dpa 8k1k").
+func CurveOfID(id string) string {
+	if i := strings.LastIndex(id, " conc "); i >= 0 {
+		return id[:i]
+	}
+	if strings.HasPrefix(id, "conc ") {
+		return ""
+	}
+	return id
+}
+
+// LaunchPoints lists the PointIDs of a recipe's points, sorted, each once,
+// and says why some of them launch nothing perflog can read: "" when every
+// point was dry-run to a launch, else the first reason met and how many
+// points it leaves out ("3 of 12 points not run: no launcher runs it").
+func LaunchPoints(pls []PointLaunch) (ids []string, notKnown string) {
+	seen := map[string]bool{}
+	n := 0
+	for i := range pls {
+		pl := &pls[i]
+		if id := PointID(&pl.Point); !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+		why := ""
+		switch l := pl.Launch; {
+		case l == nil:
+			why = "not run: " + pl.Point.Note
+			if pl.Point.Note == "" {
+				why = "not run"
+			}
+		case l.Status == dryrun.StatusLaunched || l.Status == dryrun.StatusDescribed:
+			continue
+		case l.Status == dryrun.StatusNoServer && l.Reason == "":
+			why = "no-server: the run ended without starting a server"
+		default:
+			why = l.Status
+			if l.Reason != "" {
+				why += ": " + l.Reason
+			}
+		}
+		if n == 0 {
+			notKnown = why
+		}
+		n++
+	}
+	slices.Sort(ids)
+	if n > 0 {
+		notKnown = fmt.Sprintf("%d of %d points %s", n, len(pls), notKnown)
+	}
+	return ids, notKnown
 }

@@ -106,6 +106,7 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 	}
 	header := []string{"FIELD", "VALUE", "COMMIT", "PR", "DATE", "EVENT", "SUBJECT"}
 	rows := make([][]string, 0, len(rep.Fields))
+	var notes onceLines
 	for _, fl := range rep.Fields {
 		ev := string(fl.Event)
 		if fl.Key != "" {
@@ -115,8 +116,18 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 		if boxed(opts.Factory, opts.Format) {
 			subject = ellipsize(subject, 60) // a value is never cut
 		}
-		rows = append(rows, []string{fl.Path, fl.Value, shortSHA(fl.Commit), prText(fl.PR),
-			dateText(fl.Date), ev, subject})
+		commit, pr := shortSHA(fl.Commit), prText(fl.PR)
+		if g := fl.SetIn; g != nil { // not known which commit of the stretch
+			commit, pr = shortSHA(g.From.Commit)+".."+commit, prText(g.From.PR)+".."+pr
+			ev += " in range"
+			notes.add(fmt.Sprintf("in range: the launch was not known from %s %s to %s %s (%s); a value it shows was set at one of those commits",
+				shortSHA(g.From.Commit), prText(g.From.PR), shortSHA(g.To.Commit), prText(g.To.PR), orUnsaid(g.Reason)))
+		}
+		for _, g := range fl.NotKnown {
+			notes.add(fmt.Sprintf("not known from %s %s to %s %s (%s): a value the same on both sides keeps its older commit",
+				shortSHA(g.From.Commit), prText(g.From.PR), shortSHA(g.To.Commit), prText(g.To.PR), orUnsaid(g.Reason)))
+		}
+		rows = append(rows, []string{fl.Path, fl.Value, commit, pr, dateText(fl.Date), ev, subject})
 	}
 	if err := printTable(opts.Factory, opts.Format, header, rows, "EVENT", "DATE"); err != nil {
 		return err
@@ -126,7 +137,34 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 	for _, r := range rep.Renames {
 		printf(errOut, "renamed from %s to %s by %s %s\n", r.From, r.To, shortSHA(r.Commit), prText(r.PR))
 	}
+	for _, l := range notes.lines {
+		printf(errOut, "%s\n", l)
+	}
 	return nil
+}
+
+// onceLines keeps lines in their first order, each once.
+type onceLines struct {
+	lines []string
+	seen  map[string]bool
+}
+
+func (o *onceLines) add(l string) {
+	if o.seen == nil {
+		o.seen = map[string]bool{}
+	}
+	if !o.seen[l] {
+		o.seen[l] = true
+		o.lines = append(o.lines, l)
+	}
+}
+
+// orUnsaid is a reason, or says there is none.
+func orUnsaid(why string) string {
+	if why == "" {
+		return "no reason recorded"
+	}
+	return why
 }
 
 // checkKeyArg refuses an empty config-key argument (a shell variable
@@ -643,6 +681,9 @@ func writeChange(w io.Writer, c provenance.FieldChange, width int) (cut bool) {
 	where := ""
 	if c.Reach != "" && c.Reach != "all points" && !strings.HasPrefix(c.Path, "launch.") {
 		where = "  (" + c.Reach + ")"
+	}
+	if c.NotKnownFrom != "" {
+		where += "  (made at one of the commits " + shortSHA(c.NotKnownFrom) + "..here: the launch was not known)"
 	}
 	room := width - utf8.RuneCountInString("    "+p+": "+where)
 	fit := func(v string, n int) string {

@@ -26,7 +26,8 @@ func TestAuditWireFields(t *testing.T) {
 		reflect.TypeFor[provenance.AuditReport](): {"Rev", "Path", "Version", "Entries", "Summary", "Notes"},
 		reflect.TypeFor[provenance.Note]():        {"Seq", "Commit", "Path", "Message"},
 		reflect.TypeFor[provenance.BlameReport](): {"Key", "File", "Rev", "Fields", "Renames", "Notes"},
-		reflect.TypeFor[provenance.BlameField]():  {"Path", "Value", "Line", "CommitRef", "Event", "Key"},
+		reflect.TypeFor[provenance.BlameField]():  {"Path", "Value", "Line", "CommitRef", "Event", "Key", "NotKnown", "SetIn"},
+		reflect.TypeFor[provenance.LaunchGap]():   {"From", "To", "Reason"},
 		reflect.TypeFor[provenance.Rename]():      {"From", "To", "CommitRef"},
 	} {
 		checkFields(t, typ, want, "auditwire.go or blamewire.go")

@@ -12,7 +12,7 @@ import (
 // types it stores; TestBlameWireFields fails when one is added.
 
 // blameWireVersion begins every encoded blame.
-const blameWireVersion = 1
+const blameWireVersion = 2
 
 func encodeBlame(b *provenance.BlameReport) ([]byte, error) {
 	w := &wire.Writer{}
@@ -67,12 +67,43 @@ func putBlameField(w *wire.Writer, f *provenance.BlameField) error {
 	}
 	w.String(string(f.Event))
 	w.String(f.Key)
+	w.Len(len(f.NotKnown), f.NotKnown == nil)
+	for i := range f.NotKnown {
+		if err := putLaunchGap(w, &f.NotKnown[i]); err != nil {
+			return err
+		}
+	}
+	w.Bool(f.SetIn != nil)
+	if f.SetIn != nil {
+		return putLaunchGap(w, f.SetIn)
+	}
 	return nil
+}
+
+func putLaunchGap(w *wire.Writer, g *provenance.LaunchGap) error {
+	if err := putCommitRef(w, &g.From); err != nil {
+		return err
+	}
+	if err := putCommitRef(w, &g.To); err != nil {
+		return err
+	}
+	w.String(g.Reason)
+	return nil
+}
+
+func getLaunchGap(r *wire.Reader) provenance.LaunchGap {
+	return provenance.LaunchGap{From: getCommitRef(r), To: getCommitRef(r), Reason: r.String()}
 }
 
 func getBlameFields(r *wire.Reader) []provenance.BlameField {
 	return wire.List(r, 9, func() provenance.BlameField { // a field takes at least 9 bytes
-		return provenance.BlameField{Path: r.String(), Value: r.String(), Line: r.Int(), CommitRef: getCommitRef(r),
+		f := provenance.BlameField{Path: r.String(), Value: r.String(), Line: r.Int(), CommitRef: getCommitRef(r),
 			Event: provenance.EventKind(r.String()), Key: r.String()}
+		f.NotKnown = wire.List(r, 5, func() provenance.LaunchGap { return getLaunchGap(r) })
+		if r.Bool() {
+			g := getLaunchGap(r)
+			f.SetIn = &g
+		}
+		return f
 	})
 }

@@ -65,7 +65,7 @@ import (
 // answer holds does (21: dry runs no longer record perflog's pid for $$, and
 // recipes of the launcher families before the head's resolve);
 // an index of another version is rebuilt.
-const SchemaVersion = "21"
+const SchemaVersion = "22"
 
 // FileName is the index file inside <git common dir>/perflog/.
 const FileName = "index-v1.db"
@@ -213,7 +213,7 @@ CREATE TABLE answers(name TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE snapshot(seg INTEGER PRIMARY KEY, part INTEGER NOT NULL, data BLOB NOT NULL);
 CREATE TABLE blame_cache(key TEXT PRIMARY KEY, data BLOB NOT NULL);
 CREATE TABLE launch_states(key TEXT PRIMARY KEY, data BLOB NOT NULL);
-CREATE TABLE launch_changes(seq INTEGER, sha TEXT NOT NULL, key TEXT NOT NULL, point TEXT NOT NULL, path TEXT NOT NULL, old TEXT, new TEXT);
+CREATE TABLE launch_changes(seq INTEGER, sha TEXT NOT NULL, key TEXT NOT NULL, point TEXT NOT NULL, path TEXT NOT NULL, old TEXT, new TEXT, not_known_from TEXT);
 CREATE INDEX launch_changes_key ON launch_changes(key, seq);
 CREATE TABLE launches_at_head(key TEXT NOT NULL, point TEXT NOT NULL, path TEXT NOT NULL, value TEXT, through TEXT NOT NULL);
 CREATE INDEX launches_at_head_key ON launches_at_head(key);

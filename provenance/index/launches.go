@@ -53,8 +53,9 @@ func (ix *Index) StoreLaunchState(ctx context.Context, st *provenance.LaunchStat
 			return err
 		}
 	}
-	ch := newInserter(ctx, tx, "launch_changes", "seq", "sha", "key", "point", "path", "old", "new")
+	ch := newInserter(ctx, tx, "launch_changes", "seq", "sha", "key", "point", "path", "old", "new", "not_known_from")
 	var prev *provenance.LaunchVersion
+	steps := provenance.LaunchSteps(st.Versions)
 	for i := range st.Versions {
 		v := &st.Versions[i]
 		var seq any
@@ -62,9 +63,9 @@ func (ix *Index) StoreLaunchState(ctx context.Context, st *provenance.LaunchStat
 		if err := tx.QueryRowContext(ctx, `SELECT seq FROM commits WHERE sha = ?`, v.Commit).Scan(&n); err == nil {
 			seq = n
 		}
-		for _, c := range provenance.LaunchChanges(prev, v) {
+		for _, c := range steps[i] {
 			path, point := recipe.SplitField(c.Path)
-			if err := ch.add(seq, v.Commit, st.Key, point, path, orNull(c.Old, c.Kind == "added"), orNull(c.New, c.Kind == "removed")); err != nil {
+			if err := ch.add(seq, v.Commit, st.Key, point, path, orNull(c.Old, c.Kind == "added"), orNull(c.New, c.Kind == "removed"), orNull(c.NotKnownFrom, c.NotKnownFrom == "")); err != nil {
 				return err
 			}
 		}

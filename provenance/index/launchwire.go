@@ -17,7 +17,7 @@ import (
 // found again when the walk is read.
 
 // launchWireVersion begins every encoded walk.
-const launchWireVersion = 1
+const launchWireVersion = 3
 
 func encodeLaunchState(st *provenance.LaunchState) ([]byte, error) {
 	w := &wire.Writer{}
@@ -35,6 +35,8 @@ func encodeLaunchState(st *provenance.LaunchState) ([]byte, error) {
 			w.String(k)
 			w.String(v.Fields[k])
 		}
+		w.Strings(v.Points)
+		w.String(v.NotKnown)
 	}
 	w.Len(len(st.Watch), st.Watch == nil)
 	for _, x := range st.Watch {
@@ -72,6 +74,7 @@ func putLogItem(w *wire.Writer, it *provenance.LogItem) error {
 		w.String(c.Old)
 		w.String(c.New)
 		w.String(c.Reach)
+		w.String(c.NotKnownFrom)
 	}
 	w.Len(len(it.Entries), it.Entries == nil)
 	for _, e := range it.Entries {
@@ -101,6 +104,7 @@ func decodeLaunchState(data []byte) (*provenance.LaunchState, error) {
 				v.Fields[k] = r.String()
 			}
 		}
+		v.Points, v.NotKnown = r.Strings(), r.String()
 		return v
 	})
 	st.Watch = wire.List(r, 3, func() provenance.Watched {
@@ -111,7 +115,7 @@ func decodeLaunchState(data []byte) (*provenance.LaunchState, error) {
 		it := provenance.LogItem{CommitRef: getCommitRef(r), Key: r.String(), Kind: provenance.EventKind(r.String()), From: r.String()}
 		it.Changes = wire.List(r, 6, func() provenance.FieldChange {
 			return provenance.FieldChange{Kind: config.ChangeKind(r.String()), Path: r.String(), OldPath: r.String(),
-				Old: r.String(), New: r.String(), Reach: r.String()}
+				Old: r.String(), New: r.String(), Reach: r.String(), NotKnownFrom: r.String()}
 		})
 		it.Entries = wire.List(r, 4, func() provenance.LogEntry {
 			return provenance.LogEntry{Event: provenance.EventKind(r.String()), ConfigKeys: r.Strings(),

@@ -17,10 +17,10 @@ import (
 func TestLaunchWireFields(t *testing.T) {
 	for typ, want := range map[reflect.Type][]string{
 		reflect.TypeFor[provenance.LaunchState]():   {"Version", "Key", "Through", "Versions", "Watch", "Blame", "Log"},
-		reflect.TypeFor[provenance.LaunchVersion](): {"Commit", "Key", "Fields"},
+		reflect.TypeFor[provenance.LaunchVersion](): {"Commit", "Key", "Fields", "Points", "NotKnown"},
 		reflect.TypeFor[provenance.Watched]():       {"Path", "List", "ID"},
 		reflect.TypeFor[provenance.LogItem]():       {"CommitRef", "Key", "Kind", "From", "Changes", "Entries", "MissingEntry"},
-		reflect.TypeFor[provenance.FieldChange]():   {"Kind", "Path", "OldPath", "Old", "New", "Reach"},
+		reflect.TypeFor[provenance.FieldChange]():   {"Kind", "Path", "OldPath", "Old", "New", "Reach", "NotKnownFrom"},
 		reflect.TypeFor[provenance.LogEntry]():      {"Event", "ConfigKeys", "Description", "PRLink"},
 	} {
 		checkFields(t, typ, want, "launchwire.go")
@@ -32,15 +32,18 @@ func sampleLaunch() *provenance.LaunchState {
 	ref := provenance.CommitRef{Commit: "1fe5131ba9", PR: &pr, Date: time.Date(2026, 7, 1, 22, 59, 29, 0, time.FixedZone("", 9*3600)), Subject: "Steps (#1243)"}
 	return &provenance.LaunchState{Version: "7", Key: "k-fp8-mi355x-sglang", Through: "1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0",
 		Versions: []provenance.LaunchVersion{
-			{Commit: "ab", Key: "k-old", Fields: map[string]string{"launch.flags.--num-continuous-decode-steps": "4", "launch.env.A": ""}},
-			{Commit: "cd", Key: "k-fp8-mi355x-sglang", Fields: map[string]string{}},
+			{Commit: "ab", Key: "k-old", Fields: map[string]string{"launch.flags.--num-continuous-decode-steps": "4", "launch.env.A": ""},
+				Points: []string{"tp8 1k1k conc 4", "tp8 1k1k conc 8"}},
+			{Commit: "cd", Key: "k-fp8-mi355x-sglang", Fields: map[string]string{}, Points: []string{}, NotKnown: "2 of 2 points not run: no launcher runs it"},
 			{Commit: "ef", Key: "k-fp8-mi355x-sglang"},
 		},
 		Watch: []provenance.Watched{{Path: "benchmarks/x.sh", ID: "0123"}, {Path: "runners", List: true}},
-		Blame: []provenance.BlameField{{Path: "launch.image", Value: "img:1", Line: 3, CommitRef: ref, Event: "changed", Key: "k-old"}},
+		Blame: []provenance.BlameField{{Path: "launch.image", Value: "img:1", Line: 3, CommitRef: ref, Event: "changed", Key: "k-old",
+			NotKnown: []provenance.LaunchGap{{From: ref, To: ref, Reason: "why"}}},
+			{Path: "launch.flags.--x", CommitRef: ref, Event: "changed", SetIn: &provenance.LaunchGap{From: ref, To: ref}}},
 		Log: []provenance.LogItem{
 			{CommitRef: ref, Key: "k-fp8-mi355x-sglang", Kind: "changed", From: "k-old",
-				Changes: []provenance.FieldChange{{Kind: "changed", Path: "launch.flags.--num-continuous-decode-steps", Old: "4", New: "8", Reach: "all points"}},
+				Changes: []provenance.FieldChange{{Kind: "changed", Path: "launch.flags.--num-continuous-decode-steps", Old: "4", New: "8", Reach: "all points", NotKnownFrom: "ab"}},
 				Entries: []provenance.LogEntry{{Event: "introduced", ConfigKeys: []string{"k-*"}, Description: []string{}, PRLink: "https://x/pull/1243"}}},
 			{Kind: "changelog-only", Changes: []provenance.FieldChange{}, MissingEntry: true},
 		},

@@ -120,6 +120,7 @@ var Schema = []Table{
 		{"point", "TEXT", "the points the field is about: a configuration (\"tp8 dpa 8k1k\", \"... conc 64\"), \"\" for all of them"},
 		{"path", "TEXT", "the field: launch.flags.--NAME, launch.env.NAME, launch.image, launch.status, ..."},
 		{"old", "TEXT", "the value before (NULL: not launched so)"}, {"new", "TEXT", "the value after (NULL: no longer)"},
+		{"not_known_from", "TEXT", "NULL, or the first commit of a stretch where the points' launch was not known: the change was made at one of the commits from it to sha"},
 	}},
 	{"launches_at_head", "what each walked recipe's points launch at the end of its walk (through)", []Column{
 		{"key", "TEXT", ""}, {"point", "TEXT", "as in launch_changes"}, {"path", "TEXT", ""}, {"value", "TEXT", ""},

@@ -1,0 +1,149 @@
+package provenance
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/perflog/perflog/gitscan"
+)
+
+// gapRecipe is a recipe with a 1k1k and an 8k1k row; its script launches
+// a --context-length sized by the point and a --mem-fraction-static.
+func gapRecipe(rows string) string {
+	return `k1-fp8-b200-sglang:
+  image: lmsysorg/sglang:v1
+  model: m1
+  model-prefix: k1
+  runner: b200
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+` + rows
+}
+
+const (
+	row1k = "    - { isl: 1024, osl: 1024, search-space: [ { tp: 8, conc-start: 4, conc-end: 8 } ] }\n"
+	row8k = "    - { isl: 8192, osl: 1024, search-space: [ { tp: 8, conc-start: 4, conc-end: 8 } ] }\n"
+	// row8kTP4 adds a TP4 row to row8k
+	row8kTP4 = "    - { isl: 8192, osl: 1024, search-space: [ { tp: 8, conc-start: 4, conc-end: 8 }, { tp: 4, conc-list: [4] } ] }\n"
+)
+
+func gapScript(mem string) string {
+	return "#!/bin/bash\nif [ \"$TP\" = 4 ]; then export SGLANG_TP4=1; fi\n" +
+		"python3 -m sglang.launch_server --model-path \"$MODEL\" --tp $TP --context-length $((ISL + OSL + 20))" +
+		" --mem-fraction-static " + mem + "\n"
+}
+
+const (
+	gapLauncher = "#!/bin/bash\nbash \"benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_b200_${FRAMEWORK}.sh\"\n"
+	gapScriptAt = "benchmarks/single_node/fixed_seq_len/k1_fp8_b200_sglang.sh"
+)
+
+// TestLaunchHistoryUnknownIsNotAbsent: a stretch where the recipe's
+// launch was not known (its launcher gone) is no change of what it
+// launches. A value the same on both sides keeps its older commit, and
+// blame names the stretch it looked through; a value that differs was
+// set somewhere in the stretch, and blame says so instead of crediting
+// the commit that made the launch known again. Removing some points moves
+// no other point's blame, and is no launch change.
+func TestLaunchHistoryUnknownIsNotAbsent(t *testing.T) {
+	s := newScripted(t)
+	const master = ".github/configs/nvidia-master.yaml"
+	s.commit("add k1 (#1)", map[string]string{
+		master:                         gapRecipe(row1k + row8k),
+		".github/configs/runners.yaml": "b200:\n- b200-nb_0\n",
+		"runners/launch_b200-nb.sh":    gapLauncher,
+		"benchmarks/benchmark_lib.sh":  "#!/bin/bash\n",
+		gapScriptAt:                    gapScript("0.8"),
+	})
+	s.commit("drop the launcher (#2)", map[string]string{"runners/launch_b200-nb.sh": ""})
+	s.commit("tune while broken (#3)", map[string]string{gapScriptAt: gapScript("0.9")})
+	s.commit("restore the launcher (#4)", map[string]string{"runners/launch_b200-nb.sh": gapLauncher})
+	s.commit("deprecate 1k1k (#5)", map[string]string{master: gapRecipe(row8k)})
+	s.commit("add a TP4 row (#6)", map[string]string{master: gapRecipe(row8kTP4)})
+	head := s.head()
+	h := s.build(Options{Parts: PartsAll})
+	vs, err := h.Launches(context.Background(), "k1-fp8-b200-sglang", head, LaunchOptions{Repo: gitscan.FromRepository(s.r)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	blame, err := h.BlameLaunch("k1-fp8-b200-sglang", head, vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]BlameField{}
+	for _, f := range blame {
+		got[f.Path] = f
+	}
+	pr := func(f BlameField) int {
+		if f.PR == nil {
+			return 0
+		}
+		return *f.PR
+	}
+	if tp4 := got["launch.env.SGLANG_TP4[tp4 8k1k]"]; tp4.Value != "1" || pr(tp4) != 6 {
+		t.Errorf("SGLANG_TP4 of the new row: %+v", tp4)
+	}
+	ctx, ok := got["launch.flags.--context-length"]
+	if !ok {
+		t.Fatalf("no --context-length field once only 8k1k is left: %v", blame)
+	}
+	if ctx.Value != "9236" || pr(ctx) != 1 || ctx.SetIn != nil || len(ctx.NotKnown) != 1 || pr2(ctx.NotKnown[0].From.PR) != 2 || pr2(ctx.NotKnown[0].To.PR) != 3 ||
+		!strings.Contains(ctx.NotKnown[0].Reason, "not run") {
+		t.Errorf("--context-length: %+v", ctx)
+	}
+	mem := got["launch.flags.--mem-fraction-static"]
+	if mem.Value != "0.9" || mem.SetIn == nil || pr2(mem.SetIn.From.PR) != 2 || pr2(mem.SetIn.To.PR) != 4 || mem.Event != EvChanged {
+		t.Errorf("--mem-fraction-static: %+v (set in %+v)", mem, mem.SetIn)
+	}
+	if srv := got["launch.server"]; pr(srv) != 1 || srv.Event != EvCreated {
+		t.Errorf("launch.server: %+v", srv)
+	}
+
+	items, err := h.Log("k1-fp8-b200-sglang", LogOptions{Launches: vs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byPR := map[int]LogItem{}
+	for _, it := range items {
+		byPR[pr2(it.PR)] = it
+	}
+	changes := func(n int) (out []string) {
+		for _, c := range byPR[n].Changes {
+			if strings.HasPrefix(c.Path, "launch.") {
+				s := c.Path + " " + c.Old + " -> " + c.New
+				if c.NotKnownFrom != "" {
+					s += " (not known from " + c.NotKnownFrom[:7] + ")"
+				}
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	drop := s.commits["drop the launcher (#2)"].String()[:7]
+	for n, want := range map[int][]string{
+		2: {"launch.status launched -> not run (4 of 4 points not run: no launcher runs it)"},
+		3: nil,
+		4: {"launch.flags.--mem-fraction-static 0.8 -> 0.9 (not known from " + drop + ")", "launch.status not run -> launched"},
+		5: nil,
+		// what the new points bring, not their client or what they share
+		6: {"launch.env.SGLANG_TP4[tp4 8k1k]  -> 1", "launch.flags.--tp[tp4 8k1k]  -> 4"},
+	} {
+		if g := changes(n); strings.Join(g, "\n") != strings.Join(want, "\n") {
+			t.Errorf("log of #%d:\n%s\nwant\n%s", n, strings.Join(g, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	if net := LaunchChanges(&vs[0], &vs[len(vs)-1]); len(net) != 1 || net[0].Path != "launch.flags.--mem-fraction-static" || net[0].Old != "0.8" {
+		t.Errorf("net change from #1 to #5: %+v", net)
+	}
+}
+
+func pr2(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
