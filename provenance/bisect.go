@@ -146,7 +146,11 @@ type BisectReport struct {
 // point, when not "", keeps the changes that reach that configuration
 // ("tp8 8k1k": every word of it in the change's reach, or a change that
 // reaches all points). Rows added or removed are no candidates: they
-// change which points run, not what a point that runs at both ends does.
+// change which points run, not what a point that runs at both ends does;
+// nor is a change of launch state alone (points that stopped or started
+// being known): a change made while the launch was not known is listed
+// at the commit that made it known again, with the stretch it was made
+// in (FieldChange.NotKnownFrom).
 func (h *History) Bisect(key string, good, bad plumbing.Hash, launches []LaunchVersion, point string) (*BisectReport, error) {
 	d, err := h.KeyDiff(key, good, bad, launches)
 	if err != nil {
@@ -164,6 +168,9 @@ func (h *History) Bisect(key string, good, bad plumbing.Hash, launches []LaunchV
 		for _, c := range it.Changes {
 			if strings.HasPrefix(c.Path, "launch.client.") || !reaches(c, point) {
 				continue
+			}
+			if p, _ := recipe.SplitField(c.Path); p == statusPath {
+				continue // a state, not what a point runs: the changes across it say that
 			}
 			if c.Kind != config.Changed && strings.HasSuffix(c.Path, "]") && !strings.HasPrefix(c.Path, "launch.") {
 				continue // a row or a scenario item added or removed

@@ -2,6 +2,7 @@ package provenance
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -135,6 +136,19 @@ func TestLaunchHistoryUnknownIsNotAbsent(t *testing.T) {
 		if g := changes(n); strings.Join(g, "\n") != strings.Join(want, "\n") {
 			t.Errorf("log of #%d:\n%s\nwant\n%s", n, strings.Join(g, "\n"), strings.Join(want, "\n"))
 		}
+	}
+	// bisect: the change made while not known is a candidate (with its
+	// stretch); the state changes and the removed rows are not
+	bis, err := h.Bisect("k1-fp8-b200-sglang", s.commits["add k1 (#1)"], head, vs, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cands []int
+	for _, c := range bis.Candidates {
+		cands = append(cands, pr2(c.PR))
+	}
+	if fmt.Sprint(cands) != "[4 6]" {
+		t.Errorf("bisect candidates %v, want [4 6]", cands)
 	}
 	if net := LaunchChanges(&vs[0], &vs[len(vs)-1]); len(net) != 1 || net[0].Path != "launch.flags.--mem-fraction-static" || net[0].Old != "0.8" {
 		t.Errorf("net change from #1 to #5: %+v", net)
