@@ -120,7 +120,7 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 		if g := fl.SetIn; g != nil { // not known which commit of the stretch
 			commit, pr = shortSHA(g.From.Commit)+".."+commit, prText(g.From.PR)+".."+pr
 			ev += " in range"
-			notes.add(fmt.Sprintf("in range: the launch was not known from %s %s to %s %s (%s); a value it shows was set at one of those commits",
+			notes.add(fmt.Sprintf("in range: the launch was not known from %s %s until %s %s (%s); a value set in that range is blamed on the range, not on the commit that ended it",
 				shortSHA(g.From.Commit), prText(g.From.PR), shortSHA(g.To.Commit), prText(g.To.PR), orUnsaid(g.Reason)))
 		}
 		for _, g := range fl.NotKnown {

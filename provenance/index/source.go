@@ -52,6 +52,9 @@ type Source struct {
 
 	o  SourceOptions
 	ix *Index // nil without an index (or with --no-index)
+	// noIndex: the repository has no index to read (not --no-index), and
+	// hinted: the hint to build one was given
+	noIndex, hinted bool
 }
 
 // OpenSource resolves o.Rev in r, reads the ignore-revs and opens the
@@ -85,6 +88,8 @@ func OpenSource(r *gitscan.Repo, o SourceOptions) (*Source, error) {
 			s.ix = ix
 		case errors.Is(err, ErrNotWritable):
 			s.warn(fmt.Sprintf("%v; reading history from git", err))
+		case errors.Is(err, ErrNoIndex):
+			s.noIndex = true
 		}
 	}
 	return s, nil
@@ -218,6 +223,7 @@ func (s *Source) resume(ctx context.Context, h *provenance.History, key string, 
 	if !keep {
 		s.store(ctx, st)
 	}
+
 	return st.Versions, nil
 }
 
@@ -240,6 +246,10 @@ func (s *Source) walk(ctx context.Context, h *provenance.History, key string, pr
 	update, done := s.progress("dry-running " + key + "'s launches")
 	st, err = h.LaunchesFrom(ctx, key, s.Rev, provenance.LaunchOptions{Repo: s.Repo, Progress: update, DryRun: s.o.DryRun}, prev)
 	done()
+	if err == nil && s.noIndex && !s.hinted {
+		s.hinted = true
+		s.warn("no index: this answer dry-ran the recipe's history, and the next one will again; `perflog index --launches` keeps what every recipe launches for the next answers")
+	}
 	if err != nil || prev == nil {
 		return st, false, err
 	}
