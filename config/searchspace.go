@@ -175,6 +175,9 @@ func entryOf(path string, v *pyyaml.Value) Entry {
 		Spec: optStr(v, "spec-decoding"), KVOffloading: optStr(v, "kv-offloading"), Conc: expandConc(v)}
 	if b, ok := v.Get("kv-offload-backend"); ok {
 		e.KVBackend = optStr(b, "name").V
+		if b.Kind == pyyaml.Str { // before #2096: the name alone
+			e.KVBackend = b.Str
+		}
 	}
 	if p, ok := v.Get("prefill"); ok {
 		e.Prefill = sideOf(p)

@@ -26,6 +26,7 @@ func TestScenariosTyped(t *testing.T) {
     - dram-utilization: 0.5
       search-space:
       - { tp: 2, dp-attn: 0, kv-offloading: dram, kv-offload-backend: { name: lmcache }, conc-list: [1] }
+      - { tp: 2, kv-offloading: dram, kv-offload-backend: hicache, conc-list: [1] }
 `
 	m := master(t, File{"a.yaml", []byte(text)})
 	sc := m.Recipes["k"].Scenarios()
@@ -64,8 +65,13 @@ func TestScenariosTyped(t *testing.T) {
 		t.Fatalf("agentic entry: %+v", e)
 	}
 
+	// before #2096 (July 2026) the backend was its name alone
+	if e := ag.Entries[1]; e.KVBackend != "hicache" {
+		t.Fatalf("a backend written as its name: %+v", e)
+	}
+
 	rows := m.Recipes["k"].Rows()
-	if len(rows) != 3 {
+	if len(rows) != 4 {
 		t.Fatalf("rows: %+v", rows)
 	}
 	if r := rows[1]; !reflect.DeepEqual(r.TP, []int64{4, 8}) || !reflect.DeepEqual(r.EP, []int64{4}) || !reflect.DeepEqual(r.DPA, []bool{true}) ||
