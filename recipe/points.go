@@ -113,12 +113,13 @@ func sides(e *config.Entry) string {
 	return strings.Join(out, ", ")
 }
 
+// seqLenName names a sequence length in a point's label: "8k1k" when
+// both lengths are whole multiples of 1024 (as the repository names its
+// scenarios), else "isl_osl". Labels identify points across commits, so
+// this name does not follow the generator of the day (expSeqLen does).
 func seqLenName(isl, osl int64) string {
-	switch {
-	case isl == 1024 && osl == 1024:
-		return "1k1k"
-	case isl == 8192 && osl == 1024:
-		return "8k1k"
+	if isl > 0 && osl > 0 && isl%1024 == 0 && osl%1024 == 0 {
+		return fmt.Sprintf("%dk%dk", isl/1024, osl/1024)
 	}
 	return fmt.Sprintf("%d_%d", isl, osl)
 }
@@ -186,7 +187,7 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 					pt := base
 					pt.Index = len(out) + 1
 					pt.Conc = conc
-					pt.Env = pointEnv(rec, e, &pt, label, dramGB(hw[label], item.DRAMUtilization, &pt, e))
+					pt.Env = pointEnv(rec, e, &pt, label, dramGB(hw[label], item.DRAMUtilization, &pt, e), r.generator())
 					if scenario == "fixed-seq-len" && pt.Script != "" && !strings.Contains(pt.Script, "/fixed_seq_len/") {
 						// the layout before #1571: the workflow of the day
 						// set no scenario directory
@@ -252,7 +253,7 @@ func dramGB(h config.Hardware, util float64, p *LaunchPoint, e *config.Entry) st
 
 // pointEnv is the environment benchmark-tmpl.yml gives a single-node
 // point (its env block and the launch step).
-func pointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram string) map[string]string {
+func pointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram string, gen *sweepGenerator) map[string]string {
 	b := func(v bool) string { return strconv.FormatBool(v) }
 	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
 	prefix := rec.ModelPrefix
@@ -286,8 +287,8 @@ func pointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram s
 		}
 		env["EXP_NAME"] = exp
 	} else {
-		env["ISL"], env["OSL"], env["MAX_MODEL_LEN"] = itoa(p.ISL), itoa(p.OSL), itoa(p.ISL+p.OSL+256)
-		env["EXP_NAME"] = prefix + "_" + seqLenName(p.ISL, p.OSL)
+		env["ISL"], env["OSL"], env["MAX_MODEL_LEN"] = itoa(p.ISL), itoa(p.OSL), itoa(p.ISL+p.OSL+gen.modelLenPad)
+		env["EXP_NAME"] = prefix + "_" + gen.expSeqLen(p.ISL, p.OSL)
 	}
 	env["RESULT_FILENAME"] = fmt.Sprintf("%s_%s_%s_tp%d-pp%d-dcp%d-pcp%d-ep%d-dpa%s_disagg-false_spec-%s_conc%d_%s",
 		env["EXP_NAME"], env["PRECISION"], env["FRAMEWORK"], p.TP, pp, dcp, pcp, p.EP, b(p.DPAttn), p.Spec, p.Conc, p.Runner)

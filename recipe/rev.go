@@ -68,6 +68,7 @@ type Rev struct {
 	resDone bool
 	scripts map[string]*lint.Script
 	srcMemo map[string][]string
+	gen     *sweepGenerator // generator(), once read
 }
 
 type blockAt struct {

@@ -1,0 +1,83 @@
+package recipe
+
+import (
+	"regexp"
+	"strconv"
+
+	"github.com/perflog/perflog/recipe/revfs"
+)
+
+// sweepGenerator is what a point's environment takes from the
+// repository's own sweep generator at the revision
+// (generate_sweep_configs.py): the margin its max-model-len adds to a
+// point's isl + osl (200 until #1100, April 2026; 256 since), and the
+// short names of sequence lengths its exp-name uses ("1k8k" until March
+// 2026). A revision without a generator, or one that says neither in a
+// form read here, gets today's values.
+type sweepGenerator struct {
+	modelLenPad int64
+	seqNames    map[[2]int64]string
+}
+
+// generatorPaths are where the generator has lived, newest first.
+var generatorPaths = []string{"utils/matrix_logic/generate_sweep_configs.py", "utils/matrix-logic/generate_sweep_configs.py"}
+
+var (
+	// Fields.MAX_MODEL_LEN.value: isl + osl + 256 (FIELD_MAX_MODEL_LEN in 2025)
+	rePad = regexp.MustCompile(`MAX_MODEL_LEN(?:\.value)?\s*:\s*isl\s*\+\s*osl\s*\+\s*(\d+)`)
+	// seq_len_stoi = { "1k1k": (1024, 1024), ... }
+	reStoi     = regexp.MustCompile(`(?s)seq_len_stoi\s*=\s*\{(.*?)\}`)
+	reStoiItem = regexp.MustCompile(`["'](\w+)["']\s*:\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)`)
+)
+
+// todaysGenerator is the generator perflog was written against.
+var todaysGenerator = sweepGenerator{modelLenPad: 256, seqNames: map[[2]int64]string{{1024, 1024}: "1k1k", {8192, 1024}: "8k1k"}}
+
+// parseGenerator reads what it can of a generator's source; what it
+// cannot read stays today's.
+func parseGenerator(src []byte) sweepGenerator {
+	g := todaysGenerator
+	if m := rePad.FindSubmatch(src); m != nil {
+		if n, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil && n >= 0 && n < 1<<20 {
+			g.modelLenPad = n
+		}
+	}
+	if m := reStoi.FindSubmatch(src); m != nil {
+		names := map[[2]int64]string{}
+		for _, it := range reStoiItem.FindAllSubmatch(m[1], -1) {
+			isl, err1 := strconv.ParseInt(string(it[2]), 10, 64)
+			osl, err2 := strconv.ParseInt(string(it[3]), 10, 64)
+			if err1 == nil && err2 == nil {
+				names[[2]int64{isl, osl}] = string(it[1])
+			}
+		}
+		if len(names) > 0 {
+			g.seqNames = names
+		}
+	}
+	return g
+}
+
+// generator is the revision's sweep generator, read once.
+func (r *Rev) generator() *sweepGenerator {
+	if r.gen == nil {
+		g := todaysGenerator
+		for _, p := range generatorPaths {
+			if data, ok, err := revfs.ReadFile(r.Files, p); err == nil && ok {
+				g = parseGenerator(data)
+				break
+			}
+		}
+		r.gen = &g
+	}
+	return r.gen
+}
+
+// expSeqLen is the generator's name of a sequence length in exp-name:
+// its short name, else "isl_osl".
+func (g *sweepGenerator) expSeqLen(isl, osl int64) string {
+	if n, ok := g.seqNames[[2]int64{isl, osl}]; ok {
+		return n
+	}
+	return strconv.FormatInt(isl, 10) + "_" + strconv.FormatInt(osl, 10)
+}
