@@ -1,7 +1,6 @@
 package dryrun
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -81,7 +80,7 @@ func (sh *codeShape) digest() [sha256.Size]byte {
 
 // shapeOf parses a shell file into its shape.
 func shapeOf(data []byte) *codeShape {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), "")
+	f, _, err := parseBash(data, "")
 	return shapeFrom(f, err, data)
 }
 

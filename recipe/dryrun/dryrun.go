@@ -12,7 +12,7 @@
 // of the machine reaches a script: see hermetic.go), which is all
 // InProcess has. The threat model: docs/security.md.
 //
-// Dependencies: recipe/revfs (a revision's files), internal/lru,
+// Dependencies: recipe/revfs (a revision's files), internal/lru, internal/assockeys,
 // mvdan.cc/sh/v3, gopkg.in/yaml.v3 (srt-slurm recipe files),
 // github.com/landlock-lsm/go-landlock, github.com/elastic/go-seccomp-bpf,
 // golang.org/x/sys (the last three on Linux: the confinement).

@@ -330,3 +330,44 @@ func FuzzDryRun(f *testing.F) {
 		}
 	})
 }
+
+// TestDryRunAssociativeKeys: a table keyed by the point's parameters
+// (minimaxm3_fp4_b200_mtp.sh, July 2026) launches its value. mvdan.cc/sh
+// parses [1024:4:4:false:4]=4 and ${M[$ISL:$TP]} as arithmetic and
+// refused the script ("bash the interpreter does not read"); a key the
+// table lacks takes the default, in the script and in a sourced file.
+func TestDryRunAssociativeKeys(t *testing.T) {
+	table := `declare -A NUM_SPEC_TOKENS_MAP=(
+  # --- ISL=1024 / OSL=1024 ---
+  [1024:8:1:false:4]=4
+  [1024:8:1:false:8]=6
+)
+NUM_SPEC_TOKENS="${NUM_SPEC_TOKENS_MAP[${ISL}:${TP}:${EP_SIZE}:${DP_ATTENTION}:${CONC}]:-3}"
+`
+	for _, c := range []struct {
+		conc, want string
+	}{{"4", "4"}, {"8", "6"}, {"16", "3"}} {
+		env := map[string]string{"ISL": "1024", "EP_SIZE": "1", "DP_ATTENTION": "false", "CONC": c.conc}
+		l := runScriptT(t, scriptHead+table+`
+python3 -m sglang.launch_server --model-path "$MODEL" --speculative-num-steps "$NUM_SPEC_TOKENS" > /workspace/server.log 2>&1 &
+`+scriptTail, env)
+		srv := l.Server()
+		if l.Status != StatusLaunched || srv == nil {
+			t.Fatalf("conc %s: %s: %s", c.conc, l.Status, l.Reason)
+		}
+		if v, _ := srv.Flag("--speculative-num-steps"); !slices.Equal(v, []string{c.want}) {
+			t.Errorf("conc %s: --speculative-num-steps %v, want %s", c.conc, v, c.want)
+		}
+	}
+	files := testfs.Files{"benchmarks/benchmark_lib.sh": lib, "benchmarks/table.sh": table,
+		"benchmarks/run.sh": scriptHead + `source "$(dirname "$0")/table.sh"
+python3 -m sglang.launch_server --speculative-num-steps "$NUM_SPEC_TOKENS" > /workspace/server.log 2>&1 &
+` + scriptTail}
+	env := map[string]string{"PATH": "/bin", "MODEL": "m", "TP": "8", "CONC": "8", "PORT": "8888", "ISL": "1024", "EP_SIZE": "1", "DP_ATTENTION": "false"}
+	l := Run(context.Background(), files, "benchmarks/run.sh", nil, env, Options{Timeout: 3 * time.Second})
+	if srv := l.Server(); srv == nil {
+		t.Fatalf("sourced: %s: %s", l.Status, l.Reason)
+	} else if v, _ := srv.Flag("--speculative-num-steps"); !slices.Equal(v, []string{"6"}) {
+		t.Errorf("sourced: --speculative-num-steps %v, want 6", v)
+	}
+}

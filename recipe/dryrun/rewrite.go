@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perflog/perflog/internal/assockeys"
 	"github.com/perflog/perflog/internal/lru"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -50,7 +51,7 @@ func (c *Cache) parseScript(abs, name string, data []byte) (*syntax.File, error)
 	}
 	var f *syntax.File
 	var err error
-	if f, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name); err != nil {
+	if f, _, err = parseBash(data, name); err != nil {
 		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, err, data))
 		err = fmt.Errorf("%s: bash the interpreter does not read: %v", name, err)
 	} else if u := unsupported(f); u != "" {
@@ -104,7 +105,7 @@ func (c *Cache) sourcedFunc(abs, name string, data []byte) string {
 		c.sourced.Put(fn, nil)
 		return ""
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
+	f, _, err := parseBash(data, name)
 	if err != nil || unsupported(f) != "" || readsParams(f) {
 		c.sourced.Put(fn, nil) // always sourced
 		return ""
@@ -283,8 +284,10 @@ func (c *Cache) sourceable(data []byte) []byte {
 	var f *syntax.File
 	err := errors.New("too large")
 	if len(data) <= maxCode {
-		f, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), "")
+		var src []byte
+		f, src, err = parseBash(data, "")
 		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, err, data)) // for a memo
+		out = src                                                  // the offsets below are of the text parsed
 	}
 	if err == nil {
 		type edit struct {
@@ -347,18 +350,18 @@ func (c *Cache) sourceable(data []byte) []byte {
 			var b bytes.Buffer
 			last := 0
 			for _, e := range edits {
-				if e.off < last || e.end > len(data) {
+				if e.off < last || e.end > len(out) {
 					continue
 				}
 				text := e.text
 				if strings.HasPrefix(text, UnknownMarker) && !slices.ContainsFunc(quoted, func(q [2]int) bool { return q[0] <= e.off && e.end <= q[1] }) {
 					text = "'" + text + "'" // an unquoted word: < is a redirection
 				}
-				b.Write(data[last:e.off])
+				b.Write(out[last:e.off])
 				b.WriteString(text)
 				last = e.end
 			}
-			b.Write(data[last:])
+			b.Write(out[last:])
 			out = b.Bytes()
 		}
 	}
@@ -411,4 +414,21 @@ func processParam(pe *syntax.ParamExp) string {
 		return UnknownMarker + "random>"
 	}
 	return ""
+}
+
+// parseBash parses a script as bash. One that mvdan.cc/sh refuses for an
+// associative-array key it reads as arithmetic ([a:b]=x, ${M[$a:$b]}) is
+// parsed with those keys quoted, which bash reads alike (assockeys); src
+// is the text parsed, to hand the interpreter where it parses again.
+func parseBash(data []byte, name string) (f *syntax.File, src []byte, err error) {
+	f, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(data), name)
+	if err == nil {
+		return f, data, nil
+	}
+	if q := assockeys.Quote(data); !bytes.Equal(q, data) {
+		if f2, err2 := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(bytes.NewReader(q), name); err2 == nil {
+			return f2, q, nil
+		}
+	}
+	return f, data, err
 }

@@ -6,15 +6,16 @@
 // patched, a DP-aware router without DP attention). Checks that need a
 // revision's recipes (recipe.CheckRecipe, recipe.LintRev) are recipe's.
 //
-// Dependencies: recipe/revfs (the size perflog parses), mvdan.cc/sh/v3.
+// Dependencies: recipe/revfs (the size perflog parses), internal/assockeys,
+// mvdan.cc/sh/v3.
 package lint
 
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 
+	"github.com/perflog/perflog/internal/assockeys"
 	"github.com/perflog/perflog/recipe/revfs"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -99,11 +100,6 @@ func exclusive(a, b []branch) bool {
 	return false
 }
 
-var (
-	reAssocKey   = regexp.MustCompile(`(?m)^([ \t]*)\[([^\]"'$\n]*:[^\]"'$\n]*)\]=`)
-	reAssocIndex = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\[([^\]"'\n]*:[^\]"'\n]*)\]`)
-)
-
 // Parse parses a bash script and collects its facts.
 func Parse(path string, src []byte) *Script {
 	if len(src) > revfs.MaxScriptSize {
@@ -117,9 +113,7 @@ func Parse(path string, src []byte) *Script {
 		// mvdan.cc/sh reads an associative array key such as
 		// [1024:4:4:false:4]=4 as arithmetic; quote such keys (same
 		// lines, same columns but two) and try again
-		fixed := reAssocKey.ReplaceAll(src, []byte(`$1["$2"]=`))
-		fixed = reAssocIndex.ReplaceAll(fixed, []byte(`$${${1}["$2"]`))
-		if !bytes.Equal(fixed, src) {
+		if fixed := assockeys.Quote(src); !bytes.Equal(fixed, src) {
 			if f2, err2 := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false)).Parse(bytes.NewReader(fixed), path); err2 == nil {
 				f, err = f2, nil
 			}
