@@ -32,7 +32,9 @@ func newInitCmd(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 repository (the changelog, the master configs, the GitHub repository from the
 origin remote) and every other setting commented out at its default, and
 .github/workflows/perflog.yml, the workflow that runs the gate on pull
-requests. An existing file is left alone unless --force is given.`,
+requests. An existing file is left alone unless --force is given. It declares
+perflog the merge driver of the changelog in .gitattributes and prints the git
+config command that defines the driver (see perflog changelog merge).`,
 		Args: argsFor(),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -75,6 +77,36 @@ func initRun(opts *InitOptions) error {
 		}
 		fmt.Fprintf(opts.Factory.IO.ErrOut, "wrote %s\n", name)
 	}
+	return initMergeDriver(opts.Factory, root, ws.settings.ChangelogPath())
+}
+
+// initMergeDriver declares perflog the merge driver of the changelog in
+// .gitattributes (once), and says the command that defines the driver:
+// git takes a driver's command from its config only, never from a file
+// a repository carries.
+func initMergeDriver(f *Factory, root, changelogPath string) error {
+	line := changelogPath + " merge=perflog"
+	const name = ".gitattributes"
+	old, err := os.ReadFile(filepath.Join(root, name))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	has := false
+	for _, l := range strings.Split(string(old), "\n") {
+		has = has || strings.TrimSpace(l) == line
+	}
+	if !has {
+		data := old
+		if len(data) > 0 && !strings.HasSuffix(string(data), "\n") {
+			data = append(data, '\n')
+		}
+		data = append(data, line+"\n"...)
+		if _, err := safefile.Write(root, name, data); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+		fmt.Fprintf(f.IO.ErrOut, "wrote %s (%s)\n", name, line)
+	}
+	fmt.Fprintf(f.IO.ErrOut, "to merge %s without conflicts, run once in each clone:\n  git config merge.perflog.driver \"perflog changelog merge %%O %%A %%B %%P\"\n", changelogPath)
 	return nil
 }
 
