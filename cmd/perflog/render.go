@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -124,6 +125,23 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 		}
 		fmt.Fprintf(w, "hint: `perflog changelog new` would append %d drafted entr%s for %s\n", n, map[bool]string{true: "y", false: "ies"}[n == 1], printable(strings.Join(keys, ", ")))
 	}
+	if n, rules := fixable(rep.Findings); n > 0 {
+		fmt.Fprintf(w, "hint: `perflog changelog fix` repairs %d of these finding%s (%s) in the work tree\n", n, plural(n), strings.Join(rules, ", "))
+	}
+}
+
+// fixable counts the findings `perflog changelog fix` repairs, with their
+// rules.
+func fixable(fs []changelog.Finding) (n int, rules []string) {
+	for _, f := range fs {
+		if changelog.Fixable[f.Rule] && f.Suppressed == "" {
+			n++
+			if !slices.Contains(rules, f.Rule) {
+				rules = append(rules, f.Rule)
+			}
+		}
+	}
+	return n, rules
 }
 
 func plural(n int) string {
@@ -182,6 +200,9 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 	fmt.Fprint(w, "\n\n")
 	if err := writeMarkdownFindings(w, rep.Findings, h.head.String(), repo); err != nil {
 		return err
+	}
+	if n, rules := fixable(rep.Findings); n > 0 {
+		fmt.Fprintf(w, "\n`perflog changelog fix` repairs %d of these finding%s (`%s`) in the work tree; commit what it writes.\n", n, plural(n), strings.Join(rules, "`, `"))
 	}
 	if len(rep.Suggested) > 0 {
 		// a fence longer than any run of backticks in the entries

@@ -67,7 +67,7 @@ func newChangelogCmd(f *Factory) *cobra.Command {
 		Use:   "changelog <command>",
 		Short: "Verify and explain perf-changelog.yaml",
 	})
-	cmd.AddCommand(newVerifyCmd(f, nil), newAuditCmd(f, nil), newNewCmd(f, nil), newRulesCmd(f), newMergeCmd(f, nil))
+	cmd.AddCommand(newVerifyCmd(f, nil), newAuditCmd(f, nil), newNewCmd(f, nil), newRulesCmd(f), newMergeCmd(f, nil), newFixCmd(f, nil))
 	return cmd
 }
 
