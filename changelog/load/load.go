@@ -260,6 +260,25 @@ func ResolveBase(r *gitscan.Repo, head plumbing.Hash, o BaseOptions) (plumbing.H
 	return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: none of %s exists%s; %s", strings.Join(cands, ", "), shallow, hint)
 }
 
+// HeadOnBase reports whether head is on the base branch ResolveBase would
+// pick (origin/$GITHUB_BASE_REF, origin/main or main): nothing is
+// committed beyond it.
+func HeadOnBase(r *gitscan.Repo, head plumbing.Hash, getenv func(string) string) bool {
+	cands := []string{"origin/main", "main"}
+	if getenv != nil {
+		if ref := getenv("GITHUB_BASE_REF"); ref != "" {
+			cands = append([]string{"origin/" + ref}, cands...)
+		}
+	}
+	for _, c := range cands {
+		if b, err := r.Resolve(c); err == nil {
+			mb, err := r.MergeBase(b, head)
+			return err == nil && mb == head
+		}
+	}
+	return false
+}
+
 // PROptions say where ResolvePR looks for this run's PR, in order: the
 // flag, the CI environment, GitHub, the head commit's subject.
 type PROptions struct {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/perflog/perflog/recipe"
 	"github.com/perflog/perflog/recipe/dryrun"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // LaunchOptions are the parsed flags of `perflog config launch`.
@@ -25,6 +26,9 @@ type LaunchOptions struct {
 	Format  string
 	Point   int
 	Keys    []string
+	// Worktree dry-runs the work tree's files, uncommitted changes
+	// included, instead of --rev's.
+	Worktree bool
 }
 
 func newLaunchCmd(f *Factory, runF func(context.Context, *LaunchOptions) error) *cobra.Command {
@@ -44,7 +48,8 @@ file:line that starts them; every other command succeeds without running.
 Without --point, one line per point; with --point N, the whole launch of that
 point: the server's command line, the variables the launch path set, the
 client, and what could not be evaluated. --format json gives every point in
-full. Multi-node recipes are listed as not dry-run.`,
+full. Multi-node recipes are listed as not dry-run. --worktree dry-runs the work
+tree as it is, uncommitted changes included (what verify --worktree judges).`,
 		Example: `  $ perflog config launch dsr1-fp8-mi355x-sglang
   $ perflog config launch dsr1-fp8-mi355x-sglang --point 3
   $ perflog config launch 'dsv4-*' --rev HEAD~5 --format json`,
@@ -67,6 +72,9 @@ full. Multi-node recipes are listed as not dry-run.`,
 			if opts.Point < 0 {
 				return flagErrorf("invalid --point %d (points are numbered from 1)", opts.Point)
 			}
+			if opts.Worktree && cmd.Flags().Changed("rev") {
+				return flagErrorf("--worktree and --rev exclude each other")
+			}
 			if runF != nil {
 				return runF(cmd.Context(), opts)
 			}
@@ -76,6 +84,7 @@ full. Multi-node recipes are listed as not dry-run.`,
 	fl := cmd.Flags()
 	repoFlag(fl, &opts.Repo)
 	fl.StringVar(&opts.Rev, "rev", "HEAD", "the `revision` to dry-run")
+	fl.BoolVar(&opts.Worktree, "worktree", false, "dry-run the work tree, uncommitted changes included")
 	configFlag(fl, &opts.Config)
 	fl.IntVar(&opts.Point, "point", 0, "only point `N` (as numbered in the listing), shown in full")
 	fl.StringVar(&opts.Format, "format", "", "output `format`: text or json (default text)")
@@ -101,6 +110,12 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 		return fmt.Errorf("--rev: %w", err)
 	}
 	rev := recipe.NewRev(opts.Rev, ws.repo.Tree(h), ws.settings)
+	if opts.Worktree {
+		if ws.repo.Worktree() == "" {
+			return flagErrorf("--worktree: the repository has no work tree")
+		}
+		rev = recipe.NewRev("work tree", revfs.Dir(ws.repo.Worktree()), ws.settings)
+	}
 	m, err := rev.Master()
 	if err != nil {
 		return err

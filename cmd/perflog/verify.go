@@ -204,6 +204,12 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err != nil {
 		return fmt.Errorf("--head: %w", err)
 	}
+	if opts.Factory.Getenv("CI") == "" && opts.Factory.Getenv("GITHUB_ACTIONS") == "" && !opts.Worktree && opts.Base == "" &&
+		opts.Head == "HEAD" && load.HeadOnBase(ws.repo, head, opts.Factory.Getenv) {
+		if err := nothingCommitted(ws, head, opts); err != nil {
+			return err
+		}
+	}
 	base, baseName, err := load.ResolveBase(ws.repo, head, load.BaseOptions{Rev: opts.Base, MergeBase: opts.Profile == changelog.ProfileFull,
 		OnBranch: opts.Worktree, Getenv: opts.Factory.Getenv})
 	if err != nil {
@@ -410,4 +416,31 @@ func postComment(ctx context.Context, opts *VerifyOptions, ws *workspace, rep *c
 		return
 	}
 	fmt.Fprintf(errOut, "perflog: posted the findings on PR #%d: %s\n", hdr.pr, u)
+}
+
+// nothingCommitted refuses a contributor's run that would judge someone
+// else's commit: HEAD is the base branch's last commit (nothing committed
+// beyond it) while the work tree holds uncommitted changes, or while --pr
+// names another PR than that commit's.
+func nothingCommitted(ws *workspace, head plumbing.Hash, opts *VerifyOptions) error {
+	c, err := ws.repo.Commit(head)
+	if err != nil {
+		return nil
+	}
+	theirs, hasPR := c.PR()
+	dirty, _ := ws.repo.WorktreeChanges(head, load.WorktreePaths(ws.settings))
+	other := opts.PRSet && hasPR && theirs != opts.PR
+	if len(dirty) == 0 && !other {
+		return nil
+	}
+	what := "the base branch's last commit " + shortHash(head)
+	if hasPR {
+		what += fmt.Sprintf(" (#%d)", theirs)
+	}
+	why := "nothing is committed beyond it"
+	if len(dirty) > 0 {
+		why += "; the work tree has uncommitted changes (" + firstOf(dirty, 3) + ")"
+	}
+	return &flagError{err: fmt.Errorf("no commits to judge: HEAD is %s and %s", what, why),
+		hint: "Commit your change, or pass --worktree to judge the work tree as it is."}
 }
