@@ -102,9 +102,9 @@ func Fix(base, head []byte, o FixOptions) (*FixResult, error) {
 	if moved > 0 {
 		res.Repairs = append(res.Repairs, fmt.Sprintf("moved %s of this change to the end, after the %d entries of the base, in the base's bytes", count(moved, "new entry", "new entries"), len(b.f.Entries)))
 	}
-	// the new entries after the history: one empty line before each, one
-	// newline at the end; links set when setLinks
-	assemble := func(setLinks bool) ([]byte, error) {
+	// the new entries after hist: one empty line before each, one newline
+	// at the end; links set when setLinks
+	assemble := func(hist []byte, setLinks bool) ([]byte, error) {
 		var blocks [][]byte
 		for _, e := range added {
 			block := append([]byte(nil), e.Raw(h.f)...)
@@ -118,7 +118,7 @@ func Fix(base, head []byte, o FixOptions) (*FixResult, error) {
 			}
 			blocks = append(blocks, block)
 		}
-		out := append([]byte(nil), history...)
+		out := append([]byte(nil), hist...)
 		if len(blocks) == 0 {
 			return out, nil
 		}
@@ -133,7 +133,7 @@ func Fix(base, head []byte, o FixOptions) (*FixResult, error) {
 		}
 		return append(out, bytes.Join(blocks, []byte("\n"))...), nil
 	}
-	out, err = assemble(true)
+	out, err = assemble(history, true)
 	if err != nil {
 		return nil, err
 	}
@@ -143,17 +143,24 @@ func Fix(base, head []byte, o FixOptions) (*FixResult, error) {
 		if len(added) > 0 {
 			end = added[0].Start
 		}
-		if hist := bytes.TrimRight(head[:end], "\n"); !bytes.Equal(hist, bytes.TrimRight(history, "\n")) {
+		hist := bytes.TrimRight(head[:end], "\n")
+		if !bytes.Equal(hist, bytes.TrimRight(history, "\n")) {
 			line := bytes.Count(hist[:commonPrefixLen(hist, history)], []byte("\n")) + 1
 			res.Repairs = append(res.Repairs, fmt.Sprintf("restored the history's bytes from the base (the first difference is at line %d)", line))
-		} else if same, _ := assemble(false); !bytes.Equal(same, head) {
+		}
+		// what follows the history: the separators and the final newline
+		canon := append(append([]byte(nil), hist...), history[len(bytes.TrimRight(history, "\n")):]...)
+		if len(added) > 0 {
+			canon, _ = assemble(append(append([]byte(nil), hist...), '\n'), false)
+		}
+		if !bytes.Equal(canon, head) {
 			res.Repairs = append(res.Repairs, "one empty line before each new entry, and one newline at the end")
 		}
 	}
 	if o.PR > 0 {
 		for _, e := range added {
 			if lk.isPlaceholder(e.PRLink()) {
-				res.Repairs = append(res.Repairs, fmt.Sprintf("set new entry %d's pr-link to %s (was %s)", e.Index, lk.forPR(o.PR), e.PRLink()))
+				res.Repairs = append(res.Repairs, fmt.Sprintf("set the pr-link of the new entry for %s to %s (was %s)", entryName(e), lk.forPR(o.PR), e.PRLink()))
 			}
 		}
 	}

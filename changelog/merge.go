@@ -130,7 +130,7 @@ func Merge(base, upstream, contrib []byte, o MergeOptions) (*MergeResult, error)
 		case sameEntry(be, ce):
 			continue
 		case !inContrib[be.Identity()]:
-			return nil, conflictf("the contributing side deleted or rewrote entry %d (%s), which the common ancestor has; the changelog's history is append-only", i+1, entryName(be))
+			return nil, conflictf("the contributing side deleted or rewrote entry %d (%s, line %d of the common ancestor), which the changelog's history keeps as it was", i+1, entryName(be), be.Line)
 		case be.Identity() != ce.Identity():
 			return nil, conflictf("the contributing side moved entry %d (%s); the changelog's history is append-only", i+1, entryName(be))
 		}

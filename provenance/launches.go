@@ -389,14 +389,14 @@ func (h *History) BlameLaunch(key string, rev plumbing.Hash, vs []LaunchVersion)
 }
 
 // launchGap is the stretch of versions lo to hi-1 of vs: from the first
-// commit of lo to the last commit before hi's, and why the launch was not
-// known at its start.
+// commit of lo until hi's, the commit that ended it, and why the launch
+// was not known at its start.
 func (h *History) launchGap(vs []LaunchVersion, lo, hi int) (*LaunchGap, error) {
 	from, err := h.Ref(vs[lo].Seq)
 	if err != nil {
 		return nil, err
 	}
-	to, err := h.Ref(vs[hi].Seq - 1)
+	to, err := h.Ref(vs[hi].Seq)
 	if err != nil {
 		return nil, err
 	}

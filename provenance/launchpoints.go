@@ -25,8 +25,9 @@ const statusPath = "launch.status"
 // notRun is the state of a point that has no launch fields.
 const notRun = "not run"
 
-// LaunchGap is a stretch of commits, From to To, in which a recipe's
-// launch was not known, and why.
+// LaunchGap is a stretch of commits in which a recipe's launch was not
+// known: From is its first commit, To the commit that ended it (the
+// launch known again), Reason why it was not known at its start.
 type LaunchGap struct {
 	From   CommitRef `json:"from"`
 	To     CommitRef `json:"to"`

@@ -92,7 +92,7 @@ func TestLaunchHistoryUnknownIsNotAbsent(t *testing.T) {
 	if !ok {
 		t.Fatalf("no --context-length field once only 8k1k is left: %v", blame)
 	}
-	if ctx.Value != "9236" || pr(ctx) != 1 || ctx.SetIn != nil || len(ctx.NotKnown) != 1 || pr2(ctx.NotKnown[0].From.PR) != 2 || pr2(ctx.NotKnown[0].To.PR) != 3 ||
+	if ctx.Value != "9236" || pr(ctx) != 1 || ctx.SetIn != nil || len(ctx.NotKnown) != 1 || pr2(ctx.NotKnown[0].From.PR) != 2 || pr2(ctx.NotKnown[0].To.PR) != 4 ||
 		!strings.Contains(ctx.NotKnown[0].Reason, "not run") {
 		t.Errorf("--context-length: %+v", ctx)
 	}

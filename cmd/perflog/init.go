@@ -125,7 +125,14 @@ func initSettings(ws *workspace, wt fs.FS) string {
 			break
 		}
 	}
-	fmt.Fprintf(&b, "  master-configs: [%s]\n", strings.Join(masters, ", "))
+	if s == nil || len(s.Changelog.MasterConfigs) == 0 {
+		// the default layouts are followed through history (configs/
+		// moved from .github/configs/ in #1992); naming one would cut
+		// the history off at the move
+		fmt.Fprintf(&b, "  # master-configs: [%s]   # found; unset, both layouts are followed through history\n", strings.Join(masters, ", "))
+	} else {
+		fmt.Fprintf(&b, "  master-configs: [%s]\n", strings.Join(masters, ", "))
+	}
 	repo := s.Repository()
 	if m := githubRemote.FindStringSubmatch(ws.repo.RemoteURL("origin")); m != nil {
 		repo = m[1] + "/" + m[2]

@@ -59,7 +59,7 @@ The upstream side is the one whose new entries are already on --mainline
 (origin/main, else main); when that cannot be told, it is theirs (git merge
 main, on a PR branch). --upstream says it outright.`,
 		Example: `  $ git config merge.perflog.driver "perflog changelog merge %O %A %B %P"
-  $ git merge origin/main && perflog changelog merge --resolve --pr 2707`,
+  $ git merge origin/main || perflog changelog merge --resolve --pr 2707`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case opts.Resolve && len(args) > 0:
@@ -141,19 +141,20 @@ func mergeRun(opts *MergeOptions) error {
 		}
 		out = f.abs(opts.Ours)
 	}
-	oursUp, how := false, "theirs, by default"
+	oursUp, why := false, "by default"
 	switch opts.Upstream {
 	case "ours":
-		oursUp, how = true, "ours, as --upstream says"
+		oursUp, why = true, "as --upstream says"
 	case "theirs":
-		how = "theirs, as --upstream says"
+		why = "as --upstream says"
 	default:
 		if up, told := changelog.Upstream(base, ours, theirs, mainline(ws, opts.Mainline, path)); told {
-			oursUp, how = up, "theirs: its new entries are on the mainline"
-			if up {
-				how = "ours: its new entries are on the mainline"
-			}
+			oursUp, why = up, "its new entries are on the mainline"
 		}
+	}
+	up, other := "theirs", "ours"
+	if oursUp {
+		up, other = other, up
 	}
 	upstream, contrib := theirs, ours
 	if oursUp {
@@ -163,7 +164,7 @@ func mergeRun(opts *MergeOptions) error {
 	var conflict *changelog.MergeConflict
 	if errors.As(err, &conflict) {
 		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\n", err)
-		fmt.Fprintf(f.IO.ErrOut, "perflog: %s is left as it was for a person to resolve (upstream: %s)\n", path, how)
+		fmt.Fprintf(f.IO.ErrOut, "perflog: %s is left as it was for a person to resolve (the upstream side was %s, %s)\n", path, up, why)
 		return errFindings
 	}
 	if err != nil {
@@ -173,9 +174,9 @@ func mergeRun(opts *MergeOptions) error {
 		return err
 	}
 	w := f.IO.ErrOut
-	fmt.Fprintf(w, "merged %s: upstream %s kept byte for byte", path, how)
+	fmt.Fprintf(w, "merged %s: kept %s byte for byte (the upstream side, %s)", path, up, why)
 	if n := len(res.Appended); n > 0 {
-		fmt.Fprintf(w, "; %s of the other side appended (%s)", count(n, "entry", "entries"), positions(res.Appended))
+		fmt.Fprintf(w, "; appended %s of %s (%s %s there)", count(n, "new entry", "new entries"), other, map[bool]string{true: "entry", false: "entries"}[n == 1], positions(res.Appended))
 	}
 	if n := len(res.Kept); n > 0 {
 		fmt.Fprintf(w, "; %s already upstream", count(n, "entry", "entries"))

@@ -117,7 +117,7 @@ func TestMergeDriverWithGit(t *testing.T) {
 	if got := g.read("perf-changelog.yaml"); got != want {
 		t.Fatalf("merged:\n%s\nwant\n%s\n(git said %s)", got, want, out)
 	}
-	if !strings.Contains(out, "upstream theirs: its new entries are on the mainline") {
+	if !strings.Contains(out, "kept theirs byte for byte (the upstream side, its new entries are on the mainline); appended 1 new entry of ours (entry 2 there)") {
 		t.Errorf("the driver's note: %s", out)
 	}
 
@@ -126,7 +126,7 @@ func TestMergeDriverWithGit(t *testing.T) {
 	g.write(".gitattributes", "perf-changelog.yaml merge=perflog\n")
 	before := g.read("perf-changelog.yaml")
 	out = g.exec(true, "git", "merge", "--no-edit", "main")
-	if !strings.Contains(out, "deleted or rewrote entry 1 (base-config)") || !strings.Contains(out, "CONFLICT") {
+	if !strings.Contains(out, "deleted or rewrote entry 1 (base-config, line 1 of the common ancestor)") || !strings.Contains(out, "CONFLICT") {
 		t.Errorf("git's output: %s", out)
 	}
 	if got := g.read("perf-changelog.yaml"); got != before {

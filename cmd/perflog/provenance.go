@@ -124,7 +124,7 @@ func blameRun(ctx context.Context, opts *BlameOptions) error {
 				shortSHA(g.From.Commit), prText(g.From.PR), shortSHA(g.To.Commit), prText(g.To.PR), orUnsaid(g.Reason)))
 		}
 		for _, g := range fl.NotKnown {
-			notes.add(fmt.Sprintf("not known from %s %s to %s %s (%s): a value the same on both sides keeps its older commit",
+			notes.add(fmt.Sprintf("not known from %s %s until %s %s (%s): a value the same on both sides keeps its older commit",
 				shortSHA(g.From.Commit), prText(g.From.PR), shortSHA(g.To.Commit), prText(g.To.PR), orUnsaid(g.Reason)))
 		}
 		rows = append(rows, []string{fl.Path, fl.Value, commit, pr, dateText(fl.Date), ev, subject})

@@ -125,16 +125,33 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 		}
 		fmt.Fprintf(w, "hint: `perflog changelog new` would append %d drafted entr%s for %s\n", n, map[bool]string{true: "y", false: "ies"}[n == 1], printable(strings.Join(keys, ", ")))
 	}
-	if n, rules := fixable(rep.Findings); n > 0 {
-		fmt.Fprintf(w, "hint: `perflog changelog fix` repairs %d of these finding%s (%s) in the work tree\n", n, plural(n), strings.Join(rules, ", "))
+	if n, rules := fixable(rep.Findings, h.pr); n > 0 {
+		fmt.Fprintf(w, "hint: `perflog changelog fix%s` repairs %s (%s) in the work tree\n", prArg(h.pr), findingsText(n), strings.Join(rules, ", "))
 	}
 }
 
+// findingsText says how many of the findings above: "the finding", "2 of
+// the findings".
+func findingsText(n int) string {
+	if n == 1 {
+		return "1 of the findings above"
+	}
+	return fmt.Sprintf("%d of the findings above", n)
+}
+
+// prArg is the --pr argument a suggested command needs ("" without one).
+func prArg(pr int) string {
+	if pr <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" --pr %d", pr)
+}
+
 // fixable counts the findings `perflog changelog fix` repairs, with their
-// rules.
-func fixable(fs []changelog.Finding) (n int, rules []string) {
+// rules: a placeholder link only when the PR is known.
+func fixable(fs []changelog.Finding, pr int) (n int, rules []string) {
 	for _, f := range fs {
-		if changelog.Fixable[f.Rule] && f.Suppressed == "" {
+		if changelog.Fixable[f.Rule] && f.Suppressed == "" && (f.Rule != changelog.RulePRPlaceholder || pr > 0) {
 			n++
 			if !slices.Contains(rules, f.Rule) {
 				rules = append(rules, f.Rule)
@@ -201,8 +218,8 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 	if err := writeMarkdownFindings(w, rep.Findings, h.head.String(), repo); err != nil {
 		return err
 	}
-	if n, rules := fixable(rep.Findings); n > 0 {
-		fmt.Fprintf(w, "\n`perflog changelog fix` repairs %d of these finding%s (`%s`) in the work tree; commit what it writes.\n", n, plural(n), strings.Join(rules, "`, `"))
+	if n, rules := fixable(rep.Findings, h.pr); n > 0 {
+		fmt.Fprintf(w, "\n`perflog changelog fix%s` repairs %s (`%s`) in the work tree; commit what it writes.\n", prArg(h.pr), findingsText(n), strings.Join(rules, "`, `"))
 	}
 	if len(rep.Suggested) > 0 {
 		// a fence longer than any run of backticks in the entries
