@@ -370,6 +370,11 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 		// the variables as a whole tells their changes
 		envTold := reEnvGeneric.MatchString(bullets)
 		seen := map[string]bool{}
+		type omitted struct {
+			d  recipe.LaunchDiff
+			at string
+		}
+		var missed []omitted
 		for _, d := range e.Diffs {
 			id := d.Kind + "\x00" + d.In + "\x00" + d.Name
 			// a multi-node recipe's topology and harness settings are
@@ -387,12 +392,34 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 				}
 			}
 			d.Points = pts
-			file, line := recipe.SplitAt(d.At)
-			add(Finding{Rule: RuleOmitsChange, Severity: Warning, Line: entries[0].Line, ConfigKey: k, Entry: entries[0].Index,
-				Message: fmt.Sprintf("the launch of %s changed (%s, %s %s) and no bullet of entry %d mentions it",
-					k, clip(d.String(), 160), plural(len(d.Points), "point", "points"), ranges(d.Points), entries[0].Index),
-				Evidence: []Evidence{{File: file, Line: line, Text: ch.Head.LineText(file, line), Rev: "head"}}})
+			missed = append(missed, omitted{d, d.At})
 		}
+		if len(missed) == 0 {
+			continue
+		}
+		// one finding per recipe and entry, whatever the number of changes
+		const shown = 8
+		var parts []string
+		var ev []Evidence
+		for i, m := range missed {
+			if i == shown {
+				break
+			}
+			parts = append(parts, fmt.Sprintf("%s, %s %s", clip(m.d.String(), 160), plural(len(m.d.Points), "point", "points"), ranges(m.d.Points)))
+			file, line := recipe.SplitAt(m.at)
+			if !slices.ContainsFunc(ev, func(x Evidence) bool { return x.File == file && x.Line == line }) {
+				ev = append(ev, Evidence{File: file, Line: line, Text: ch.Head.LineText(file, line), Rev: "head"})
+			}
+		}
+		msg := fmt.Sprintf("the launch of %s changed (%s) and no bullet of entry %d mentions it", k, parts[0], entries[0].Index)
+		if len(missed) > 1 {
+			msg = fmt.Sprintf("the launch of %s changed in %d ways no bullet of entry %d mentions: (%s)", k, len(missed), entries[0].Index, strings.Join(parts, "); ("))
+			if len(missed) > shown {
+				msg += fmt.Sprintf(" and %d more", len(missed)-shown)
+			}
+		}
+		add(Finding{Rule: RuleOmitsChange, Severity: Warning, Line: entries[0].Line, ConfigKey: k, Entry: entries[0].Index,
+			Message: msg, Evidence: ev})
 	}
 }
 
