@@ -220,6 +220,28 @@ func unknownKey(l *dryrun.Launch) string {
 // launchRules reports the head launches' problems: failures, stray
 // arguments and settings not wired to the server.
 func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(Finding)) {
+	// a problem the base already had is said once for every recipe that
+	// has it, not once per recipe
+	type carried struct {
+		f    Finding
+		keys []string
+		msg  string
+	}
+	var olds []*carried
+	oldBy := map[string]*carried{}
+	defer func() {
+		for _, c := range olds {
+			if len(c.keys) > 1 {
+				names := c.keys
+				more := ""
+				if len(names) > 5 {
+					names, more = names[:5], fmt.Sprintf(" and %d more", len(c.keys)-5)
+				}
+				c.f.Message = fmt.Sprintf("%d recipes (%s%s): %s (so they did at base: not introduced by this change)", len(c.keys), strings.Join(names, ", "), more, c.msg)
+			}
+			add(c.f)
+		}
+	}()
 	for _, k := range slices.Sorted(maps.Keys(effects)) {
 		e := effects[k]
 		type group struct {
@@ -308,13 +330,26 @@ func launchRules(ch *recipe.Change, effects map[string]*recipe.Effect, add func(
 				sev, was = Warning, Info
 			}
 			msg := fmt.Sprintf("%s %s: %s", k, pointList(g.pts), g.msg)
-			if g.old && len(e.Base) > 0 {
+			old := g.old && len(e.Base) > 0
+			if old {
 				sev = was
 				msg += " (so it did at base: not introduced by this change)"
 			}
 			file, line := recipe.SplitAt(g.at)
-			add(Finding{Rule: g.rule, Severity: sev, File: file, Line: line, ConfigKey: k, Message: msg,
-				Evidence: []Evidence{{File: file, Line: line, Text: ch.Head.LineText(file, line), Rev: "head"}}})
+			f := Finding{Rule: g.rule, Severity: sev, File: file, Line: line, ConfigKey: k, Message: msg,
+				Evidence: []Evidence{{File: file, Line: line, Text: ch.Head.LineText(file, line), Rev: "head"}}}
+			if !old {
+				add(f)
+				continue
+			}
+			id := g.rule + "\x00" + g.at + "\x00" + g.msg
+			if c := oldBy[id]; c != nil {
+				c.keys = append(c.keys, k)
+				continue
+			}
+			c := &carried{f: f, keys: []string{k}, msg: g.msg}
+			oldBy[id] = c
+			olds = append(olds, c)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package changelog
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/perflog/perflog/internal/testfs"
@@ -32,5 +33,39 @@ func TestFailureAtBaseMovedLines(t *testing.T) {
 		if len(got) != 1 || got[0].Rule != RuleLaunchFails || got[0].Severity != tc.want {
 			t.Errorf("base %s, head %s: %+v, want one %s", tc.base, tc.head, got, tc.want)
 		}
+	}
+}
+
+// TestBaseProblemSaidOnce: a failure every recipe had at base (a shared
+// helper's) is one finding naming the recipes, not one per recipe; one
+// the change introduced stays one per recipe.
+func TestBaseProblemSaidOnce(t *testing.T) {
+	rev := recipe.NewRev("r", testfs.Files{}, nil)
+	ch := &recipe.Change{Base: rev, Head: rev}
+	fail := func(why string) *dryrun.Launch {
+		return &dryrun.Launch{Status: dryrun.StatusFailed, Exit: 1, EndedAt: "benchmarks/benchmark_lib.sh:86", Reason: why}
+	}
+	effects := map[string]*recipe.Effect{}
+	for _, k := range []string{"k1", "k2", "k3"} {
+		pt := recipe.LaunchPoint{Key: k, Index: 1, TP: 8}
+		effects[k] = &recipe.Effect{Key: k,
+			Base: []recipe.PointLaunch{{Point: pt, Launch: fail("Error: EP_SIZE is not set")}},
+			Head: []recipe.PointLaunch{{Point: pt, Launch: fail("Error: EP_SIZE is not set")}}}
+	}
+	pt := recipe.LaunchPoint{Key: "k4", Index: 1, TP: 8}
+	effects["k4"] = &recipe.Effect{Key: "k4",
+		Base: []recipe.PointLaunch{{Point: pt, Launch: &dryrun.Launch{Status: dryrun.StatusLaunched}}},
+		Head: []recipe.PointLaunch{{Point: pt, Launch: fail("Error: TP is not set")}}}
+	var got []Finding
+	launchRules(ch, effects, func(f Finding) { got = append(got, f) })
+	if len(got) != 2 {
+		t.Fatalf("%d findings, want 2: %+v", len(got), got)
+	}
+	old, fresh := got[1], got[0]
+	if fresh.Severity != Error || fresh.ConfigKey != "k4" {
+		t.Errorf("the new failure: %+v", fresh)
+	}
+	if old.Severity != Warning || !strings.HasPrefix(old.Message, "3 recipes (k1, k2, k3): exits 1 before the server starts: Error: EP_SIZE is not set (so they did at base") {
+		t.Errorf("the failure the base had: %+v", old)
 	}
 }
