@@ -80,7 +80,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(e *testscript.Env) error {
 			// keep CI variables of the machine running the tests out
-			for _, k := range []string{"GITHUB_REF", "GITHUB_EVENT_PATH", "GITHUB_BASE_REF"} {
+			for _, k := range []string{"GITHUB_REF", "GITHUB_EVENT_PATH", "GITHUB_BASE_REF", "GITHUB_STEP_SUMMARY", "GITHUB_ACTIONS"} {
 				e.Setenv(k, "")
 			}
 			e.Setenv("NO_COLOR", "1")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -298,10 +299,36 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if opts.Comment {
 		postComment(ctx, opts, ws, rep, hdr)
 	}
+	writeStepSummary(opts.Factory, rep, hdr, ws.settings.Repository())
 	if !rep.OK() {
 		return errFindings
 	}
 	return nil
+}
+
+// writeStepSummary appends the markdown report to the job summary of a
+// GitHub Actions run (the file GITHUB_STEP_SUMMARY names), whatever
+// --format: the runner shows it on the run's page. A summary that cannot
+// be written is a warning, never the verdict.
+func writeStepSummary(f *Factory, rep *changelog.Report, hdr verifyHeader, repo string) {
+	path := f.Getenv("GITHUB_STEP_SUMMARY")
+	if path == "" || f.Getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	var b bytes.Buffer
+	if err := writeMarkdown(&b, rep, hdr, repo); err != nil {
+		return
+	}
+	file, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err == nil {
+		_, err = file.Write(b.Bytes())
+		if cerr := file.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(f.IO.ErrOut, "perflog: warning: the job summary (GITHUB_STEP_SUMMARY) was not written: %v\n", err)
+	}
 }
 
 func shortHash(h plumbing.Hash) string { return changelog.ShortHash(h) }
