@@ -17,6 +17,7 @@ import (
 //	launch.server                      the server program ("vllm serve")
 //	launch.flags.--NAME                a server option's values
 //	launch.env.NAME                    a variable the launch path set
+//	launch.runner-env.NAME             one of the runner's (a path, cache, port)
 //	launch.files.FILE.KEY              a setting of a config file it is given
 //	launch.router.flags.--NAME         a router option
 //	launch.client.--NAME               a benchmark client option
@@ -46,7 +47,11 @@ func (pl *PointLaunch) Facts() map[string]string {
 		}
 		if s.Role != "" || i == 0 {
 			for _, k := range s.EnvChanges(p.Env) {
-				if !infraVar.MatchString(k) {
+				if infraVar.MatchString(k) {
+					// the runner's (paths, caches, ports): what the server
+					// gets too, kept apart from what a changelog entry tells
+					out[pre+"runner-env."+k] = s.Env[k]
+				} else {
 					out[pre+"env."+k] = s.Env[k]
 				}
 			}

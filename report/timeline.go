@@ -57,7 +57,7 @@ var laneOrder = []string{"recipe", "image", "model", "runner", "precision", "fra
 var fieldLanes = []struct{ prefix, name string }{
 	{"image", "image"}, {"model", "model"}, {"runner", "runner"}, {"precision", "precision"}, {"framework", "framework"},
 	{"scenarios", "search space"}, {"seq-len-configs", "search space"},
-	{"launch.image", "launch image"}, {"launch.flags", "server flags"}, {"launch.env", "env vars"},
+	{"launch.image", "launch image"}, {"launch.flags", "server flags"}, {"launch.env", "env vars"}, {"launch.runner-env", "runner env"},
 	{"launch.router", "router"}, {"launch.client", "client"},
 }
 
