@@ -564,7 +564,7 @@ func TestCorpusClaims(t *testing.T) {
 // failed with the parse error of the commit's own text).
 func TestCorpusClaimsWhereTheChangelogDoesNotLoad(t *testing.T) {
 	r, _, h, _ := corpusAudit(t)
-	rev, err := r.Resolve("31bbb66b54")
+	rev, err := r.Resolve("9c8b6dec07")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -577,7 +577,7 @@ func TestCorpusClaimsWhereTheChangelogDoesNotLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, _, err := changelog.Parse(rep.Path, own); err == nil {
-		t.Fatal("the changelog at 31bbb66b54 loads; the test needs one that does not")
+		t.Fatal("the changelog at 9c8b6dec07 loads; the test needs one that does not")
 	}
 	raw, err := AuditText(r, rep)
 	if err != nil {

@@ -61,7 +61,7 @@ func TestActionScript(t *testing.T) {
 		t.Fatalf("exit %d, outputs %q, sarif %d bytes, log:\n%s", code, outputs, len(sarif), log)
 	}
 	// error findings: annotations, the report, exit 1
-	code, log, sarif, outputs = run("--repo " + repo + " --base 9d4249bd94~1 --head 9d4249bd94")
+	code, log, sarif, outputs = run("--repo " + repo + " --base a969ccc715~1 --head a969ccc715")
 	if code != 1 || !strings.Contains(log, "::error file=perf-changelog.yaml") || !strings.Contains(sarif, `"ruleId": "claim/contradicted"`) || outputs != "exit-code=1\n" {
 		t.Fatalf("exit %d, outputs %q, log:\n%s", code, outputs, log)
 	}

@@ -52,7 +52,7 @@ Verdicts:
 A table on a terminal, tab-separated values otherwise, or --format json.`,
 		Example: `  $ perflog changelog audit
   $ perflog changelog audit --key 'dsv4-*' --format json
-  $ perflog changelog audit --rev v1.2 --ignore-rev 3c301aac08`,
+  $ perflog changelog audit --rev v1.2 --ignore-rev ebe60759dc`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			// "--claims all" as well as "--claims=all": a bare --claims
 			// takes the next word when it is a verdict set

@@ -292,13 +292,13 @@ func TestVerifyCommentIsPostedThenUpdated(t *testing.T) {
 func TestVerifyMarkdownAndSARIF(t *testing.T) {
 	t.Parallel()
 	repo := corpusCopy(t)
-	code, out, _ := runWith(t, nil, "changelog", "verify", "--repo", repo, "--base", "9d4249bd94~1", "--head", "9d4249bd94", "--format", "markdown")
+	code, out, _ := runWith(t, nil, "changelog", "verify", "--repo", repo, "--base", "a969ccc715~1", "--head", "a969ccc715", "--format", "markdown")
 	if code != 1 || !strings.Contains(out, "### perflog changelog verify: ❌ failed") ||
-		!strings.Contains(out, "[`perf-changelog.yaml:5418`](https://github.com/SemiAnalysisAI/InferenceX/blob/9d4249bd94d8f14299e855e44c6a9c6f53285add/perf-changelog.yaml#L5418)") ||
+		!strings.Contains(out, "[`perf-changelog.yaml:5418`](https://github.com/SemiAnalysisAI/InferenceX/blob/a969ccc7153723a8e5b0f4aafd24615626da47af/perf-changelog.yaml#L5418)") ||
 		!strings.Contains(out, "`claim/contradicted`") {
 		t.Fatalf("exit %d, markdown:\n%s", code, out)
 	}
-	code, out, _ = runWith(t, nil, "changelog", "verify", "--repo", repo, "--base", "9d4249bd94~1", "--head", "9d4249bd94", "--format", "sarif")
+	code, out, _ = runWith(t, nil, "changelog", "verify", "--repo", repo, "--base", "a969ccc715~1", "--head", "a969ccc715", "--format", "sarif")
 	var log sarifLog
 	if err := json.Unmarshal([]byte(out), &log); err != nil || code != 1 {
 		t.Fatalf("exit %d: %v\n%s", code, err, out)

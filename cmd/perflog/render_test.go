@@ -100,7 +100,7 @@ func TestTableFitsTerminal(t *testing.T) {
 	rows := func() [][]string {
 		return [][]string{
 			{"482", "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache", "mismatch",
-				"pr-link points at #1762, but the entry was introduced by #1768 (7cc1268693); #1762 introduced the entry for minimaxm3-fp8-mi355x-vllm-disagg"},
+				"pr-link points at #1762, but the entry was introduced by #1768 (b6aa4d49dc); #1762 introduced the entry for minimaxm3-fp8-mi355x-vllm-disagg"},
 			{"240", "dsv4-fp4-mi355x-sglang", "ok", ""},
 		}
 	}
@@ -128,7 +128,7 @@ func TestTableFitsTerminal(t *testing.T) {
 	// when they alone are wider than the terminal: a table too wide for
 	// it is stacked, FIELD = VALUE on one line, the rest on the next
 	blameHeader := []string{"FIELD", "VALUE", "COMMIT", "PR", "DATE", "EVENT", "SUBJECT"}
-	blameRow := []string{"scenarios.fixed-seq-len[1].search-space[0].conc-list", "[4, 8, 16, 32, 64, 128, 256]", "d4c996493e",
+	blameRow := []string{"scenarios.fixed-seq-len[1].search-space[0].conc-list", "[4, 8, 16, 32, 64, 128, 256]", "c664d653d0",
 		"#1431", "2026-05-18", "changed", "Update dsr1-fp4-mi355x-sglang SGLang image to v0.5.12-rocm700-mi35x (#1431)"}
 	for _, width := range []int{80, 240} {
 		io, _, out, _ := iostreams.Test()
@@ -176,8 +176,8 @@ func TestTableFitsTerminal(t *testing.T) {
 	// (and the date, when the verdicts are wide), at 160 (and off a
 	// terminal) every column stays
 	auditHeader := []string{"ENTRY", "LINE", "CONFIG-KEYS", "LINK", "INTRODUCED", "PR", "DATE", "VERDICT", "WHY"}
-	auditRow := []string{"482", "3904", "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache", "#1762", "7cc1268693", "#1768", "2026-07-20",
-		"mismatch", "pr-link points at #1762, but the entry was introduced by #1768 (7cc1268693)"}
+	auditRow := []string{"482", "3904", "dsv4-fp4-mi355x-sglang-disagg-agentic-hicache", "#1762", "b6aa4d49dc", "#1768", "2026-07-20",
+		"mismatch", "pr-link points at #1762, but the entry was introduced by #1768 (b6aa4d49dc)"}
 	for _, c := range []struct {
 		width int
 		tty   bool
@@ -289,7 +289,7 @@ func TestEllipsize(t *testing.T) {
 // document at once writes.
 func TestWriteAuditJSON(t *testing.T) {
 	pr := 12
-	ref := provenance.CommitRef{Commit: "1fe5131ba9", PR: &pr, Date: time.Date(2026, 7, 1, 22, 59, 29, 0, time.FixedZone("", 9*3600)), Subject: `Tune "k1" <TP & EP> (#12)`}
+	ref := provenance.CommitRef{Commit: "e976e2e28e", PR: &pr, Date: time.Date(2026, 7, 1, 22, 59, 29, 0, time.FixedZone("", 9*3600)), Subject: `Tune "k1" <TP & EP> (#12)`}
 	entries := []provenance.AuditEntry{
 		{Index: 1, Line: 1, ConfigKeys: []string{"a-*", "b"}, PRLink: "https://x/pull/12", PRLinkPR: &pr, Introduced: &ref,
 			Events: []provenance.AuditEvent{{Type: provenance.EvIntroduced, CommitRef: ref, Note: "4 -> 64 ✓"}}, Verdict: "ok"},

@@ -62,7 +62,7 @@ func sampleAudit() ([]provenance.AuditEntry, *auditHead) {
 	pr, zero, neg := 2707, 0, -3
 	tokyo := time.Date(2026, 7, 1, 22, 59, 29, 0, time.FixedZone("", 9*3600))
 	chicago := time.Date(2026, 8, 21, 15, 54, 17, 123, time.FixedZone("", -5*3600))
-	ref := provenance.CommitRef{Commit: "1fe5131ba9", PR: &pr, Date: tokyo, Subject: "Serve (#2707)"}
+	ref := provenance.CommitRef{Commit: "e976e2e28e", PR: &pr, Date: tokyo, Subject: "Serve (#2707)"}
 	es := []provenance.AuditEntry{
 		{Index: 1, Line: 1, ConfigKeys: []string{"a-*", "b"}, PRLink: "https://x/pull/2707", PRLinkPR: &pr, Introduced: &ref,
 			Events: []provenance.AuditEvent{
@@ -178,8 +178,8 @@ func FuzzAuditWire(f *testing.F) {
 func sampleBlame() *provenance.BlameReport {
 	pr := 145
 	when := time.Date(2025, 11, 3, 10, 0, 0, 0, time.FixedZone("", -8*3600))
-	ref := provenance.CommitRef{Commit: "7d45c58f88", PR: &pr, Date: when, Subject: "feat: candidate search space"}
-	return &provenance.BlameReport{Key: "dsr1-fp4-mi355x-sglang", File: "configs/amd-master.yaml", Rev: "1fe5131ba9",
+	ref := provenance.CommitRef{Commit: "d57d6111ae", PR: &pr, Date: when, Subject: "feat: candidate search space"}
+	return &provenance.BlameReport{Key: "dsr1-fp4-mi355x-sglang", File: "configs/amd-master.yaml", Rev: "e976e2e28e",
 		Fields: []provenance.BlameField{
 			{Path: "image", Value: "lmsysorg/sglang:v0.5.12", Line: 2, CommitRef: ref, Event: "changed"},
 			{Path: "scenarios.fixed-seq-len[0].search-space[1].conc-list", Value: "[4, 8]", Line: -1,
