@@ -224,22 +224,13 @@ func freshChanges(a, b *versionView, fresh, knownIDs []string, filter string) []
 		if pa := a.byPath[p]; pa != nil && pa.hasAll {
 			was, had = pa.all, true
 		}
-		groups := map[changeKey][]string{}
-		var order []changeKey
+		var g changeGroups
 		for _, id := range fresh {
-			nv, ok := b.value(p, id)
-			if !ok || had && nv == was {
-				continue
+			if nv, ok := b.value(p, id); ok && !(had && nv == was) {
+				g.add(changeKey{config.Added, "", nv}, id)
 			}
-			k := changeKey{config.Added, "", nv}
-			if groups[k] == nil {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], id)
 		}
-		for _, k := range order {
-			out = appendQualified(out, p, k, qualifiers(groups[k], knownIDs), filter)
-		}
+		out = g.fields(out, p, knownIDs, filter)
 	}
 	return out
 }
@@ -248,6 +239,32 @@ func freshChanges(a, b *versionView, fresh, knownIDs []string, filter string) []
 type changeKey struct {
 	kind     config.ChangeKind
 	old, new string
+}
+
+// changeGroups are the points of each change of a path, in the order the
+// changes were first met.
+type changeGroups struct {
+	order []changeKey
+	ids   map[changeKey][]string
+}
+
+func (g *changeGroups) add(k changeKey, id string) {
+	if g.ids == nil {
+		g.ids = map[changeKey][]string{}
+	}
+	if g.ids[k] == nil {
+		g.order = append(g.order, k)
+	}
+	g.ids[k] = append(g.ids[k], id)
+}
+
+// fields appends each change as fields of path, its points named among
+// all (qualifiers).
+func (g *changeGroups) fields(out []FieldChange, path string, all []string, filter string) []FieldChange {
+	for _, k := range g.order {
+		out = appendQualified(out, path, k, qualifiers(g.ids[k], all), filter)
+	}
+	return out
 }
 
 // pointChanges are the field changes from a to b of the points ids, which
@@ -277,8 +294,7 @@ func pointChanges(a, b *versionView, ids []string, filter string) []FieldChange 
 		// a client option that differs between points is not kept
 		// (recipe.LaunchFields): its absence is not known to be one
 		client := strings.HasPrefix(p, "launch.client.")
-		groups := map[changeKey][]string{}
-		var order []changeKey
+		var g changeGroups
 		for _, id := range ids {
 			ov, oldOK := a.value(p, id)
 			nv, newOK := b.value(p, id)
@@ -293,14 +309,9 @@ func pointChanges(a, b *versionView, ids []string, filter string) []FieldChange 
 			default:
 				k = changeKey{config.Removed, ov, ""}
 			}
-			if groups[k] == nil {
-				order = append(order, k)
-			}
-			groups[k] = append(groups[k], id)
+			g.add(k, id)
 		}
-		for _, k := range order {
-			out = appendQualified(out, p, k, qualifiers(groups[k], ids), filter)
-		}
+		out = g.fields(out, p, ids, filter)
 	}
 	return out
 }
@@ -310,8 +321,7 @@ func pointChanges(a, b *versionView, ids []string, filter string) []FieldChange 
 // why (LaunchVersion.NotKnown).
 func stateChanges(a, b *versionView, filter string) []FieldChange {
 	var ids []string
-	groups := map[changeKey][]string{}
-	var order []changeKey
+	var g changeGroups
 	for _, id := range b.ids {
 		if !a.has[id] {
 			continue
@@ -324,17 +334,9 @@ func stateChanges(a, b *versionView, filter string) []FieldChange {
 		if !b.known(id) && b.v.NotKnown != "" {
 			sb += " (" + b.v.NotKnown + ")"
 		}
-		k := changeKey{config.Changed, sa, sb}
-		if groups[k] == nil {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], id)
+		g.add(changeKey{config.Changed, sa, sb}, id)
 	}
-	var out []FieldChange
-	for _, k := range order {
-		out = appendQualified(out, statusPath, k, qualifiers(groups[k], ids), filter)
-	}
-	return out
+	return g.fields(nil, statusPath, ids, filter)
 }
 
 func appendQualified(out []FieldChange, path string, k changeKey, quals []string, filter string) []FieldChange {

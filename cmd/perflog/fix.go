@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/changelog"
-	"github.com/perflog/perflog/changelog/load"
 	"github.com/perflog/perflog/internal/safefile"
 )
 
@@ -80,22 +79,11 @@ func fixRun(ctx context.Context, opts *FixOptions) error {
 	if root == "" {
 		return fmt.Errorf("the repository has no work tree to repair")
 	}
-	head, err := ws.repo.Resolve("HEAD")
-	if err != nil {
-		return fmt.Errorf("HEAD: %w", err)
-	}
-	base, baseName, err := load.ResolveBase(ws.repo, head, load.BaseOptions{Rev: opts.Base, MergeBase: true, OnBranch: true, Getenv: opts.Factory.Getenv})
+	b, err := resolveBranch(ctx, opts.Factory, ws, opts.Base, opts.PR, opts.PRSet, opts.Offline)
 	if err != nil {
 		return err
 	}
-	pro := load.PROptions{Flag: opts.PR, FlagSet: opts.PRSet, Getenv: opts.Factory.Getenv, Subject: true}
-	if !opts.Offline {
-		pro.Lookup = func() (int, bool) { return lookupPR(ctx, opts.Factory, ws, head) }
-	}
-	pr, _, err := load.ResolvePR(ws.repo, base, head, pro)
-	if err != nil {
-		return err
-	}
+	base, baseName, pr := b.base, b.baseName, b.pr
 	path := ws.settings.ChangelogPath()
 	old, err := ws.repo.ReadFile(base, path)
 	if err != nil {

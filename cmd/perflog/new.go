@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/spf13/cobra"
 
 	"github.com/perflog/perflog/changelog"
@@ -109,23 +110,12 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		return err
 	}
 	defer ws.repo.Close()
-	head, err := ws.repo.Resolve("HEAD")
-	if err != nil {
-		return fmt.Errorf("HEAD: %w", err)
-	}
-	base, baseName, err := load.ResolveBase(ws.repo, head, load.BaseOptions{Rev: opts.Base, MergeBase: true, OnBranch: true, Getenv: opts.Factory.Getenv})
+	b, err := resolveBranch(ctx, opts.Factory, ws, opts.Base, opts.PR, opts.PRSet, opts.Offline)
 	if err != nil {
 		return err
 	}
+	head, base, baseName, pr, prSource := b.head, b.base, b.baseName, b.pr, b.prSource
 	ch, err := load.WorktreeChange(ws.repo, ws.settings, base, head, baseName)
-	if err != nil {
-		return err
-	}
-	pro := load.PROptions{Flag: opts.PR, FlagSet: opts.PRSet, Getenv: opts.Factory.Getenv, Subject: true}
-	if !opts.Offline {
-		pro.Lookup = func() (int, bool) { return lookupPR(ctx, opts.Factory, ws, head) }
-	}
-	pr, prSource, err := load.ResolvePR(ws.repo, base, head, pro)
 	if err != nil {
 		return err
 	}
@@ -316,4 +306,35 @@ func firstOf(paths []string, n int) string {
 		more = fmt.Sprintf(" and %d more", rest)
 	}
 	return strings.Join(shown, ", ") + more
+}
+
+// branch is a contributor's branch as new and fix read it: HEAD, the base
+// it is judged against (the merge-base with the base branch), and its PR.
+type branch struct {
+	head, base plumbing.Hash
+	baseName   string
+	pr         int
+	prSource   string
+}
+
+// resolveBranch resolves HEAD, the base (--base, else the merge-base
+// with origin/$GITHUB_BASE_REF, origin/main or main) and the PR (--pr,
+// the CI environment, GitHub unless offline, the head commit's subject).
+func resolveBranch(ctx context.Context, f *Factory, ws *workspace, baseRev string, prFlag int, prSet, offline bool) (*branch, error) {
+	head, err := ws.repo.Resolve("HEAD")
+	if err != nil {
+		return nil, fmt.Errorf("HEAD: %w", err)
+	}
+	b := &branch{head: head}
+	if b.base, b.baseName, err = load.ResolveBase(ws.repo, head, load.BaseOptions{Rev: baseRev, MergeBase: true, OnBranch: true, Getenv: f.Getenv}); err != nil {
+		return nil, err
+	}
+	pro := load.PROptions{Flag: prFlag, FlagSet: prSet, Getenv: f.Getenv, Subject: true}
+	if !offline {
+		pro.Lookup = func() (int, bool) { return lookupPR(ctx, f, ws, head) }
+	}
+	if b.pr, b.prSource, err = load.ResolvePR(ws.repo, b.base, head, pro); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
