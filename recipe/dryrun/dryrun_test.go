@@ -371,3 +371,23 @@ python3 -m sglang.launch_server --speculative-num-steps "$NUM_SPEC_TOKENS" > /wo
 		t.Errorf("sourced: --speculative-num-steps %v, want 6", v)
 	}
 }
+
+// TestDryRunScriptName: $0, ${BASH_SOURCE[0]} and what dirname makes of
+// them are what bash gives a script a launcher runs from the workspace,
+// `bash benchmarks/single_node/x/run.sh`: that path, in a background
+// server command too (the interpreter lost $0 there: "gosh"), and
+// dirname's "benchmarks/single_node/x", not ".".
+func TestDryRunScriptName(t *testing.T) {
+	files := testfs.Files{"benchmarks/benchmark_lib.sh": lib, "runners/l.sh": "bash \"benchmarks/single_node/x/run.sh\"\n",
+		"benchmarks/single_node/x/run.sh": "python3 -m sglang.launch_server --chat-template \"$(dirname \"$0\")/../t.jinja\" --a \"$0\" --b \"${BASH_SOURCE[0]}\" > /workspace/server.log 2>&1 &\n"}
+	l := Run(context.Background(), files, "runners/l.sh", nil, map[string]string{"PATH": "/bin"}, Options{Timeout: 3 * time.Second})
+	srv := l.Server()
+	if srv == nil {
+		t.Fatalf("%s: %s", l.Status, l.Reason)
+	}
+	want := []string{"python3", "-m", "sglang.launch_server", "--chat-template", "benchmarks/single_node/x/../t.jinja",
+		"--a", "benchmarks/single_node/x/run.sh", "--b", "benchmarks/single_node/x/run.sh"}
+	if !slices.Equal(srv.Argv, want) {
+		t.Errorf("argv %q\nwant %q", srv.Argv, want)
+	}
+}

@@ -167,6 +167,9 @@ func unsupported(f *syntax.File) string {
 // pipes on the real file system, are replaced: an input redirection from
 // <(cmds) becomes a here-string of $(cmds), any other one /dev/null.
 func rewrite(f *syntax.File, self string) {
+	// $0 and BASH_SOURCE name the script as bash was given it: run from
+	// the workspace, its path relative to it
+	name := strings.TrimPrefix(self, Workspace+"/")
 	waited := map[*syntax.Stmt]bool{}
 	hdocs := map[*syntax.Word]bool{} // here-documents: no tilde expansion
 	lit := func(v string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: v}}} }
@@ -199,7 +202,7 @@ func rewrite(f *syntax.File, self string) {
 				n.Op = syntax.TsExists // see ownerTests
 			}
 		case *syntax.DblQuoted:
-			bashSource(n.Parts, self)
+			bashSource(n.Parts, name)
 			processParams(n.Parts)
 		case *syntax.DeclClause:
 			if n.Variant != nil && n.Variant.Value == "local" {
@@ -227,7 +230,7 @@ func rewrite(f *syntax.File, self string) {
 			if !hdocs[n] {
 				homes(n)
 			}
-			bashSource(n.Parts, self)
+			bashSource(n.Parts, name)
 			processParams(n.Parts)
 			for i, p := range n.Parts {
 				if _, ok := p.(*syntax.ProcSubst); ok {
@@ -370,11 +373,19 @@ func (c *Cache) sourceable(data []byte) []byte {
 }
 
 // bashSource replaces $BASH_SOURCE and ${BASH_SOURCE[0]}, which the
-// interpreter does not set, with the script's path.
+// interpreter does not set, and $0, which it loses in a background job,
+// with the script's path as bash was given it.
 func bashSource(parts []syntax.WordPart, self string) {
 	for i, p := range parts {
 		pe, ok := p.(*syntax.ParamExp)
-		if !ok || pe.Param == nil || pe.Param.Value != "BASH_SOURCE" || pe.Length || pe.Excl || pe.Slice != nil || pe.Repl != nil || pe.Exp != nil {
+		if !ok || pe.Param == nil || pe.Length || pe.Excl || pe.Slice != nil || pe.Repl != nil || pe.Exp != nil {
+			continue
+		}
+		if pe.Param.Value == "0" && pe.Index == nil {
+			parts[i] = &syntax.Lit{Value: self}
+			continue
+		}
+		if pe.Param.Value != "BASH_SOURCE" {
 			continue
 		}
 		if pe.Index != nil {
