@@ -55,6 +55,10 @@ type Entry struct {
 	Spec                 Opt[string]
 	KVOffloading         Opt[string]
 	KVBackend            string // kv-offload-backend's name ("" when absent)
+	// LegacyOffloading: the entry said `offloading:` (none, cpu, ssd), as
+	// agentic rows did before kv-offloading (#1201 to #1992); the workflow
+	// of that era gave it to the point as OFFLOADING
+	LegacyOffloading bool
 	// Conc is the concurrencies the generator expands the entry to
 	// (see expandConc).
 	Conc            []int64
@@ -173,6 +177,11 @@ func entryOf(path string, v *pyyaml.Value) Entry {
 	e := Entry{Path: path, Line: v.Line, TP: optInt(v, "tp"), EP: optInt(v, "ep"), PP: optInt(v, "pp"),
 		DCP: optInt(v, "dcp-size"), PCP: optInt(v, "pcp-size"), DPAttn: optTruth(v, "dp-attn"),
 		Spec: optStr(v, "spec-decoding"), KVOffloading: optStr(v, "kv-offloading"), Conc: expandConc(v)}
+	if !e.KVOffloading.Set {
+		if o := optStr(v, "offloading"); o.Set {
+			e.KVOffloading, e.LegacyOffloading = o, true
+		}
+	}
 	if b, ok := v.Get("kv-offload-backend"); ok {
 		e.KVBackend = optStr(b, "name").V
 		if b.Kind == pyyaml.Str { // before #2096: the name alone

@@ -27,6 +27,7 @@ func TestScenariosTyped(t *testing.T) {
       search-space:
       - { tp: 2, dp-attn: 0, kv-offloading: dram, kv-offload-backend: { name: lmcache }, conc-list: [1] }
       - { tp: 2, kv-offloading: dram, kv-offload-backend: hicache, conc-list: [1] }
+      - { tp: 4, offloading: cpu, conc-list: [1] }
 `
 	m := master(t, File{"a.yaml", []byte(text)})
 	sc := m.Recipes["k"].Scenarios()
@@ -66,12 +67,16 @@ func TestScenariosTyped(t *testing.T) {
 	}
 
 	// before #2096 (July 2026) the backend was its name alone
-	if e := ag.Entries[1]; e.KVBackend != "hicache" {
+	if e := ag.Entries[1]; e.KVBackend != "hicache" || e.LegacyOffloading {
 		t.Fatalf("a backend written as its name: %+v", e)
+	}
+	// #1201 to #1992: agentic rows said offloading: none, cpu or ssd
+	if e := ag.Entries[2]; e.KVOffloading.V != "cpu" || !e.LegacyOffloading {
+		t.Fatalf("offloading: %+v", e)
 	}
 
 	rows := m.Recipes["k"].Rows()
-	if len(rows) != 4 {
+	if len(rows) != 5 {
 		t.Fatalf("rows: %+v", rows)
 	}
 	if r := rows[1]; !reflect.DeepEqual(r.TP, []int64{4, 8}) || !reflect.DeepEqual(r.EP, []int64{4}) || !reflect.DeepEqual(r.DPA, []bool{true}) ||

@@ -281,6 +281,10 @@ func pointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram s
 		if p.KVOffloading != "none" {
 			kv = "kv" + p.KVOffloading + "-" + p.KVBackend
 		}
+		if e.LegacyOffloading {
+			// #1201 to #1992: `offloading: cpu`, OFFLOADING, "_offloadcpu"
+			env["OFFLOADING"], kv = p.KVOffloading, "offload"+p.KVOffloading
+		}
 		exp := fmt.Sprintf("%s_tp%d_conc%d_%s", prefix, p.TP, p.Conc, kv)
 		if p.Spec != "none" {
 			exp += "_spec-" + p.Spec
