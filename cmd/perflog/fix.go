@@ -106,19 +106,19 @@ func fixRun(ctx context.Context, opts *FixOptions) error {
 	}
 	w := opts.Factory.IO.ErrOut
 	if len(res.Repairs) == 0 {
-		fmt.Fprintf(w, "%s: nothing to repair (against %s)\n", path, baseName)
+		printf(w, "%s: nothing to repair (against %s)\n", path, baseName)
 		return nil
 	}
 	for _, r := range res.Repairs {
-		fmt.Fprintf(w, "%s: %s\n", path, r)
+		printf(w, "%s: %s\n", path, r) // entry names are the repository's: made inert
 	}
 	if opts.DryRun {
-		fmt.Fprintf(w, "(dry run: %s not written)\n", path)
+		printf(w, "(dry run: %s not written)\n", path)
 		return nil
 	}
 	if _, err := safefile.Write(root, path, res.Bytes); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	fmt.Fprintf(w, "wrote %s\n", path)
+	printf(w, "wrote %s\n", path)
 	return nil
 }

@@ -163,8 +163,8 @@ func mergeRun(opts *MergeOptions) error {
 	res, err := changelog.Merge(base, upstream, contrib, changelog.MergeOptions{Repository: repository, PR: opts.PR})
 	var conflict *changelog.MergeConflict
 	if errors.As(err, &conflict) {
-		fmt.Fprintf(f.IO.ErrOut, "perflog: %v\n", err)
-		fmt.Fprintf(f.IO.ErrOut, "perflog: %s is left as it was for a person to resolve (the upstream side was %s, %s)\n", path, up, why)
+		printf(f.IO.ErrOut, "perflog: %s\n", err.Error()) // entry names are the repository's: made inert
+		printf(f.IO.ErrOut, "perflog: %s is left as it was for a person to resolve (the upstream side was %s, %s)\n", path, up, why)
 		return errFindings
 	}
 	if err != nil {
@@ -174,7 +174,7 @@ func mergeRun(opts *MergeOptions) error {
 		return err
 	}
 	w := f.IO.ErrOut
-	fmt.Fprintf(w, "merged %s: kept %s byte for byte (the upstream side, %s)", path, up, why)
+	printf(w, "merged %s: kept %s byte for byte (the upstream side, %s)", path, up, why)
 	if n := len(res.Appended); n > 0 {
 		fmt.Fprintf(w, "; appended %s of %s (%s %s there)", count(n, "new entry", "new entries"), other, map[bool]string{true: "entry", false: "entries"}[n == 1], positions(res.Appended))
 	}
@@ -189,7 +189,7 @@ func mergeRun(opts *MergeOptions) error {
 	}
 	fmt.Fprintln(w)
 	if opts.Resolve {
-		fmt.Fprintf(w, "next: git add %s\n", path)
+		printf(w, "next: git add %s\n", path)
 	}
 	return nil
 }
