@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 )
 
@@ -52,7 +53,11 @@ func Fix(base, head []byte, o FixOptions) (*FixResult, error) {
 	}
 	h, err := parseSide("work tree", head)
 	if err != nil {
-		return nil, refuse("%v", err.(*MergeConflict).Reason)
+		var c *MergeConflict
+		if errors.As(err, &c) {
+			return nil, refuse("%s", c.Reason)
+		}
+		return nil, err
 	}
 	// the base's entries, in order, among the work tree's
 	used := make([]bool, len(h.f.Entries))

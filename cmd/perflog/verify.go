@@ -205,7 +205,8 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err != nil {
 		return fmt.Errorf("--head: %w", err)
 	}
-	if opts.Factory.Getenv("CI") == "" && opts.Factory.Getenv("GITHUB_ACTIONS") == "" && !opts.Worktree && opts.Base == "" &&
+	inCI := opts.Factory.Getenv("CI") != "" || opts.Factory.Getenv("GITHUB_ACTIONS") != ""
+	if !inCI && !opts.Worktree && opts.Base == "" &&
 		opts.Head == "HEAD" && load.HeadOnBase(ws.repo, head, opts.Factory.Getenv) {
 		if err := nothingCommitted(ws, head, opts); err != nil {
 			return err
@@ -219,7 +220,6 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	inCI := opts.Factory.Getenv("CI") != "" || opts.Factory.Getenv("GITHUB_ACTIONS") != ""
 	pro := load.PROptions{Flag: opts.PR, FlagSet: opts.PRSet, Getenv: opts.Factory.Getenv, Subject: opts.Profile == changelog.ProfileFull}
 	if !inCI && !opts.Offline {
 		// a contributor's run: the PR of this branch, when GitHub knows it

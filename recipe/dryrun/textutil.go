@@ -22,8 +22,8 @@ var textTools = map[string]bool{"sort": true, "uniq": true, "paste": true, "tr":
 // textTool runs a text utility on in; ok is false for a use it does not
 // know (an option, a file operand), or when in holds an unknown value.
 func textTool(name string, args []string, in []byte) (out []byte, ok bool) {
-	if bytes.Contains(in, []byte(UnknownMarker)) {
-		return nil, false
+	if bytes.Contains(in, []byte(UnknownMarker)) || slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, UnknownMarker) }) {
+		return nil, false // an unknown separator, set or count makes the output unknown too
 	}
 	lines := splitLines(in)
 	switch name {

@@ -69,6 +69,7 @@ func TestTextToolsAsCoreutils(t *testing.T) {
 		{"head", []string{"file"}, ""},
 		{"sort", []string{"-n"}, "8\n" + UnknownMarker + "grep>\n"},
 		{"tr", []string{"a-z", "A-Z"}, "x\n"},
+		{"paste", []string{"-sd", UnknownMarker + "x>"}, "1\n2\n"},
 	} {
 		if _, ok := textTool(c.name, c.args, []byte(c.in)); ok {
 			t.Errorf("%s %q on %q: run, but it cannot be run exactly", c.name, c.args, c.in)
