@@ -75,6 +75,15 @@ func NewRecipe(key, file string, line int, v *pyyaml.Value) *Recipe {
 // modify it.
 func (r *Recipe) Raw() *pyyaml.Value { return r.v }
 
+// Component is a recipe-level component field (router,
+// kv-p2p-transfer) as JSON, and whether the recipe has it.
+func (r *Recipe) Component(field string) (string, bool) {
+	if x, ok := r.v.Get(field); ok {
+		return JSON(x), true
+	}
+	return "", false
+}
+
 // Master is the merged master configs.
 type Master struct {
 	Files   []string

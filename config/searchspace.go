@@ -63,7 +63,15 @@ type Entry struct {
 	// (see expandConc).
 	Conc            []int64
 	Prefill, Decode *Side
+	// Components are the entry's optional component metadata as JSON,
+	// keys in their order, by field (kv-offload-backend, router,
+	// kv-p2p-transfer): what the generator copies into a point and the
+	// workflow passes on (KV_OFFLOAD_BACKEND_METADATA, ROUTER_METADATA).
+	Components map[string]string
 }
+
+// componentFields are the entry fields kept as Components.
+var componentFields = []string{"kv-offload-backend", "router", "kv-p2p-transfer"}
 
 // Side is one worker side of a multi-node entry.
 type Side struct {
@@ -180,6 +188,14 @@ func entryOf(path string, v *pyyaml.Value) Entry {
 	if !e.KVOffloading.Set {
 		if o := optStr(v, "offloading"); o.Set {
 			e.KVOffloading, e.LegacyOffloading = o, true
+		}
+	}
+	for _, f := range componentFields {
+		if x, ok := v.Get(f); ok {
+			if e.Components == nil {
+				e.Components = map[string]string{}
+			}
+			e.Components[f] = JSON(x)
 		}
 	}
 	if b, ok := v.Get("kv-offload-backend"); ok {
