@@ -65,7 +65,7 @@ func (h *History) Launches(ctx context.Context, key string, rev plumbing.Hash, o
 // LaunchFactsVersion names how launches are dry-run and read as fields;
 // it changes with either, and a stored walk of another version is walked
 // again.
-const LaunchFactsVersion = "7"
+const LaunchFactsVersion = "8"
 
 // LaunchState is a launch walk that can be resumed: the versions up to
 // Through and what its last dry run read. An index stores it, so a new
@@ -124,6 +124,7 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 	if o.DryRun.Sandbox == nil { // the walk's dry runs share what they parse
 		o.DryRun.Sandbox = dryrun.InProcess()
 	}
+	workflows := recipe.NewWorkflowCache()
 	for i, sg := range segs {
 		end := seq
 		if i+1 < len(segs) {
@@ -159,6 +160,7 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 			rec := revfs.NewRecorder(tree)
 			rv := recipe.NewRev(short(commit), rec, h.settings)
 			rv.UseMaster(m, nil)
+			rv.UseWorkflowCache(workflows)
 			pls, err := rv.DryRunKey(ctx, sg.key, 0, o.DryRun)
 			if err != nil {
 				return nil, err

@@ -91,20 +91,7 @@ func TestPointsAgainstTheGenerator(t *testing.T) {
 	}
 	want := readGeneratorPoints(t)
 	r, head := testcorpus.Open(t, nil)
-	byPR := map[int]plumbing.Hash{}
-	err := r.FirstParent(context.Background(), gitscan.WalkOptions{From: head}, func(n gitscan.Node) error {
-		if c, err := r.Commit(n.Hash); err == nil {
-			if pr, ok := c.PR(); ok {
-				if _, seen := byPR[pr]; !seen {
-					byPR[pr] = n.Hash
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	byPR := commitsByPR(t, r, head)
 	prs := make([]int, 0, len(want))
 	for pr := range want {
 		prs = append(prs, pr)
@@ -159,4 +146,25 @@ func TestPointsAgainstTheGenerator(t *testing.T) {
 			t.Errorf("%d %s", count[class], class)
 		}
 	}
+}
+
+// commitsByPR maps the PR numbers of the sample's first-parent commits to
+// their newest commit.
+func commitsByPR(t *testing.T, r *gitscan.Repo, head plumbing.Hash) map[int]plumbing.Hash {
+	t.Helper()
+	byPR := map[int]plumbing.Hash{}
+	err := r.FirstParent(context.Background(), gitscan.WalkOptions{From: head}, func(n gitscan.Node) error {
+		if c, err := r.Commit(n.Hash); err == nil {
+			if pr, ok := c.PR(); ok {
+				if _, seen := byPR[pr]; !seen {
+					byPR[pr] = n.Hash
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return byPR
 }

@@ -43,8 +43,11 @@ type LaunchPoint struct {
 	Conc         int64  `json:"conc"`
 	ISL          int64  `json:"isl,omitempty"`
 	OSL          int64  `json:"osl,omitempty"`
-	// Env is the workflow's environment for the launcher.
-	Env map[string]string `json:"env"`
+	// Env is the workflow's environment for the launcher; EnvFrom says
+	// where it was read: the revision's workflow file, or perflog's own
+	// table of today's workflow (and why).
+	Env     map[string]string `json:"env"`
+	EnvFrom string            `json:"env_from,omitempty"`
 	// Sides are a multi-node point's workers ("p1 tp4 ep4 dpa, d3 tp8
 	// ep8"), Recipe the srt-slurm recipe file that describes what they
 	// launch (when the repository holds it).
@@ -187,12 +190,7 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 					pt := base
 					pt.Index = len(out) + 1
 					pt.Conc = conc
-					pt.Env = pointEnv(rec, e, &pt, label, dramGB(hw[label], item.DRAMUtilization, &pt, e), r.generator())
-					if scenario == "fixed-seq-len" && pt.Script != "" && !strings.Contains(pt.Script, "/fixed_seq_len/") {
-						// the layout before #1571: the workflow of the day
-						// set no scenario directory
-						pt.Env["SCENARIO_SUBDIR"] = ""
-					}
+					r.setPointEnv(rec, e, &pt, label, dramGB(hw[label], item.DRAMUtilization, &pt, e))
 					r.applyEnvSettings(&pt)
 					out = append(out, pt)
 				}

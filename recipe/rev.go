@@ -69,6 +69,9 @@ type Rev struct {
 	scripts map[string]*lint.Script
 	srcMemo map[string][]string
 	gen     *sweepGenerator // generator(), once read
+	wf      *pointWorkflow  // workflow(), once read
+	wfRead  bool
+	wfCache *WorkflowCache
 }
 
 type blockAt struct {
