@@ -39,6 +39,9 @@ type Item struct {
 	ISL, OSL int64 // 0 when absent
 	// DRAMUtilization is the agentic dram-utilization (0 when absent).
 	DRAMUtilization float64
+	// Duration is the agentic duration: in seconds (the generator read
+	// it until #2005).
+	Duration Opt[int64]
 	Entries         []Entry
 }
 
@@ -171,6 +174,7 @@ func scenarioOf(name, path string, l *pyyaml.Value) Scenario {
 		if u, ok := iv.Get("dram-utilization"); ok {
 			it.DRAMUtilization = number(u)
 		}
+		it.Duration = optInt(iv, "duration")
 		if ss, _ := iv.Get("search-space"); ss != nil && ss.Kind == pyyaml.Seq {
 			for j, ev := range ss.Items {
 				it.Entries = append(it.Entries, entryOf(it.Path+".search-space["+strconv.Itoa(j)+"]", ev))

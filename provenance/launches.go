@@ -43,6 +43,9 @@ type LaunchOptions struct {
 	DryRun dryrun.Options
 	// Progress, when set, is told of the commits walked.
 	Progress func(Progress)
+	// Workflows, when set, is shared by the walks of several recipes
+	// (each walk makes one of its own otherwise).
+	Workflows *recipe.WorkflowCache
 }
 
 // Launches lists, oldest first, the versions of what key's points launch
@@ -124,7 +127,10 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 	if o.DryRun.Sandbox == nil { // the walk's dry runs share what they parse
 		o.DryRun.Sandbox = dryrun.InProcess()
 	}
-	workflows := recipe.NewWorkflowCache()
+	workflows := o.Workflows
+	if workflows == nil {
+		workflows = recipe.NewWorkflowCache()
+	}
 	for i, sg := range segs {
 		end := seq
 		if i+1 < len(segs) {

@@ -1,9 +1,11 @@
 package recipe
 
 import (
+	"path"
 	"regexp"
 	"strconv"
 
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe/revfs"
 )
 
@@ -17,6 +19,12 @@ import (
 type sweepGenerator struct {
 	modelLenPad int64
 	seqNames    map[[2]int64]string
+	// agenticDuration is an agentic point's duration in seconds: 1800,
+	// or the scenario's own duration:, until #2005; 3600 since
+	// (DEFAULT_AGENTIC_DURATION_SECONDS). durationField: the scenario's
+	// duration: is read.
+	agenticDuration int64
+	durationField   bool
 }
 
 // generatorPaths are where the generator has lived, newest first.
@@ -28,15 +36,38 @@ var (
 	// seq_len_stoi = { "1k1k": (1024, 1024), ... }
 	reStoi     = regexp.MustCompile(`(?s)seq_len_stoi\s*=\s*\{(.*?)\}`)
 	reStoiItem = regexp.MustCompile(`["'](\w+)["']\s*:\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)`)
+	// duration = agentic_config.get(Fields.DURATION.value, 1800)
+	reDurationGet = regexp.MustCompile(`agentic_config\.get\(\s*Fields\.DURATION\.value\s*,\s*(\d+)\s*\)`)
+	// DEFAULT_AGENTIC_DURATION_SECONDS = 3600 (validation.py)
+	reDurationDefault = regexp.MustCompile(`DEFAULT_AGENTIC_DURATION_SECONDS\s*=\s*(\d+)`)
 )
 
 // todaysGenerator is the generator perflog was written against.
-var todaysGenerator = sweepGenerator{modelLenPad: 256, seqNames: map[[2]int64]string{{1024, 1024}: "1k1k", {8192, 1024}: "8k1k"}}
+var todaysGenerator = sweepGenerator{modelLenPad: 256, seqNames: map[[2]int64]string{{1024, 1024}: "1k1k", {8192, 1024}: "8k1k"},
+	agenticDuration: 3600}
 
-// parseGenerator reads what it can of a generator's source; what it
-// cannot read stays today's.
-func parseGenerator(src []byte) sweepGenerator {
+// parseGenerator reads what it can of a generator's source (and of the
+// validation module beside it); what it cannot read stays today's.
+func parseGenerator(src, validation []byte) sweepGenerator {
 	g := todaysGenerator
+	small := func(b []byte) (int64, bool) {
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		return n, err == nil && n >= 0 && n < 1<<31
+	}
+	if m := reDurationGet.FindSubmatch(src); m != nil {
+		if n, ok := small(m[1]); ok {
+			g.agenticDuration, g.durationField = n, true
+		}
+	} else {
+		for _, text := range [][]byte{src, validation} {
+			if m := reDurationDefault.FindSubmatch(text); m != nil {
+				if n, ok := small(m[1]); ok {
+					g.agenticDuration = n
+					break
+				}
+			}
+		}
+	}
 	if m := rePad.FindSubmatch(src); m != nil {
 		if n, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil && n >= 0 && n < 1<<20 {
 			g.modelLenPad = n
@@ -64,7 +95,8 @@ func (r *Rev) generator() *sweepGenerator {
 		g := todaysGenerator
 		for _, p := range generatorPaths {
 			if data, ok, err := revfs.ReadFile(r.Files, p); err == nil && ok {
-				g = parseGenerator(data)
+				validation, _, _ := revfs.ReadFile(r.Files, path.Join(path.Dir(p), "validation.py"))
+				g = parseGenerator(data, validation)
 				break
 			}
 		}
@@ -80,4 +112,13 @@ func (g *sweepGenerator) expSeqLen(isl, osl int64) string {
 		return n
 	}
 	return strconv.FormatInt(isl, 10) + "_" + strconv.FormatInt(osl, 10)
+}
+
+// duration is an agentic point's duration under the generator: the
+// scenario's own when the generator read it, else its default.
+func (g *sweepGenerator) duration(item *config.Item) int64 {
+	if g.durationField && item.Duration.Set {
+		return item.Duration.V
+	}
+	return g.agenticDuration
 }

@@ -190,7 +190,7 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 					pt := base
 					pt.Index = len(out) + 1
 					pt.Conc = conc
-					r.setPointEnv(rec, e, &pt, label, dramGB(hw[label], item.DRAMUtilization, &pt, e))
+					r.setPointEnv(rec, e, &pt, label, dramGB(hw[label], item.DRAMUtilization, &pt, e), r.generator().duration(&item))
 					r.applyEnvSettings(&pt)
 					out = append(out, pt)
 				}
@@ -251,7 +251,7 @@ func dramGB(h config.Hardware, util float64, p *LaunchPoint, e *config.Entry) st
 
 // pointEnv is the environment benchmark-tmpl.yml gives a single-node
 // point (its env block and the launch step).
-func pointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram string, gen *sweepGenerator) map[string]string {
+func pointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram string, gen *sweepGenerator, duration int64) map[string]string {
 	b := func(v bool) string { return strconv.FormatBool(v) }
 	itoa := func(n int64) string { return strconv.FormatInt(n, 10) }
 	prefix := rec.ModelPrefix
@@ -275,6 +275,7 @@ func pointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram s
 		env["SCENARIO_TYPE"], env["SCENARIO_SUBDIR"], env["IS_AGENTIC"] = "agentic-coding", "agentic/", "1"
 		env["ISL"], env["OSL"], env["MAX_MODEL_LEN"] = "0", "0", "0"
 		env["KV_OFFLOADING"], env["KV_OFFLOAD_BACKEND"], env["TOTAL_CPU_DRAM_GB"] = p.KVOffloading, p.KVBackend, dram
+		env["DURATION"] = itoa(duration)
 		kv := "kvnone"
 		if p.KVOffloading != "none" {
 			kv = "kv" + p.KVOffloading + "-" + p.KVBackend

@@ -44,15 +44,16 @@ import (
 // vars.X) is "<unknown:NAME>". A revision without such a workflow, or
 // one read here only in part, gets the embedded table (pointEnv).
 type pointWorkflow struct {
-	files   fs.FS
-	cache   *WorkflowCache        // nil: none
-	ids     []string              // the files read, by name and content
-	names   []string              // the workflow files' names
-	docs    map[string]*yaml.Node // parsed, by name
-	tmpl    string                // the template's name
+	inner   fs.FS                       // the revision's files, read unrecorded
+	note    func(path string, dir bool) // records a file the environment depends on (nil: none)
+	cache   *WorkflowCache              // nil: none
+	ids     map[string]string           // the files read: name → object id or content hash
+	names   []string                    // the workflow files' names
+	docs    map[string]*yaml.Node       // parsed, by name
+	tmpl    string                      // the template's name
 	file    string
 	inputs  []wfInput
-	callers map[string][]wfVar        // "fixed-seq-len", "agentic-coding" → with:
+	callers map[string][]callerJob    // "fixed-seq-len", "agentic-coding" → the jobs that run it
 	env     []wfVar                   // the workflow's env:
 	step    []wfVar                   // the launch step's env:
 	run     string                    // the launch step's script
@@ -161,8 +162,17 @@ func readPointWorkflow(files fs.FS, cache *WorkflowCache) *pointWorkflow {
 	if err != nil || len(paths) == 0 {
 		return nil
 	}
-	w := &pointWorkflow{files: files, cache: cache, docs: map[string]*yaml.Node{}, callers: map[string][]wfVar{},
-		scripts: map[string][]*syntax.Stmt{}}
+	w := &pointWorkflow{inner: files, cache: cache, docs: map[string]*yaml.Node{}, ids: map[string]string{},
+		callers: map[string][]callerJob{}, scripts: map[string][]*syntax.Stmt{}}
+	// A history walk watches what a revision's reads touched; of the
+	// workflow files only the template and the callers' files decide a
+	// point's environment (use), not every file a caller was looked for in.
+	if rec, ok := files.(interface {
+		Unwrap() fs.FS
+		Note(string, bool)
+	}); ok {
+		w.inner, w.note = rec.Unwrap(), rec.Note
+	}
 	for _, p := range paths {
 		if ext := path.Ext(p); ext == ".yml" || ext == ".yaml" {
 			w.names = append(w.names, path.Base(p))
@@ -189,6 +199,7 @@ func readPointWorkflow(files fs.FS, cache *WorkflowCache) *pointWorkflow {
 	}
 	doc := w.doc(tmpl)
 	w.tmpl, w.file = tmpl, workflowDir+"/"+tmpl
+	w.use(tmpl)
 	if in := child(child(child(doc, "on"), "workflow_call"), "inputs"); in != nil && in.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(in.Content); i += 2 {
 			spec := in.Content[i+1]
@@ -210,76 +221,107 @@ func readPointWorkflow(files fs.FS, cache *WorkflowCache) *pointWorkflow {
 }
 
 // doc is a workflow file of the revision, parsed once (nil when it does
-// not parse).
+// not parse). It is read without being recorded (see readPointWorkflow)
+// and parsed once per content in the cache: a git tree says a file's
+// object id without reading it.
 func (w *pointWorkflow) doc(name string) *yaml.Node {
 	if d, ok := w.docs[name]; ok {
 		return d
 	}
+	p := workflowDir + "/" + name
+	id := ""
+	if h, ok := w.inner.(revfs.Hasher); ok {
+		id = h.PathID(p, false)
+	}
 	var d *yaml.Node
-	if data, ok, err := revfs.ReadFile(w.files, workflowDir+"/"+name); err == nil && ok {
-		sum := sha256.Sum256(data)
-		w.ids = append(w.ids, name+"@"+hex.EncodeToString(sum[:8]))
-		var hit bool
-		if w.cache != nil {
-			d, hit = w.cache.docs.Get(sum)
-		}
-		if !hit {
-			d = yamlDoc(data)
-			if w.cache != nil {
-				w.cache.docs.Put(sum, d)
+	hit := false
+	if id != "" && w.cache != nil {
+		d, hit = w.cache.docs.Get(id)
+	}
+	if !hit {
+		if data, ok, err := revfs.ReadFile(w.inner, p); err == nil && ok {
+			if id == "" {
+				sum := sha256.Sum256(data)
+				id = "sha256:" + hex.EncodeToString(sum[:])
+				if w.cache != nil {
+					d, hit = w.cache.docs.Get(id)
+				}
+			}
+			if !hit {
+				d = yamlDoc(data)
+				if w.cache != nil {
+					w.cache.docs.Put(id, d)
+				}
 			}
 		}
 	}
+	w.ids[name] = id
 	w.docs[name] = d
 	return d
+}
+
+// use records that the point's environment depends on the file (a
+// history walk dry-runs again when it changes).
+func (w *pointWorkflow) use(name string) {
+	if w.note != nil {
+		w.note(workflowDir+"/"+name, false)
+	}
 }
 
 // WorkflowCache keeps what the revisions of a history share of their
 // workflows: the parsed files by content, and the environments of
 // points by workflow and point. A history walk owns one and hands it to
 // each revision (Rev.UseWorkflowCache); it is safe for concurrent use.
-// A walk that re-reads an unchanged workflow for each of a recipe's
-// versions spends a third of a cold blame without it.
+// Without it a walk parses the same workflow files again at each
+// commit it dry-runs (docs/dev/performance.md).
 type WorkflowCache struct {
-	docs *lru.Cache[[32]byte, *yaml.Node]
+	docs *lru.Cache[string, *yaml.Node]
 	envs *lru.Cache[string, map[string]string]
 }
 
 // NewWorkflowCache returns an empty cache.
 func NewWorkflowCache() *WorkflowCache {
-	return &WorkflowCache{docs: lru.New[[32]byte, *yaml.Node](64), envs: lru.New[string, map[string]string](1 << 14)}
+	return &WorkflowCache{docs: lru.New[string, *yaml.Node](64), envs: lru.New[string, map[string]string](1 << 14)}
 }
 
 // UseWorkflowCache makes the revision read its workflow through c.
 func (r *Rev) UseWorkflowCache(c *WorkflowCache) { r.wfCache = c }
 
-// caller is the with: of the job that runs the template over a matrix
-// of the scenario's points: the sweep's (run-sweep.yml) first, the
-// other workflows read only when it has none (nil: no caller found).
-func (w *pointWorkflow) caller(scenario string) []wfVar {
+// callerJob is a job that runs the template over a matrix of points.
+type callerJob struct {
+	file string // its workflow file's name
+	job  int    // its place among the file's jobs
+	with []wfVar
+}
+
+// jobs are the jobs that run the template over a matrix of the
+// scenario's points: the sweep's (run-sweep.yml) when it has any, else
+// those of every workflow (the per-length schedulers of 2025).
+func (w *pointWorkflow) jobs(scenario string) []callerJob {
 	if c, ok := w.callers[scenario]; ok {
 		return c
 	}
-	order := append([]string(nil), w.names...)
-	sort.SliceStable(order, func(i, j int) bool { return order[i] == "run-sweep.yml" && order[j] != "run-sweep.yml" })
-	for _, name := range order {
-		if name == w.tmpl {
-			continue
-		}
-		if with := w.callerIn(w.doc(name), scenario); with != nil {
-			w.callers[scenario] = with
-			return with
+	var out []callerJob
+	if slices.Contains(w.names, "run-sweep.yml") {
+		out = w.jobsIn("run-sweep.yml", scenario)
+	}
+	if out == nil {
+		for _, name := range w.names {
+			if name != w.tmpl && name != "run-sweep.yml" {
+				out = append(out, w.jobsIn(name, scenario)...)
+			}
 		}
 	}
-	w.callers[scenario] = nil
-	return nil
+	w.callers[scenario] = out
+	return out
 }
 
-func (w *pointWorkflow) callerIn(doc *yaml.Node, scenario string) []wfVar {
-	jobs := child(doc, "jobs")
+func (w *pointWorkflow) jobsIn(name, scenario string) []callerJob {
+	jobs := child(w.doc(name), "jobs")
 	if jobs == nil || jobs.Kind != yaml.MappingNode {
 		return nil
 	}
+	var out []callerJob
 	for i := 1; i < len(jobs.Content); i += 2 {
 		job := jobs.Content[i]
 		uses := child(job, "uses")
@@ -293,10 +335,39 @@ func (w *pointWorkflow) callerIn(doc *yaml.Node, scenario string) []wfVar {
 			agentic = agentic || v.name == "scenario-type" && strings.Contains(v.value, "agentic")
 		}
 		if matrix && agentic == (scenario == "agentic-coding") {
-			return with
+			out = append(out, callerJob{file: name, job: i / 2, with: with})
 		}
 	}
-	return nil
+	if out != nil {
+		w.use(name)
+	}
+	return out
+}
+
+// jobFor is the job whose matrix holds the point. A job's matrix comes
+// from what a run computes (a generator's output), so it is told by the
+// values the job passes as written: the job whose literal inputs agree
+// most with the point's fields (exp-name "dsr1_1k8k", isl 1024) runs it,
+// the first on a tie (the sweep's jobs by sequence length pass the same
+// inputs). Nil without jobs.
+func jobFor(jobs []callerJob, matrix *ghexpr.Object) *callerJob {
+	var best *callerJob
+	bestScore := -1
+	for i := range jobs {
+		score := 0
+		for _, v := range jobs[i].with {
+			if strings.Contains(v.value, "${{") {
+				continue
+			}
+			if f, ok := matrix.Get(v.name); ok && ghexpr.String(f) == v.value {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = &jobs[i], score
+		}
+	}
+	return best
 }
 
 // beforeLauncher parses the launch step's script, its `${{ }}` already
@@ -403,8 +474,12 @@ func (w *pointWorkflow) cachedEnv(scenario string, matrix *ghexpr.Object, runner
 	if w.cache == nil {
 		return w.pointEnv(scenario, matrix, runner)
 	}
-	w.caller(scenario) // the files it reads are part of the key
-	key := strings.Join(w.ids, "|") + "\x00" + scenario + "\x00" + runner + "\x00" + ghexpr.ToJSON(matrix)
+	job := jobFor(w.jobs(scenario), matrix)
+	caller := ""
+	if job != nil {
+		caller = w.ids[job.file] + "#" + strconv.Itoa(job.job)
+	}
+	key := w.ids[w.tmpl] + "\x00" + caller + "\x00" + scenario + "\x00" + runner + "\x00" + ghexpr.ToJSON(matrix)
 	if env, ok := w.cache.envs.Get(key); ok {
 		return maps.Clone(env), nil
 	}
@@ -421,7 +496,10 @@ func (w *pointWorkflow) pointEnv(scenario string, matrix *ghexpr.Object, runner 
 	c := &evalContext{matrix: &ghexpr.Object{}, inputs: &ghexpr.Object{}, env: &ghexpr.Object{}, runner: runner}
 	c.matrix.Set("config", matrix)
 	with := map[string]string{}
-	callers := w.caller(scenario)
+	var callers []wfVar
+	if job := jobFor(w.jobs(scenario), matrix); job != nil {
+		callers = job.with
+	}
 	for _, v := range callers {
 		with[v.name] = v.value
 	}
@@ -627,9 +705,8 @@ func test(cond []*syntax.Stmt, word func(*syntax.Word) (string, error)) (bool, e
 
 // setPointEnv sets p.Env: what the revision's workflow gives the point,
 // else perflog's table of today's workflow.
-func (r *Rev) setPointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram string) {
-	gen := r.generator()
-	table := pointEnv(rec, e, p, label, dram, gen)
+func (r *Rev) setPointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram string, duration int64) {
+	table := pointEnv(rec, e, p, label, dram, r.generator(), duration)
 	w := r.workflow()
 	why := "no workflow runs a launcher"
 	if w != nil {
@@ -644,6 +721,11 @@ func (r *Rev) setPointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, l
 			if _, ok := env["RUNNER_NAME"]; !ok {
 				env["RUNNER_NAME"] = p.Runner // GitHub's own variable
 			}
+			for _, k := range runnerFiles {
+				if _, ok := env[k]; ok { // the runner's value wins over the workflow's
+					env[k] = dryrun.UnknownMarker + "github." + strings.ToLower(strings.TrimPrefix(k, "GITHUB_")) + ">"
+				}
+			}
 			p.Env, p.EnvFrom = env, w.file
 			return
 		}
@@ -656,6 +738,10 @@ func (r *Rev) setPointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, l
 	}
 	p.Env, p.EnvFrom = table, "perflog's table of the workflow ("+why+")"
 }
+
+// runnerFiles are the files the runner gives a step (GITHUB_STEP_SUMMARY):
+// it sets them after the workflow's env, which cannot change them.
+var runnerFiles = []string{"GITHUB_STEP_SUMMARY", "GITHUB_ENV", "GITHUB_OUTPUT", "GITHUB_PATH", "GITHUB_STATE"}
 
 // runnerOwn are the variables a runner's machine sets, not the workflow.
 var runnerOwn = []string{"USER", "HOME", "PATH", "GITHUB_WORKSPACE", "GITHUB_ACTIONS"}

@@ -30,7 +30,7 @@ func TestLaunchWireFields(t *testing.T) {
 func sampleLaunch() *provenance.LaunchState {
 	pr := 1243
 	ref := provenance.CommitRef{Commit: "e976e2e28e", PR: &pr, Date: time.Date(2026, 7, 1, 22, 59, 29, 0, time.FixedZone("", 9*3600)), Subject: "Steps (#1243)"}
-	return &provenance.LaunchState{Version: "7", Key: "k-fp8-mi355x-sglang", Through: "1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0",
+	return &provenance.LaunchState{Version: "8", Key: "k-fp8-mi355x-sglang", Through: "1fe5131ba9e3d0f6a6f1f6c3f0f0f0f0f0f0f0f0",
 		Versions: []provenance.LaunchVersion{
 			{Commit: "ab", Key: "k-old", Fields: map[string]string{"launch.flags.--num-continuous-decode-steps": "4", "launch.env.A": ""},
 				Points: []string{"tp8 1k1k conc 4", "tp8 1k1k conc 8"}},
