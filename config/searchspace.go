@@ -42,7 +42,7 @@ type Item struct {
 	// Duration is the agentic duration: in seconds (the generator read
 	// it until #2005).
 	Duration Opt[int64]
-	Entries         []Entry
+	Entries  []Entry
 }
 
 // Entry is one search-space entry of an item: a curve's parallelism,

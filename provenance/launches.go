@@ -43,9 +43,9 @@ type LaunchOptions struct {
 	DryRun dryrun.Options
 	// Progress, when set, is told of the commits walked.
 	Progress func(Progress)
-	// Workflows, when set, is shared by the walks of several recipes
+	// Sweep, when set, is shared by the walks of several recipes
 	// (each walk makes one of its own otherwise).
-	Workflows *recipe.WorkflowCache
+	Sweep *recipe.SweepCache
 }
 
 // Launches lists, oldest first, the versions of what key's points launch
@@ -127,9 +127,9 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 	if o.DryRun.Sandbox == nil { // the walk's dry runs share what they parse
 		o.DryRun.Sandbox = dryrun.InProcess()
 	}
-	workflows := o.Workflows
-	if workflows == nil {
-		workflows = recipe.NewWorkflowCache()
+	sweep := o.Sweep
+	if sweep == nil {
+		sweep = recipe.NewSweepCache()
 	}
 	for i, sg := range segs {
 		end := seq
@@ -166,7 +166,7 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 			rec := revfs.NewRecorder(tree)
 			rv := recipe.NewRev(short(commit), rec, h.settings)
 			rv.UseMaster(m, nil)
-			rv.UseWorkflowCache(workflows)
+			rv.UseSweepCache(sweep)
 			pls, err := rv.DryRunKey(ctx, sg.key, 0, o.DryRun)
 			if err != nil {
 				return nil, err

@@ -1,11 +1,14 @@
 package recipe
 
 import (
+	"bytes"
+	"io/fs"
 	"path"
 	"regexp"
 	"strconv"
 
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/lru"
 	"github.com/perflog/perflog/recipe/revfs"
 )
 
@@ -25,6 +28,11 @@ type sweepGenerator struct {
 	// duration: is read.
 	agenticDuration int64
 	durationField   bool
+	// durationElsewhere: the generator names its default without
+	// defining it (validation.py beside it does; read for an agentic
+	// point only)
+	durationElsewhere bool
+	dir               string // the generator's directory
 }
 
 // generatorPaths are where the generator has lived, newest first.
@@ -48,7 +56,7 @@ var todaysGenerator = sweepGenerator{modelLenPad: 256, seqNames: map[[2]int64]st
 
 // parseGenerator reads what it can of a generator's source (and of the
 // validation module beside it); what it cannot read stays today's.
-func parseGenerator(src, validation []byte) sweepGenerator {
+func parseGenerator(src []byte) sweepGenerator {
 	g := todaysGenerator
 	small := func(b []byte) (int64, bool) {
 		n, err := strconv.ParseInt(string(b), 10, 64)
@@ -58,15 +66,12 @@ func parseGenerator(src, validation []byte) sweepGenerator {
 		if n, ok := small(m[1]); ok {
 			g.agenticDuration, g.durationField = n, true
 		}
-	} else {
-		for _, text := range [][]byte{src, validation} {
-			if m := reDurationDefault.FindSubmatch(text); m != nil {
-				if n, ok := small(m[1]); ok {
-					g.agenticDuration = n
-					break
-				}
-			}
+	} else if m := reDurationDefault.FindSubmatch(src); m != nil {
+		if n, ok := small(m[1]); ok {
+			g.agenticDuration = n
 		}
+	} else if bytes.Contains(src, []byte("DEFAULT_AGENTIC_DURATION_SECONDS")) {
+		g.durationElsewhere = true
 	}
 	if m := rePad.FindSubmatch(src); m != nil {
 		if n, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil && n >= 0 && n < 1<<20 {
@@ -89,14 +94,19 @@ func parseGenerator(src, validation []byte) sweepGenerator {
 	return g
 }
 
-// generator is the revision's sweep generator, read once.
+// generator is the revision's sweep generator, read once (and once per
+// content in a history walk's SweepCache).
 func (r *Rev) generator() *sweepGenerator {
 	if r.gen == nil {
 		g := todaysGenerator
 		for _, p := range generatorPaths {
-			if data, ok, err := revfs.ReadFile(r.Files, p); err == nil && ok {
-				validation, _, _ := revfs.ReadFile(r.Files, path.Join(path.Dir(p), "validation.py"))
-				g = parseGenerator(data, validation)
+			var gens *lru.Cache[string, sweepGenerator]
+			if r.sweep != nil {
+				gens = r.sweep.gens
+			}
+			if got, ok := readShared(r.Files, gens, p, parseGenerator); ok {
+				g = got
+				g.dir = path.Dir(p)
 				break
 			}
 		}
@@ -114,11 +124,52 @@ func (g *sweepGenerator) expSeqLen(isl, osl int64) string {
 	return strconv.FormatInt(isl, 10) + "_" + strconv.FormatInt(osl, 10)
 }
 
-// duration is an agentic point's duration under the generator: the
-// scenario's own when the generator read it, else its default.
-func (g *sweepGenerator) duration(item *config.Item) int64 {
+// agenticDuration is an agentic point's duration under the revision's
+// generator: the scenario's own when the generator read it, else its
+// default.
+func (r *Rev) agenticDuration(item *config.Item) int64 {
+	g := r.generator()
 	if g.durationField && item.Duration.Set {
 		return item.Duration.V
 	}
+	if g.durationElsewhere {
+		g.durationElsewhere = false
+		if data, ok, err := revfs.ReadFile(r.Files, path.Join(g.dir, "validation.py")); err == nil && ok {
+			if m := reDurationDefault.FindSubmatch(data); m != nil {
+				if n, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil && n >= 0 && n < 1<<31 {
+					g.agenticDuration = n
+				}
+			}
+		}
+	}
 	return g.agenticDuration
+}
+
+// readShared is parse(the file at p), read once per content when c is
+// set: a git tree says a file's object id without reading it. The read
+// is recorded for a history walk's watch either way. ok is false when
+// there is no such file.
+func readShared[T any](files fs.FS, c *lru.Cache[string, T], p string, parse func([]byte) T) (v T, ok bool) {
+	id := ""
+	if h, isH := files.(revfs.Hasher); isH && c != nil {
+		id = h.PathID(p, false)
+		if id == "" {
+			return v, false
+		}
+		if v, hit := c.Get(id); hit {
+			if rec, isRec := files.(interface{ Note(string, bool) }); isRec {
+				rec.Note(p, false)
+			}
+			return v, true
+		}
+	}
+	data, ok, err := revfs.ReadFile(files, p)
+	if err != nil || !ok {
+		return v, false
+	}
+	v = parse(data)
+	if id != "" {
+		c.Put(id, v)
+	}
+	return v, true
 }

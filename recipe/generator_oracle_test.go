@@ -58,9 +58,9 @@ func readGeneratorPoints(t *testing.T) map[int][]genPoint {
 
 // perflogPoints lists the single-node points perflog gives a key at a
 // commit, as the generator would write them.
-func perflogPoints(t *testing.T, r *gitscan.Repo, commit plumbing.Hash, key string, wf *WorkflowCache) []genPoint {
+func perflogPoints(t *testing.T, r *gitscan.Repo, commit plumbing.Hash, key string, wf *SweepCache) []genPoint {
 	rev := NewRev(commit.String()[:10], r.Tree(commit), nil)
-	rev.UseWorkflowCache(wf)
+	rev.UseSweepCache(wf)
 	pts, err := rev.LaunchPoints(key)
 	if err != nil {
 		t.Fatalf("%s at %s: %v", key, commit, err)
@@ -93,7 +93,7 @@ func TestPointsAgainstTheGenerator(t *testing.T) {
 	want := readGeneratorPoints(t)
 	r, head := testcorpus.Open(t, nil)
 	byPR := commitsByPR(t, r, head)
-	wf := NewWorkflowCache()
+	wf := NewSweepCache()
 	prs := make([]int, 0, len(want))
 	for pr := range want {
 		prs = append(prs, pr)

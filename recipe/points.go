@@ -190,7 +190,11 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 					pt := base
 					pt.Index = len(out) + 1
 					pt.Conc = conc
-					r.setPointEnv(rec, e, &pt, label, dramGB(hw[label], item.DRAMUtilization, &pt, e), r.generator().duration(&item))
+					var duration int64
+					if scenario == "agentic-coding" {
+						duration = r.agenticDuration(&item)
+					}
+					r.setPointEnv(rec, e, &pt, label, dramGB(hw[label], item.DRAMUtilization, &pt, e), duration)
 					r.applyEnvSettings(&pt)
 					out = append(out, pt)
 				}

@@ -71,7 +71,7 @@ type Rev struct {
 	gen     *sweepGenerator // generator(), once read
 	wf      *pointWorkflow  // workflow(), once read
 	wfRead  bool
-	wfCache *WorkflowCache
+	sweep   *SweepCache
 }
 
 type blockAt struct {

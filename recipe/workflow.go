@@ -46,7 +46,7 @@ import (
 type pointWorkflow struct {
 	inner   fs.FS                       // the revision's files, read unrecorded
 	note    func(path string, dir bool) // records a file the environment depends on (nil: none)
-	cache   *WorkflowCache              // nil: none
+	cache   *SweepCache                 // nil: none
 	ids     map[string]string           // the files read: name → object id or content hash
 	names   []string                    // the workflow files' names
 	docs    map[string]*yaml.Node       // parsed, by name
@@ -72,7 +72,7 @@ const workflowDir = ".github/workflows"
 // workflow is the revision's point workflow, read once (nil: none).
 func (r *Rev) workflow() *pointWorkflow {
 	if !r.wfRead {
-		r.wf, r.wfRead = readPointWorkflow(r.Files, r.wfCache), true
+		r.wf, r.wfRead = readPointWorkflow(r.Files, r.sweep), true
 	}
 	return r.wf
 }
@@ -157,7 +157,7 @@ func launchStep(wf *yaml.Node) *yaml.Node {
 // launch step is looked for only without it.
 const templateName = "benchmark-tmpl.yml"
 
-func readPointWorkflow(files fs.FS, cache *WorkflowCache) *pointWorkflow {
+func readPointWorkflow(files fs.FS, cache *SweepCache) *pointWorkflow {
 	paths, err := revfs.ListFiles(files, workflowDir)
 	if err != nil || len(paths) == 0 {
 		return nil
@@ -268,24 +268,28 @@ func (w *pointWorkflow) use(name string) {
 	}
 }
 
-// WorkflowCache keeps what the revisions of a history share of their
-// workflows: the parsed files by content, and the environments of
-// points by workflow and point. A history walk owns one and hands it to
-// each revision (Rev.UseWorkflowCache); it is safe for concurrent use.
+// SweepCache keeps what the revisions of a history share of the
+// machinery that turns a recipe into points: the sweep generator and the
+// workflow files parsed by content, and the environments of points by
+// workflow and point. A history walk owns one and hands it to each
+// revision (Rev.UseSweepCache); it is safe for concurrent use.
 // Without it a walk parses the same workflow files again at each
 // commit it dry-runs (docs/dev/performance.md).
-type WorkflowCache struct {
+type SweepCache struct {
+	gens *lru.Cache[string, sweepGenerator]
+	jobs *lru.Cache[string, []callerJob] // by file id, template and scenario
 	docs *lru.Cache[string, *yaml.Node]
 	envs *lru.Cache[string, map[string]string]
 }
 
-// NewWorkflowCache returns an empty cache.
-func NewWorkflowCache() *WorkflowCache {
-	return &WorkflowCache{docs: lru.New[string, *yaml.Node](64), envs: lru.New[string, map[string]string](1 << 14)}
+// NewSweepCache returns an empty cache.
+func NewSweepCache() *SweepCache {
+	return &SweepCache{gens: lru.New[string, sweepGenerator](16), jobs: lru.New[string, []callerJob](1024), docs: lru.New[string, *yaml.Node](64), envs: lru.New[string, map[string]string](1 << 14)}
 }
 
-// UseWorkflowCache makes the revision read its workflow through c.
-func (r *Rev) UseWorkflowCache(c *WorkflowCache) { r.wfCache = c }
+// UseSweepCache makes the revision read its generator and workflow
+// through c.
+func (r *Rev) UseSweepCache(c *SweepCache) { r.sweep = c }
 
 // callerJob is a job that runs the template over a matrix of points.
 type callerJob struct {
@@ -317,6 +321,30 @@ func (w *pointWorkflow) jobs(scenario string) []callerJob {
 }
 
 func (w *pointWorkflow) jobsIn(name, scenario string) []callerJob {
+	key := ""
+	if h, ok := w.inner.(revfs.Hasher); ok && w.cache != nil {
+		if id := h.PathID(workflowDir+"/"+name, false); id != "" {
+			w.ids[name] = id
+			key = id + "\x00" + w.tmpl + "\x00" + scenario
+			if out, hit := w.cache.jobs.Get(key); hit {
+				if out != nil {
+					w.use(name)
+				}
+				return out
+			}
+		}
+	}
+	out := w.readJobs(name, scenario)
+	if key != "" {
+		w.cache.jobs.Put(key, out)
+	}
+	if out != nil {
+		w.use(name)
+	}
+	return out
+}
+
+func (w *pointWorkflow) readJobs(name, scenario string) []callerJob {
 	jobs := child(w.doc(name), "jobs")
 	if jobs == nil || jobs.Kind != yaml.MappingNode {
 		return nil
@@ -337,9 +365,6 @@ func (w *pointWorkflow) jobsIn(name, scenario string) []callerJob {
 		if matrix && agentic == (scenario == "agentic-coding") {
 			out = append(out, callerJob{file: name, job: i / 2, with: with})
 		}
-	}
-	if out != nil {
-		w.use(name)
 	}
 	return out
 }

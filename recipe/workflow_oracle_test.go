@@ -90,7 +90,7 @@ func TestPointEnvAgainstTheWorkflowOracle(t *testing.T) {
 	want := readWorkflowOracle(t)
 	r, head := testcorpus.Open(t, nil)
 	byPR := commitsByPR(t, r, head)
-	wf := NewWorkflowCache()
+	wf := NewSweepCache()
 	revs := map[int]*Rev{}
 	count := map[string]int{}
 	shown := map[string]int{}
@@ -109,7 +109,7 @@ func TestPointEnvAgainstTheWorkflowOracle(t *testing.T) {
 				t.Fatalf("#%d is not on the sample's history", w.pr)
 			}
 			rev = NewRev(strconv.Itoa(w.pr), r.Tree(commit), nil)
-			rev.UseWorkflowCache(wf)
+			rev.UseSweepCache(wf)
 			revs[w.pr] = rev
 		}
 		pts, err := rev.LaunchPoints(w.key)

@@ -110,14 +110,14 @@ func (ix *Index) WalkLaunches(ctx context.Context, r *gitscan.Repo, rev plumbing
 		return 0, fmt.Errorf("%s is not in the index", rev)
 	}
 	keys := h.RecipeKeysAt(seq)
-	workflows := recipe.NewWorkflowCache() // the recipes share the workflow's versions
+	sweep := recipe.NewSweepCache() // the recipes share the generator and workflow versions
 	for i, k := range keys {
 		if progress != nil {
 			progress(i, len(keys))
 		}
 		// a memo of its own per recipe: points of two recipes never share
 		// a launcher and an environment
-		st, err := h.LaunchesFrom(ctx, k, rev, provenance.LaunchOptions{Repo: r, DryRun: o.DryRun, Workflows: workflows}, ix.LaunchState(ctx, k))
+		st, err := h.LaunchesFrom(ctx, k, rev, provenance.LaunchOptions{Repo: r, DryRun: o.DryRun, Sweep: sweep}, ix.LaunchState(ctx, k))
 		if err != nil {
 			if ctx.Err() != nil {
 				return i, ctx.Err()
