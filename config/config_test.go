@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/perflog/perflog/internal/pyyaml"
 )
@@ -211,4 +212,20 @@ func TestCheckRepoPath(t *testing.T) {
 			t.Errorf("CheckRepoPath(%q) = %v, want ok %v", p, err, ok)
 		}
 	}
+}
+
+// FuzzGlobMatch: GlobMatch answers as the compiled GlobRegexp does.
+func FuzzGlobMatch(f *testing.F) {
+	for _, c := range [][2]string{{"dsr1*", "dsr1-fp4"}, {"*-fp4-*", "dsr1-fp4-b200"}, {"a*b*a", "aba"}, {"a*a", "a"}, {"*", ""}, {"k*\n*", "k\nx"}, {"a**b", "ab"}} {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, key string) {
+		re := GlobRegexp(pattern) // never a panic
+		if !utf8.ValidString(pattern) || !utf8.ValidString(key) {
+			return // the expression reads invalid bytes as U+FFFD, GlobMatch as bytes
+		}
+		if got, want := GlobMatch(pattern, key), re.MatchString(key); got != want {
+			t.Errorf("GlobMatch(%q, %q) = %v, the expression says %v", pattern, key, got, want)
+		}
+	})
 }

@@ -18,7 +18,6 @@ import (
 	"regexp"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/perflog/perflog/internal/pyyaml"
 )
@@ -157,23 +156,41 @@ func (e *KeyError) Error() string {
 // GlobRegexp compiles a config-key pattern the incumbent's way: '*' matches
 // any run of characters (but not a newline), everything else is literal, and
 // the whole key must match.
-//
-// Compiled expressions are kept: a changelog names the same patterns in
-// many entries.
 func GlobRegexp(pattern string) *regexp.Regexp {
-	if re, ok := globs.Load(pattern); ok {
-		return re.(*regexp.Regexp)
-	}
+	// the expression reads an invalid byte of a key as U+FFFD; one in the
+	// pattern would not compile
+	pattern = strings.ToValidUTF8(pattern, "\uFFFD")
 	parts := strings.Split(pattern, "*")
 	for i, p := range parts {
 		parts[i] = regexp.QuoteMeta(p)
 	}
-	re := regexp.MustCompile(`^(?:` + strings.Join(parts, `.*`) + `)$`)
-	globs.Store(pattern, re)
-	return re
+	return regexp.MustCompile(`^(?:` + strings.Join(parts, `.*`) + `)$`)
 }
 
-var globs sync.Map // pattern → *regexp.Regexp
+// GlobMatch reports whether key matches pattern as GlobRegexp(pattern)
+// does, without compiling an expression (a history matches each entry's
+// patterns against many keys).
+func GlobMatch(pattern, key string) bool {
+	if strings.IndexByte(key, '\n') >= 0 { // '*' does not cross a newline
+		return GlobRegexp(pattern).MatchString(key)
+	}
+	parts := strings.Split(pattern, "*")
+	if len(parts) == 1 {
+		return pattern == key
+	}
+	if !strings.HasPrefix(key, parts[0]) {
+		return false
+	}
+	rest := key[len(parts[0]):]
+	for _, p := range parts[1 : len(parts)-1] { // the leftmost place of each leaves the most room
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	return strings.HasSuffix(rest, parts[len(parts)-1])
+}
 
 // Match resolves one config-key (plain or with '*') against the master
 // keys, in load order.
@@ -184,10 +201,9 @@ func (m *Master) Match(pattern string) ([]string, *KeyError) {
 		}
 		return nil, &KeyError{Pattern: pattern, Closest: Closest(pattern, m.Keys, 3)}
 	}
-	re := GlobRegexp(pattern)
 	var out []string
 	for _, k := range m.Keys {
-		if re.MatchString(k) {
+		if GlobMatch(pattern, k) {
 			out = append(out, k)
 		}
 	}

@@ -1,13 +1,11 @@
 package config
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"slices"
 	"sort"
 	"strings"
 
-	"github.com/perflog/perflog/internal/lru"
 	"github.com/perflog/perflog/internal/pyyaml"
 )
 
@@ -123,18 +121,9 @@ type Runners struct {
 // Hardware is a runner's node (0: not said).
 type Hardware struct{ DRAMMiB, GPUs int64 }
 
-// runnersByContent keeps parsed runner files: a history's dry runs read
-// the same few versions at every commit (index --launches parsed
-// runners.yaml 6 s of its 124 CPU-seconds without it).
-var runnersByContent = lru.New[[sha256.Size]byte, *Runners](8)
-
-// ParseRunners reads a runner labels file. The result is shared: callers
-// must not modify it.
+// ParseRunners reads a runner labels file. A history's dry runs read the
+// same few versions at every commit: recipe's SweepCache keeps them.
 func ParseRunners(data []byte) (*Runners, error) {
-	sum := sha256.Sum256(data)
-	if rs, ok := runnersByContent.Get(sum); ok {
-		return rs, nil
-	}
 	v, err := pyyaml.Load(data, pyyaml.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("runners: %w", err)
@@ -154,7 +143,6 @@ func ParseRunners(data []byte) (*Runners, error) {
 			rs.Hardware[p.Key.Str] = Hardware{DRAMMiB: int64Of(p.Value, "available-cpu-dram-mib"), GPUs: int64Of(p.Value, "gpus-per-node")}
 		}
 	}
-	runnersByContent.Put(sum, rs)
 	return rs, nil
 }
 
@@ -166,9 +154,10 @@ func int64Of(v *pyyaml.Value, f string) int64 {
 	return 0
 }
 
-// NewResolver builds a resolver from runners.yaml (nil: none) and the
-// list of launcher scripts at a revision.
-func NewResolver(s *Settings, runnersYAML []byte, launchers []string, exists func(string) bool) (*Resolver, error) {
+// NewResolver builds a resolver from the runner labels (ParseRunners of
+// runners.yaml; nil: none, not changed) and the list of launcher scripts
+// at a revision.
+func NewResolver(s *Settings, runners *Runners, launchers []string, exists func(string) bool) (*Resolver, error) {
 	r := &Resolver{Labels: map[string][]string{}, Families: map[string]FamilyScript{}, Templates: map[string]string{}, Exists: exists}
 	for k, v := range DefaultTemplates {
 		r.Templates[k] = v
@@ -190,15 +179,11 @@ func NewResolver(s *Settings, runnersYAML []byte, launchers []string, exists fun
 		fam := strings.TrimSuffix(strings.TrimPrefix(base, "launch_"), ".sh")
 		r.Families[fam] = fams[fam] // a family without a rule resolves no single-node script
 	}
-	if len(runnersYAML) > 0 {
-		rs, err := ParseRunners(runnersYAML)
-		if err != nil {
-			return nil, err
-		}
-		for k, v := range rs.Labels {
+	if runners != nil {
+		for k, v := range runners.Labels {
 			r.Labels[k] = slices.Clone(v)
 		}
-		r.Hardware = rs.Hardware
+		r.Hardware = runners.Hardware
 	}
 	return r, nil
 }

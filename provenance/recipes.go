@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
-	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -817,15 +816,7 @@ func (h *History) lineOffset(key string, seq int) int {
 	return int(p.off)
 }
 
-var globs sync.Map // pattern → *regexp.Regexp
-
-func globMatch(pattern, key string) bool {
-	re, ok := globs.Load(pattern)
-	if !ok {
-		re, _ = globs.LoadOrStore(pattern, config.GlobRegexp(pattern))
-	}
-	return re.(*regexp.Regexp).MatchString(key)
-}
+func globMatch(pattern, key string) bool { return config.GlobMatch(pattern, key) }
 
 // Materialize computes the events (KeyHistory.Events) of the given keys,
 // or of every key, on all cores: what an index of the history needs.

@@ -152,14 +152,14 @@ func (r *Rev) agenticDuration(item *config.Item) int64 {
 func readShared[T any](files fs.FS, c *lru.Cache[string, T], p string, parse func([]byte) T) (v T, ok bool) {
 	id := ""
 	if h, isH := files.(revfs.Hasher); isH && c != nil {
-		id = h.PathID(p, false)
-		if id == "" {
+		// what was there, found or not, is recorded as a read would be
+		if rec, isRec := files.(interface{ Note(string, bool) }); isRec {
+			rec.Note(p, false)
+		}
+		if id = h.PathID(p, false); id == "" {
 			return v, false
 		}
 		if v, hit := c.Get(id); hit {
-			if rec, isRec := files.(interface{ Note(string, bool) }); isRec {
-				rec.Note(p, false)
-			}
 			return v, true
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/lru"
 	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe/lint"
 	"github.com/perflog/perflog/recipe/revfs"
@@ -199,7 +200,7 @@ func (r *Rev) Recipe(key string) (rec *config.Recipe, ok bool, err error) {
 func (r *Rev) Resolver() (*config.Resolver, error) {
 	if !r.resDone {
 		r.resDone = true
-		r.res, r.resErr = NewResolver(r.Files, r.Settings)
+		r.res, r.resErr = newResolver(r.Files, r.Settings, r.sweep)
 	}
 	return r.res, r.resErr
 }
@@ -395,14 +396,31 @@ func (r *Rev) resolveSource(script, word string) string {
 // NewResolver builds the key → script resolver of a revision: the runner
 // labels (configs/runners.yaml) and the launchers (runners/).
 func NewResolver(f fs.FS, s *config.Settings) (*config.Resolver, error) {
-	var runners []byte
+	return newResolver(f, s, nil)
+}
+
+// parsedRunners is ParseRunners' answer, kept in a SweepCache.
+type parsedRunners struct {
+	rs  *config.Runners
+	err error
+}
+
+func newResolver(f fs.FS, s *config.Settings, c *SweepCache) (*config.Resolver, error) {
+	var runners *config.Runners
+	var cache *lru.Cache[string, parsedRunners]
+	if c != nil {
+		cache = c.runners
+	}
 	for _, p := range s.RunnersCandidates() {
-		d, ok, err := revfs.ReadFile(f, p)
-		if err != nil {
-			return nil, err
-		}
+		pr, ok := readShared(f, cache, p, func(data []byte) parsedRunners {
+			rs, err := config.ParseRunners(data)
+			return parsedRunners{rs, err}
+		})
 		if ok {
-			runners = d
+			if pr.err != nil {
+				return nil, pr.err
+			}
+			runners = pr.rs
 			break
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"io/fs"
 
@@ -47,17 +48,64 @@ type pointWorkflow struct {
 	inner   fs.FS                       // the revision's files, read unrecorded
 	note    func(path string, dir bool) // records a file the environment depends on (nil: none)
 	cache   *SweepCache                 // nil: none
-	ids     map[string]string           // the files read: name → object id or content hash
+	ids     map[string]string           // the files' object ids, by name ("" unknown)
 	names   []string                    // the workflow files' names
 	docs    map[string]*yaml.Node       // parsed, by name
-	tmpl    string                      // the template's name
-	file    string
-	inputs  []wfInput
-	callers map[string][]callerJob    // "fixed-seq-len", "agentic-coding" → the jobs that run it
-	env     []wfVar                   // the workflow's env:
-	step    []wfVar                   // the launch step's env:
-	run     string                    // the launch step's script
+	callers map[string][]callerJob      // "fixed-seq-len", "agentic-coding" → the jobs that run it
+	*template
+}
+
+// template is the template workflow as a point's environment reads it
+// (immutable once read; shared by the revisions that hold the same file).
+type template struct {
+	tmpl   string // its name
+	file   string // its path
+	inputs []wfInput
+	env    []wfVar // the workflow's env:
+	step   []wfVar // the launch step's env:
+	run    string  // the launch step's script
+	sig    string  // all of the above, for a cache key
+
+	mu      sync.Mutex
 	scripts map[string][]*syntax.Stmt // run as interpolated → its statements before the launcher
+}
+
+// readTemplate reads a template from its parsed file (nil: the file is
+// no single-node template).
+func readTemplate(name string, doc *yaml.Node) *template {
+	if doc == nil || strings.Contains(name, "multinode") || child(child(doc, "on"), "workflow_call") == nil || launchStep(doc) == nil {
+		return nil
+	}
+	t := &template{tmpl: name, file: workflowDir + "/" + name, scripts: map[string][]*syntax.Stmt{}}
+	var sig strings.Builder
+	if in := child(child(child(doc, "on"), "workflow_call"), "inputs"); in != nil && in.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(in.Content); i += 2 {
+			spec := in.Content[i+1]
+			wi := wfInput{name: in.Content[i].Value, typ: "string"}
+			if t := child(spec, "type"); t != nil {
+				wi.typ = t.Value
+			}
+			if d := child(spec, "default"); d != nil && d.Kind == yaml.ScalarNode {
+				wi.def, wi.hasDef = d.Value, true
+			}
+			t.inputs = append(t.inputs, wi)
+			fmt.Fprintf(&sig, "in %q %q %q %v\n", wi.name, wi.typ, wi.def, wi.hasDef)
+		}
+	}
+	t.env = pairs(child(doc, "env"))
+	step := launchStep(doc)
+	t.step = pairs(child(step, "env"))
+	t.run = child(step, "run").Value
+	for _, v := range t.env {
+		fmt.Fprintf(&sig, "env %q %q\n", v.name, v.value)
+	}
+	for _, v := range t.step {
+		fmt.Fprintf(&sig, "step %q %q\n", v.name, v.value)
+	}
+	fmt.Fprintf(&sig, "run %q %q\n", name, t.run)
+	sum := sha256.Sum256([]byte(sig.String()))
+	t.sig = hex.EncodeToString(sum[:])
+	return t
 }
 
 type wfInput struct {
@@ -163,7 +211,7 @@ func readPointWorkflow(files fs.FS, cache *SweepCache) *pointWorkflow {
 		return nil
 	}
 	w := &pointWorkflow{inner: files, cache: cache, docs: map[string]*yaml.Node{}, ids: map[string]string{},
-		callers: map[string][]callerJob{}, scripts: map[string][]*syntax.Stmt{}}
+		callers: map[string][]callerJob{}}
 	// A history walk watches what a revision's reads touched; of the
 	// workflow files only the template and the callers' files decide a
 	// point's environment (use), not every file a caller was looked for in.
@@ -178,84 +226,59 @@ func readPointWorkflow(files fs.FS, cache *SweepCache) *pointWorkflow {
 			w.names = append(w.names, path.Base(p))
 		}
 	}
-	isTemplate := func(name string) bool {
-		doc := w.doc(name)
-		return doc != nil && !strings.Contains(name, "multinode") &&
-			child(child(doc, "on"), "workflow_call") != nil && launchStep(doc) != nil
-	}
-	tmpl := ""
-	if slices.Contains(w.names, templateName) && isTemplate(templateName) {
-		tmpl = templateName
-	} else {
-		for _, name := range w.names {
-			if isTemplate(name) {
-				tmpl = name
-				break
-			}
+	for _, name := range append([]string{templateName}, w.names...) {
+		if !slices.Contains(w.names, name) {
+			continue
+		}
+		if t := w.readTemplate(name); t != nil {
+			w.template = t
+			w.use(name)
+			return w
 		}
 	}
-	if tmpl == "" {
-		return nil
-	}
-	doc := w.doc(tmpl)
-	w.tmpl, w.file = tmpl, workflowDir+"/"+tmpl
-	w.use(tmpl)
-	if in := child(child(child(doc, "on"), "workflow_call"), "inputs"); in != nil && in.Kind == yaml.MappingNode {
-		for i := 0; i+1 < len(in.Content); i += 2 {
-			spec := in.Content[i+1]
-			wi := wfInput{name: in.Content[i].Value, typ: "string"}
-			if t := child(spec, "type"); t != nil {
-				wi.typ = t.Value
-			}
-			if d := child(spec, "default"); d != nil && d.Kind == yaml.ScalarNode {
-				wi.def, wi.hasDef = d.Value, true
-			}
-			w.inputs = append(w.inputs, wi)
+	return nil
+}
+
+// readTemplate is the file as a template, read once per content.
+func (w *pointWorkflow) readTemplate(name string) *template {
+	id := w.fileID(name)
+	if id != "" && w.cache != nil {
+		if t, ok := w.cache.tmpls.Get(id); ok {
+			return t
 		}
 	}
-	w.env = pairs(child(doc, "env"))
-	step := launchStep(doc)
-	w.step = pairs(child(step, "env"))
-	w.run = child(step, "run").Value
-	return w
+	t := readTemplate(name, w.doc(name))
+	if id != "" && w.cache != nil {
+		w.cache.tmpls.Put(id, t)
+	}
+	return t
+}
+
+// fileID is a workflow file's object id ("" when the tree does not say).
+func (w *pointWorkflow) fileID(name string) string {
+	if id, ok := w.ids[name]; ok {
+		return id
+	}
+	id := ""
+	if h, ok := w.inner.(revfs.Hasher); ok {
+		id = h.PathID(workflowDir+"/"+name, false)
+	}
+	w.ids[name] = id
+	return id
 }
 
 // doc is a workflow file of the revision, parsed once (nil when it does
-// not parse). It is read without being recorded (see readPointWorkflow)
-// and parsed once per content in the cache: a git tree says a file's
-// object id without reading it.
+// not parse). It is read without being recorded (see readPointWorkflow);
+// what is read from it is kept by content in the cache (readTemplate,
+// jobsIn), so a history parses each version once.
 func (w *pointWorkflow) doc(name string) *yaml.Node {
 	if d, ok := w.docs[name]; ok {
 		return d
 	}
-	p := workflowDir + "/" + name
-	id := ""
-	if h, ok := w.inner.(revfs.Hasher); ok {
-		id = h.PathID(p, false)
-	}
 	var d *yaml.Node
-	hit := false
-	if id != "" && w.cache != nil {
-		d, hit = w.cache.docs.Get(id)
+	if data, ok, err := revfs.ReadFile(w.inner, workflowDir+"/"+name); err == nil && ok {
+		d = yamlDoc(data)
 	}
-	if !hit {
-		if data, ok, err := revfs.ReadFile(w.inner, p); err == nil && ok {
-			if id == "" {
-				sum := sha256.Sum256(data)
-				id = "sha256:" + hex.EncodeToString(sum[:])
-				if w.cache != nil {
-					d, hit = w.cache.docs.Get(id)
-				}
-			}
-			if !hit {
-				d = yamlDoc(data)
-				if w.cache != nil {
-					w.cache.docs.Put(id, d)
-				}
-			}
-		}
-	}
-	w.ids[name] = id
 	w.docs[name] = d
 	return d
 }
@@ -269,22 +292,23 @@ func (w *pointWorkflow) use(name string) {
 }
 
 // SweepCache keeps what the revisions of a history share of the
-// machinery that turns a recipe into points: the sweep generator and the
-// workflow files parsed by content, and the environments of points by
+// machinery that turns a recipe into points: the sweep generator,
+// runners.yaml and the workflow files parsed by content, and the environments of points by
 // workflow and point. A history walk owns one and hands it to each
 // revision (Rev.UseSweepCache); it is safe for concurrent use.
 // Without it a walk parses the same workflow files again at each
 // commit it dry-runs (docs/dev/performance.md).
 type SweepCache struct {
-	gens *lru.Cache[string, sweepGenerator]
-	jobs *lru.Cache[string, []callerJob] // by file id, template and scenario
-	docs *lru.Cache[string, *yaml.Node]
-	envs *lru.Cache[string, map[string]string]
+	tmpls   *lru.Cache[string, *template] // by file id (nil: not a template)
+	gens    *lru.Cache[string, sweepGenerator]
+	runners *lru.Cache[string, parsedRunners] // runners.yaml
+	jobs    *lru.Cache[string, []callerJob]   // by file id, template and scenario
+	envs    *lru.Cache[string, map[string]string]
 }
 
 // NewSweepCache returns an empty cache.
 func NewSweepCache() *SweepCache {
-	return &SweepCache{gens: lru.New[string, sweepGenerator](16), jobs: lru.New[string, []callerJob](1024), docs: lru.New[string, *yaml.Node](64), envs: lru.New[string, map[string]string](1 << 14)}
+	return &SweepCache{tmpls: lru.New[string, *template](1024), gens: lru.New[string, sweepGenerator](16), runners: lru.New[string, parsedRunners](16), jobs: lru.New[string, []callerJob](1024), envs: lru.New[string, map[string]string](1 << 14)}
 }
 
 // UseSweepCache makes the revision read its generator and workflow
@@ -296,6 +320,7 @@ type callerJob struct {
 	file string // its workflow file's name
 	job  int    // its place among the file's jobs
 	with []wfVar
+	sig  string // with:, for a cache key
 }
 
 // jobs are the jobs that run the template over a matrix of the
@@ -322,9 +347,8 @@ func (w *pointWorkflow) jobs(scenario string) []callerJob {
 
 func (w *pointWorkflow) jobsIn(name, scenario string) []callerJob {
 	key := ""
-	if h, ok := w.inner.(revfs.Hasher); ok && w.cache != nil {
-		if id := h.PathID(workflowDir+"/"+name, false); id != "" {
-			w.ids[name] = id
+	if id := w.fileID(name); id != "" && w.cache != nil {
+		{
 			key = id + "\x00" + w.tmpl + "\x00" + scenario
 			if out, hit := w.cache.jobs.Get(key); hit {
 				if out != nil {
@@ -363,7 +387,11 @@ func (w *pointWorkflow) readJobs(name, scenario string) []callerJob {
 			agentic = agentic || v.name == "scenario-type" && strings.Contains(v.value, "agentic")
 		}
 		if matrix && agentic == (scenario == "agentic-coding") {
-			out = append(out, callerJob{file: name, job: i / 2, with: with})
+			var sig strings.Builder
+			for _, v := range with {
+				fmt.Fprintf(&sig, "%q %q\n", v.name, v.value)
+			}
+			out = append(out, callerJob{file: name, job: i / 2, with: with, sig: sig.String()})
 		}
 	}
 	return out
@@ -398,7 +426,9 @@ func jobFor(jobs []callerJob, matrix *ghexpr.Object) *callerJob {
 // beforeLauncher parses the launch step's script, its `${{ }}` already
 // replaced (a run replaces them before the shell reads the script), and
 // keeps its statements before the one that starts the launcher.
-func (w *pointWorkflow) beforeLauncher(script string) ([]*syntax.Stmt, error) {
+func (w *template) beforeLauncher(script string) ([]*syntax.Stmt, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if st, ok := w.scripts[script]; ok {
 		return st, nil
 	}
@@ -502,9 +532,11 @@ func (w *pointWorkflow) cachedEnv(scenario string, matrix *ghexpr.Object, runner
 	job := jobFor(w.jobs(scenario), matrix)
 	caller := ""
 	if job != nil {
-		caller = w.ids[job.file] + "#" + strconv.Itoa(job.job)
+		caller = job.sig
 	}
-	key := w.ids[w.tmpl] + "\x00" + caller + "\x00" + scenario + "\x00" + runner + "\x00" + ghexpr.ToJSON(matrix)
+	// by what decides the environment, not by file: most changes of the
+	// sweep's file leave the jobs' inputs as they were
+	key := w.sig + "\x00" + caller + "\x00" + scenario + "\x00" + runner + "\x00" + ghexpr.ToJSON(matrix)
 	if env, ok := w.cache.envs.Get(key); ok {
 		return maps.Clone(env), nil
 	}

@@ -1,12 +1,17 @@
 package recipe
 
 import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"maps"
 	"strings"
 	"testing"
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/testcorpus"
 	"github.com/perflog/perflog/internal/testfs"
+	"github.com/perflog/perflog/recipe/revfs"
 )
 
 // A template and its sweep caller, in the shapes InferenceX's have had:
@@ -237,6 +242,69 @@ func TestWorkflowEnvAcrossEras(t *testing.T) {
 			if v, ok := p.Env[k]; ok {
 				t.Errorf("#%d %s: %s = %q, but that workflow does not set it", c.pr, c.key, k, v)
 			}
+		}
+	}
+}
+
+// hashedFiles is a tree that says its files' object ids (as a git tree
+// does), counting its reads.
+type hashedFiles struct {
+	testfs.Files
+	reads map[string]int
+}
+
+func (h hashedFiles) PathID(p string, dir bool) string {
+	if s, ok := h.Files[p]; ok && !dir {
+		return fmt.Sprintf("%x", sha256.Sum256([]byte(s)))
+	}
+	return ""
+}
+
+func (h hashedFiles) ReadFile(p string) ([]byte, error) {
+	h.reads[p]++
+	return fs.ReadFile(h.Files, p)
+}
+
+// TestSweepCacheReadsEachContentOnce: revisions that hold the same
+// generator, runners.yaml and workflow read and parse them once, and a
+// walk's recorder still records them as read (its watch), found or not.
+func TestSweepCacheReadsEachContentOnce(t *testing.T) {
+	files := testfs.Revision("v1", testfs.Script).
+		With(".github/workflows/benchmark-tmpl.yml", wfTemplate).
+		With(".github/workflows/run-sweep.yml", wfCaller).
+		With("utils/matrix_logic/generate_sweep_configs.py", "MAX_MODEL_LEN.value: isl + osl + 200\n")
+	h := hashedFiles{files, map[string]int{}}
+	c := NewSweepCache()
+	var first map[string]string
+	for i := range 3 {
+		rec := revfs.NewRecorder(h)
+		r := NewRev("v", rec, nil)
+		r.UseSweepCache(c)
+		pts, err := r.LaunchPoints("k1-fp8-b200-vllm")
+		if err != nil || len(pts) == 0 {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = pts[0].Env
+		} else if !maps.Equal(first, pts[0].Env) {
+			t.Errorf("revision %d: another environment", i)
+		}
+		read := map[string]bool{}
+		for _, p := range rec.Paths() {
+			read[p] = true
+		}
+		for _, p := range []string{"configs/runners.yaml", "utils/matrix_logic/generate_sweep_configs.py", ".github/workflows/benchmark-tmpl.yml", ".github/workflows/run-sweep.yml"} {
+			if !read[p] {
+				t.Errorf("revision %d: %s is not recorded as read", i, p)
+			}
+		}
+	}
+	if pts := first["MAX_MODEL_LEN"]; pts != "" {
+		t.Errorf("this workflow sets no MAX_MODEL_LEN, got %q", pts)
+	}
+	for _, p := range []string{"configs/runners.yaml", "utils/matrix_logic/generate_sweep_configs.py", ".github/workflows/benchmark-tmpl.yml", ".github/workflows/run-sweep.yml"} {
+		if h.reads[p] != 1 {
+			t.Errorf("%s read %d times, want once", p, h.reads[p])
 		}
 	}
 }
