@@ -8,8 +8,9 @@
 // gitscan) and knows nothing about the changelog.
 //
 // Dependencies: internal/pyyaml (PyYAML semantics), internal/xdiff (the
-// structural diff's line diff), internal/lru (parsed runners.yaml),
-// gopkg.in/yaml.v3 (the settings file).
+// structural diff's line diff), gopkg.in/yaml.v3 (the settings file).
+// It keeps no cache: what a history reads again (runners.yaml) is kept by
+// its caller (recipe.SweepCache).
 package config
 
 import (

@@ -193,6 +193,9 @@ func writeLaunch(w io.Writer, pl *recipe.PointLaunch) {
 		runs += " on " + p.Runner
 	}
 	printf(w, "  runs     %s\n", runs)
+	if p.EnvFrom != "" {
+		printf(w, "  env from %s\n", p.EnvFrom)
+	}
 	l := pl.Launch
 	if l == nil {
 		printf(w, "  status   not dry-run: %s\n", p.Note)

@@ -119,6 +119,10 @@ func (s *dryRun) call(ctx context.Context, args []string, funcs map[string]*synt
 // loopCommand counts a loop's turns (see rewrite).
 const loopCommand = "perflog-loop"
 
+// arithCommand evaluates an arithmetic expansion that reads a variable
+// (see rewrite and arith).
+const arithCommand = "perflog-arith"
+
 // fileExt matches a file name extension (.json, .model, .sh), not the
 // dotted version inside a checkpoint's name (GLM-5.2-NVFP4).
 var fileExt = regexp.MustCompile(`^\.[A-Za-z][A-Za-z0-9]{0,7}$`)
@@ -463,6 +467,10 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 	}
 	if args[0] == lookupCommand && len(args) >= 2 {
 		return s.lookupRun(ctx, args[1], args[2:])
+	}
+	if args[0] == arithCommand && len(args) == 2 {
+		fmt.Fprint(out, arith(hc.Env, args[1]))
+		return nil
 	}
 	if args[0] == loopCommand && len(args) == 2 {
 		s.mu.Lock()

@@ -6,11 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/perflog/perflog/internal/assockeys"
 	"github.com/perflog/perflog/internal/lru"
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -204,6 +207,7 @@ func rewrite(f *syntax.File, self string) {
 		case *syntax.DblQuoted:
 			bashSource(n.Parts, name)
 			processParams(n.Parts)
+			arithParts(n.Parts)
 		case *syntax.DeclClause:
 			if n.Variant != nil && n.Variant.Value == "local" {
 				n.Variant.Value = "declare" // see sourceable
@@ -232,6 +236,7 @@ func rewrite(f *syntax.File, self string) {
 			}
 			bashSource(n.Parts, name)
 			processParams(n.Parts)
+			arithParts(n.Parts)
 			for i, p := range n.Parts {
 				if _, ok := p.(*syntax.ProcSubst); ok {
 					n.Parts[i] = &syntax.Lit{Value: "/dev/null"}
@@ -442,4 +447,128 @@ func parseBash(data []byte, name string) (f *syntax.File, src []byte, err error)
 		}
 	}
 	return f, data, err
+}
+
+// arithParts makes each arithmetic expansion that reads a variable and
+// changes none ($((40000 + JOB_ID % 10000))) a call of arithCommand with
+// the expression's text: a variable whose value is unknown (a job id
+// from salloc's captured output) then leaves the result unknown, where
+// the interpreter would read it as 0 and give 40000 as known.
+func arithParts(parts []syntax.WordPart) {
+	for i, p := range parts {
+		ae, ok := p.(*syntax.ArithmExp)
+		if !ok || ae.Bracket || !readsVarOnly(ae.X) {
+			continue
+		}
+		var b strings.Builder
+		if err := syntax.NewPrinter().Print(&b, &syntax.Word{Parts: []syntax.WordPart{ae}}); err != nil {
+			continue
+		}
+		text, ok := strings.CutPrefix(b.String(), "$((")
+		if text, ok = strings.CutSuffix(text, "))"); !ok {
+			continue
+		}
+		b.Reset()
+		b.WriteString(text)
+		parts[i] = &syntax.CmdSubst{Left: ae.Left, Right: ae.Right, Stmts: []*syntax.Stmt{{Position: ae.Left,
+			Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{Value: arithCommand}}},
+				{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: b.String()}}}}}}}}
+	}
+}
+
+// readsVarOnly reports whether an arithmetic expression reads a variable
+// and has no effect: no assignment, ++ or --, no command substitution.
+func readsVarOnly(x syntax.ArithmExpr) bool {
+	reads, pure := false, true
+	syntax.Walk(x, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.BinaryArithm:
+			switch n.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
+				syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+				pure = false
+			}
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				pure = false
+			}
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			pure = false
+		case *syntax.ParamExp:
+			reads = true
+		case *syntax.Lit:
+			if isVarName(n.Value) {
+				reads = true
+			}
+		}
+		return pure
+	})
+	return reads && pure
+}
+
+// bashInteger is an integer as bash's arithmetic reads a variable's
+// value: decimal, 0x hexadecimal or 0 octal, with a sign.
+var bashInteger = regexp.MustCompile(`^[-+]?(0[xX][0-9a-fA-F]+|[0-9]+)$`)
+
+func isVarName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// arith is the value of an arithmetic expression (arithParts) in env:
+// unknown when a variable it reads holds an unknown value (or any text
+// but an integer) or it does not evaluate.
+func arith(env expand.Environ, text string) string {
+	unknown := UnknownMarker + "arithmetic>"
+	f, err := syntax.NewParser().Parse(strings.NewReader("_=$(("+text+"))"), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return unknown
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Assigns) != 1 || call.Assigns[0].Value == nil || len(call.Assigns[0].Value.Parts) != 1 {
+		return unknown
+	}
+	ae, ok := call.Assigns[0].Value.Parts[0].(*syntax.ArithmExp)
+	if !ok || !readsVarOnly(ae.X) {
+		return unknown
+	}
+	known := true
+	syntax.Walk(ae.X, func(n syntax.Node) bool {
+		name := ""
+		switch n := n.(type) {
+		case *syntax.ParamExp:
+			if n.Param != nil {
+				name = n.Param.Value
+			}
+		case *syntax.Lit:
+			if isVarName(n.Value) {
+				name = n.Value
+			}
+		}
+		if name != "" {
+			// bash reads a value that is no integer as an expression of
+			// its own; the interpreter does not: unknown, never a guess
+			if v := strings.TrimSpace(env.Get(name).String()); v != "" && !bashInteger.MatchString(v) {
+				known = false
+			}
+		}
+		return known
+	})
+	if !known {
+		return unknown
+	}
+	n, err := expand.Arithm(&expand.Config{Env: env}, ae.X)
+	if err != nil {
+		return unknown
+	}
+	return strconv.Itoa(n)
 }
