@@ -61,6 +61,10 @@ func readGeneratorPoints(t *testing.T) map[int][]genPoint {
 func perflogPoints(t *testing.T, r *gitscan.Repo, commit plumbing.Hash, key string, wf *SweepCache) []genPoint {
 	rev := NewRev(commit.String()[:10], r.Tree(commit), nil)
 	rev.UseSweepCache(wf)
+	// the generator's own max-model-len and exp-name, as perflog's table
+	// carries them: the workflow may pass others (2025's schedulers
+	// wrote theirs; TestPointEnvAgainstTheWorkflowOracle checks those)
+	rev.wfRead = true
 	pts, err := rev.LaunchPoints(key)
 	if err != nil {
 		t.Fatalf("%s at %s: %v", key, commit, err)
