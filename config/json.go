@@ -34,7 +34,16 @@ func writeJSON(b *strings.Builder, v *pyyaml.Value) {
 	case pyyaml.Int:
 		b.WriteString(v.Int.String())
 	case pyyaml.Float:
-		b.WriteString(v.Repr()) // Python's repr of a float; inf and nan as Python's json writes them
+		switch r := v.Repr(); r { // Python's repr; json.dumps writes inf and nan so
+		case "inf":
+			b.WriteString("Infinity")
+		case "-inf":
+			b.WriteString("-Infinity")
+		case "nan":
+			b.WriteString("NaN")
+		default:
+			b.WriteString(r)
+		}
 	case pyyaml.Seq, pyyaml.Set:
 		b.WriteByte('[')
 		for i, x := range v.Items {
@@ -50,10 +59,17 @@ func writeJSON(b *strings.Builder, v *pyyaml.Value) {
 			if i > 0 {
 				b.WriteString(", ")
 			}
-			if p.Key.Kind == pyyaml.Str {
+			switch p.Key.Kind { // json.dumps turns a key into a string so
+			case pyyaml.Str:
 				quote(p.Key.Str)
-			} else {
-				quote(p.Key.Repr())
+			case pyyaml.Bool:
+				quote(strconv.FormatBool(p.Key.Bool))
+			case pyyaml.Null:
+				quote("null")
+			default:
+				var k strings.Builder
+				writeJSON(&k, p.Key)
+				quote(strings.Trim(k.String(), `"`))
 			}
 			b.WriteString(": ")
 			writeJSON(b, p.Value)

@@ -3,6 +3,8 @@ package config
 import (
 	"reflect"
 	"testing"
+
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // TestScenariosTyped: the search space reads as written, with absent
@@ -109,5 +111,22 @@ func TestChangeLeaves(t *testing.T) {
 	}
 	if l := (Change{Kind: Added, Path: "extra", New: "[...]"}).Leaves(); l != nil {
 		t.Fatalf("a change without its value: %v", l)
+	}
+}
+
+// TestComponentsAsJSON: an entry's component metadata is the JSON the
+// generator's output carries (keys in order, numbers as Python writes
+// them, a key PyYAML reads as a boolean as json.dumps writes it).
+func TestComponentsAsJSON(t *testing.T) {
+	v, err := pyyaml.Load([]byte("{ tp: 8, kv-offload-backend: { name: lmcache, version: \"0.4.5\", gb: 2, f: .inf, on: true }, router: { name: r } }\n"), pyyaml.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := entryOf("x", v)
+	if got := e.Components["kv-offload-backend"]; got != `{"name": "lmcache", "version": "0.4.5", "gb": 2, "f": Infinity, "true": true}` {
+		t.Errorf("kv-offload-backend %s", got)
+	}
+	if got := e.Components["router"]; got != `{"name": "r"}` || e.KVBackend != "lmcache" {
+		t.Errorf("router %s, backend %q", got, e.KVBackend)
 	}
 }
