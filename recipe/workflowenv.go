@@ -114,9 +114,9 @@ func typed(typ string, v any) any {
 	return ghexpr.String(v)
 }
 
-// value evaluates a scalar of the workflow: a single `${{ expr }}`
+// scalarValue evaluates a scalar of the workflow: a single `${{ expr }}`
 // keeps the expression's type, anything else is a string.
-func value(raw string, ctx ghexpr.Context) (any, error) {
+func scalarValue(raw string, ctx ghexpr.Context) (any, error) {
 	t := strings.TrimSpace(raw)
 	if strings.HasPrefix(t, "${{") && strings.HasSuffix(t, "}}") && strings.Count(t, "${{") == 1 {
 		return ghexpr.Eval(t[3:len(t)-2], ctx)
@@ -127,10 +127,10 @@ func value(raw string, ctx ghexpr.Context) (any, error) {
 
 // cachedEnv is pointEnv through the cache (a copy: callers change it).
 func (w *pointWorkflow) cachedEnv(scenario string, matrix *ghexpr.Object, runner string) (map[string]string, error) {
-	if w.cache == nil {
-		return w.pointEnv(scenario, matrix, runner)
-	}
 	job := jobFor(w.jobs(scenario), matrix)
+	if w.cache == nil {
+		return w.pointEnv(job, matrix, runner)
+	}
 	caller := ""
 	if job != nil {
 		caller = job.sig
@@ -146,21 +146,22 @@ func (w *pointWorkflow) cachedEnv(scenario string, matrix *ghexpr.Object, runner
 	if env, ok := w.cache.envs.Get(key); ok {
 		return maps.Clone(env), nil
 	}
-	env, err := w.pointEnv(scenario, matrix, runner)
+	env, err := w.pointEnv(job, matrix, runner)
 	if err == nil {
 		w.cache.envs.Put(key, maps.Clone(env))
 	}
 	return env, err
 }
 
-// env is the environment the workflow gives the point's launcher:
-// matrix is the point as the generator writes it.
-func (w *pointWorkflow) pointEnv(scenario string, matrix *ghexpr.Object, runner string) (map[string]string, error) {
+// pointEnv is the environment the workflow gives the point's launcher
+// when job runs it (nil: no caller was found); matrix is the point as the
+// generator writes it.
+func (w *pointWorkflow) pointEnv(job *callerJob, matrix *ghexpr.Object, runner string) (map[string]string, error) {
 	c := &evalContext{matrix: &ghexpr.Object{}, inputs: &ghexpr.Object{}, env: &ghexpr.Object{}, runner: runner}
 	c.matrix.Set("config", matrix)
 	with := map[string]string{}
 	var callers []wfVar
-	if job := jobFor(w.jobs(scenario), matrix); job != nil {
+	if job != nil {
 		callers = job.with
 	}
 	for _, v := range callers {
@@ -171,7 +172,7 @@ func (w *pointWorkflow) pointEnv(scenario string, matrix *ghexpr.Object, runner 
 		var v any
 		switch {
 		case passed:
-			x, err := value(raw, c.lookup)
+			x, err := scalarValue(raw, c.lookup)
 			if err != nil {
 				return nil, fmt.Errorf("%s: input %s: %v", w.file, in.name, err)
 			}
@@ -297,7 +298,7 @@ func runExports(stmts []*syntax.Stmt, env map[string]string) error {
 					ok := true
 					if len(c.Cond) > 0 {
 						var err error
-						if ok, err = test(c.Cond, word); err != nil {
+						if ok, err = bracketTest(c.Cond, word); err != nil {
 							return err
 						}
 					}
@@ -332,8 +333,8 @@ func assign(a *syntax.Assign, env map[string]string, word func(*syntax.Word) (st
 	return nil
 }
 
-// test reads `[ -n w ]`, `[ -z w ]`, `[ a = b ]` and `[ a != b ]`.
-func test(cond []*syntax.Stmt, word func(*syntax.Word) (string, error)) (bool, error) {
+// bracketTest reads `[ -n w ]`, `[ -z w ]`, `[ a = b ]` and `[ a != b ]`.
+func bracketTest(cond []*syntax.Stmt, word func(*syntax.Word) (string, error)) (bool, error) {
 	if len(cond) != 1 {
 		return false, fmt.Errorf("a condition not read")
 	}
