@@ -466,26 +466,54 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, FileName)
 	ix, r, head := syncedIn(t, dir)
+	// a recipe at head whose stored blame is missing is not an unknown key
+	if _, err := ix.db.Exec(`DELETE FROM blame_cache WHERE key = 'dsr1-fp4-mi355x-sglang'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglang", Options{}); !errors.Is(err, ErrNotCached) {
+		t.Errorf("stored blame missing: %v", err)
+	}
+	var unknown *provenance.UnknownKeyError
+	if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglan", Options{}); !errors.As(err, &unknown) || unknown.Rev != head.String()[:10] {
+		t.Errorf("a misspelt key: %v", err)
+	}
+	// a key deleted by #2101: the history says so, the index does not
+	if _, err := ix.CachedBlame(ctx, head, "gptoss-fp4-b200-trt", Options{}); !errors.Is(err, ErrNotCached) {
+		t.Errorf("a deleted key: %v", err)
+	}
+	// what follows rebuilds the index a dozen times: at an older revision
+	// (two fifths of the history, where the recipe exists), so that each
+	// costs two fifths
+	at, err := r.Resolve("main~1200")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ix.Sync(ctx, r, at, Options{Rebuild: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.CachedBlame(ctx, at, "dsr1-fp4-mi355x-sglang", Options{}); err != nil {
+		t.Fatalf("the stored blame at %s: %v", at, err)
+	}
 	// another schema version
 	ix.db.Exec(`UPDATE meta SET value = '0' WHERE name = 'schema'`)
-	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+	if _, st, err := ix.Sync(ctx, r, at, Options{}); err != nil || !st.Rebuilt {
 		t.Fatalf("old schema: %+v %v", st, err)
 	}
 	// a snapshot that does not decode
 	ix.db.Exec(`UPDATE snapshot SET data = x'00ff00ff'`)
-	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+	if _, st, err := ix.Sync(ctx, r, at, Options{}); err != nil || !st.Rebuilt {
 		t.Fatalf("damaged snapshot: %+v %v", st, err)
 	}
 	// parts that do not follow each other (the first one lost)
-	prev, _ := r.Resolve("main~1")
+	prev, _ := r.Resolve("main~1201")
 	if _, _, err := ix.Sync(ctx, r, prev, Options{Rebuild: true}); err != nil {
 		t.Fatal(err)
 	}
-	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || st.New != 1 {
+	if _, st, err := ix.Sync(ctx, r, at, Options{}); err != nil || st.New != 1 {
 		t.Fatalf("update: %+v %v", st, err)
 	}
 	ix.db.Exec(`DELETE FROM snapshot WHERE part = (SELECT min(part) FROM snapshot)`)
-	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+	if _, st, err := ix.Sync(ctx, r, at, Options{}); err != nil || !st.Rebuilt {
 		t.Fatalf("a snapshot part missing: %+v %v", st, err)
 	}
 	// a part is stored in segments: one lost, or one byte of one changed,
@@ -526,7 +554,7 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 	if _, err := ix.db.Exec(`DELETE FROM snapshot WHERE seg = (SELECT min(seg) + 1 FROM snapshot)`); err != nil {
 		t.Fatal(err)
 	}
-	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+	if _, st, err := ix.Sync(ctx, r, at, Options{}); err != nil || !st.Rebuilt {
 		t.Fatalf("a segment lost: %+v %v", st, err)
 	}
 	// a table, an index or a view dropped: no stored answer is read (a
@@ -536,48 +564,33 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 		!slices.Contains(objs, "field_changes_key") || !slices.Contains(objs, "entry_prs") {
 		t.Fatalf("schema objects %v", objs)
 	}
-	// a recipe at head whose stored blame is missing is not an unknown key
-	if _, err := ix.db.Exec(`DELETE FROM blame_cache WHERE key = 'dsr1-fp4-mi355x-sglang'`); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglang", Options{}); !errors.Is(err, ErrNotCached) {
-		t.Errorf("stored blame missing: %v", err)
-	}
-	var unknown *provenance.UnknownKeyError
-	if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglan", Options{}); !errors.As(err, &unknown) || unknown.Rev != head.String()[:10] {
-		t.Errorf("a misspelt key: %v", err)
-	}
-	// a key deleted by #2101: the history says so, the index does not
-	if _, err := ix.CachedBlame(ctx, head, "gptoss-fp4-b200-trt", Options{}); !errors.Is(err, ErrNotCached) {
-		t.Errorf("a deleted key: %v", err)
-	}
 	for _, drop := range []string{"TABLE blame_cache", "TABLE answers", "INDEX field_changes_key", "VIEW entry_prs"} {
 		if _, err := ix.db.Exec(`DROP ` + drop); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglang", Options{}); !errors.Is(err, ErrNotCached) {
+		if _, err := ix.CachedBlame(ctx, at, "dsr1-fp4-mi355x-sglang", Options{}); !errors.Is(err, ErrNotCached) {
 			t.Errorf("stored blame without %s: %v", drop, err)
 		}
-		if _, err := ix.CachedAudit(ctx, head, Options{}); !errors.Is(err, ErrNotCached) {
+		if _, err := ix.CachedAudit(ctx, at, Options{}); !errors.Is(err, ErrNotCached) {
 			t.Errorf("stored audit without %s: %v", drop, err)
 		}
-		if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+		if _, st, err := ix.Sync(ctx, r, at, Options{}); err != nil || !st.Rebuilt {
 			t.Fatalf("without %s: %+v %v", drop, st, err)
 		}
 	}
 	// the shallow boundary moved (git fetch --deepen, --unshallow): the
 	// stored attributions stopped at the old one
 	shallow := Options{Shallow: []plumbing.Hash{prev}}
-	if _, err := ix.CachedAudit(ctx, head, shallow); !errors.Is(err, ErrNotCached) {
+	if _, err := ix.CachedAudit(ctx, at, shallow); !errors.Is(err, ErrNotCached) {
 		t.Errorf("stored audit for another shallow boundary: %v", err)
 	}
-	if _, st, err := ix.Sync(ctx, r, head, shallow); err != nil || !st.Rebuilt {
+	if _, st, err := ix.Sync(ctx, r, at, shallow); err != nil || !st.Rebuilt {
 		t.Fatalf("shallow boundary set: %+v %v", st, err)
 	}
-	if _, st, err := ix.Sync(ctx, r, head, shallow); err != nil || st.Rebuilt {
+	if _, st, err := ix.Sync(ctx, r, at, shallow); err != nil || st.Rebuilt {
 		t.Fatalf("same boundary: %+v %v", st, err)
 	}
-	if _, st, err := ix.Sync(ctx, r, head, Options{}); err != nil || !st.Rebuilt {
+	if _, st, err := ix.Sync(ctx, r, at, Options{}); err != nil || !st.Rebuilt {
 		t.Fatalf("unshallowed: %+v %v", st, err)
 	}
 	ix.Close()
@@ -587,20 +600,20 @@ func TestIndexRebuildsWhatItCannotTrust(t *testing.T) {
 	}
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
-	ix, err := Open(path, false)
+	ix, err = Open(path, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
 	// the stored answers are not read from it: the caller reads git
-	if _, err := ix.CachedBlame(ctx, head, "dsr1-fp4-mi355x-sglang", Options{}); !errors.Is(err, ErrNotCached) {
+	if _, err := ix.CachedBlame(ctx, at, "dsr1-fp4-mi355x-sglang", Options{}); !errors.Is(err, ErrNotCached) {
 		t.Fatalf("stored blame from a garbage file: %v", err)
 	}
-	if _, err := ix.CachedAudit(ctx, head, Options{}); !errors.Is(err, ErrNotCached) {
+	if _, err := ix.CachedAudit(ctx, at, Options{}); !errors.Is(err, ErrNotCached) {
 		t.Fatalf("stored audit from a garbage file: %v", err)
 	}
-	h, st, err := ix.Sync(ctx, r, head, Options{})
-	if err != nil || !st.Rebuilt || len(h.Chain) != 1970 {
+	h, st, err := ix.Sync(ctx, r, at, Options{})
+	if err != nil || !st.Rebuilt || len(h.Chain) != 1970-1200 {
 		t.Fatalf("garbage file: %+v %v", st, err)
 	}
 }
