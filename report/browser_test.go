@@ -19,6 +19,7 @@ import (
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/testcorpus"
+	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/provenance/index"
 )
 
@@ -251,4 +252,55 @@ func hasColour(img image.Image, c color.RGBA) bool {
 		}
 	}
 	return false
+}
+
+// TestLongValuesWrapInBrowser: a value of a thousand characters without a
+// space (a --compilation-config JSON) wraps inside the history table
+// instead of widening it past the page: in Chromium at 1280 pixels, no
+// table scrolls sideways and neither does the page. (The measuring script
+// is added to a copy of the page; the site itself has none.)
+func TestLongValuesWrapInBrowser(t *testing.T) {
+	bin := chromium(t)
+	s := hostile()
+	long := `{"cudagraph_capture_sizes":[` + strings.Repeat("1,2,4,8,16,", 100) + `512]}`
+	r := s.Recipes[0]
+	r.Items[0].Changes = append(r.Items[0].Changes, provenance.FieldChange{Kind: config.Changed,
+		Path: "launch.flags.--compilation-config", Old: long, New: long[:500] + "]}"})
+	r.Items[0].Entries = []provenance.LogEntry{{Event: provenance.EvIntroduced, PRLink: "https://github.com/o/r/pull/" + strings.Repeat("9", 300)}}
+	dir := t.TempDir()
+	if _, err := Write(s, dir); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.Page)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const measure = `<script>document.title = "overflow:" + [...document.querySelectorAll(".scroll")].map(e => e.scrollWidth - e.clientWidth).join(",") +
+		";page:" + (document.documentElement.scrollWidth - document.documentElement.clientWidth)</script>`
+	copyPath := filepath.Join(t.TempDir(), "measured.html")
+	if err := os.WriteFile(copyPath, bytes.Replace(page, []byte("</body>"), []byte(measure+"</body>"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(bytes.NewReader(browse(t, bin, copyPath, "--window-size=1280,1400", "--dump-dom")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var title string
+	walk(doc, func(n *html.Node) {
+		if n.Type == html.ElementNode && n.Data == "title" && n.Parent != nil && n.Parent.Data == "head" {
+			title = text(n)
+		}
+	})
+	tables, pageOver, ok := strings.Cut(strings.TrimPrefix(title, "overflow:"), ";page:")
+	if !ok || tables == "" {
+		t.Fatalf("the measuring script did not run: title %q", title)
+	}
+	for _, over := range strings.Split(tables, ",") {
+		if over != "0" {
+			t.Errorf("a table scrolls sideways by %s px (all: %s)", over, tables)
+		}
+	}
+	if pageOver != "0" {
+		t.Errorf("the page scrolls sideways by %s px", pageOver)
+	}
 }

@@ -170,20 +170,43 @@ func scale(first, last time.Time, x0, x1 int) func(time.Time) int {
 	}
 }
 
-// ticks are the month starts between first and last, thinned to at most
-// about ten.
+// ticks mark the time axis with at most about ten dates: month starts
+// over a span of months (thinned to every second, third... month), days or
+// Mondays over a shorter one, so that a recipe with a month of history
+// still gets a readable axis.
 func ticks(first, last time.Time, x func(time.Time) int) []Tick {
-	m := time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC)
+	first, last = first.UTC(), last.UTC()
 	var all []time.Time
-	for ; !m.After(last); m = m.AddDate(0, 1, 0) {
-		if !m.Before(first) {
-			all = append(all, m)
+	layout := "2006-01"
+	if last.Sub(first) < 70*24*time.Hour {
+		layout = "2006-01-02"
+		d := time.Date(first.Year(), first.Month(), first.Day(), 0, 0, 0, 0, time.UTC)
+		if d.Before(first) {
+			d = d.AddDate(0, 0, 1)
+		}
+		days := int(last.Sub(d).Hours()/24) + 1
+		step := 1
+		if days > 10 {
+			step = 7 // Mondays
+			for d.Weekday() != time.Monday {
+				d = d.AddDate(0, 0, 1)
+			}
+		}
+		for ; !d.After(last); d = d.AddDate(0, 0, step) {
+			all = append(all, d)
+		}
+	} else {
+		m := time.Date(first.Year(), first.Month(), 1, 0, 0, 0, 0, time.UTC)
+		for ; !m.After(last); m = m.AddDate(0, 1, 0) {
+			if !m.Before(first) {
+				all = append(all, m)
+			}
 		}
 	}
-	step := (len(all) + 9) / 10
+	step := max((len(all)+9)/10, 1)
 	var out []Tick
-	for i := 0; i < len(all); i += max(step, 1) {
-		out = append(out, Tick{X: x(all[i]), Label: all[i].Format("2006-01")})
+	for i := 0; i < len(all); i += step {
+		out = append(out, Tick{X: x(all[i]), Label: all[i].Format(layout)})
 	}
 	return out
 }

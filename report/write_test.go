@@ -169,6 +169,27 @@ func TestWriteStructure(t *testing.T) {
 		}
 	}
 	checkLinks(t, dir, docs, []string{"https://github.com/"})
+	// "#N" is a pull request's number, never an entry's: an entry is
+	// "entry N, line L" beside it
+	entries := 0
+	for name, doc := range docs {
+		walk(doc, func(n *html.Node) {
+			h, ok := attr(n, "href")
+			if !ok || n.Type != html.ElementNode || n.Data != "a" {
+				return
+			}
+			text := strings.TrimSpace(textOf(n))
+			if strings.HasPrefix(text, "entry ") {
+				entries++
+			}
+			if strings.HasPrefix(text, "#") && !strings.Contains(h, "/pull/") {
+				t.Errorf("%s: %q links to %s, not a pull request", name, text, h)
+			}
+		})
+	}
+	if entries == 0 {
+		t.Error("no link names an entry")
+	}
 }
 
 // checkLinks checks every link of the pages (by their names in dir): one
@@ -335,4 +356,55 @@ func luminance(hex string) float64 {
 		l += w * c
 	}
 	return l
+}
+
+// TestTicks: the time axis carries between two and about ten dates, in
+// order and inside the plot, for a history of days, weeks, a month or
+// years; a month of history is not one tick.
+func TestTicks(t *testing.T) {
+	day := func(s string) time.Time {
+		d, err := time.Parse(time.RFC3339, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	for _, c := range []struct {
+		first, last string
+		min, max    int
+		label       string // the first tick
+	}{
+		{"2026-03-02T10:00:00Z", "2026-03-06T18:00:00Z", 4, 5, "2026-03-03"},
+		{"2026-08-03T09:00:00Z", "2026-08-29T12:00:00Z", 3, 4, "2026-08-10"}, // a month: its Mondays
+		{"2026-06-20T00:00:00Z", "2026-08-25T00:00:00Z", 8, 10, "2026-06-22"},
+		{"2025-05-04T00:00:00Z", "2026-11-30T00:00:00Z", 6, 10, "2025-06"},
+		{"2019-01-01T00:00:00Z", "2026-12-01T00:00:00Z", 8, 11, "2019-01"},
+	} {
+		first, last := day(c.first), day(c.last)
+		x := scale(first, last, 140, 950)
+		ts := ticks(first, last, x)
+		if len(ts) < c.min || len(ts) > c.max {
+			t.Errorf("%s..%s: %d ticks %v, want %d to %d", c.first, c.last, len(ts), ts, c.min, c.max)
+			continue
+		}
+		if ts[0].Label != c.label {
+			t.Errorf("%s..%s: first tick %q, want %q", c.first, c.last, ts[0].Label, c.label)
+		}
+		for i, tk := range ts {
+			if tk.X < 140 || tk.X > 950 || (i > 0 && tk.X <= ts[i-1].X) {
+				t.Errorf("%s..%s: tick %d at %d (%v)", c.first, c.last, i, tk.X, ts)
+			}
+		}
+	}
+}
+
+// textOf is the text n holds.
+func textOf(n *html.Node) string {
+	var b strings.Builder
+	walk(n, func(c *html.Node) {
+		if c.Type == html.TextNode {
+			b.WriteString(c.Data)
+		}
+	})
+	return b.String()
 }
