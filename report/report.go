@@ -100,7 +100,8 @@ type Recipe struct {
 	// Launches says whether Items carry the launch changes.
 	Launches bool
 	// Changes, LaunchChanges and Missing count the items' field changes,
-	// launch field changes, and items without an entry.
+	// launch field changes (a change shared by several points once, as
+	// shown: provenance.GroupChanges), and items without an entry.
 	Changes, LaunchChanges, Missing int
 	// NoEntry holds the commits of Items that changed the recipe without
 	// an entry naming it while the changelog existed (before it, no entry
@@ -236,7 +237,7 @@ func (s *Site) recipes(ctx context.Context, src *index.Source, h *provenance.His
 // the changelog's first version.
 func (r *Recipe) count(h *provenance.History, created int) {
 	for _, it := range r.Items {
-		for _, c := range it.Changes {
+		for _, c := range provenance.GroupChanges(it.Changes) {
 			if isLaunch(c.Path) {
 				r.LaunchChanges++
 			} else {

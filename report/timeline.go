@@ -120,7 +120,7 @@ func timeline(r *Recipe) *Timeline {
 		}
 		byLane := map[string][]string{}
 		var order []string
-		for _, c := range it.Changes {
+		for _, c := range provenance.GroupChanges(it.Changes) {
 			l := laneOf(c.Path)
 			if _, ok := byLane[l]; !ok {
 				order = append(order, l)

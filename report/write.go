@@ -30,6 +30,7 @@ var ErrNotReport = errors.New("not a perflog report")
 var (
 	css   = template.CSS(must(assets.ReadFile("assets/style.css")))
 	pages = template.Must(template.New("site").Funcs(template.FuncMap{
+		"grouped":   provenance.GroupChanges,
 		"commitURL": func(s *Site, sha string) string { return "https://github.com/" + s.Repository + "/commit/" + sha },
 		"prURL":     func(s *Site, n int) string { return fmt.Sprintf("https://github.com/%s/pull/%d", s.Repository, n) },
 		"blobURL": func(s *Site, rev, file string, line int) string {

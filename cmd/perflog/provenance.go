@@ -464,7 +464,7 @@ func writeLog(w io.Writer, items []provenance.LogItem, color bool, width int) (c
 			what = "changelog only"
 		}
 		fmt.Fprintf(w, "%s %s %s %s  %s\n", paint(ansiYellow, shortSHA(it.Commit)), prText(it.PR), dateText(it.Date), paint(ansiBold, printable(what)), printable(it.Subject))
-		for _, c := range it.Changes {
+		for _, c := range provenance.GroupChanges(it.Changes) {
 			cut = writeChange(w, c, width) || cut
 		}
 		for _, e := range it.Entries {
@@ -635,7 +635,7 @@ func provDiffRun(ctx context.Context, opts *ProvDiffOptions) error {
 	if len(rep.Net) == 0 {
 		fmt.Fprintln(out, "    (none)")
 	}
-	for _, c := range rep.Net {
+	for _, c := range provenance.GroupChanges(rep.Net) {
 		cut = writeChange(out, c, width) || cut
 	}
 	noteCut(opts.Factory, cut)
@@ -671,15 +671,15 @@ func writeBisect(opts *ProvDiffOptions, h *provenance.History, good, bad plumbin
 	return nil
 }
 
-// writeChange writes one field change, with the points it reaches when
-// its path does not say (a search-space row's field).
-// writeChange writes a field change on a line; on a terminal (width > 0)
-// a value too long for the line is shortened with an ellipsis, and cut
-// says so (a pipe and --format json get every byte).
+// writeChange writes a field change on a line, with the points it reaches
+// when its path does not name them (a search-space row's field, a launch
+// setting changed alike at several points: provenance.GroupChanges); on a
+// terminal (width > 0) a value too long for the line is shortened with an
+// ellipsis, and cut says so (a pipe and --format json get every byte).
 func writeChange(w io.Writer, c provenance.FieldChange, width int) (cut bool) {
 	p := orRecipe(c.Path)
 	where := ""
-	if c.Reach != "" && c.Reach != "all points" && !strings.HasPrefix(c.Path, "launch.") {
+	if c.Reach != "" && c.Reach != "all points" && !(strings.HasPrefix(c.Path, "launch.") && strings.HasSuffix(c.Path, "]")) {
 		where = "  (" + c.Reach + ")"
 	}
 	if c.NotKnownFrom != "" {
