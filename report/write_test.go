@@ -408,3 +408,32 @@ func textOf(n *html.Node) string {
 	})
 	return b.String()
 }
+
+// TestMissingSaysWhatItCounts: the count of commits without an entry says
+// whether it read every recipe's launch history, so that a count that
+// grows after `perflog index --launches` is explained on the page.
+func TestMissingSaysWhatItCounts(t *testing.T) {
+	for _, c := range []struct {
+		launchesMissing int
+		want            string
+	}{
+		{0, "Counted from every recipe's config and launch history."},
+		{1, "For 1 of 1 recipes only config changes are counted"},
+	} {
+		s := hostile()
+		s.LaunchesMissing = c.launchesMissing
+		dir := t.TempDir()
+		if _, err := Write(s, dir); err != nil {
+			t.Fatal(err)
+		}
+		var scope string
+		walk(parseFile(t, filepath.Join(dir, "index.html")), func(n *html.Node) {
+			if id, _ := attr(n, "id"); id == "missing-scope" && n.Type == html.ElementNode {
+				scope = textOf(n)
+			}
+		})
+		if !strings.Contains(scope, c.want) {
+			t.Errorf("%d recipes without launches: the page says %q, want %q", c.launchesMissing, scope, c.want)
+		}
+	}
+}
