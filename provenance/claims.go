@@ -3,6 +3,7 @@ package provenance
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/go-git/go-git/v5/plumbing"
@@ -94,23 +95,29 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 		if len(node.Parents) > 0 {
 			parent = node.Parents[0]
 		}
-		ch, err := load.Change(r, s, parent, h, short(parent), short(h))
-		if err != nil {
-			return err
-		}
 		var entries []claims.Entry
 		for _, i := range byCommit[c] {
 			e := f.Entries[rep.Entries[i].Index-1]
 			entries = append(entries, changelog.ClaimInput(e.Index, e.Value))
 		}
-		effects, err := changelog.ClaimEffects(ctx, ch, entries, dry)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
+		var results []claims.Result
+		if !parent.IsZero() && slices.Contains(r.ShallowCommits(), h) {
+			// a shallow clone's boundary: the change is not there to read
+			results = claims.Unchecked(entries, "the commit that introduced the entry is the shallow clone's boundary, its parent not fetched (git fetch --unshallow, or fetch-depth: 0 in actions/checkout)")
+		} else {
+			ch, err := load.Change(r, s, parent, h, short(parent), short(h))
+			if err != nil {
+				return err
 			}
-			effects = nil // judged by the files, as verify does when the dry run fails
+			effects, err := changelog.ClaimEffects(ctx, ch, entries, dry)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				effects = nil // judged by the files, as verify does when the dry run fails
+			}
+			results = claims.CheckLaunched(ctx, ch, entries, effects)
 		}
-		results := claims.CheckLaunched(ctx, ch, entries, effects)
 		for _, res := range results {
 			for _, i := range byCommit[c] {
 				if rep.Entries[i].Index == res.Entry {

@@ -65,6 +65,9 @@ type Site struct {
 	// those about the recipes it keeps).
 	Findings []lint.Finding
 	Recipes  []*Recipe
+	// Shallow is the boundary of a shallow clone (zero for a whole
+	// history): what existed there is attributed to it.
+	Shallow plumbing.Hash
 	// LaunchesMissing counts the recipes whose launch history is not
 	// shown (the index holds none and Options.Launches was not set).
 	LaunchesMissing int
@@ -132,6 +135,9 @@ func Build(ctx context.Context, src *index.Source, settings *config.Settings, o 
 	}
 	s := &Site{Repository: settings.Repository(), Rev: src.Rev, RevDate: ci.Date, RevSubject: ci.Subject,
 		Changelog: settings.ChangelogPath(), Key: o.Key, Audit: rep}
+	if b := src.Repo.ShallowCommits(); len(b) > 0 {
+		s.Shallow = b[0]
+	}
 	if s.Claims, err = contradicted(src, h, rep); err != nil {
 		return nil, err
 	}

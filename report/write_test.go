@@ -437,3 +437,28 @@ func TestMissingSaysWhatItCounts(t *testing.T) {
 		}
 	}
 }
+
+// TestShallowSaysHowToFetch: a report of a shallow clone says where its
+// history stops and how to fetch the rest (fetch-depth: 0 in Actions); a
+// whole history's says nothing of it.
+func TestShallowSaysHowToFetch(t *testing.T) {
+	for _, shallow := range []bool{false, true} {
+		s := hostile()
+		if shallow {
+			s.Shallow = plumbing.NewHash(strings.Repeat("d", 40))
+		}
+		dir := t.TempDir()
+		if _, err := Write(s, dir); err != nil {
+			t.Fatal(err)
+		}
+		var note string
+		walk(parseFile(t, filepath.Join(dir, "index.html")), func(n *html.Node) {
+			if id, _ := attr(n, "id"); id == "shallow" && n.Type == html.ElementNode {
+				note = textOf(n)
+			}
+		})
+		if shallow != strings.Contains(note, "fetch-depth: 0") || shallow != strings.Contains(note, "dddddddddd") {
+			t.Errorf("shallow %v: the page says %q", shallow, note)
+		}
+	}
+}

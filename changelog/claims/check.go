@@ -151,6 +151,23 @@ func checkAll(ctx context.Context, ch *recipe.Change, entries []Entry, effects m
 	return out
 }
 
+// Unchecked lists the claims of entries as unverified for reason: what
+// a caller says when the change they were written for cannot be read (a
+// shallow clone's boundary commit, whose parent is not there). A claim
+// that was not checked is said, never left out.
+func Unchecked(entries []Entry, reason string) []Result {
+	var out []Result
+	for _, e := range entries {
+		if e.Bullets == nil {
+			continue
+		}
+		for _, c := range Extract(e.Bullets) {
+			out = append(out, Result{Claim: c, Entry: e.Index, Keys: e.Keys, Line: e.LineOf(c.Bullet), Verdict: Unverified, Reason: reason})
+		}
+	}
+	return out
+}
+
 // LineOf is the line a claim read from bullet is reported at: its
 // bullet's, or the entry's for a claim of no bullet (append-only).
 func (e *Entry) LineOf(bullet int) int {

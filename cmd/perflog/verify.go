@@ -356,7 +356,8 @@ func warnShallow(f *Factory, ws *workspace) {
 	}
 	f.shallowOnce.Do(func() {
 		fmt.Fprintf(f.IO.ErrOut, "perflog: warning: shallow clone: history stops at %s, and what existed there is "+
-			"attributed to it, not to the PR that introduced it; git fetch --unshallow gives the whole history\n", shortHash(b[0]))
+			"attributed to it, not to the PR that introduced it; git fetch --unshallow gives the whole history "+
+			"(in GitHub Actions: actions/checkout with fetch-depth: 0)\n", shortHash(b[0]))
 	})
 }
 
