@@ -25,7 +25,9 @@ func (s *Source) Claims(ctx context.Context, rep *provenance.AuditReport) error 
 	if ok, err := s.storedClaims(ctx, rep, raw); err != nil || ok {
 		return err
 	}
-	return provenance.CheckAuditClaims(ctx, s.Repo, s.o.Settings, rep, raw, s.o.DryRun)
+	update, done := s.progress("checking claims")
+	defer done()
+	return provenance.CheckAuditClaimsOf(ctx, s.Repo, s.o.Settings, rep, raw, s.o.DryRun, nil, update)
 }
 
 // storedClaims sets the claims of rep's entries from the claims table,

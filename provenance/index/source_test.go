@@ -5,10 +5,12 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/provenance"
 )
 
 // TestSource: a Source answers from the index as from git; a cancel is
@@ -89,5 +91,37 @@ func TestSource(t *testing.T) {
 	}
 	if _, err := OpenSource(r, SourceOptions{Rev: "nope", RevName: "rev-b"}); err == nil || !strings.HasPrefix(err.Error(), "rev-b: ") {
 		t.Errorf("a revision that does not resolve: %v", err)
+	}
+}
+
+// TestClaimsFromGitReportProgress: checking claims from git (no index: a
+// cold report's longest step) reports its progress, as the index's check
+// does, so that a terminal is not left silent.
+func TestClaimsFromGitReportProgress(t *testing.T) {
+	ctx := context.Background()
+	r, _ := openCorpus(t)
+	var labels []string
+	updates := 0
+	s, err := OpenSource(r, SourceOptions{Rev: "main", NoIndex: true, Progress: func(label string) (func(provenance.Progress), func()) {
+		labels = append(labels, label)
+		return func(p provenance.Progress) {
+			if p.Stage == "claims" && p.Total > 0 {
+				updates++
+			}
+		}, func() {}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	rep, err := s.Audit(ctx, "dsr1-fp8-mi355x-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Claims(ctx, rep); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(labels, "checking claims") || updates == 0 {
+		t.Errorf("progress labels %q, %d claim updates: want the claims check reported", labels, updates)
 	}
 }
