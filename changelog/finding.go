@@ -68,6 +68,9 @@ const (
 	RulePRPlaceholder = "pr-link/placeholder" // XXX placeholder (allowed only on PR runs)
 	RulePRFormat      = "pr-link/format"      // not a canonical pull-request link
 	RulePRCopied      = "pr-link/copied"      // outside a PR: an existing entry's link
+	// a historical pr-link corrected to a PR other than the one that
+	// introduced the entry
+	RulePRWrongCorrection = "pr-link/wrong-correction"
 
 	// config keys.
 	RuleUnknownKey    = "config-keys/unknown"  // key or glob matches no recipe

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -54,7 +55,33 @@ func Align(base, head *File) *Change {
 		}
 		c.pairGap(gb, gh)
 	})
+	c.preferSameLink()
 	return c
+}
+
+// preferSameLink: of base entries that read the same (a re-land repeats
+// an entry word for word), the one kept is the one whose pr-link the head
+// entry still has. A revert that deletes the first of two such entries
+// deleted it; it did not correct the second one's link.
+func (c *Change) preferSameLink() {
+	swapped := false
+	for i := range c.Kept {
+		k := &c.Kept[i]
+		link := k.Head.PRLink()
+		if k.Base.PRLink() == link {
+			continue
+		}
+		for j, d := range c.Deleted {
+			if d.PRLink() == link && d.Identity() == k.Base.Identity() {
+				c.Deleted[j], k.Base = k.Base, d
+				swapped = true
+				break
+			}
+		}
+	}
+	if swapped {
+		slices.SortFunc(c.Deleted, func(a, b *Entry) int { return a.Index - b.Index })
+	}
 }
 
 func (c *Change) pairGap(gb, gh []*Entry) {
@@ -297,6 +324,15 @@ func (v *fullRun) checkHistory(ch *Change) (corrections int) {
 			if !v.lk.canonical.MatchString(nl) {
 				add(Finding{Rule: RulePRFormat, Line: k.Head.FieldLine(FieldPRLink), Entry: k.Head.Index, Source: head.LineText(k.Head.FieldLine(FieldPRLink)),
 					Message: fmt.Sprintf("entry %d pr-link correction is not canonical: %s (want %s<N>)", k.Head.Index, pyQuote(nl), v.lk.prefix)})
+			}
+			// (a link moved to the repository's new name names the same PR:
+			// not a correction of which PR)
+			if n, isPR := v.lk.prNumber(nl); isPR && v.in.Introduced != nil && n != pullNumber(ol) {
+				if pr, commit, ok := v.in.Introduced(k.Base.Index); ok && pr != n {
+					add(Finding{Rule: RulePRWrongCorrection, Line: k.Head.FieldLine(FieldPRLink), Entry: k.Head.Index, Source: head.LineText(k.Head.FieldLine(FieldPRLink)),
+						Message: fmt.Sprintf("entry %d pr-link is corrected to #%d, but the entry was introduced by #%d (%s); use %s",
+							k.Head.Index, n, pr, shortCommit(commit), v.lk.forPR(pr))})
+				}
 			}
 			if l, ok := changedOutsidePRLink(bRaw, hRaw); ok {
 				add(Finding{Rule: RuleCorrectionLines, Line: k.Head.Line + l, Entry: k.Head.Index, Source: head.LineText(k.Head.Line + l),
@@ -778,4 +814,21 @@ func addAny(in *Input, rep *Report) func(Finding) {
 		}
 		rep.Findings = append(rep.Findings, f)
 	}
+}
+
+// shortCommit is a commit id as messages show it (10 hex digits).
+func shortCommit(c string) string { return c[:min(len(c), 10)] }
+
+// pullNumber is the number a link to a pull request ends with, under any
+// repository name (0: none).
+func pullNumber(link string) int {
+	_, num, ok := strings.Cut(link, "/pull/")
+	if !ok {
+		return 0
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(num))
+	if err != nil {
+		return 0
+	}
+	return n
 }

@@ -60,6 +60,7 @@ var Rules = []RuleInfo{
 	{RuleCorrectionLines, inStrictFull, Error, "a pr-link correction changed more than the pr-link line"},
 	{RuleAppendOnlyDelta, inGateFull, Error, "an append-only: true change is not purely additive"},
 	{RulePRMismatch, inStrictFull, Error, "a new entry's pr-link points at another pull request"},
+	{RulePRWrongCorrection, inFull, Error, "a historical pr-link corrected to a PR other than the one whose commit introduced the entry"},
 	{RulePRCopied, inFull, Warning, "outside a pull request, a new entry's pr-link is an existing entry's (copied from it?)"},
 	{RulePRPlaceholder, inStrictFull, Error, "an XXX placeholder outside a pull request (on a PR run: a note)"},
 	{RulePRFormat, inStrictFull, Error, "a pr-link that is not a canonical pull-request link"},

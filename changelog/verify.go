@@ -79,6 +79,12 @@ type Input struct {
 	// DryRun is how the full profile dry-runs the changed recipes (its
 	// Sandbox: where).
 	DryRun dryrun.Options
+	// Introduced, when set, says which PR's commit introduced the base's
+	// entry at a 1-based index, and that commit (ok false: not known,
+	// and the entry's history does not say it was introduced once, by a
+	// PR); the full profile judges a pr-link correction by it. It is
+	// called only when the change corrects a pr-link.
+	Introduced func(baseIndex int) (pr int, commit string, ok bool)
 }
 
 // Report is the outcome of Verify.

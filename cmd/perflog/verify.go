@@ -18,6 +18,7 @@ import (
 	"github.com/perflog/perflog/changelog/load"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/provenance"
 	"github.com/perflog/perflog/provenance/index"
 	"github.com/perflog/perflog/recipe"
 )
@@ -249,6 +250,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		return err
 	}
 	in.PR = pr
+	in.Introduced = provenance.Introducers(ctx, ws.repo, ws.settings, base)
 	in.Claims = changelog.ClaimsMode(opts.Claims)
 	in.Ctx = ctx
 	in.DryRun = opts.Factory.dryRun()
