@@ -80,11 +80,12 @@ func (sh *codeShape) digest() [sha256.Size]byte {
 
 // shapeOf parses a shell file into its shape.
 func shapeOf(data []byte) *codeShape {
-	f, _, err := parseBash(data, "")
-	return shapeFrom(f, err, data)
+	f, src, err := parseBash(data, "")
+	return shapeFrom(f, err, src)
 }
 
-// shapeFrom is the shape of data, parsed as f.
+// shapeFrom is the shape of data, parsed as f: data is the text parsed
+// (parseBash's src), whose offsets f's positions are.
 func shapeFrom(f *syntax.File, err error, data []byte) *codeShape {
 	sh := &codeShape{Empty: len(data) == 0}
 	if err == nil {

@@ -2,6 +2,7 @@ package dryrun
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -369,6 +370,32 @@ python3 -m sglang.launch_server --speculative-num-steps "$NUM_SPEC_TOKENS" > /wo
 		t.Fatalf("sourced: %s: %s", l.Status, l.Reason)
 	} else if v, _ := srv.Flag("--speculative-num-steps"); !slices.Equal(v, []string{"6"}) {
 		t.Errorf("sourced: --speculative-num-steps %v, want 6", v)
+	}
+}
+
+// TestDryRunAssociativeKeysNearTheEnd: the keys quoted for the parser
+// make the text it reads longer than the file; a table of many keys
+// shortly before the end of the script (minimaxm3_fp4_b300_mtp.sh, July
+// 2026, 16 keys) put a statement past the file's end, and signing the
+// script's code failed ("the interpreter failed: slice bounds out of
+// range"). The code is signed over the text parsed.
+func TestDryRunAssociativeKeysNearTheEnd(t *testing.T) {
+	var table strings.Builder
+	table.WriteString("declare -A M=(\n")
+	for i := range 16 {
+		fmt.Fprintf(&table, "  [1024:%d:1:false:4]=%d\n", i, i)
+	}
+	table.WriteString(")\nV=\"${M[${ISL}:${TP}:1:false:${CONC}]:-3}\"\n")
+	files := testfs.Files{"benchmarks/benchmark_lib.sh": lib,
+		"benchmarks/run.sh": table.String() + "vllm serve m --v \"$V\" &\nwait\n"}
+	env := map[string]string{"PATH": "/bin", "TP": "7", "CONC": "4", "ISL": "1024"}
+	for range 2 { // the second run reads the signed code from the cache
+		l := Run(context.Background(), files, "benchmarks/run.sh", nil, env, Options{Timeout: 3 * time.Second})
+		if srv := l.Server(); srv == nil {
+			t.Fatalf("%s: %s", l.Status, l.Reason)
+		} else if v, _ := srv.Flag("--v"); !slices.Equal(v, []string{"7"}) {
+			t.Errorf("--v %v, want 7", v)
+		}
 	}
 }
 

@@ -52,15 +52,14 @@ func (c *Cache) parseScript(abs, name string, data []byte) (*syntax.File, error)
 	if p, ok := c.parsed.Get(key); ok {
 		return p.f, p.err
 	}
-	var f *syntax.File
-	var err error
-	if f, _, err = parseBash(data, name); err != nil {
-		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, err, data))
+	f, src, err := parseBash(data, name)
+	if err != nil {
+		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, err, src))
 		err = fmt.Errorf("%s: bash the interpreter does not read: %v", name, err)
 	} else if u := unsupported(f); u != "" {
 		err = fmt.Errorf("%s: bash the interpreter does not read: %s", name, u)
 	} else {
-		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, nil, data)) // before rewrite changes it
+		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, nil, src)) // before rewrite changes it
 		rewrite(f, abs)
 	}
 	c.parsed.Put(key, parsed{f, err})
@@ -294,7 +293,7 @@ func (c *Cache) sourceable(data []byte) []byte {
 	if len(data) <= maxCode {
 		var src []byte
 		f, src, err = parseBash(data, "")
-		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, err, data)) // for a memo
+		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, err, src)) // for a memo
 		out = src                                                  // the offsets below are of the text parsed
 	}
 	if err == nil {
