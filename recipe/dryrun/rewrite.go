@@ -294,7 +294,7 @@ func (c *Cache) sourceable(data []byte) []byte {
 		var src []byte
 		f, src, err = parseBash(data, "")
 		c.shapes.Put(sha256.Sum256(data), shapeFrom(f, err, src)) // for a memo
-		out = src                                                  // the offsets below are of the text parsed
+		out = src                                                 // the offsets below are of the text parsed
 	}
 	if err == nil {
 		type edit struct {
