@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"runtime/debug"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -60,7 +62,7 @@ func initRun(opts *InitOptions) error {
 	}
 	files := map[string]string{
 		config.SettingsFile:             initSettings(ws, revfs.Dir(root)),
-		".github/workflows/perflog.yml": initWorkflow,
+		".github/workflows/perflog.yml": initWorkflow(actionRef(moduleVersion())),
 	}
 	for _, name := range []string{config.SettingsFile, ".github/workflows/perflog.yml"} {
 		full := filepath.Join(root, filepath.FromSlash(name))
@@ -152,7 +154,39 @@ func initSettings(ws *workspace, wt fs.FS) string {
 	return b.String()
 }
 
-const initWorkflow = `# perflog: the changelog gate (perflog init). See the perflog README.
+// actionRef is the ref of perflog's action the written workflow uses: the
+// release this binary is (the action then runs that release's prebuilt
+// binary), else main (built from source).
+func actionRef(version string) string {
+	if releaseTag.MatchString(version) {
+		return version
+	}
+	return "main"
+}
+
+// releaseTag matches a release's tag, not a pseudo-version or a branch.
+var releaseTag = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
+
+// moduleVersion is the version of perflog's module in the binary's
+// build information ("(devel)" when built from a checkout that is not
+// a tagged release).
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.Main.Version
+	}
+	return ""
+}
+
+func initWorkflow(ref string) string {
+	pin := "      - uses: perflog/perflog@" + ref + "\n"
+	if ref == "main" {
+		pin = "      # pin a release tag (perflog/perflog@vX.Y.Z) to run its prebuilt, checksum-verified\n" +
+			"      # binary; at main the action builds perflog from source with Go\n" + pin
+	}
+	return initWorkflowHead + pin
+}
+
+const initWorkflowHead = `# perflog: the changelog gate (perflog init). See the perflog README.
 name: perflog
 on:
   pull_request:
@@ -167,5 +201,4 @@ jobs:
       - uses: actions/checkout@v4
         with:
           fetch-depth: 0        # perflog needs the base branch's history
-      - uses: perflog/perflog@v1
 `
