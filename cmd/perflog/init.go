@@ -167,10 +167,13 @@ func actionRef(version string) string {
 // releaseTag matches a release's tag, not a pseudo-version or a branch.
 var releaseTag = regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`)
 
-// moduleVersion is the version of perflog's module in the binary's
-// build information ("(devel)" when built from a checkout that is not
-// a tagged release).
+// moduleVersion is the release the binary was built for, else the
+// version of perflog's module in its build information ("(devel)" when
+// built from a checkout that is not a tagged release).
 func moduleVersion() string {
+	if releaseVersion != "" {
+		return releaseVersion
+	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		return bi.Main.Version
 	}

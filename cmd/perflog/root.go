@@ -140,15 +140,24 @@ func groupCmd(cmd *cobra.Command) *cobra.Command {
 	return cmd
 }
 
-// version describes the binary from its build information: the module
-// version (a tagged release) or the commit it was built from, its date,
-// and whether the tree had changes, then the Go version.
+// releaseVersion is the release a binary was built for, set by the
+// release build (.goreleaser.yaml: -X main.releaseVersion=v{{.Version}});
+// "" in any other build.
+var releaseVersion string
+
+// version describes the binary: its release, else from its build
+// information the module version (a tagged release) or the commit it was
+// built from, its date, and whether the tree had changes; then the Go
+// version.
 func version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "(unknown)"
 	}
 	v := bi.Main.Version
+	if releaseVersion != "" {
+		v = releaseVersion
+	}
 	settings := map[string]string{}
 	for _, s := range bi.Settings {
 		settings[s.Key] = s.Value
