@@ -99,7 +99,7 @@ func AppendEntries(path string, cur []byte, entries []DraftEntry, opt AppendOpti
 		}
 		text.WriteString(RenderEntry(e))
 	}
-	head, root, err := Parse(path, cur)
+	head, root, err := parseWithRoot(path, cur)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s does not parse; fix it before appending: %w", ErrNotAppendable, path, err)
 	}
@@ -114,7 +114,7 @@ func AppendEntries(path string, cur []byte, entries []DraftEntry, opt AppendOpti
 		var bf *File
 		if len(bytes.TrimSpace(opt.Base)) == 0 {
 			bf = &File{Path: path, Raw: opt.Base, lineStarts: lineStarts(opt.Base)}
-		} else if bf, _, err = Parse(path, opt.Base); err != nil {
+		} else if bf, _, err = parseWithRoot(path, opt.Base); err != nil {
 			res.NoBase = "the changelog at base does not parse"
 			break
 		}
@@ -184,7 +184,7 @@ func (res *AppendResult) ownTail(head, base *File, cur []byte, entries []DraftEn
 		if link != "" && e.PRLink() == link {
 			return true
 		}
-		for _, k := range ConfigKeysOf(e.Value) {
+		for _, k := range configKeysOf(e.value) {
 			if keys[k.Key] {
 				return true
 			}
@@ -223,7 +223,7 @@ func checkAppend(path string, cur, out []byte, cut int, head *File, kept, added 
 	if !bytes.HasPrefix(out, cur[:cut]) {
 		return bug("the bytes before the appended entries differ")
 	}
-	f, root, err := Parse(path, out)
+	f, root, err := parseWithRoot(path, out)
 	if err != nil {
 		return bug("the result does not parse: " + err.Error())
 	}

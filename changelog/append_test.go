@@ -36,7 +36,7 @@ func TestAppendEntries(t *testing.T) {
 			if len(res.Replaced) != tc.replaced {
 				t.Errorf("replaced %v, want %d", res.Replaced, tc.replaced)
 			}
-			if f, _, err := Parse("c.yaml", got); err != nil || len(f.Entries) == 0 {
+			if f, _, err := parseWithRoot("c.yaml", got); err != nil || len(f.Entries) == 0 {
 				t.Errorf("result does not parse: %v", err)
 			}
 		})
@@ -127,7 +127,7 @@ func FuzzAppendEntries(f *testing.F) {
 		if err != nil {
 			return // refused: the file stays as it is
 		}
-		hf, _, _ := Parse("c.yaml", []byte(cur))
+		hf, _ := Parse("c.yaml", []byte(cur))
 		if len(res.Replaced) == 0 && !bytes.HasPrefix(out, []byte(cur)) {
 			t.Fatalf("nothing replaced but the file's bytes changed:\n%q\n%q", cur, out)
 		}
@@ -139,7 +139,7 @@ func FuzzAppendEntries(f *testing.F) {
 			if !bytes.HasPrefix(out, []byte(cur[:first.Start])) {
 				t.Fatal("bytes before the replaced entries changed")
 			}
-			bf, _, err := Parse("c.yaml", []byte(base))
+			bf, _, err := parseWithRoot("c.yaml", []byte(base))
 			if err != nil {
 				t.Fatal("replaced with a base that does not parse")
 			}
@@ -153,7 +153,7 @@ func FuzzAppendEntries(f *testing.F) {
 				}
 			}
 		}
-		of, root, err := Parse("c.yaml", out)
+		of, root, err := parseWithRoot("c.yaml", out)
 		if err != nil || root == nil || len(of.Entries) != len(hf.Entries)-len(res.Replaced)+1 {
 			t.Fatalf("result does not parse as the entries: %v\n%q", err, out)
 		}

@@ -5,13 +5,13 @@ import (
 	"github.com/perflog/perflog/internal/pyyaml"
 )
 
-// ClaimInput is what the claims of an entry (parsed from the head file,
+// claimInput is what the claims of an entry (parsed from the head file,
 // index its 1-based position there) are checked from: its bullets and
 // their lines, its config-keys patterns and whether it says append-only.
-func ClaimInput(index int, entry *pyyaml.Value) claims.Entry {
-	e := claims.Entry{Index: index, Keys: StringsOf(entry, FieldConfigKeys), Line: entry.Line}
+func claimInput(index int, entry *pyyaml.Value) claims.Entry {
+	e := claims.Entry{Index: index, Keys: stringsOf(entry, FieldConfigKeys), Line: entry.Line}
 	e.Bullets, e.Lines = bulletsOf(entry)
-	if fields, _ := Validate(entry); fields != nil {
+	if fields, _ := validate(entry); fields != nil {
 		e.AppendOnly = fields.AppendOnly
 	}
 	return e
@@ -38,10 +38,10 @@ func bulletsOf(entry *pyyaml.Value) (bullets []string, lines []int) {
 	return bullets, lines
 }
 
-// ClaimLine is the line in the file of the claim of an entry (parsed from
+// claimLine is the line in the file of the claim of an entry (parsed from
 // that file) read from bullet (-1: of the entry as a whole), as
 // claims.Check reports it.
-func ClaimLine(entry *pyyaml.Value, bullet int) int {
+func claimLine(entry *pyyaml.Value, bullet int) int {
 	e := claims.Entry{Line: entry.Line}
 	_, e.Lines = bulletsOf(entry)
 	return e.LineOf(bullet)
@@ -49,3 +49,10 @@ func ClaimLine(entry *pyyaml.Value, bullet int) int {
 
 // Evidence is a line that decided a finding or a claim's verdict.
 type Evidence = claims.Evidence
+
+// ClaimInput is the entry as its claims are checked.
+func (e *Entry) ClaimInput() claims.Entry { return claimInput(e.Index, e.value) }
+
+// ClaimLine is the line in the file of the entry's claim read from bullet
+// (-1: of the entry as a whole), as claims.Check reports it.
+func (e *Entry) ClaimLine(bullet int) int { return claimLine(e.value, bullet) }

@@ -31,7 +31,7 @@ func TestClaimsVersionPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, root, err := Parse("perf-changelog.yaml", raw)
+	_, root, err := parseWithRoot("perf-changelog.yaml", raw)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +39,7 @@ func TestClaimsVersionPinned(t *testing.T) {
 	enc := json.NewEncoder(h)
 	n := 0
 	for _, e := range root.Items {
-		cs := claims.Extract(StringsOf(e, "description"))
+		cs := claims.Extract(stringsOf(e, "description"))
 		n += len(cs)
 		if err := enc.Encode(cs); err != nil {
 			t.Fatal(err)

@@ -44,7 +44,7 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 	// which recipes the new entries cover
 	covered := map[string][]*Entry{}
 	for _, e := range added {
-		for _, p := range StringsOf(e.Value, FieldConfigKeys) {
+		for _, p := range stringsOf(e.value, FieldConfigKeys) {
 			re := config.GlobRegexp(p)
 			for _, k := range headKeys {
 				if re.MatchString(k) {
@@ -149,7 +149,7 @@ func coverage(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, cover
 		if evalsOnly(e) {
 			continue // an eval rerun lists recipes that did not change
 		}
-		for _, ka := range ConfigKeysOf(e.Value) {
+		for _, ka := range configKeysOf(e.value) {
 			re := config.GlobRegexp(ka.Key)
 			var matched []string
 			any := false
@@ -189,7 +189,7 @@ func evalsOnly(e *Entry) bool {
 		return e.Fields.EvalsOnly || e.Fields.AllEvals
 	}
 	for _, f := range []string{"evals-only", "evals_only", "all-evals", "all_evals"} {
-		if v, ok := e.Value.Get(f); ok && v.Truthy() {
+		if v, ok := e.value.Get(f); ok && v.Truthy() {
 			return true
 		}
 	}
@@ -304,8 +304,8 @@ const MaxClaimEntries = 1000
 func checkClaimsRule(in *Input, rep *Report, ch *recipe.Change, added []*Entry, effects map[string]*recipe.Effect, add func(Finding)) {
 	var entries []claims.Entry
 	for _, e := range added {
-		if e.Value != nil {
-			entries = append(entries, ClaimInput(e.Index, e.Value))
+		if e.value != nil {
+			entries = append(entries, claimInput(e.Index, e.value))
 		}
 	}
 	if n := len(entries); n > MaxClaimEntries {

@@ -87,14 +87,14 @@ func (c *Change) preferSameLink() {
 func (c *Change) pairGap(gb, gh []*Entry) {
 	vb := make([]*pyyaml.Value, len(gb))
 	for i, e := range gb {
-		vb[i] = e.Value
+		vb[i] = e.value
 	}
 	vh := make([]*pyyaml.Value, len(gh))
 	for i, e := range gh {
-		vh[i] = e.Value
+		vh[i] = e.value
 	}
 	matchedB, matchedH := make([]bool, len(gb)), make([]bool, len(gh))
-	for _, p := range PairEdits(vb, vh) {
+	for _, p := range pairEdits(vb, vh) {
 		c.Modified = append(c.Modified, Pair{gb[p[0]], gh[p[1]]})
 		matchedB[p[0]], matchedH[p[1]] = true, true
 	}
@@ -110,12 +110,12 @@ func (c *Change) pairGap(gb, gh []*Entry) {
 	}
 }
 
-// PairEdits decides which entries of a gap between two aligned runs (old
+// pairEdits decides which entries of a gap between two aligned runs (old
 // entries olds, new entries news, neither matched by identity) are edits
 // of one another: first entries naming the same config-keys, then the same
 // pr-link, then the same description; a gap of exactly one entry on each
 // side is one edited entry. It returns (old index, new index) pairs.
-func PairEdits(olds, news []*pyyaml.Value) [][2]int {
+func pairEdits(olds, news []*pyyaml.Value) [][2]int {
 	same := func(field string) func(i, j int) bool {
 		return func(i, j int) bool {
 			x, ok1 := olds[i].Get(field)
@@ -124,11 +124,11 @@ func PairEdits(olds, news []*pyyaml.Value) [][2]int {
 		}
 	}
 	return PairEditsFunc(len(olds), len(news), same(FieldConfigKeys),
-		func(i, j int) bool { return PRLinkOf(olds[i]) != "" && PRLinkOf(olds[i]) == PRLinkOf(news[j]) },
+		func(i, j int) bool { return prLinkOf(olds[i]) != "" && prLinkOf(olds[i]) == prLinkOf(news[j]) },
 		same(FieldDescription))
 }
 
-// PairEditsFunc is PairEdits over n old and m new entries compared by the
+// PairEditsFunc is pairEdits over n old and m new entries compared by the
 // given predicates (same config-keys, same non-empty pr-link, same
 // description).
 func PairEditsFunc(n, m int, sameKeys, sameLink, sameDesc func(i, j int) bool) [][2]int {
@@ -179,7 +179,7 @@ func verifyFull(in *Input) *Report {
 	}
 	if bytes.Equal(v.baseRaw, in.Head) {
 		v.add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: fmt.Sprintf("%s is unchanged between %s and %s", in.Path, in.BaseRev, in.HeadRev)})
-		if f, _, err := Parse(in.Path, in.Head); err == nil {
+		if f, _, err := parseWithRoot(in.Path, in.Head); err == nil {
 			rep.Head = f
 		}
 		verifyDiffAware(in, rep, nil, addAny(in, rep))
@@ -259,10 +259,10 @@ func (v *fullRun) parse() bool {
 	}
 	baseDone := make(chan parsed, 1)
 	go func() {
-		b, broot, err := Parse(in.Path, v.baseRaw)
+		b, broot, err := parseWithRoot(in.Path, v.baseRaw)
 		baseDone <- parsed{b, broot, err}
 	}()
-	head, root, err := Parse(in.Path, in.Head)
+	head, root, err := parseWithRoot(in.Path, in.Head)
 	if err != nil {
 		add(atBreakingEntry(loadFailure(in.Path, err, in.Path+" at "+in.HeadRev, nil), in.Head))
 		return false
@@ -395,7 +395,7 @@ func (v *fullRun) checkAdded(ch *Change) {
 		if e.Fields != nil {
 			valid = append(valid, e.Fields)
 			validLines = append(validLines, e.Line)
-			validValues = append(validValues, e.Value)
+			validValues = append(validValues, e.value)
 			validIndex = append(validIndex, e.Index)
 			checkLinkFull(in, v.lk, head, e, func(o *Entry) bool { return isAdded[o] }, add)
 			checkRepeatedKeys(head, e, add)
@@ -423,7 +423,7 @@ func unknownKeysOfInvalid(in *Input, added []*Entry, add func(Finding)) {
 		if e.Fields != nil {
 			continue
 		}
-		kas := ConfigKeysOf(e.Value)
+		kas := configKeysOf(e.value)
 		if len(kas) == 0 {
 			continue
 		}
@@ -447,7 +447,7 @@ func unknownKeysOfInvalid(in *Input, added []*Entry, add func(Finding)) {
 // checkRepeatedKeys warns about a config-key that entry e lists more than
 // once (harmless to the sweep, but a copy-paste slip a reviewer asks about).
 func checkRepeatedKeys(head *File, e *Entry, add func(Finding)) {
-	v, ok := e.Value.Get(FieldConfigKeys)
+	v, ok := e.value.Get(FieldConfigKeys)
 	if !ok {
 		return
 	}
@@ -493,11 +493,11 @@ func placeholderBullet(b string, keys []string) bool {
 // checkPlaceholderBullets reports each bullet of a new entry that says
 // nothing (description/placeholder).
 func checkPlaceholderBullets(head *File, e *Entry, add func(Finding)) {
-	v, ok := e.Value.Get(FieldDescription)
+	v, ok := e.value.Get(FieldDescription)
 	if !ok {
 		return
 	}
-	keys := StringsOf(e.Value, FieldConfigKeys)
+	keys := stringsOf(e.value, FieldConfigKeys)
 	for _, it := range v.Items {
 		if it.Kind != pyyaml.Str || !placeholderBullet(it.Str, keys) {
 			continue
@@ -552,7 +552,7 @@ func checkLinkFull(in *Input, lk links, head *File, e *Entry, isAdded func(*Entr
 		// a re-trigger: a copy of an earlier entry, linking that entry's
 		// PR, re-runs its sweep
 		for _, o := range head.Entries {
-			if o != e && o.Index < e.Index && o.PRLink() == link && Repeats(e.Value, o.Value) {
+			if o != e && o.Index < e.Index && o.PRLink() == link && repeats(e.value, o.value) {
 				add(Finding{Rule: RulePRMismatch, Severity: Info, Line: line, Entry: e.Index, Source: src,
 					Message: fmt.Sprintf("entry %d repeats entry %d (line %d) and links its PR #%d: a re-trigger of that sweep", e.Index, o.Index, o.Line, n)})
 				return
@@ -575,7 +575,7 @@ func checkLinkFull(in *Input, lk links, head *File, e *Entry, isAdded func(*Entr
 			if o == e || o.Index > e.Index || o.PRLink() != link || isAdded(o) {
 				continue
 			}
-			if Repeats(e.Value, o.Value) {
+			if repeats(e.value, o.value) {
 				return // a re-trigger of o's sweep
 			}
 			add(Finding{Rule: RulePRCopied, Severity: Warning, Line: line, Entry: e.Index, Source: src,
@@ -585,18 +585,18 @@ func checkLinkFull(in *Input, lk links, head *File, e *Entry, isAdded func(*Entr
 	}
 }
 
-// Repeats reports whether entry a repeats entry b: the same config-keys
+// repeats reports whether entry a repeats entry b: the same config-keys
 // (in any order) and every bullet of b (a re-trigger may add a note of its own).
-func Repeats(a, b *pyyaml.Value) bool {
-	ka, kb := slices.Sorted(slices.Values(StringsOf(a, FieldConfigKeys))), slices.Sorted(slices.Values(StringsOf(b, FieldConfigKeys)))
+func repeats(a, b *pyyaml.Value) bool {
+	ka, kb := slices.Sorted(slices.Values(stringsOf(a, FieldConfigKeys))), slices.Sorted(slices.Values(stringsOf(b, FieldConfigKeys)))
 	if len(ka) == 0 || !slices.Equal(ka, kb) {
 		return false
 	}
 	da := map[string]bool{}
-	for _, d := range StringsOf(a, FieldDescription) {
+	for _, d := range stringsOf(a, FieldDescription) {
 		da[strings.TrimSpace(d)] = true
 	}
-	db := StringsOf(b, FieldDescription)
+	db := stringsOf(b, FieldDescription)
 	if len(db) == 0 {
 		return false
 	}
@@ -698,7 +698,7 @@ func keysText(e *Entry) string {
 
 func describeChange(p Pair) string {
 	var what []string
-	b, h := p.Base.Value, p.Head.Value
+	b, h := p.Base.value, p.Head.value
 	seen := map[string]bool{}
 	for _, v := range []*pyyaml.Value{b, h} {
 		if v == nil || v.Kind != pyyaml.Map {

@@ -108,7 +108,7 @@ func verifyGate(in *Input) *Report {
 	}
 	var entries []*Fields
 	for i, it := range data.Items {
-		fields, errs := Validate(it)
+		fields, errs := validate(it)
 		for _, e := range errs {
 			add(Finding{Rule: e.Rule, Severity: Error, Line: lineMap(e.Line),
 				Message: fmt.Sprintf("added entry %d fails ChangelogEntry validation: %s", i+1, e.Msg)})

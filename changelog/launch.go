@@ -395,7 +395,7 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 		}
 		var text strings.Builder
 		for _, en := range entries {
-			for _, b := range StringsOf(en.Value, FieldDescription) {
+			for _, b := range stringsOf(en.value, FieldDescription) {
 				text.WriteString(mentionForm(b))
 				text.WriteByte('\n')
 			}

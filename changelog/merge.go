@@ -65,7 +65,7 @@ type mergeSide struct {
 
 func parseSide(name string, raw []byte) (*mergeSide, error) {
 	s := &mergeSide{name: name}
-	f, root, err := Parse("perf-changelog.yaml", raw)
+	f, root, err := parseWithRoot("perf-changelog.yaml", raw)
 	if err != nil {
 		return nil, conflictf("the %s side does not parse as YAML: %v", name, err)
 	}
@@ -291,7 +291,7 @@ func Upstream(base, ours, theirs, mainline []byte) (oursUp, told bool) {
 		return false, false
 	}
 	parse := func(raw []byte) []*Entry {
-		f, root, err := Parse("perf-changelog.yaml", raw)
+		f, root, err := parseWithRoot("perf-changelog.yaml", raw)
 		if err != nil || root.Kind != pyyaml.Seq {
 			return nil
 		}

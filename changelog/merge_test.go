@@ -162,13 +162,13 @@ func FuzzMerge(f *testing.F) {
 				t.Fatalf("upstream's bytes are not the result's start")
 			}
 		}
-		m, _, err := Parse("m", res.Bytes)
+		m, _, err := parseWithRoot("m", res.Bytes)
 		if err != nil {
 			t.Fatalf("the result does not parse: %v", err)
 		}
-		u, _, _ := Parse("u", upstream)
-		c, _, _ := Parse("c", contrib)
-		b, _, _ := Parse("b", base)
+		u, _ := Parse("u", upstream)
+		c, _ := Parse("c", contrib)
+		b, _ := Parse("b", base)
 		have := map[string]bool{}
 		for _, e := range m.Entries {
 			have[e.Identity()] = true

@@ -29,6 +29,8 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -56,8 +58,8 @@ type Entry struct {
 	Start, End int
 	// Line and EndLine are the 1-based first and last lines.
 	Line, EndLine int
-	// Value is the entry as PyYAML constructs it.
-	Value *pyyaml.Value
+	// value is the entry as PyYAML constructs it.
+	value *pyyaml.Value
 	// Fields is the typed content when the entry is schema-valid, else nil.
 	Fields *Fields
 	// Errors are the entry's schema errors.
@@ -69,8 +71,8 @@ func (e *Entry) Raw(f *File) []byte { return f.Raw[e.Start:e.End] }
 
 // FieldLine returns the line of a field's key, or the entry line.
 func (e *Entry) FieldLine(field string) int {
-	if e.Value != nil && e.Value.Kind == pyyaml.Map {
-		for _, p := range e.Value.Pairs {
+	if e.value != nil && e.value.Kind == pyyaml.Map {
+		for _, p := range e.value.Pairs {
 			if p.Key.Kind == pyyaml.Str && p.Key.Str == field {
 				return p.Key.Line
 			}
@@ -80,11 +82,11 @@ func (e *Entry) FieldLine(field string) int {
 }
 
 // ConfigKeyLines returns (key, line) for each config-key item.
-func (e *Entry) ConfigKeyLines() []KeyAt { return ConfigKeysOf(e.Value) }
+func (e *Entry) ConfigKeyLines() []KeyAt { return configKeysOf(e.val()) }
 
-// ConfigKeysOf returns (key, line) for each config-key item of an entry
+// configKeysOf returns (key, line) for each config-key item of an entry
 // value.
-func ConfigKeysOf(entry *pyyaml.Value) []KeyAt {
+func configKeysOf(entry *pyyaml.Value) []KeyAt {
 	v, ok := entry.Get(FieldConfigKeys)
 	if !ok || (v.Kind != pyyaml.Seq && v.Kind != pyyaml.Set) {
 		return nil
@@ -106,10 +108,10 @@ type KeyAt struct {
 
 // PRLink returns the entry's pr-link the way the strict contract reads it:
 // str(entry.get("pr-link") or "").
-func (e *Entry) PRLink() string { return PRLinkOf(e.Value) }
+func (e *Entry) PRLink() string { return prLinkOf(e.val()) }
 
-// PRLinkOf is Entry.PRLink of an entry value.
-func PRLinkOf(entry *pyyaml.Value) string {
+// prLinkOf is Entry.PRLink of an entry value.
+func prLinkOf(entry *pyyaml.Value) string {
 	v, ok := entry.Get(FieldPRLink)
 	if !ok || !v.Truthy() {
 		return ""
@@ -123,10 +125,10 @@ func PRLinkOf(entry *pyyaml.Value) string {
 // Identity is the entry's content identity: config-keys, description and
 // flags, with pr-link and YAML formatting ignored. Two entries with equal
 // identity say the same thing.
-func (e *Entry) Identity() string { return IdentityOf(e.Value) }
+func (e *Entry) Identity() string { return identityOf(e.val()) }
 
-// IdentityOf is Entry.Identity of an entry value.
-func IdentityOf(entry *pyyaml.Value) string {
+// identityOf is Entry.Identity of an entry value.
+func identityOf(entry *pyyaml.Value) string {
 	h := sha256.New()
 	if entry == nil || entry.Kind != pyyaml.Map {
 		h.Write([]byte(config.Canonical(entry)))
@@ -179,10 +181,17 @@ func lineStarts(raw []byte) []int {
 }
 
 // Parse loads a changelog with the repository's UniqueKeyLoader semantics
-// and splits it into entries. The error is a *pyyaml.Error when the YAML
-// does not load; a root that is not a list yields no entries and no error
-// (see Root).
-func Parse(path string, raw []byte) (*File, *pyyaml.Value, error) {
+// and splits it into entries. The error says where the YAML does not
+// load (the file is still returned, with no entries); a root that is not a
+// list yields no entries and no error.
+func Parse(path string, raw []byte) (*File, error) {
+	f, _, err := parseWithRoot(path, raw)
+	return f, err
+}
+
+// parseWithRoot is Parse, with the loaded root (nil when it does not
+// load). The error is a *pyyaml.Error when the YAML does not load.
+func parseWithRoot(path string, raw []byte) (*File, *pyyaml.Value, error) {
 	f := &File{Path: path, Raw: raw, lineStarts: lineStarts(raw)}
 	root, err := pyyaml.Load(raw, pyyaml.Options{UniqueKeys: true})
 	if err != nil {
@@ -223,8 +232,8 @@ func (f *File) split(items []*pyyaml.Value) []*Entry {
 		if endLine < len(f.lineStarts) {
 			end = f.lineStarts[endLine]
 		}
-		e := &Entry{Index: i + 1, Start: start, End: end, Line: startLine, EndLine: endLine, Value: it}
-		e.Fields, e.Errors = Validate(it)
+		e := &Entry{Index: i + 1, Start: start, End: end, Line: startLine, EndLine: endLine, value: it}
+		e.Fields, e.Errors = validate(it)
 		entries[i] = e
 	}
 	return entries
@@ -299,9 +308,9 @@ func entryStartOffsets(raw []byte) []int {
 	return out
 }
 
-// StringsOf returns the string items of a list field of an entry value
+// stringsOf returns the string items of a list field of an entry value
 // (config-keys, description, scenario-type); non-strings are skipped.
-func StringsOf(entry *pyyaml.Value, field string) []string {
+func stringsOf(entry *pyyaml.Value, field string) []string {
 	v, ok := entry.Get(field)
 	if !ok {
 		return nil
@@ -316,4 +325,58 @@ func StringsOf(entry *pyyaml.Value, field string) []string {
 		}
 	}
 	return out
+}
+
+// Strings returns the string items of a list field of the entry
+// (config-keys, description, scenario-type); non-strings are skipped.
+func (e *Entry) Strings(field string) []string { return stringsOf(e.val(), field) }
+
+// val is the entry's value; nil for no entry (an entry text that does not
+// load: see ParseEntry), which every reading of it takes as empty.
+func (e *Entry) val() *pyyaml.Value {
+	if e == nil {
+		return nil
+	}
+	return e.value
+}
+
+// ParseEntry loads one entry's text (a YAML list of one item, as the
+// changelog holds it) the way Parse loads each entry of a file; the entry
+// is numbered 1 and its lines count from the text's first.
+func ParseEntry(text []byte) (*Entry, error) {
+	v, err := pyyaml.Load(text, pyyaml.Options{UniqueKeys: true})
+	if err != nil {
+		return nil, err
+	}
+	if v.Kind != pyyaml.Seq || len(v.Items) != 1 {
+		return nil, errors.New("not a single list item")
+	}
+	it := v.Items[0]
+	e := &Entry{Index: 1, Line: it.Line, EndLine: it.Line, End: len(text), value: it}
+	e.Fields, e.Errors = validate(it)
+	return e, nil
+}
+
+// ParseDraft reads entries a person wrote for `changelog new` to append
+// (a YAML list of entries): each must be schema-valid.
+func ParseDraft(data []byte) ([]DraftEntry, error) {
+	v, err := pyyaml.Load(data, pyyaml.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("the edited entry is not valid YAML: %w", err)
+	}
+	if v.Kind == pyyaml.Null {
+		return nil, errors.New("the edited file is empty: cancelled")
+	}
+	if v.Kind != pyyaml.Seq {
+		return nil, errors.New("the edited file must hold a YAML list of entries")
+	}
+	var out []DraftEntry
+	for _, it := range v.Items {
+		fl, errs := validate(it)
+		if len(errs) > 0 {
+			return nil, fmt.Errorf("the edited entry is not valid: line %d: %s", errs[0].Line, errs[0].Msg)
+		}
+		out = append(out, DraftEntry{ConfigKeys: fl.ConfigKeys, Description: fl.Description, PRLink: fl.PRLink, AppendOnly: fl.AppendOnly})
+	}
+	return out, nil
 }

@@ -71,11 +71,11 @@ func byAlias(v *pyyaml.Value, known map[string]bool) *pyyaml.Value {
 	return &c
 }
 
-// Validate checks an entry value against the ChangelogEntry model with
+// validate checks an entry value against the ChangelogEntry model with
 // pydantic v2's lax coercions (bool accepts 0/1, "yes"/"off"/…; str accepts
 // bytes; int accepts "2", 2.0, true; lists accept sets) and returns the typed
 // fields, or every error found.
-func Validate(v *pyyaml.Value) (*Fields, []SchemaError) {
+func validate(v *pyyaml.Value) (*Fields, []SchemaError) {
 	if v == nil || v.Kind != pyyaml.Map {
 		line := 0
 		kind := "None"

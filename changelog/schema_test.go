@@ -17,7 +17,7 @@ func TestSchemaMessageCutsWholeCharacters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, errs := Validate(v)
+	_, errs := validate(v)
 	var msg string
 	for _, e := range errs {
 		if e.Field == FieldPRLink {

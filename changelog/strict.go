@@ -51,7 +51,7 @@ func parseStrict(path string, raw []byte, label string, lineOf bool) (*File, []F
 		add(RuleNotUTF8, bytes.Count(raw[:i], []byte("\n"))+1, "%s is not UTF-8: invalid byte %#x at offset %d", label, raw[i], i)
 		return nil, fs
 	}
-	f, root, err := Parse(path, raw)
+	f, root, err := parseWithRoot(path, raw)
 	if err != nil {
 		lf := atBreakingEntry(loadFailure(path, err, label, nil), raw)
 		fs = append(fs, lf)
@@ -144,10 +144,10 @@ func verifyStrict(in *Input) *Report {
 	corrections := 0
 	for i, be := range base.Entries {
 		he := head.Entries[i]
-		if pyyaml.Equal(be.Value, he.Value) {
+		if pyyaml.Equal(be.value, he.value) {
 			continue
 		}
-		if !pyyaml.Equal(withoutPRLink(be.Value), withoutPRLink(he.Value)) {
+		if !pyyaml.Equal(withoutPRLink(be.value), withoutPRLink(he.value)) {
 			add(Finding{Rule: RuleModifiedEntry, Line: he.Line, Entry: he.Index,
 				Message: fmt.Sprintf("entry %d changed; existing entries are immutable except for pr-link-only corrections", i+1)})
 			return rep

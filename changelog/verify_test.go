@@ -143,7 +143,7 @@ func TestFullProfileRules(t *testing.T) {
 
 func TestEntrySpans(t *testing.T) {
 	raw := []byte("- config-keys:\n  - a\n  pr-link: x\n  \n\n-\n  config-keys:\n  - b\n  pr-link: y\n")
-	f, _, err := Parse("f", raw)
+	f, _, err := parseWithRoot("f", raw)
 	if err != nil || len(f.Entries) != 2 {
 		t.Fatalf("%v %v", f, err)
 	}
@@ -155,7 +155,7 @@ func TestEntrySpans(t *testing.T) {
 		t.Fatalf("entry 2: %d-%d", e2.Line, e2.EndLine)
 	}
 	// identity ignores pr-link and formatting
-	g, _, _ := Parse("g", []byte("- config-keys: [a]\n  pr-link: other\n"))
+	g, _ := Parse("g", []byte("- config-keys: [a]\n  pr-link: other\n"))
 	if g.Entries[0].Identity() != e1.Identity() {
 		t.Fatal("identity must ignore pr-link and style")
 	}

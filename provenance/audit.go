@@ -377,7 +377,8 @@ func (h *History) verdict(e *EntryAt, intro Event, link changelog.Link, repos []
 }
 
 // repeats reports whether an entry repeats an earlier one (see
-// changelog.Repeats): the same config-keys and every bullet of it.
+// the changelog's own check of a repeated entry): the same config-keys
+// and every bullet of it.
 func repeats(e *EntryAt, first Event) bool {
 	if keySet(e.Keys()) != keySet(first.Keys) || len(first.Description) == 0 {
 		return false

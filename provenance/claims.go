@@ -55,7 +55,7 @@ func ClaimsCheckable(e *AuditEntry) bool {
 // checked (Stage "claims").
 func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings, rep *AuditReport, raw []byte, dry dryrun.Options,
 	want func(*AuditEntry) bool, progress func(Progress)) error {
-	f, _, err := changelog.Parse(rep.Path, raw)
+	f, err := changelog.Parse(rep.Path, raw)
 	if err != nil || f == nil {
 		return fmt.Errorf("%s at %s: %v", rep.Path, short(rep.Rev), err)
 	}
@@ -98,7 +98,7 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 		var entries []claims.Entry
 		for _, i := range byCommit[c] {
 			e := f.Entries[rep.Entries[i].Index-1]
-			entries = append(entries, changelog.ClaimInput(e.Index, e.Value))
+			entries = append(entries, e.ClaimInput())
 		}
 		var results []claims.Result
 		if !parent.IsZero() && slices.Contains(r.ShallowCommits(), h) {

@@ -576,14 +576,14 @@ func TestCorpusClaimsWhereTheChangelogDoesNotLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := changelog.Parse(rep.Path, own); err == nil {
+	if _, err := changelog.Parse(rep.Path, own); err == nil {
 		t.Fatal("the changelog at 9c8b6dec07 loads; the test needs one that does not")
 	}
 	raw, err := AuditText(r, rep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, _, err := changelog.Parse(rep.Path, raw)
+	f, err := changelog.Parse(rep.Path, raw)
 	if err != nil || len(f.Entries) != len(rep.Entries) || len(rep.Notes) == 0 {
 		t.Fatalf("the audited version: %v, %d entries against %d audited, %d notes", err, len(f.Entries), len(rep.Entries), len(rep.Notes))
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/changelog"
-	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/internal/xdiff"
 )
 
@@ -83,17 +82,16 @@ type entryInfo struct {
 func (b *block) info() *entryInfo {
 	b.entryOnce.Do(func() {
 		b.load()
-		v := b.val
+		e := b.ent // nil when the text does not load: read as empty
 		b.entry = &entryInfo{
-			identity:    changelog.IdentityOf(v),
-			prLink:      changelog.PRLinkOf(v),
-			keys:        changelog.StringsOf(v, changelog.FieldConfigKeys),
-			description: changelog.StringsOf(v, changelog.FieldDescription),
+			identity:    e.Identity(),
+			prLink:      e.PRLink(),
+			keys:        e.Strings(changelog.FieldConfigKeys),
+			description: e.Strings(changelog.FieldDescription),
 		}
 		// the history needs only this; the parsed entry is dropped (the
-		// largest part of a long history's memory) and read again by
-		// EntryAt.Value if asked for
-		b.val = nil
+		// largest part of a long history's memory)
+		b.ent = nil
 	})
 	return b.entry
 }
@@ -147,7 +145,7 @@ func isRevert(subject string) bool { return strings.HasPrefix(subject, `Revert "
 // description and flags; pr-link and formatting ignored) in order, so an
 // insertion in the middle, a reformat or a pr-link correction moves no
 // entry; what is left between two matches is paired as edits
-// (changelog.PairEdits) or is an addition or a removal. An addition whose
+// (changelog.PairEditsFunc) or is an addition or a removal. An addition whose
 // identity was removed before revives that lineage (re-added).
 func (h *History) buildLineages() error {
 	var live []inst
@@ -210,7 +208,7 @@ func (h *History) buildLineages() error {
 		}
 		// 1. an LCS of identities; 2. equal identities left over anywhere
 		// (the file was reordered); 3. edits inside each gap
-		// (changelog.PairEdits); what remains was added or removed
+		// (changelog.PairEditsFunc); what remains was added or removed
 		const unset = -1
 		from := make([]int, len(news)) // old index a new entry continues
 		edited := make([]bool, len(news))
@@ -381,26 +379,6 @@ func (e *EntryAt) PRLink() string { return e.info.prLink }
 
 // Description returns the entry's description bullets.
 func (e *EntryAt) Description() []string { return e.info.description }
-
-// Value returns the entry as loaded.
-func (e *EntryAt) Value() *pyyaml.Value {
-	e.b.load()
-	if e.b.val != nil || e.b.err != nil {
-		return e.b.val
-	}
-	if e.b.text == "" && e.b.src != nil {
-		t, err := e.b.src(e.b.id)
-		if err != nil {
-			return nil
-		}
-		e.b.text = t
-	}
-	v, err := pyyaml.Load([]byte(e.b.text), pyyaml.Options{UniqueKeys: true})
-	if err != nil || v.Kind != pyyaml.Seq || len(v.Items) != 1 {
-		return nil
-	}
-	return v.Items[0]
-}
 
 // EntriesAt lists the entries of the changelog at seq (the newest version
 // that loads, at or before seq) and attaches each to its lineage: live

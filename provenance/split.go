@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 )
@@ -35,11 +36,12 @@ type block struct {
 	src  func(id int) (string, error)
 	hash [16]byte // of the text, set on blocks restored from an index
 
-	mu     sync.Mutex    // guards loading and forgetting
-	loaded atomic.Bool   // val and err are set
-	key    string        // the recipe key (map files)
-	val    *pyyaml.Value // the entry (list files) or the recipe (map files)
-	err    error         // why the block alone does not load
+	mu     sync.Mutex       // guards loading and forgetting
+	loaded atomic.Bool      // val and err are set
+	key    string           // the recipe key (map files)
+	val    *pyyaml.Value    // the recipe (map files)
+	ent    *changelog.Entry // the entry (list files)
+	err    error            // why the block alone does not load
 	// known is set on restored changelog blocks: whether the block loads
 	// is recorded, so building lineages parses nothing
 	known   bool
@@ -85,7 +87,7 @@ func (b *block) forget() {
 	if b.known || !b.loaded.Load() {
 		return
 	}
-	b.val, b.err, b.fullVal, b.hasFull = nil, nil, nil, false
+	b.val, b.ent, b.err, b.fullVal, b.hasFull = nil, nil, nil, nil, false
 	b.loaded.Store(false)
 }
 
@@ -125,6 +127,10 @@ func (b *block) load() {
 		}
 		b.text = t
 	}
+	if b.kind == listFile {
+		b.ent, b.err = changelog.ParseEntry([]byte(b.text))
+		return
+	}
 	var k string
 	k, b.val, b.err = b.parse(b.text, b.chunks)
 	if b.key == "" {
@@ -132,24 +138,22 @@ func (b *block) load() {
 	}
 }
 
-// parse reads text as the block's kind says: a recipe piecewise through
-// ch when it can (ch may be nil), else whole. It only reads b.kind and
-// b.key, which do not change once the block is cut.
+// parse reads a recipe's text: piecewise through ch when it can (ch may
+// be nil), else whole. It only reads b.kind and b.key, which do not change
+// once the block is cut. (An entry is read by changelog.ParseEntry: load.)
 func (b *block) parse(text string, ch *chunks) (string, *pyyaml.Value, error) {
+	if b.kind == listFile {
+		return "", nil, errors.New("an entry is loaded, not parsed")
+	}
 	if b.kind == mapFile && ch != nil {
 		if k, v, ok := ch.parseRecipe(text); ok && (b.key == "" || b.key == k) {
 			return k, v, nil
 		}
 	}
-	opt := pyyaml.Options{UniqueKeys: b.kind == listFile}
-	v, err := pyyaml.Load([]byte(text), opt)
+	v, err := pyyaml.Load([]byte(text), pyyaml.Options{})
 	switch {
 	case err != nil:
 		return "", nil, err
-	case b.kind == listFile && (v.Kind != pyyaml.Seq || len(v.Items) != 1):
-		return "", nil, errors.New("not a single list item")
-	case b.kind == listFile:
-		return "", v.Items[0], nil
 	case v.Kind != pyyaml.Map || len(v.Pairs) != 1 || v.Pairs[0].Key.Kind != pyyaml.Str:
 		return "", nil, errors.New("not a single mapping key")
 	case b.key != "" && b.key != v.Pairs[0].Key.Str:

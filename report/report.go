@@ -171,7 +171,7 @@ func contradicted(src *index.Source, h *provenance.History, rep *provenance.Audi
 				if err != nil {
 					return nil, err
 				}
-				if f, _, err = changelog.Parse(rep.Path, raw); err != nil || f == nil {
+				if f, err = changelog.Parse(rep.Path, raw); err != nil || f == nil {
 					return nil, fmt.Errorf("%s: %v", rep.Path, err)
 				}
 			}

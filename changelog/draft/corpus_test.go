@@ -51,8 +51,8 @@ func TestDraftAgainstAuthors(t *testing.T) {
 		}
 		baseRaw, _ := readOptional(t, r, nd.Parents[0], s.ChangelogPath())
 		headRaw, _ := readOptional(t, r, nd.Hash, s.ChangelogPath())
-		bf, _, err1 := changelog.Parse(s.ChangelogPath(), baseRaw)
-		hf, _, err2 := changelog.Parse(s.ChangelogPath(), headRaw)
+		bf, err1 := changelog.Parse(s.ChangelogPath(), baseRaw)
+		hf, err2 := changelog.Parse(s.ChangelogPath(), headRaw)
 		if err1 != nil || err2 != nil || bf == nil || hf == nil {
 			return nil
 		}
@@ -69,7 +69,7 @@ func TestDraftAgainstAuthors(t *testing.T) {
 		author := map[string]bool{}
 		var bullets []string
 		for _, e := range added {
-			for _, p := range changelog.StringsOf(e.Value, changelog.FieldConfigKeys) {
+			for _, p := range e.Strings(changelog.FieldConfigKeys) {
 				re := config.GlobRegexp(p)
 				for _, k := range headKeys {
 					if re.MatchString(k) {
@@ -77,7 +77,7 @@ func TestDraftAgainstAuthors(t *testing.T) {
 					}
 				}
 			}
-			bullets = append(bullets, changelog.StringsOf(e.Value, changelog.FieldDescription)...)
+			bullets = append(bullets, e.Strings(changelog.FieldDescription)...)
 		}
 		// the draft appended to the base changelog passes verify
 		newHead, _, err := changelog.AppendEntries(s.ChangelogPath(), baseRaw, drafts, changelog.AppendOptions{Base: baseRaw, HaveBase: true, PRLink: "x"})
@@ -139,7 +139,9 @@ func TestDraftAgainstAuthors(t *testing.T) {
 		// a variable the change replaced, or another framework's)
 		var ces []claims.Entry
 		for i, e := range added {
-			ces = append(ces, changelog.ClaimInput(i+1, e.Value))
+			in := e.ClaimInput()
+			in.Index = i + 1
+			ces = append(ces, in)
 		}
 		confirmed := map[string]bool{}
 		for _, res := range claims.Check(ch, ces) {

@@ -912,11 +912,12 @@ func dedupe(ss []string) []string {
 func Check(ch *recipe.Change, entries []changelog.DraftEntry) []claims.Result {
 	var ces []claims.Entry
 	for i, e := range entries {
-		v, err := pyyaml.Load([]byte(changelog.RenderEntry(e)), pyyaml.Options{})
-		if err != nil || v.Kind != pyyaml.Seq || len(v.Items) != 1 {
+		pe, err := changelog.ParseEntry([]byte(changelog.RenderEntry(e)))
+		if err != nil {
 			continue
 		}
-		ces = append(ces, changelog.ClaimInput(i+1, v.Items[0]))
+		pe.Index = i + 1
+		ces = append(ces, pe.ClaimInput())
 	}
 	out := claims.Check(ch, ces)
 	if out == nil {

@@ -15,7 +15,6 @@ import (
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/changelog/draft"
 	"github.com/perflog/perflog/changelog/load"
-	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // NewOptions are the parsed flags of `perflog changelog new`.
@@ -278,25 +277,7 @@ func editEntries(f *Factory, entries []changelog.DraftEntry) ([]changelog.DraftE
 	if err != nil {
 		return nil, err
 	}
-	v, err := pyyaml.Load(data, pyyaml.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("the edited entry is not valid YAML: %w", err)
-	}
-	if v.Kind == pyyaml.Null {
-		return nil, fmt.Errorf("the edited file is empty: cancelled")
-	}
-	if v.Kind != pyyaml.Seq {
-		return nil, fmt.Errorf("the edited file must hold a YAML list of entries")
-	}
-	var out []changelog.DraftEntry
-	for _, it := range v.Items {
-		fl, errs := changelog.Validate(it)
-		if len(errs) > 0 {
-			return nil, fmt.Errorf("the edited entry is not valid: line %d: %s", errs[0].Line, errs[0].Msg)
-		}
-		out = append(out, changelog.DraftEntry{ConfigKeys: fl.ConfigKeys, Description: fl.Description, PRLink: fl.PRLink, AppendOnly: fl.AppendOnly})
-	}
-	return out, nil
+	return changelog.ParseDraft(data)
 }
 
 // firstOf lists the first n paths, and how many more there are.

@@ -256,7 +256,7 @@ func claimData(c claims.Result) (string, error) {
 // StoredClaims returns the checked claims of the entries at the indexed
 // head by their position (1-based), in the order the checker gave them,
 // with Entry set and Line left 0 (the line depends on the file: see
-// changelog.ClaimLine). Call Check first: entries it did not check have
+// changelog.Entry.ClaimLine). Call Check first: entries it did not check have
 // none.
 func (ix *Index) StoredClaims(ctx context.Context) (map[int][]claims.Result, error) {
 	out := map[int][]claims.Result{}

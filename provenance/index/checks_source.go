@@ -37,7 +37,7 @@ func (s *Source) storedClaims(ctx context.Context, rep *provenance.AuditReport, 
 	if !s.Current(ctx) {
 		return false, ctx.Err()
 	}
-	f, _, err := changelog.Parse(rep.Path, raw)
+	f, err := changelog.Parse(rep.Path, raw)
 	if err != nil || f == nil {
 		return false, nil // the checker reports it
 	}
@@ -58,7 +58,7 @@ func (s *Source) storedClaims(ctx context.Context, rep *provenance.AuditReport, 
 		}
 		cs := stored[e.Index]
 		for j := range cs {
-			cs[j].Line = changelog.ClaimLine(f.Entries[e.Index-1].Value, cs[j].Bullet)
+			cs[j].Line = f.Entries[e.Index-1].ClaimLine(cs[j].Bullet)
 		}
 		e.Claims = cs
 	}
