@@ -35,7 +35,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 )
 
@@ -131,14 +130,14 @@ func (e *Entry) Identity() string { return identityOf(e.val()) }
 func identityOf(entry *pyyaml.Value) string {
 	h := sha256.New()
 	if entry == nil || entry.Kind != pyyaml.Map {
-		h.Write([]byte(config.Canonical(entry)))
+		h.Write([]byte(pyyaml.Canonical(entry)))
 	} else {
 		var parts []string
 		for _, p := range entry.Pairs {
 			if p.Key.Kind == pyyaml.Str && p.Key.Str == FieldPRLink {
 				continue
 			}
-			parts = append(parts, config.Canonical(p.Key)+"="+config.Canonical(p.Value))
+			parts = append(parts, pyyaml.Canonical(p.Key)+"="+pyyaml.Canonical(p.Value))
 		}
 		sort.Strings(parts)
 		h.Write([]byte(strings.Join(parts, "\x00")))

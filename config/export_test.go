@@ -3,6 +3,8 @@ package config
 import (
 	"cmp"
 	"slices"
+
+	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // WalkEqual switches the differ's shortcut for equal subtrees off (true)
@@ -39,3 +41,8 @@ func (d *differ) pickAll(rem, add []moveNode, cands []candidate) [][2]int {
 	}
 	return pairs
 }
+
+// Similarity is the share of leaves a and b have in common once aligned
+// (unchanged leaves over the leaves of the larger one; 1 for equal
+// values), for the tests of package config_test.
+func Similarity(a, b *pyyaml.Value) float64 { return similarityMemo(a, b, nil) }

@@ -47,7 +47,7 @@ func flatten(v *pyyaml.Value, path string, out *[]Field) {
 		if v != nil {
 			line = v.Line
 		}
-		*out = append(*out, Field{Path: path, Value: Render(v), Line: line, v: v})
+		*out = append(*out, Field{Path: path, Value: pyyaml.Render(v), Line: line, v: v})
 	}
 }
 
@@ -66,7 +66,7 @@ func scalarList(v *pyyaml.Value) bool {
 func joinKey(path string, k *pyyaml.Value) string {
 	s := k.Str
 	if k.Kind != pyyaml.Str {
-		s = Render(k)
+		s = pyyaml.Render(k)
 	}
 	if s == "" || strings.ContainsAny(s, ".[]\" ") {
 		return path + "[" + strconv.Quote(s) + "]"
@@ -75,69 +75,6 @@ func joinKey(path string, k *pyyaml.Value) string {
 		return s
 	}
 	return path + "." + s
-}
-
-// Render writes a value in YAML flow style: plain scalars where YAML would
-// read them back as the same string, double quotes otherwise.
-func Render(v *pyyaml.Value) string {
-	var b strings.Builder
-	render(&b, v)
-	return b.String()
-}
-
-func render(b *strings.Builder, v *pyyaml.Value) {
-	if v == nil {
-		b.WriteString("null")
-		return
-	}
-	switch v.Kind {
-	case pyyaml.Null:
-		b.WriteString("null")
-	case pyyaml.Bool:
-		b.WriteString(strconv.FormatBool(v.Bool))
-	case pyyaml.Int:
-		b.WriteString(v.Int.String())
-	case pyyaml.Float:
-		b.WriteString(v.Repr())
-	case pyyaml.Str:
-		if plainSafe(v.Str) {
-			b.WriteString(v.Str)
-		} else {
-			b.WriteString(strconv.Quote(v.Str))
-		}
-	case pyyaml.Seq, pyyaml.Set:
-		b.WriteByte('[')
-		for i, it := range v.Items {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			render(b, it)
-		}
-		b.WriteByte(']')
-	case pyyaml.Map:
-		b.WriteByte('{')
-		for i, p := range v.Pairs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			render(b, p.Key)
-			b.WriteString(": ")
-			render(b, p.Value)
-		}
-		b.WriteByte('}')
-	default:
-		b.WriteString(v.Repr())
-	}
-}
-
-func plainSafe(s string) bool {
-	if s == "" || s != strings.TrimSpace(s) || pyyaml.Resolve(s) != "!!str" {
-		return false
-	}
-	if strings.ContainsAny(s[:1], "-?:,[]{}#&*!|>'\"%@`") {
-		return len(s) > 1 && (s[0] == '-' || s[0] == '?' || s[0] == ':') && s[1] != ' ' && !strings.ContainsAny(s, ",[]{}#")
-	}
-	return !strings.Contains(s, ": ") && !strings.Contains(s, " #") && !strings.ContainsAny(s, ",[]{}\n\t")
 }
 
 // ChangeKind classifies a Change.
@@ -257,21 +194,18 @@ func DiffMemo(old, new *pyyaml.Value, m *Memo) *RecipeDiff {
 	for i := range d.changes {
 		c := &d.changes[i]
 		if c.Old == "" && c.oldV != nil {
-			c.Old = Render(c.oldV)
+			c.Old = pyyaml.Render(c.oldV)
 		}
 		if c.New == "" && c.newV != nil {
-			c.New = Render(c.newV)
+			c.New = pyyaml.Render(c.newV)
 		}
 	}
 	return &RecipeDiff{Changes: d.changes, Moves: d.moves}
 }
 
-// Similarity is the share of leaves two values have in common once aligned
-// (unchanged leaves over the leaves of the larger one); 1 for equal values.
-func Similarity(a, b *pyyaml.Value) float64 { return SimilarityMemo(a, b, nil) }
-
-// SimilarityMemo is Similarity with a shared memo (see DiffMemo).
-func SimilarityMemo(a, b *pyyaml.Value, m *Memo) float64 { return newDiffer(m).similarity(a, b) }
+// similarityMemo is the share of leaves two values have in common once
+// aligned (1 for equal values), with a shared memo (see DiffMemo).
+func similarityMemo(a, b *pyyaml.Value, m *Memo) float64 { return newDiffer(m).similarity(a, b) }
 
 // Memo caches the content digest and the leaf count of values; safe for
 // concurrent use. Values must not change while memoised.
@@ -293,7 +227,7 @@ func newDiffer(m *Memo) *differ {
 	return &differ{moves: map[string]string{}, memo: m}
 }
 
-// similarity is Similarity with d's memos.
+// similarity is similarityMemo with d's memos.
 func (d *differ) similarity(a, b *pyyaml.Value) float64 {
 	if a == nil || b == nil {
 		return 0
@@ -329,7 +263,7 @@ func (d *differ) digest(v *pyyaml.Value) string {
 		for i, p := range v.Pairs {
 			// keys as lookupKey tells them apart: a key 1 and a key
 			// true are different keys, though equal as leaves
-			parts[i] = strconv.Itoa(int(p.Key.Kind)) + Canonical(p.Key) + "\x00" + d.digest(p.Value)
+			parts[i] = strconv.Itoa(int(p.Key.Kind)) + pyyaml.Canonical(p.Key) + "\x00" + d.digest(p.Value)
 		}
 		sort.Strings(parts)
 		h.Write([]byte("{"))
@@ -344,7 +278,7 @@ func (d *differ) digest(v *pyyaml.Value) string {
 		}
 	default:
 		h.Write([]byte("="))
-		h.Write([]byte(Canonical(v)))
+		h.Write([]byte(pyyaml.Canonical(v)))
 	}
 	c = string(h.Sum(nil)[:16])
 	m.mu.Lock()
@@ -466,7 +400,7 @@ func lookupKey(m *pyyaml.Value, k *pyyaml.Value) *pyyaml.Value {
 			if p.Key.Kind == pyyaml.Str && p.Key.Str == k.Str {
 				return p.Value
 			}
-		} else if p.Key.Kind == k.Kind && Canonical(p.Key) == Canonical(k) {
+		} else if p.Key.Kind == k.Kind && pyyaml.Canonical(p.Key) == pyyaml.Canonical(k) {
 			return p.Value
 		}
 	}
@@ -526,14 +460,14 @@ func pairGap(old, new *pyyaml.Value, gi, gj []int) [][2]int {
 	var oi, nj []int // items that are not rows
 	byKey := map[string][]int{}
 	for _, i := range gi {
-		if k, ok := RowKey(old.Items[i]); ok {
+		if k, ok := rowKey(old.Items[i]); ok {
 			byKey[k] = append(byKey[k], i)
 		} else {
 			oi = append(oi, i)
 		}
 	}
 	for _, j := range gj {
-		k, ok := RowKey(new.Items[j])
+		k, ok := rowKey(new.Items[j])
 		if !ok {
 			nj = append(nj, j)
 			continue
@@ -549,26 +483,26 @@ func pairGap(old, new *pyyaml.Value, gi, gj []int) [][2]int {
 	return out
 }
 
-// RowKey is the parallelism of a search-space row: tp, ep (1 when
+// rowKey is the parallelism of a search-space row: tp, ep (1 when
 // absent), dp-attn (false), spec-decoding (none), and for a multi-node
 // row those of its prefill and decode workers. ok is false for an item
 // that is not a row.
-func RowKey(v *pyyaml.Value) (string, bool) {
+func rowKey(v *pyyaml.Value) (string, bool) {
 	if v == nil || v.Kind != pyyaml.Map {
 		return "", false
 	}
 	side := func(w *pyyaml.Value) string {
 		get := func(f, def string) string {
 			if x, ok := w.Get(f); ok {
-				return Canonical(x)
+				return pyyaml.Canonical(x)
 			}
 			return def
 		}
-		return get("tp", "~") + "/" + get("ep", Canonical(&pyyaml.Value{Kind: pyyaml.Int, Int: big.NewInt(1)})) + "/" + get("dp-attn", "n0")
+		return get("tp", "~") + "/" + get("ep", pyyaml.Canonical(&pyyaml.Value{Kind: pyyaml.Int, Int: big.NewInt(1)})) + "/" + get("dp-attn", "n0")
 	}
 	spec := "none"
 	if x, ok := v.Get("spec-decoding"); ok {
-		spec = Canonical(x)
+		spec = pyyaml.Canonical(x)
 	}
 	_, hasTP := v.Get("tp")
 	pf, hasPrefill := v.Get("prefill")
@@ -612,8 +546,8 @@ func (d *differ) pairMoves() {
 			if isMap(r.v) != isMap(a.v) {
 				continue
 			}
-			if kr, ok := RowKey(r.v); ok {
-				if ka, ok := RowKey(a.v); ok && ka != kr {
+			if kr, ok := rowKey(r.v); ok {
+				if ka, ok := rowKey(a.v); ok && ka != kr {
 					continue // a row never continues a row of other parallelism
 				}
 			}

@@ -79,7 +79,7 @@ func (r *Recipe) Raw() *pyyaml.Value { return r.v }
 // kv-p2p-transfer) as JSON, and whether the recipe has it.
 func (r *Recipe) Component(field string) (string, bool) {
 	if x, ok := r.v.Get(field); ok {
-		return JSON(x), true
+		return pyyaml.JSON(x), true
 	}
 	return "", false
 }

@@ -2,9 +2,7 @@ package config
 
 import (
 	"fmt"
-	"math"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/perflog/perflog/internal/pyyaml"
@@ -49,53 +47,9 @@ func expandConc(ss *pyyaml.Value) []int64 {
 	return out
 }
 
-// Canonical renders a value so that Python-equal values render equally:
-// mapping keys and set items sorted, and bool, int and float compared by
-// number (True == 1 == 1.0), as dict and list equality do in the incumbent.
-func Canonical(v *pyyaml.Value) string {
-	if v == nil {
-		return "~"
-	}
-	switch v.Kind {
-	case pyyaml.Seq, pyyaml.Set:
-		parts := make([]string, len(v.Items))
-		for i, it := range v.Items {
-			parts[i] = Canonical(it)
-		}
-		if v.Kind == pyyaml.Set {
-			sort.Strings(parts)
-			return "{" + strings.Join(parts, ",") + "}"
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	case pyyaml.Map:
-		parts := make([]string, len(v.Pairs))
-		for i, p := range v.Pairs {
-			parts[i] = Canonical(p.Key) + ":" + Canonical(p.Value)
-		}
-		sort.Strings(parts)
-		return "{" + strings.Join(parts, ",") + "}"
-	case pyyaml.Bool:
-		if v.Bool {
-			return "n1"
-		}
-		return "n0"
-	case pyyaml.Int:
-		return "n" + v.Int.String()
-	case pyyaml.Float:
-		if f := v.Float; f == math.Trunc(f) && math.Abs(f) < 1e18 {
-			return "n" + strconv.FormatInt(int64(f), 10)
-		}
-		return "n" + v.Repr()
-	case pyyaml.Str, pyyaml.Bytes, pyyaml.Timestamp:
-		// length-prefixed: unambiguous without escaping
-		return v.Kind.String() + ":" + strconv.Itoa(len(v.Str)) + ":" + v.Str
-	}
-	return v.Kind.String() + ":" + v.Repr()
-}
-
 func without(v *pyyaml.Value, drop ...string) string {
 	if v == nil || v.Kind != pyyaml.Map {
-		return Canonical(v)
+		return pyyaml.Canonical(v)
 	}
 	c := &pyyaml.Value{Kind: pyyaml.Map}
 	for _, p := range v.Pairs {
@@ -109,7 +63,7 @@ func without(v *pyyaml.Value, drop ...string) string {
 			c.Pairs = append(c.Pairs, p)
 		}
 	}
-	return Canonical(c)
+	return pyyaml.Canonical(c)
 }
 
 // ScenarioTypes are the scenario types of a recipe (the keys under
@@ -279,7 +233,7 @@ func scenarioKeys(v *pyyaml.Value) []string {
 		if p.Key.Kind == pyyaml.Str {
 			out = append(out, p.Key.Str)
 		} else {
-			out = append(out, Canonical(p.Key))
+			out = append(out, pyyaml.Canonical(p.Key))
 		}
 	}
 	sort.Strings(out)

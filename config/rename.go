@@ -9,7 +9,7 @@ import (
 
 // A key that disappears and a key that appears in the same change are one
 // recipe renamed when their recipes share RenameThreshold of their leaves
-// (Similarity), or RenameNamedThreshold when the names are close too (one
+// (similarityMemo), or RenameNamedThreshold when the names are close too (one
 // extends the other, as -agentic became -agentic-hicache, or they are
 // within a quarter of their length in edits).
 const (
@@ -52,7 +52,7 @@ func PairRenames(gone, came []string, old, new func(string) *pyyaml.Value, memo 
 			if b == nil {
 				continue
 			}
-			s := SimilarityMemo(a, b, memo)
+			s := similarityMemo(a, b, memo)
 			if s >= RenameThreshold || (s >= RenameNamedThreshold && NamesClose(g, c)) {
 				cs = append(cs, cand{g, c, s, Distance(g, c)})
 			}

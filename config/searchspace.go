@@ -199,7 +199,7 @@ func entryOf(path string, v *pyyaml.Value) Entry {
 			if e.Components == nil {
 				e.Components = map[string]string{}
 			}
-			e.Components[f] = JSON(x)
+			e.Components[f] = pyyaml.JSON(x)
 		}
 	}
 	if b, ok := v.Get("kv-offload-backend"); ok {

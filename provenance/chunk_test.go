@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/pyyaml"
 )
 
@@ -52,9 +51,9 @@ func checkMemo(t *testing.T, ch *chunks, every int) {
 			lines = lines[:m-1]
 		}
 		again, ok := newChunks().cut(k.text, lines, k.ind, 0)
-		if !ok || config.Canonical(again) != config.Canonical(v) {
+		if !ok || pyyaml.Canonical(again) != pyyaml.Canonical(v) {
 			t.Fatalf("memo entry at indent %d holds %s; its text reads as %s (ok=%v):\n%s",
-				k.ind, config.Render(v), config.Render(again), ok, k.text)
+				k.ind, pyyaml.Render(v), pyyaml.Render(again), ok, k.text)
 		}
 	}
 	if n == 0 {
@@ -72,8 +71,8 @@ func TestChunkMemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if config.Canonical(v) != config.Canonical(full.Pairs[0].Value) {
-		t.Fatalf("piecewise %s, whole %s", config.Render(v), config.Render(full.Pairs[0].Value))
+	if pyyaml.Canonical(v) != pyyaml.Canonical(full.Pairs[0].Value) {
+		t.Fatalf("piecewise %s, whole %s", pyyaml.Render(v), pyyaml.Render(full.Pairs[0].Value))
 	}
 	checkMemo(t, ch, 1)
 
@@ -105,10 +104,10 @@ func TestChunkMemo(t *testing.T) {
 	if get(v, changed...) == get(w, changed...) {
 		t.Fatal("the edited subtree is shared with the old version")
 	}
-	if got := config.Render(get(w, append(changed, "conc-list")...)); got != "[4, 8, 32]" {
+	if got := pyyaml.Render(get(w, append(changed, "conc-list")...)); got != "[4, 8, 32]" {
 		t.Errorf("edited conc-list = %s", got)
 	}
-	if got := config.Render(get(v, append(changed, "conc-list")...)); got != "[4, 8, 16]" {
+	if got := pyyaml.Render(get(v, append(changed, "conc-list")...)); got != "[4, 8, 16]" {
 		t.Errorf("old conc-list = %s", got)
 	}
 	checkMemo(t, ch, 1)
@@ -194,8 +193,8 @@ func TestPlaceRecipe(t *testing.T) {
 		if !ok {
 			t.Fatalf("not read piecewise:\n%s", text)
 		}
-		if config.Canonical(v) != config.Canonical(whole.Pairs[0].Value) {
-			t.Fatalf("placed parse reads %s", config.Render(v))
+		if pyyaml.Canonical(v) != pyyaml.Canonical(whole.Pairs[0].Value) {
+			t.Fatalf("placed parse reads %s", pyyaml.Render(v))
 		}
 		if where := otherLines(v, whole.Pairs[0].Value, ""); where != "" {
 			t.Fatalf("placed parse puts %s:\n%s", where, text)
@@ -224,7 +223,7 @@ func TestChunkDeepNesting(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok && config.Canonical(v) != config.Canonical(full.Pairs[0].Value) {
+	if ok && pyyaml.Canonical(v) != pyyaml.Canonical(full.Pairs[0].Value) {
 		t.Fatal("the deep recipe reads differently piecewise")
 	}
 }

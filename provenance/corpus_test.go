@@ -449,13 +449,13 @@ func TestCorpusChunkedParseMatchesWhole(t *testing.T) {
 				if err != nil || full.Kind != pyyaml.Map || len(full.Pairs) != 1 {
 					t.Fatalf("piecewise parse accepted a recipe a whole parse refuses (%v):\n%s", err, b.text)
 				}
-				if k != full.Pairs[0].Key.Str || config.Canonical(pv) != config.Canonical(full.Pairs[0].Value) {
-					t.Fatalf("piecewise parse differs:\n%s\npiecewise: %s\nwhole:     %s", b.text, config.Render(pv), config.Render(full.Pairs[0].Value))
+				if k != full.Pairs[0].Key.Str || pyyaml.Canonical(pv) != pyyaml.Canonical(full.Pairs[0].Value) {
+					t.Fatalf("piecewise parse differs:\n%s\npiecewise: %s\nwhole:     %s", b.text, pyyaml.Render(pv), pyyaml.Render(full.Pairs[0].Value))
 				}
 				// placed: equal, and every node on the line a whole parse
 				// puts it
 				_, lv, ok := ch.placeRecipe(b.text)
-				if !ok || config.Canonical(lv) != config.Canonical(pv) {
+				if !ok || pyyaml.Canonical(lv) != pyyaml.Canonical(pv) {
 					t.Fatalf("placed parse differs (ok=%v):\n%s", ok, b.text)
 				}
 				if where := otherLines(lv, full.Pairs[0].Value, ""); where != "" {

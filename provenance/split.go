@@ -531,7 +531,7 @@ func (s *splitter) wholePlaced(data []byte, kind fileKind) ([]placed, error) {
 	case v.Kind == pyyaml.Null:
 	case kind == listFile && v.Kind == pyyaml.Seq:
 		for _, it := range v.Items {
-			b := s.intern([]byte("- "+config.Render(it)+"\n"), kind)
+			b := s.intern([]byte("- "+pyyaml.Render(it)+"\n"), kind)
 			out = append(out, placed{b, int32(it.Line), int32(it.Line - 1)})
 		}
 	case kind == mapFile && v.Kind == pyyaml.Map:
@@ -539,7 +539,7 @@ func (s *splitter) wholePlaced(data []byte, kind fileKind) ([]placed, error) {
 			if p.Key.Kind != pyyaml.Str {
 				return nil, fmt.Errorf("line %d: recipe key %s is not a string", p.Key.Line, p.Key.Repr())
 			}
-			b := s.intern([]byte(config.Render(p.Key)+": "+config.Render(p.Value)+"\n"), kind)
+			b := s.intern([]byte(pyyaml.Render(p.Key)+": "+pyyaml.Render(p.Value)+"\n"), kind)
 			b.key = p.Key.Str // parsed: whatever its line looks like
 			out = append(out, placed{b, int32(p.Key.Line), int32(p.Key.Line - 1)})
 		}

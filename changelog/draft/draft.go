@@ -593,7 +593,7 @@ func yamlEnv(ch *recipe.Change, p string) [][2]string {
 					if !claims.IsEnvName(e.Key.Str) {
 						continue
 					}
-					val := config.Render(e.Value)
+					val := pyyaml.Render(e.Value)
 					if e.Value.Kind == pyyaml.Str {
 						val = e.Value.Str
 					}

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/provenance"
 )
 
@@ -430,7 +431,7 @@ func headRows(h *provenance.History, k string, head int, prev *provenance.BlameR
 	}
 	str := func(f string) any {
 		if x, ok := v.Get(f); ok {
-			return config.Render(x)
+			return pyyaml.Render(x)
 		}
 		return nil
 	}
