@@ -16,6 +16,7 @@ var claimsDigest = map[string]string{
 	"3": "851e7c015974239b", // the same reading, judged by the launches of the introducing commit
 	"4": "8b1084394e396e77", // NAME=VALUE after a comparison is a bound, not a variable set
 	"5": "972c1dc20412e227", // values stated with a name: "from A to B", "A -> B", "raise X to B", a bullet opening with "--x B", "X stays B"; a removal said after the name ("X=1 dropped"); a bracketed list "[48, 72, 96]" is every item; an option named by the end of its name with the change it states ("num-draft-tokens 4→6"); an aside after " — " is a clause
+	"6": "972c1dc20412e227", // the same reading; a negated conditional claim no dry run can decide is unverified, not contradicted by the text, nor is a removal by a changed file of another recipe
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

@@ -10,10 +10,13 @@ import (
 // DraftEntry is a changelog entry drafted from a change (perflog
 // changelog new). JSON field names are a public contract.
 type DraftEntry struct {
-	ConfigKeys  []string `json:"config_keys"`
-	Description []string `json:"description"`
-	PRLink      string   `json:"pr_link"`
-	AppendOnly  bool     `json:"append_only,omitempty"`
+	ConfigKeys []string `json:"config_keys"`
+	// ScenarioType limits the entry's sweep to these scenarios (none: all
+	// of them), written when the repository's recent entries write it.
+	ScenarioType []string `json:"scenario_type,omitempty"`
+	Description  []string `json:"description"`
+	PRLink       string   `json:"pr_link"`
+	AppendOnly   bool     `json:"append_only,omitempty"`
 }
 
 // EntryLink is the pr-link of a new entry of repo ("owner/name"): PR's
@@ -33,6 +36,12 @@ func RenderEntry(e DraftEntry) string {
 	for _, k := range e.ConfigKeys {
 		b.WriteString("    - " + yamlScalar(k) + "\n")
 	}
+	if len(e.ScenarioType) > 0 {
+		b.WriteString("  scenario-type:\n")
+		for _, s := range e.ScenarioType {
+			b.WriteString("    - " + yamlScalar(s) + "\n")
+		}
+	}
 	b.WriteString("  description:\n")
 	for _, d := range e.Description {
 		b.WriteString("    - " + yamlQuote(d) + "\n")
@@ -42,6 +51,24 @@ func RenderEntry(e DraftEntry) string {
 	}
 	b.WriteString("  pr-link: " + e.PRLink + "\n")
 	return b.String()
+}
+
+// WritesScenarioType reports whether a changelog's recent entries write
+// scenario-type: at least half of its last 20 entries do (InferenceX
+// has since June 2026; a draft then writes it too).
+func WritesScenarioType(path string, raw []byte) bool {
+	f, err := Parse(path, raw)
+	if err != nil || f == nil || len(f.Entries) == 0 {
+		return false
+	}
+	recent := f.Entries[max(0, len(f.Entries)-20):]
+	n := 0
+	for _, e := range recent {
+		if _, ok := e.value.Get(FieldScenarioType); ok {
+			n++
+		}
+	}
+	return 2*n >= len(recent)
 }
 
 // yamlScalar writes a config key plain when that reads back as the same

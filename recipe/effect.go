@@ -238,6 +238,96 @@ func ended(pls []PointLaunch) bool {
 	return true
 }
 
+// Matched counts the head points that have a base point of their
+// identity, both with a launch: the points Diffs compare. A change every
+// one of them shares is the recipe's change, whatever points the change
+// also added.
+func (e *Effect) Matched() int {
+	base := map[string]bool{}
+	for i := range e.Base {
+		if e.Base[i].Launch != nil {
+			base[e.Base[i].Point.ID()] = true
+		}
+	}
+	n := 0
+	for i := range e.Head {
+		if e.Head[i].Launch != nil && base[e.Head[i].Point.ID()] {
+			n++
+		}
+	}
+	return n
+}
+
+// Added lists the head points with a launch that no base point matches
+// (the points the change added), by Index, and of them those that launch
+// what the points of d launch at head for d's setting: a bullet that
+// states d of the recipe holds of these new points too.
+func (e *Effect) Added(d LaunchDiff) (added, agreeing map[int]bool) {
+	base := map[string]bool{}
+	for i := range e.Base {
+		base[e.Base[i].Point.ID()] = true
+	}
+	var ref *PointLaunch
+	for i := range e.Head {
+		if len(d.Points) > 0 && e.Head[i].Point.Index == d.Points[0] {
+			ref = &e.Head[i]
+		}
+	}
+	added, agreeing = map[int]bool{}, map[int]bool{}
+	for i := range e.Head {
+		h := &e.Head[i]
+		if h.Launch == nil || base[h.Point.ID()] {
+			continue
+		}
+		added[h.Point.Index] = true
+		if ref == nil {
+			continue
+		}
+		same := true
+		for _, x := range diffLaunches(ref, h) {
+			// (in any role: a claim names the setting, not the worker)
+			if x.Kind == d.Kind && x.Name == d.Name && (x.In == d.In || x.Kind == "flag") {
+				same = false
+			}
+		}
+		if same {
+			agreeing[h.Point.Index] = true
+		}
+	}
+	return added, agreeing
+}
+
+// Scenarios are the scenarios of the points the change reached: those
+// whose launch differs (Diffs), and those only one side has.
+func (e *Effect) Scenarios() map[string]bool {
+	out := map[string]bool{}
+	reached := map[int]bool{}
+	for _, d := range e.Diffs {
+		for _, i := range d.Points {
+			reached[i] = true
+		}
+	}
+	ids := func(pls []PointLaunch) map[string]bool {
+		m := map[string]bool{}
+		for i := range pls {
+			m[pls[i].Point.ID()] = true
+		}
+		return m
+	}
+	base, head := ids(e.Base), ids(e.Head)
+	for i := range e.Head {
+		if p := &e.Head[i].Point; reached[p.Index] || !base[p.ID()] {
+			out[p.Scenario] = true
+		}
+	}
+	for i := range e.Base {
+		if p := &e.Base[i].Point; !head[p.ID()] {
+			out[p.Scenario] = true
+		}
+	}
+	return out
+}
+
 // compare matches the points by their identity (LaunchPoint.ID) and
 // diffs their launches.
 func (e *Effect) compare() {

@@ -63,6 +63,12 @@ func (s *subject) checkEnv(r *Result) {
 	if len(r.When) > 0 && s.launchedWhen(r) {
 		return
 	}
+	if len(r.When) > 0 && r.Negated && len(s.points) == 0 {
+		// the text still holds what the points outside the condition
+		// keep: only their launches tell
+		r.set(Unverified, "whether the points that meet "+condText(r.When)+" launch without "+r.Name+" is told by their launches, which were not dry-run")
+		return
+	}
 	if s.launchedEnv(r) {
 		return
 	}

@@ -50,19 +50,27 @@ func (s *subject) checkFlag(r *Result) {
 	if len(r.When) > 0 && s.launchedWhen(r) {
 		return
 	}
+	if len(r.When) > 0 && r.Negated && len(s.points) == 0 {
+		// the text still holds what the points outside the condition
+		// keep: only their launches tell
+		r.set(Unverified, "whether the points that meet "+condText(r.When)+" launch without "+r.Name+" is told by their launches, which were not dry-run")
+		return
+	}
 	if s.launchedFlag(r) {
 		return
 	}
 	head := flagOccurrences(s.head.sources, r.Name, "head", !r.Negated)
+	elsewhere := false // found only in changed files that run other recipes
 	if len(head) == 0 {
 		head = flagOccurrences(s.changed, r.Name, "head", !r.Negated)
+		elsewhere = len(head) > 0
 	}
 	if r.Negated {
 		base := flagOccurrences(s.base.sources, r.Name, "base", false)
 		switch {
 		case len(head) == 0:
 			r.set(Confirmed, r.Name+" is passed by none of the files that run the recipes")
-		case len(base) > 0 && len(head) >= len(base):
+		case len(base) > 0 && len(head) >= len(base) && !elsewhere:
 			r.set(Contradicted, r.Name+" is still passed, as before this change", head[0].Evidence)
 		default:
 			r.set(Unverified, r.Name+" is still passed in some files", head[0].Evidence)

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math/bits"
 	"path"
 	"slices"
 	"sort"
@@ -38,6 +39,9 @@ type Options struct {
 	NoDryRun bool
 	// DryRun is how the changed recipes are dry-run.
 	DryRun dryrun.Options
+	// Changelog is the changelog's path: when its recent entries at base
+	// write scenario-type, the drafts do too ("": they do not).
+	Changelog string
 }
 
 // Entries drafts the changelog entries of a change: one per group of
@@ -95,6 +99,13 @@ func With(ch *recipe.Change, effects map[string]*recipe.Effect, o Options) ([]ch
 		keys    []string
 		bullets []string
 		ao      bool
+		scen    map[string]bool
+	}
+	writeScen := false
+	if o.Changelog != "" {
+		if raw, ok, err := revfs.ReadFile(ch.Base.Files, o.Changelog); err == nil && ok {
+			writeScen = changelog.WritesScenarioType(o.Changelog, raw)
+		}
 	}
 	var groups []*group
 	byText := map[string]*group{}
@@ -113,17 +124,66 @@ func With(ch *recipe.Change, effects map[string]*recipe.Effect, o Options) ([]ch
 		}
 		g := byText[sig]
 		if g == nil {
-			g = &group{bullets: bullets, ao: ao}
+			g = &group{bullets: bullets, ao: ao, scen: map[string]bool{}}
 			byText[sig] = g
 			groups = append(groups, g)
 		}
 		g.keys = append(g.keys, rc.Key)
+		if writeScen {
+			maps.Copy(g.scen, scenarioTypes(ch, rc, effects[rc.Key]))
+		}
 	}
 	var out []changelog.DraftEntry
 	for _, g := range groups {
-		out = append(out, changelog.DraftEntry{ConfigKeys: g.keys, Description: g.bullets, PRLink: o.PRLink, AppendOnly: g.ao})
+		var scen []string
+		for _, s := range config.ScenarioTypes {
+			if g.scen[s] {
+				scen = append(scen, s)
+			}
+		}
+		out = append(out, changelog.DraftEntry{ConfigKeys: g.keys, ScenarioType: scen, Description: g.bullets, PRLink: o.PRLink, AppendOnly: g.ao})
 	}
 	return out, nil
+}
+
+// scenarioTypes are the scenarios a recipe's change touched: those of
+// the search-space rows it changed and of the points whose launch changed
+// or that it added or removed; every scenario of the recipe when the
+// change reaches all of them (a new recipe, its image or model, a script
+// no dry run tells the points of).
+func scenarioTypes(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect) map[string]bool {
+	all := map[string]bool{}
+	if rec, ok, _ := ch.Head.Recipe(rc.Key); ok {
+		for _, r := range rec.Rows() {
+			all[r.Scenario] = true
+		}
+	}
+	if rc.Kind != recipe.RecipeChanged {
+		return all
+	}
+	touched := map[string]bool{}
+	if rc.Diff != nil {
+		for _, c := range rc.Diff.Changes {
+			rest, ok := strings.CutPrefix(c.Path, "scenarios.")
+			if !ok {
+				return all // a setting of the whole recipe
+			}
+			if i := strings.IndexAny(rest, ".["); i >= 0 {
+				rest = rest[:i]
+			}
+			touched[rest] = true
+		}
+	}
+	if len(rc.Files) > 0 {
+		if eff == nil || !eff.Complete {
+			return all // the scripts changed; which points it reaches is not known
+		}
+		maps.Copy(touched, eff.Scenarios())
+	}
+	if len(touched) == 0 {
+		return all
+	}
+	return touched
 }
 
 func onlySearchSpace(d *config.RecipeDiff) bool {
@@ -264,12 +324,40 @@ func rowKey(r config.Row) string {
 	return fmt.Sprintf("%s|%d|%d|%v|%v|%v|%s|%s|%s", r.Scenario, r.ISL, r.OSL, r.TP, r.EP, r.DPA, r.Spec, r.KVOffloading, r.KVBackend)
 }
 
-// rowText names a row the way InferenceX bullets do: "1k1k TP4/EP4 DPA".
-func rowName(r config.Row) string {
+// rowNamer names the rows among rows by what tells them apart: the
+// sequence lengths and parallelism always, the scenario, the speculative
+// decoding and the KV offload only when the rows differ in it (a recipe
+// whose every row is agentic, MTP and offloaded to DRAM calls its arms
+// "TP8" and "TP8/EP8 DPA", as its entries do).
+func rowNamer(rows []config.Row) func(config.Row) string {
+	varies := func(f func(config.Row) string) bool {
+		for _, r := range rows[min(1, len(rows)):] {
+			if f(r) != f(rows[0]) {
+				return true
+			}
+		}
+		return false
+	}
+	keep := nameParts{
+		scenario: varies(func(r config.Row) string { return r.Scenario }),
+		spec:     varies(func(r config.Row) string { return r.Spec }),
+		kv:       varies(func(r config.Row) string { return r.KVOffloading + " " + r.KVBackend }),
+	}
+	return func(r config.Row) string { return rowNameOf(r, keep) }
+}
+
+// nameParts says which optional parts a row's name carries.
+type nameParts struct{ scenario, spec, kv bool }
+
+// rowName names a row the way InferenceX bullets do, whole: "1k1k TP4/EP4
+// DPA MTP".
+func rowName(r config.Row) string { return rowNameOf(r, nameParts{true, true, true}) }
+
+func rowNameOf(r config.Row, keep nameParts) string {
 	var parts []string
 	if r.ISL != 0 {
 		parts = append(parts, seqName(r.ISL)+seqName(r.OSL))
-	} else if r.Scenario != "" && r.Scenario != "fixed-seq-len" {
+	} else if keep.scenario && r.Scenario != "" && r.Scenario != "fixed-seq-len" {
 		parts = append(parts, r.Scenario)
 	}
 	var par []string
@@ -293,10 +381,10 @@ func rowName(r config.Row) string {
 	} else if len(par) == 1 {
 		parts = append(parts, par[0])
 	}
-	if r.Spec != "" && r.Spec != "none" {
+	if keep.spec && r.Spec != "" && r.Spec != "none" {
 		parts = append(parts, strings.ToUpper(r.Spec))
 	}
-	if r.KVOffloading != "" && r.KVOffloading != "none" {
+	if keep.kv && r.KVOffloading != "" && r.KVOffloading != "none" {
 		kv := r.KVOffloading
 		if r.KVBackend != "" {
 			kv += " " + r.KVBackend
@@ -348,6 +436,7 @@ func searchSpaceText(rows []config.Row) string {
 
 // rowBullets compares search-space rows by everything but concurrency.
 func rowBullets(old, new []config.Row) []string {
+	rowName := rowNamer(slices.Concat(old, new))
 	oldBy := map[string][]config.Row{}
 	for _, r := range old {
 		oldBy[rowKey(r)] = append(oldBy[rowKey(r)], r)
@@ -633,6 +722,7 @@ func launchBullets(e *recipe.Effect) []string {
 		d      recipe.LaunchDiff
 		varied bool
 		points int
+		at     map[int]bool // the head points it reaches
 	}
 	var order []string
 	m := map[string]*agg{}
@@ -643,15 +733,18 @@ func launchBullets(e *recipe.Effect) []string {
 		id := d.Kind + "\x00" + d.In + "\x00" + d.Name
 		a, ok := m[id]
 		if !ok {
-			m[id] = &agg{d: d, points: len(d.Points)}
+			a = &agg{d: d, at: map[int]bool{}}
+			m[id] = a
 			order = append(order, id)
-			continue
-		}
-		a.points += len(d.Points)
-		if a.d.Base != d.Base || a.d.Head != d.Head || a.d.BaseAbsent != d.BaseAbsent || a.d.HeadAbsent != d.HeadAbsent {
+		} else if a.d.Base != d.Base || a.d.Head != d.Head || a.d.BaseAbsent != d.BaseAbsent || a.d.HeadAbsent != d.HeadAbsent {
 			a.varied = true
 		}
+		a.points += len(d.Points)
+		for _, i := range d.Points {
+			a.at[i] = true
+		}
 	}
+	matched := e.Matched()
 	var out []string
 	for _, id := range order {
 		a := m[id]
@@ -676,10 +769,35 @@ func launchBullets(e *recipe.Effect) []string {
 			}
 			return " " + v
 		}
+		// (the points the change added count where they launch otherwise:
+		// a bullet about the recipe is read of them too)
+		added, agreeing := e.Added(d)
+		agree := len(agreeing) == len(added)
+		arms, whole := "", a.points >= matched && agree
+		cond := ""
+		if !whole && !a.varied {
+			reach := maps.Clone(a.at)
+			maps.Copy(reach, agreeing)
+			cond, whole = armCondition(e, reach)
+		}
+		if !whole && (agree || a.varied) {
+			arms, whole = armsOf(e, a.at)
+		}
 		switch {
-		case a.varied || a.points < len(e.Head):
-			// not the same change at every point
+		case !whole || (a.varied && arms == ""):
+			// not the same change at every point, nor at every point of
+			// some arms
 			out = append(out, fmt.Sprintf("Change %s%s (by point)", name, where))
+			continue
+		case arms != "":
+			// (arms the claims cannot read as a condition: named, with no
+			// verb or value they would read of every point)
+			out = append(out, fmt.Sprintf("Change %s%s for %s", name, where, arms))
+			continue
+		case cond != "":
+			where += " " + cond
+		}
+		switch {
 		case d.BaseAbsent && d.Kind == "env":
 			out = append(out, fmt.Sprintf("Set %s%s%s", name, val(d.Head), where))
 		case d.BaseAbsent:
@@ -693,6 +811,130 @@ func launchBullets(e *recipe.Effect) []string {
 		}
 	}
 	return out
+}
+
+// armCondition writes the points at (whole arms: armsOf) as the
+// condition the claims read, "when ISL=8192" or "when ISL=8192 and TP=4":
+// the fewest of the point's sequence lengths and parallelism whose values
+// every point of at shares and no other point has (the claims read it of
+// every point, the new ones too). ok is false
+// when no such condition exists (arms told apart by DP attention, or a
+// set of arms that share no values).
+func armCondition(e *recipe.Effect, at map[int]bool) (string, bool) {
+	base := map[string]bool{}
+	for i := range e.Base {
+		base[e.Base[i].Point.ID()] = true
+	}
+	vars := []struct {
+		name string
+		of   func(p *recipe.LaunchPoint) int64
+	}{
+		{"ISL", func(p *recipe.LaunchPoint) int64 { return p.ISL }},
+		{"OSL", func(p *recipe.LaunchPoint) int64 { return p.OSL }},
+		{"TP", func(p *recipe.LaunchPoint) int64 { return p.TP }},
+		{"EP", func(p *recipe.LaunchPoint) int64 { return p.EP }},
+	}
+	var in, out []*recipe.LaunchPoint
+	for i := range e.Head {
+		p := &e.Head[i].Point
+		if e.Head[i].Launch == nil || p.Multinode {
+			continue
+		}
+		if at[p.Index] {
+			in = append(in, p)
+		} else {
+			out = append(out, p)
+		}
+	}
+	if len(in) == 0 || len(out) == 0 {
+		return "", false
+	}
+	for size := 1; size <= len(vars); size++ {
+		for mask := 1; mask < 1<<len(vars); mask++ {
+			if bits.OnesCount(uint(mask)) != size {
+				continue
+			}
+			var parts []string
+			same := true
+			for j, v := range vars {
+				if mask&(1<<j) == 0 {
+					continue
+				}
+				val := v.of(in[0])
+				for _, p := range in[1:] {
+					if v.of(p) != val {
+						same = false
+					}
+				}
+				if val == 0 {
+					same = false // (no sequence lengths: agentic)
+				}
+				parts = append(parts, fmt.Sprintf("%s=%d", v.name, val))
+			}
+			if !same {
+				continue
+			}
+			// no point outside at meets it
+			meets := func(p *recipe.LaunchPoint) bool {
+				for j, v := range vars {
+					if mask&(1<<j) != 0 && v.of(p) != v.of(in[0]) {
+						return false
+					}
+				}
+				return true
+			}
+			if !slices.ContainsFunc(out, meets) {
+				return "when " + strings.Join(parts, " and "), true
+			}
+		}
+	}
+	return "", false
+}
+
+// armsOf names the arms (search-space rows, apart from concurrency) whose
+// every matched point is among at: "TP8", "TP4/EP4 DPA, TP8"; whole is
+// false when at reaches only some points of an arm.
+func armsOf(e *recipe.Effect, at map[int]bool) (names string, whole bool) {
+	base := map[string]bool{}
+	for i := range e.Base {
+		base[e.Base[i].Point.ID()] = true
+	}
+	var rows []config.Row
+	type arm struct {
+		row            config.Row
+		points, inside int
+	}
+	arms := map[string]*arm{}
+	var order []string
+	for i := range e.Head {
+		p := &e.Head[i].Point
+		r := config.Row{Scenario: p.Scenario, ISL: p.ISL, OSL: p.OSL, TP: []int64{p.TP}, EP: []int64{p.EP}, DPA: []bool{p.DPAttn},
+			Spec: p.Spec, KVOffloading: p.KVOffloading, KVBackend: p.KVBackend}
+		rows = append(rows, r)
+		if e.Head[i].Launch == nil || !base[p.ID()] {
+			continue // not compared
+		}
+		k := rowKey(r)
+		if arms[k] == nil {
+			arms[k] = &arm{row: r}
+			order = append(order, k)
+		}
+		arms[k].points++
+		if at[p.Index] {
+			arms[k].inside++
+		}
+	}
+	name := rowNamer(rows)
+	var out []string
+	for _, k := range order {
+		switch a := arms[k]; {
+		case a.inside == a.points:
+			out = append(out, name(a.row))
+		case a.inside > 0:
+			return "", false
+		}
+	}
+	return strings.Join(out, ", "), len(out) > 0
 }
 
 // addedLaunchBullets describe what a new recipe's points launch: the
@@ -769,7 +1011,8 @@ func addedLaunchBullets(e *recipe.Effect) []string {
 // newPointsBullets describe how the points a change adds launch unlike
 // the recipe's points before it (the matched points' differences,
 // launchBullets, do not see them): a server option every new point has
-// with a value no base point had. (A variable only new points set is
+// with a value no base point had, where the base points had none or one
+// value of it. (A variable only new points set is
 // newVariableBullets'. What the new points no longer pass is not said:
 // the recipe's other points still pass it, which the claims read as a
 // removal that did not happen.)
@@ -822,7 +1065,10 @@ func newPointsBullets(e *recipe.Effect) []string {
 	}
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(newAlike)) {
-		if name, ok := option(k); ok && !baseAny[k][newAlike[k]] && !told[k] {
+		// (an option the base points pass with values of their own, such
+		// as --max-num-seqs 2*CONC, follows the point: a new point's own
+		// value of it is not news)
+		if name, ok := option(k); ok && !baseAny[k][newAlike[k]] && !told[k] && len(baseAny[k]) < 2 {
 			if v := newAlike[k]; v != "" && literalValue(v) {
 				name += " " + v
 			}
@@ -1145,7 +1391,7 @@ func Suggest(in *changelog.Input, rep *changelog.Report) {
 	if len(missing) == 0 || in.Change == nil {
 		return
 	}
-	drafts, err := With(in.Change, rep.Effects, Options{PRLink: changelog.EntryLink(in.Repository, in.PR)})
+	drafts, err := With(in.Change, rep.Effects, Options{PRLink: changelog.EntryLink(in.Repository, in.PR), Changelog: in.Path})
 	if err != nil {
 		return
 	}

@@ -119,7 +119,7 @@ func newRun(ctx context.Context, opts *NewOptions) error {
 		return err
 	}
 	link := changelog.EntryLink(ws.settings.Repository(), pr)
-	entries, err := draft.Entries(ch, draft.Options{PRLink: link, Ctx: ctx, DryRun: opts.Factory.dryRun()})
+	entries, err := draft.Entries(ch, draft.Options{PRLink: link, Ctx: ctx, DryRun: opts.Factory.dryRun(), Changelog: ws.settings.ChangelogPath()})
 	if err != nil {
 		return err
 	}
