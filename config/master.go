@@ -71,6 +71,10 @@ func NewRecipe(key, file string, line int, v *pyyaml.Value) *Recipe {
 	return r
 }
 
+// Similarity is the share of fields r and o have in common once their
+// lists are aligned (1 for equal recipes).
+func (r *Recipe) Similarity(o *Recipe) float64 { return similarityMemo(r.v, o.v, nil) }
+
 // Raw is the recipe's YAML as loaded (PyYAML semantics). Callers must not
 // modify it.
 func (r *Recipe) Raw() *pyyaml.Value { return r.v }

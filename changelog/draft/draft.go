@@ -113,7 +113,7 @@ func With(ch *recipe.Change, effects map[string]*recipe.Effect, o Options) ([]ch
 		if rc.Kind == recipe.RecipeRemoved {
 			continue
 		}
-		bullets := recipeBullets(ch, rc, effects[rc.Key])
+		bullets := recipeBullets(ch, rc, effects[rc.Key], o)
 		if len(bullets) == 0 {
 			continue
 		}
@@ -216,7 +216,7 @@ func appendOnlyProven(ch *recipe.Change, key string) bool {
 // point (eff), else the diff of its scripts' text. A recipe whose scripts
 // changed but whose every point launches the same gets no bullet (it
 // needs no entry).
-func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect) []string {
+func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect, o Options) []string {
 	if eff != nil && eff.Complete && rc.Kind == recipe.RecipeChanged {
 		var out []string
 		if rc.Diff != nil {
@@ -253,6 +253,13 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		var launch []string
 		if eff != nil && eff.Complete {
 			launch = addedLaunchBullets(eff)
+			if sib := sibling(ch, rc.Key, head); sib != "" && !o.NoDryRun {
+				if like := siblingBullets(ch, sib, eff, o); like != nil {
+					// its server said by what differs from the sibling's; its
+					// variables still named (a reader checks them)
+					launch = append(like, slices.DeleteFunc(launch, func(b string) bool { return strings.HasPrefix(b, "Server: ") })...)
+				}
+			}
 		}
 		if len(launch) == 0 {
 			// its launch is not known (multi-node, or the dry run did not
@@ -426,12 +433,40 @@ func concText(c []int64) string {
 	return "[" + strings.Join(parts, ", ") + "]"
 }
 
+// searchSpaceText writes a recipe's rows, what they all share said once
+// in front: "(agentic-coding, MTP) TP4 conc 1-8; TP8 conc 4-64".
 func searchSpaceText(rows []config.Row) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	rowName := rowNamer(rows)
+	full := rowName(rows[0])
 	var parts []string
 	for _, r := range rows {
 		parts = append(parts, fmt.Sprintf("%s conc %s", rowName(r), concText(r.Conc)))
 	}
-	return strings.Join(dedupe(parts), "; ")
+	text := strings.Join(dedupe(parts), "; ")
+	// what the full name of a row says beyond its short one, every row
+	// says: the shared scenario, speculative decoding, KV offload
+	var shared []string
+	r := rows[0]
+	if r.ISL == 0 && r.Scenario != "" && r.Scenario != "fixed-seq-len" && !strings.Contains(full, r.Scenario) {
+		shared = append(shared, r.Scenario)
+	}
+	if r.Spec != "" && r.Spec != "none" && !strings.Contains(full, strings.ToUpper(r.Spec)) {
+		shared = append(shared, strings.ToUpper(r.Spec))
+	}
+	if r.KVOffloading != "" && r.KVOffloading != "none" && !strings.Contains(full, "KV offload") {
+		kv := "KV offload " + r.KVOffloading
+		if r.KVBackend != "" {
+			kv += " " + r.KVBackend
+		}
+		shared = append(shared, kv)
+	}
+	if len(shared) > 0 {
+		text = "(" + strings.Join(shared, ", ") + ") " + text
+	}
+	return text
 }
 
 // rowBullets compares search-space rows by everything but concurrency.
@@ -937,6 +972,148 @@ func armsOf(e *recipe.Effect, at map[int]bool) (names string, whole bool) {
 	return strings.Join(out, ", "), len(out) > 0
 }
 
+// sibling is the recipe a new one is most like: of the recipes the base
+// already has, one of the same model, precision, framework and node
+// layout, preferring the one whose key differs in one part only (the same
+// recipe on other hardware: qwen3.5-fp8-mi300x-sglang-agentic-mtp for
+// qwen3.5-fp8-mi325x-sglang-agentic-mtp), then the config most alike (a
+// quarter of its fields at least), then the closer name; "" when none is.
+func sibling(ch *recipe.Change, key string, rec *config.Recipe) string {
+	base, err := ch.Base.Master()
+	if err != nil {
+		return ""
+	}
+	best, bestScore := "", 0.25
+	for _, k := range base.Keys {
+		r := base.Recipes[k]
+		if k == key || r.ModelPrefix != rec.ModelPrefix || r.Precision != rec.Precision || r.Framework != rec.Framework || r.Multinode != rec.Multinode {
+			continue
+		}
+		if _, ok, _ := ch.Head.Recipe(k); !ok {
+			continue // gone at head: nothing to compare with
+		}
+		s := rec.Similarity(r)
+		if oneApart(k, key) {
+			s++
+		}
+		if s > bestScore || (s == bestScore && best != "" && commonPrefix(k, key) > commonPrefix(best, key)) {
+			best, bestScore = k, s
+		}
+	}
+	return best
+}
+
+// oneApart reports whether two keys differ in exactly one of their
+// dash-separated parts.
+func oneApart(a, b string) bool {
+	pa, pb := strings.Split(a, "-"), strings.Split(b, "-")
+	if len(pa) != len(pb) {
+		return false
+	}
+	n := 0
+	for i := range pa {
+		if pa[i] != pb[i] {
+			n++
+		}
+	}
+	return n == 1
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+// siblingBullets describe a new recipe's server as what it does unlike
+// its sibling (sibling), whose points at head are dry-run for it: the
+// options every point of one passes and the other does not, or with
+// another value. A reader knows the sibling; a list of every
+// option is not news. nil when the sibling's launch is not known whole.
+func siblingBullets(ch *recipe.Change, sib string, eff *recipe.Effect, o Options) []string {
+	ctx := o.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	pls, err := ch.Head.DryRunKey(ctx, sib, 0, o.DryRun)
+	if err != nil || len(pls) == 0 {
+		return nil
+	}
+	for i := range pls {
+		if pls[i].Launch == nil || pls[i].Launch.Status != dryrun.StatusLaunched {
+			return nil
+		}
+	}
+	mine, theirs := recipe.LaunchFields(eff.Head), recipe.LaunchFields(pls)
+	// the settings every point shares (a per-point one is said by name)
+	shared := func(f map[string]string) (all map[string]string, any map[string]bool) {
+		all, any = map[string]string{}, map[string]bool{}
+		for k, v := range f {
+			b, point := recipe.SplitField(k)
+			if !strings.HasPrefix(b, "launch.flags.") {
+				continue // (the variables are named in their own bullet)
+			}
+			if name := strings.TrimPrefix(b, "launch.flags."); name != b && ((recipe.LaunchDiff{Kind: "flag", Name: name}).Harness() ||
+				strings.HasPrefix(name, "--model") || strings.HasPrefix(name, "--served-model")) {
+				continue
+			}
+			any[b] = true
+			if point == "" {
+				all[b] = v
+			}
+		}
+		return all, any
+	}
+	mineAll, mineAny := shared(mine)
+	theirAll, theirAny := shared(theirs)
+	name := func(b string) string {
+		if n, ok := strings.CutPrefix(b, "launch.flags."); ok {
+			return n
+		}
+		return strings.TrimPrefix(b, "launch.env.")
+	}
+	with := func(b, v string) string {
+		switch {
+		case v == "" || !literalValue(v):
+			return name(b)
+		case strings.HasPrefix(b, "launch.env."):
+			return name(b) + "=" + v
+		}
+		return name(b) + " " + v
+	}
+	order := func(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
+	var diffs []string
+	for _, b := range order(mineAny) {
+		v, all := mineAll[b]
+		tv, tall := theirAll[b]
+		switch {
+		case !theirAny[b] && all:
+			diffs = append(diffs, "adds "+with(b, v))
+		case !theirAny[b]:
+			diffs = append(diffs, "adds "+name(b)+" (by point)")
+		case all && tall && v != tv && literalValue(v) && literalValue(tv) && v != "" && tv != "":
+			diffs = append(diffs, with(b, v)+" instead of "+tv)
+		case all != tall || (all && v != tv):
+			diffs = append(diffs, name(b)+" set otherwise")
+		}
+	}
+	for _, b := range order(theirAny) {
+		if !mineAny[b] {
+			diffs = append(diffs, "no "+name(b))
+		}
+	}
+	if len(diffs) == 0 {
+		return []string{"Server options as " + sib + "'s"}
+	}
+	const most = 12
+	if len(diffs) > most {
+		diffs = append(diffs[:most:most], fmt.Sprintf("%d more", len(diffs)-most))
+	}
+	return []string{"Server options as " + sib + "'s, except: " + strings.Join(diffs, ", ")}
+}
+
 // addedLaunchBullets describe what a new recipe's points launch: the
 // server, its options and the variables its launch path sets, those
 // every point shares (one that differs by point is named in the list
@@ -1391,7 +1568,7 @@ func Suggest(in *changelog.Input, rep *changelog.Report) {
 	if len(missing) == 0 || in.Change == nil {
 		return
 	}
-	drafts, err := With(in.Change, rep.Effects, Options{PRLink: changelog.EntryLink(in.Repository, in.PR), Changelog: in.Path})
+	drafts, err := With(in.Change, rep.Effects, Options{PRLink: changelog.EntryLink(in.Repository, in.PR), Changelog: in.Path, Ctx: in.Ctx, DryRun: in.DryRun})
 	if err != nil {
 		return
 	}
