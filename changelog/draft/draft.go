@@ -356,10 +356,8 @@ func rowNamer(rows []config.Row) func(config.Row) string {
 // nameParts says which optional parts a row's name carries.
 type nameParts struct{ scenario, spec, kv bool }
 
-// rowName names a row the way InferenceX bullets do, whole: "1k1k TP4/EP4
-// DPA MTP".
-func rowName(r config.Row) string { return rowNameOf(r, nameParts{true, true, true}) }
-
+// rowNameOf names a row the way InferenceX bullets do, "8k1k TP4/EP4 DPA
+// MTP", with the optional parts keep asks for.
 func rowNameOf(r config.Row, keep nameParts) string {
 	var parts []string
 	if r.ISL != 0 {
@@ -439,11 +437,11 @@ func searchSpaceText(rows []config.Row) string {
 	if len(rows) == 0 {
 		return ""
 	}
-	rowName := rowNamer(rows)
-	full := rowName(rows[0])
+	name := rowNamer(rows)
+	full := name(rows[0])
 	var parts []string
 	for _, r := range rows {
-		parts = append(parts, fmt.Sprintf("%s conc %s", rowName(r), concText(r.Conc)))
+		parts = append(parts, fmt.Sprintf("%s conc %s", name(r), concText(r.Conc)))
 	}
 	text := strings.Join(dedupe(parts), "; ")
 	// what the full name of a row says beyond its short one, every row
@@ -471,7 +469,7 @@ func searchSpaceText(rows []config.Row) string {
 
 // rowBullets compares search-space rows by everything but concurrency.
 func rowBullets(old, new []config.Row) []string {
-	rowName := rowNamer(slices.Concat(old, new))
+	name := rowNamer(slices.Concat(old, new))
 	oldBy := map[string][]config.Row{}
 	for _, r := range old {
 		oldBy[rowKey(r)] = append(oldBy[rowKey(r)], r)
@@ -492,15 +490,15 @@ func rowBullets(old, new []config.Row) []string {
 		nc, oc := concOf(nr), concOf(or)
 		switch {
 		case len(or) == 0:
-			out = append(out, fmt.Sprintf("Add %s conc %s", rowName(nr[0]), concText(nc)))
+			out = append(out, fmt.Sprintf("Add %s conc %s", name(nr[0]), concText(nc)))
 		case !slices.Equal(nc, oc):
-			out = append(out, fmt.Sprintf("Change %s conc from %s to %s", rowName(nr[0]), concText(oc), concText(nc)))
+			out = append(out, fmt.Sprintf("Change %s conc from %s to %s", name(nr[0]), concText(oc), concText(nc)))
 		}
 	}
 	var gone []string
 	for k, or := range oldBy {
 		if _, ok := newBy[k]; !ok {
-			gone = append(gone, fmt.Sprintf("Remove %s conc %s", rowName(or[0]), concText(concOf(or))))
+			gone = append(gone, fmt.Sprintf("Remove %s conc %s", name(or[0]), concText(concOf(or))))
 		}
 	}
 	sort.Strings(gone)
