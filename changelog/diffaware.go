@@ -346,6 +346,24 @@ func checkClaimsRule(in *Input, rep *Report, ch *recipe.Change, added []*Entry, 
 		}
 		add(f)
 	}
+	if in.Claims != ClaimsAll {
+		return
+	}
+	// every bullet says what was read of it: one nothing was read of is
+	// said too (unread is not confirmed)
+	read := map[[2]int]bool{}
+	for _, r := range results {
+		read[[2]int{r.Entry, r.Bullet}] = true
+	}
+	for _, e := range entries {
+		for i, b := range e.Bullets {
+			if read[[2]int{e.Index, i}] {
+				continue
+			}
+			add(Finding{Rule: RuleUnread, Severity: Info, Line: e.LineOf(i), Entry: e.Index,
+				Message: fmt.Sprintf("entry %d says %q: nothing in it is read as a claim (an image, flag, variable, concurrency, parallelism or sequence length), so nothing of it is checked", e.Index, clip(b, 120))})
+		}
+	}
 }
 
 // lintScripts runs the recipe-script lint on the scripts the change touched and

@@ -68,6 +68,8 @@ const (
 	RulePRPlaceholder = "pr-link/placeholder" // XXX placeholder (allowed only on PR runs)
 	RulePRFormat      = "pr-link/format"      // not a canonical pull-request link
 	RulePRCopied      = "pr-link/copied"      // outside a PR: an existing entry's link
+	// a bullet nothing is read of as a claim (--claims all)
+	RuleUnread = "claim/unread"
 	// a historical pr-link corrected to a PR other than the one that
 	// introduced the entry
 	RulePRWrongCorrection = "pr-link/wrong-correction"

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
@@ -462,10 +463,13 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 // environment variables as a whole.
 var reEnvGeneric = regexp.MustCompile(`(^|[^a-z])(environment-variables?|env-vars?|env-variables?|environment)([^a-z]|$)`)
 
-// clip shortens a long value for a message.
+// clip shortens a long value for a message (on a character's boundary).
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

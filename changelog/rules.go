@@ -80,6 +80,7 @@ var Rules = []RuleInfo{
 	{RuleContradicted, inFull, Error, "a description claim the change contradicts (image, env, flag, concurrency, parallelism, ...)"},
 	{RuleUnverified, inFull, Info, "a description claim that could not be checked (--claims all)"},
 	{RuleConfirmed, inFull, Info, "a description claim the change confirms (--claims all)"},
+	{RuleUnread, inFull, Info, "a description bullet nothing is read of as a claim, so nothing of it is checked (--claims all)"},
 	{RuleSuppressionReason, inFull, Warning, "a perflog:ignore comment gives no reason (it suppresses nothing)"},
 	{RuleClaimsCapped, inFull, Info, "a change adds more entries than claims are checked for (the first 1000 are)"},
 	{RuleArrayClobber, inFull, Error, "a script array grown with += is reset with NAME=(...) before its use"},
