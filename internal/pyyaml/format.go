@@ -40,29 +40,35 @@ func render(b *strings.Builder, v *Value) {
 		} else {
 			b.WriteString(strconv.Quote(v.Str))
 		}
-	case Seq, Set:
-		b.WriteByte('[')
-		for i, it := range v.Items {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			render(b, it)
-		}
-		b.WriteByte(']')
-	case Map:
-		b.WriteByte('{')
-		for i, p := range v.Pairs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			render(b, p.Key)
-			b.WriteString(": ")
-			render(b, p.Value)
-		}
-		b.WriteByte('}')
+	case Seq, Set, Map:
+		writeCollection(b, v, func(x *Value) { render(b, x) }, func(k *Value) { render(b, k) })
 	default:
 		b.WriteString(v.Repr())
 	}
+}
+
+// writeCollection writes a sequence ("[a, b]") or a mapping ("{k: v}") in
+// flow style, each item by item and each mapping key by key.
+func writeCollection(b *strings.Builder, v *Value, item, key func(*Value)) {
+	open, close := byte('['), byte(']')
+	n := len(v.Items)
+	if v.Kind == Map {
+		open, close, n = '{', '}', len(v.Pairs)
+	}
+	b.WriteByte(open)
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if v.Kind != Map {
+			item(v.Items[i])
+			continue
+		}
+		key(v.Pairs[i].Key)
+		b.WriteString(": ")
+		item(v.Pairs[i].Value)
+	}
+	b.WriteByte(close)
 }
 
 func plainSafe(s string) bool {
@@ -155,37 +161,21 @@ func writeJSON(b *strings.Builder, v *Value) {
 		default:
 			b.WriteString(r)
 		}
-	case Seq, Set:
-		b.WriteByte('[')
-		for i, x := range v.Items {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			writeJSON(b, x)
-		}
-		b.WriteByte(']')
-	case Map:
-		b.WriteByte('{')
-		for i, p := range v.Pairs {
-			if i > 0 {
-				b.WriteString(", ")
-			}
-			switch p.Key.Kind { // json.dumps turns a key into a string so
+	case Seq, Set, Map:
+		writeCollection(b, v, func(x *Value) { writeJSON(b, x) }, func(k *Value) {
+			switch k.Kind { // json.dumps turns a key into a string so
 			case Str:
-				quote(p.Key.Str)
+				quote(k.Str)
 			case Bool:
-				quote(strconv.FormatBool(p.Key.Bool))
+				quote(strconv.FormatBool(k.Bool))
 			case Null:
 				quote("null")
 			default:
-				var k strings.Builder
-				writeJSON(&k, p.Key)
-				quote(strings.Trim(k.String(), `"`))
+				var s strings.Builder
+				writeJSON(&s, k)
+				quote(strings.Trim(s.String(), `"`))
 			}
-			b.WriteString(": ")
-			writeJSON(b, p.Value)
-		}
-		b.WriteByte('}')
+		})
 	default: // str, bytes, timestamps
 		quote(v.Str)
 	}
