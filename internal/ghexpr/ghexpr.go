@@ -15,6 +15,7 @@ package ghexpr
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -313,25 +314,12 @@ func equal(a, b any) bool {
 func compare(a, b any) (int, bool) {
 	if x, ok := a.(string); ok {
 		if y, ok := b.(string); ok {
-			x, y = strings.ToLower(x), strings.ToLower(y)
-			switch {
-			case x < y:
-				return -1, true
-			case x > y:
-				return 1, true
-			}
-			return 0, true
+			return cmp.Compare(strings.ToLower(x), strings.ToLower(y)), true
 		}
 	}
 	x, y := number(a), number(b)
 	if math.IsNaN(x) || math.IsNaN(y) {
 		return 0, false
 	}
-	switch {
-	case x < y:
-		return -1, true
-	case x > y:
-		return 1, true
-	}
-	return 0, true
+	return cmp.Compare(x, y), true
 }

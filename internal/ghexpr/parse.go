@@ -117,36 +117,26 @@ func (p *parser) expect(op string) {
 
 // or: and ('||' and)*; a || b is a when a is truthy, else b.
 func (p *parser) or() (any, error) {
-	v := p.and()
-	for p.is("||") && p.err == nil {
-		p.next()
-		decided := p.skip == 0 && isKnown(v) && Truthy(v)
-		if decided {
-			p.skip++
-		}
-		w := p.and()
-		if decided {
-			p.skip--
-			continue
-		}
-		if _, unk := v.(Unknown); unk {
-			continue
-		}
-		v = w
-	}
-	return v, p.err
+	return p.chain("||", p.and, true), p.err
 }
 
 // and: cmp ('&&' cmp)*; a && b is a when a is falsy, else b.
 func (p *parser) and() any {
-	v := p.cmp()
-	for p.is("&&") && p.err == nil {
+	return p.chain("&&", p.cmp, false)
+}
+
+// chain reads operands joined by op: an operand whose truth is decides
+// the chain, and what follows it is read but not evaluated (skip); an
+// unknown operand stays the value (what it would decide is not known).
+func (p *parser) chain(op string, operand func() any, decides bool) any {
+	v := operand()
+	for p.is(op) && p.err == nil {
 		p.next()
-		decided := p.skip == 0 && isKnown(v) && !Truthy(v)
+		decided := p.skip == 0 && isKnown(v) && Truthy(v) == decides
 		if decided {
 			p.skip++
 		}
-		w := p.cmp()
+		w := operand()
 		if decided {
 			p.skip--
 			continue
