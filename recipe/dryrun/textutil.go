@@ -17,7 +17,7 @@ import (
 
 // textTools are the programs textTool runs.
 var textTools = map[string]bool{"sort": true, "uniq": true, "paste": true, "tr": true, "cut": true,
-	"head": true, "tail": true, "seq": true, "wc": true}
+	"head": true, "tail": true, "seq": true, "wc": true, "sed": true}
 
 // textTool runs a text utility on in; ok is false for a use it does not
 // know (an option, a file operand), or when in holds an unknown value.
@@ -57,6 +57,8 @@ func textTool(name string, args []string, in []byte) (out []byte, ok bool) {
 		return joinLines(lines[max(0, len(lines)-n):]), true
 	case "seq":
 		return seq(args)
+	case "sed":
+		return sedScript(args, in)
 	case "wc":
 		if len(args) != 1 || args[0] != "-l" {
 			return nil, false

@@ -93,3 +93,25 @@ python3 -m sglang.launch_server --cuda-graph-bs "[$CAPTURE]" > /workspace/server
 		t.Errorf("--cuda-graph-bs %v", v)
 	}
 }
+
+// TestDryRunSedOfAValue: a name a launcher derives from the image with
+// sed (`$(echo "$IMAGE" | sed 's/[\/:@#]/_/g')`, 19 launchers) is the
+// name, not unknown; sed on an unknown value stays unknown.
+func TestDryRunSedOfAValue(t *testing.T) {
+	l := runScriptT(t, scriptHead+`
+IMAGE=lmsysorg/sglang:v0.5.9-rocm700
+SQUASH=/data/$(echo "$IMAGE" | sed 's/[\/:@#]/_/g').sqsh
+GPUS=$(nvidia-smi -L | sed 's/GPU/gpu/')
+python3 -m sglang.launch_server --squash "$SQUASH" --gpus "$GPUS" > /workspace/server.log 2>&1 &
+`+scriptTail, nil)
+	srv := l.Server()
+	if srv == nil {
+		t.Fatalf("%s: %s", l.Status, l.Reason)
+	}
+	if v, _ := srv.Flag("--squash"); !slices.Equal(v, []string{"/data/lmsysorg_sglang_v0.5.9-rocm700.sqsh"}) {
+		t.Errorf("--squash %v", v)
+	}
+	if v, _ := srv.Flag("--gpus"); len(v) != 1 || !strings.Contains(v[0], UnknownMarker) {
+		t.Errorf("--gpus %v: want unknown", v)
+	}
+}
