@@ -95,7 +95,7 @@ python3 -m sglang.launch_server --cuda-graph-bs "[$CAPTURE]" > /workspace/server
 }
 
 // TestDryRunSedOfAValue: a name a launcher derives from the image with
-// sed (`$(echo "$IMAGE" | sed 's/[\/:@#]/_/g')`, 19 launchers) is the
+// sed (`$(echo "$IMAGE" | sed 's/[\/:@#]/_/g')`, 14 launchers) is the
 // name, not unknown; sed on an unknown value stays unknown.
 func TestDryRunSedOfAValue(t *testing.T) {
 	l := runScriptT(t, scriptHead+`
