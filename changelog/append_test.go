@@ -159,3 +159,26 @@ func FuzzAppendEntries(f *testing.F) {
 		}
 	})
 }
+
+// TestRenderEntryQuotesWhatIsNotPrintable: a bullet or key holding a
+// terminal escape (ESC, CSI as U+009B), DEL, a line separator or a BOM is
+// written escaped: the entry loads back (PyYAML refuses those characters
+// raw) with the same strings, and its text holds none of them.
+func TestRenderEntryQuotesWhatIsNotPrintable(t *testing.T) {
+	odd := "a\x1b[31mb\u009bc\x7fd\u2028e\ufefff\u0085g"
+	e := DraftEntry{ConfigKeys: []string{"k-" + odd}, Description: []string{"bullet " + odd}, PRLink: "https://github.com/o/r/pull/1"}
+	text := RenderEntry(e)
+	if strings.ContainsAny(text, "\x1b\u009b\x7f\u2028\ufeff\u0085") {
+		t.Errorf("the rendered entry holds a raw control character: %q", text)
+	}
+	pe, err := ParseEntry([]byte(text))
+	if err != nil {
+		t.Fatalf("%q does not load: %v", text, err)
+	}
+	if k := pe.Strings(FieldConfigKeys); len(k) != 1 || k[0] != "k-"+odd {
+		t.Errorf("config-keys %q", k)
+	}
+	if d := pe.Strings(FieldDescription); len(d) != 1 || d[0] != "bullet "+odd {
+		t.Errorf("description %q", d)
+	}
+}

@@ -3,6 +3,7 @@ package changelog
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/perflog/perflog/internal/pyyaml"
 )
@@ -97,9 +98,15 @@ func yamlQuote(s string) string {
 		case '\t':
 			b.WriteString(`\t`)
 		default:
-			if r < 0x20 {
+			// (YAML's non-printable characters, a terminal's escapes among
+			// them, and its line separators: escaped, so that the file loads
+			// and shows them inert)
+			switch {
+			case r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f):
 				fmt.Fprintf(&b, `\x%02x`, r)
-			} else {
+			case r == 0x2028 || r == 0x2029 || r == 0xfeff || r == utf8.RuneError:
+				fmt.Fprintf(&b, `\u%04x`, r)
+			default:
 				b.WriteRune(r)
 			}
 		}

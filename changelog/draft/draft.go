@@ -1093,6 +1093,9 @@ func siblingBullets(ch *recipe.Change, sib string, eff *recipe.Effect, o Options
 			diffs = append(diffs, "adds "+name(b)+" (by point)")
 		case all && tall && v != tv && literalValue(v) && literalValue(tv) && v != "" && tv != "":
 			diffs = append(diffs, with(b, v)+" instead of "+tv)
+		case strings.Contains(v+tv, dryrun.UnknownMarker):
+			// (a value the dry run could not know: whether they differ is
+			// not known either)
 		case all != tall || (all && v != tv):
 			diffs = append(diffs, name(b)+" set otherwise")
 		}
@@ -1316,7 +1319,9 @@ func newVariableBullets(e *recipe.Effect) []string {
 }
 
 // literalValue reports whether a value reads as written (no expansion).
-func literalValue(v string) bool { return !strings.ContainsAny(v, "$`") && len(v) <= 80 }
+func literalValue(v string) bool {
+	return !strings.ContainsAny(v, "$`") && len(v) <= 80 && !strings.Contains(v, dryrun.UnknownMarker)
+}
 
 // dedupe drops the repeats of ss, in place, keeping the first of each.
 func dedupe(ss []string) []string {

@@ -117,3 +117,13 @@ func TestDraftReadsTheModelTable(t *testing.T) {
 		t.Logf("bullets %q", got)
 	}
 }
+
+// TestUnknownIsNoValue: a value the dry run could not know is never
+// written into a bullet as if it were one.
+func TestUnknownIsNoValue(t *testing.T) {
+	for v, want := range map[string]bool{"0.85": true, "fp8_e4m3": true, "<unknown:nproc>": false, "a<unknown:paste>b": false, "$CONC": false} {
+		if got := literalValue(v); got != want {
+			t.Errorf("literalValue(%q) = %v, want %v", v, got, want)
+		}
+	}
+}
