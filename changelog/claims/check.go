@@ -347,7 +347,7 @@ func (s *subject) check(r *Result) {
 	case KindAppendOnly:
 		s.checkAppendOnly(r)
 	}
-	if r.Verdict == Contradicted && !r.Strong && r.Kind != KindAppendOnly {
+	if r.Verdict == Contradicted && !r.Strong && !r.firm && r.Kind != KindAppendOnly {
 		r.Verdict = Unverified // a bare mention is never called wrong
 	}
 	if len(r.Evidence) > 5 {

@@ -33,6 +33,11 @@ func TestCheck(t *testing.T) {
 		{"Add --max-num-seqs 256", "flag:contradicted"},
 		{"Add --enable-prefix-caching", "flag:contradicted"},
 		{"Remove --enforce-eager", "flag:confirmed"},
+		// options named without a verb are what the recipe passes
+		{"Serve shape follows the B200 recipe (--kv-cache-dtype fp4)", "flag:contradicted"},
+		{"Serve shape follows the B200 recipe (--kv-cache-dtype fp8)", "flag:confirmed"},
+		{"Serve shape follows the B200 recipe (--enforce-eager)", "flag:contradicted"},
+		{"Serve shape follows the B200 recipe (--kv-cache-dtype is unchanged)", "flag:confirmed"},
 		{"Sweep TP8 conc 4-64", "parallel:confirmed conc:confirmed"},
 		{"Sweep TP8 conc 4-128", "parallel:confirmed conc:contradicted"},
 		{"Add TP4/EP4 DPA conc 64 and 128", "parallel:confirmed parallel:confirmed parallel:confirmed conc:confirmed"},

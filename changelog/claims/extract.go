@@ -7,12 +7,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "6"
+const Version = "7"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -69,6 +70,15 @@ type Claim struct {
 	// every: a conc range or cap that is its bullet's only one, so it
 	// speaks of every row the change touched (that its qualifiers name).
 	every bool
+	// mention: a flag written as an option (--x, --x V) that no verb
+	// governs ("serve flags follow X: --block-size 128, --enforce-eager"):
+	// weak, but a reviewer reads it as what the recipe passes, so a
+	// launch that passes another literal value, or no launch and no file
+	// of either side that has the flag at all, contradicts it.
+	mention bool
+	// firm (set by the check): a contradiction of a mention that stands
+	// though the claim is weak.
+	firm bool
 	// prose: a name written without dashes that is no option perflog
 	// knows ("num-draft-tokens 4→6"); the checker reads it as the option
 	// the launches pass whose name ends so, or leaves it unverified.
@@ -199,6 +209,11 @@ func Extract(description []string) []Claim {
 	var out []Claim
 	for i, b := range description {
 		cs := extractBullet(b)
+		if reRerun.MatchString(b) {
+			for j := range cs {
+				cs[j].From = "" // the run it repeats changed from A, not this one
+			}
+		}
 		concs := 0
 		var pars []Claim
 		for _, c := range cs {
@@ -207,6 +222,16 @@ func Extract(description []string) []Claim {
 				concs++
 			case KindParallel:
 				pars = append(pars, c)
+			}
+		}
+		if concs == 1 && len(pars) > 0 {
+			// "add tp2 ep2 entries (conc 2-256)": a range the words around
+			// it did not tie to rows is about the rows the bullet names
+			for j := range cs {
+				if cs[j].Kind != KindConc || len(cs[j].Rows) > 0 || len(cs[j].Variants) > 0 {
+					continue
+				}
+				cs[j].Rows = parRows(b, pars)
 			}
 		}
 		for _, c := range cs {
@@ -218,25 +243,88 @@ func Extract(description []string) []Claim {
 	return out
 }
 
+// parRows are the rows a bullet's parallelisms name, those written
+// together ("tp4 ep4", "TP8/EP8") as one row.
+func parRows(bullet string, pars []Claim) []RowQual {
+	var out []RowQual
+	at := 0 // where the last one ended
+	for i, p := range pars {
+		if p.Row == nil || p.Negated {
+			continue
+		}
+		j := strings.Index(bullet[at:], p.Text)
+		if j < 0 {
+			continue
+		}
+		sep := bullet[at : at+j]
+		if i > 0 && len(out) > 0 && strings.Trim(sep, " /+") == "" {
+			applyPar(&out[len(out)-1], p)
+		} else {
+			var g RowQual
+			applyPar(&g, p)
+			out = append(out, g)
+		}
+		at += j + len(p.Text)
+	}
+	return out
+}
+
+// listedBefore says whether a bullet lists its parallelisms right
+// before the range, with nothing but connectors between them ("TP=8,
+// EP=8, DP-attn=true, CONC 4-64"; not "add TP2 and TP8 configurations,
+// ..., and add TP8 conc=1-2").
+func listedBefore(bullet string, pars []Claim, c Claim) bool {
+	i := strings.Index(bullet, pars[0].Text)
+	if i < 0 {
+		return false
+	}
+	j := strings.Index(bullet[i:], c.Text)
+	if j < 0 {
+		return false
+	}
+	seg := bullet[i : i+j]
+	for _, p := range pars {
+		seg = strings.Replace(seg, p.Text, " ", 1)
+	}
+	for _, w := range strings.FieldsFunc(seg, func(r rune) bool { return !unicode.IsLetter(r) }) {
+		if w = strings.ToLower(w); w != "and" && w != "or" && w != "with" && w != "plus" {
+			return false
+		}
+	}
+	return true
+}
+
 // rePostNeg: a removal said after the name ("X=1 dropped", "--x
 // removed").
 // A removal scoped to some arms ("dropped on the lmcache arm only") is
 // not one of the whole recipe: only one that ends the clause counts.
+// reRerun: a bullet of a re-run, which repeats what the original PR
+// changed ("Rerun update SGLang image from v0.5.10.post1 to v0.5.11").
+var reRerun = regexp.MustCompile(`(?i)^\W*(?:re-?run|re-?trigger|retrigger)\b`)
+
+// rePostGone: an option said to be gone after it, or after the list it
+// ends ("--a & --b is no longer available in sglang, so ...").
+var rePostGone = regexp.MustCompile(`(?i)^(?:\s*(?:&|and|,)\s*[-\w` + "`" + `'"]+)*[\s` + "`" + `'"]*(?:is|are)\s+no\s+longer\s+(?:available|supported|needed|used|passed|valid|required|accepted|exists?)\b`)
+
+// rePostOff: a feature said to be off after its name ("radix cache
+// disabled").
+var rePostOff = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+|stays\s+|remains\s+)?(?:disabled|turned off|switched off|off)\b`)
+
 var rePostNeg = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+|was\s+|were\s+)?(?:dropped|removed|deleted|stripped|gone)\s*(?:[.;,]|$)`)
 
 // reSame: wording that says rows kept what they ran ("conc1-2
 // unchanged"), so a range in it speaks of no change.
-var reSame = regexp.MustCompile(`(?i)\b(unchanged|untouched|same|kept|keeps?|as before|remains?|stays?)\b`)
+var reSame = regexp.MustCompile(`(?i)\b(unchanged|untouched|same (?:as before|conc\w*|range|sweep|search[- ]space|rows?)|kept|keeps?|as before|remains?|stays?)\b`)
 
 // speaksOfEvery says whether a bullet's one concurrency range or cap
 // speaks of every row the change touched (that its qualifiers name):
-// when every parallelism the bullet names qualifies it, at most two of
-// them ("TP=8, EP=1, concurrency 4-64"), and nothing says the rows stayed
+// when every parallelism the bullet names qualifies it ("TP=8, EP=1,
+// concurrency 4-64"), and nothing says the rows stayed
 // as they were. A bullet that names other rows too ("add TP2 and TP8
 // configurations, ..., and add TP8 conc=1-2") leaves it a claim about
 // some row.
 func speaksOfEvery(bullet string, c Claim, pars []Claim) bool {
-	if reSame.MatchString(bullet) || len(pars) > 2 {
+	if reSame.MatchString(bullet) || len(pars) > 2 && !listedBefore(bullet, pars, c) {
 		return false
 	}
 	for _, p := range pars {
@@ -851,7 +939,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(t[max(0, tok.start-4):tok.start])), "non") {
 			continue // "non-TP8", "non-MTP" handled by the matchers
 		}
-		if (c.Kind == KindEnv || c.Kind == KindFlag) && rePostNeg.MatchString(t[tok.end:]) {
+		if (c.Kind == KindEnv || c.Kind == KindFlag) && (rePostNeg.MatchString(t[tok.end:]) || rePostGone.MatchString(t[tok.end:])) {
 			neg, gov = true, true // "X=1 dropped on the lmcache arms"
 		}
 		c.Negated = c.Negated || neg
@@ -881,7 +969,7 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 				if !c.Strong {
 					continue // a bare name nobody governs
 				}
-				c.Strong = false // "--flag" in prose: a mention
+				c.Strong, c.mention = false, true // "--flag" in prose: a mention
 			}
 			out = append(out, c)
 		case KindSpec:
@@ -891,6 +979,9 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			c.Strong = gov && verb
 			out = append(out, c)
 		case KindKV:
+			if rePostOff.MatchString(t[tok.end:]) {
+				c.Negated, gov = true, true // "radix cache disabled"
+			}
 			if !gov && !c.Negated {
 				c.Strong = false
 			} else {

@@ -72,6 +72,7 @@ func TestExtract(t *testing.T) {
 		{"Raise mem-fraction-static to 0.9", []string{"flag --mem-fraction-static=0.9"}, "flag"},
 		{"Increase --cuda-graph-max-bs to 256", []string{"flag --cuda-graph-max-bs=256"}, "flag"},
 		{"Change SGLANG_X from 0 to 1", []string{"env SGLANG_X=1 from 0"}, "env"},
+		{"Rerun: change SGLANG_X from 0 to 1", []string{"env SGLANG_X=1"}, "env"},
 		{"SGLANG_USE_AITER=0 -> 1", []string{"env SGLANG_USE_AITER=1 from 0"}, "env"},
 		{"Set SGLANG_USE_AITER to 1", []string{"env SGLANG_USE_AITER=1"}, "env"},
 		// a bracketed list with spaces after its commas is every item
@@ -82,6 +83,8 @@ func TestExtract(t *testing.T) {
 		{"PYTORCH_ALLOC_CONF=expandable_segments:True dropped", []string{"env! PYTORCH_ALLOC_CONF=expandable_segments:True"}, "env"},
 		{"PYTORCH_ALLOC_CONF=expandable_segments:True dropped on the lmcache arms only", []string{"env PYTORCH_ALLOC_CONF=expandable_segments:True"}, "env"},
 		{"--disable-radix-cache removed", []string{"flag! --disable-radix-cache"}, "flag"},
+		{"--enable-flashinfer-trtllm-moe & --enable-ep-moe is no longer available in sglang so we needed to change it",
+			[]string{"flag! --enable-flashinfer-trtllm-moe", "flag! --enable-ep-moe"}, "flag"},
 		// "to" that is no value
 		{"Change --attention-backend to match the sibling", []string{"flag --attention-backend"}, "flag"},
 		{"Add --cuda-graph-max-bs to the server args", []string{"flag --cuda-graph-max-bs"}, "flag"},
@@ -103,6 +106,7 @@ func TestExtract(t *testing.T) {
 		{"Add MTP variant", []string{"spec-decoding mtp"}, "spec-decoding"},
 		{"TP4 conc 1-512 sweep at 1k1k and 8k1k", []string{"seq-len=1024/1024", "seq-len=8192/1024"}, "seq-len"},
 		{"Add HiCache KV offloading support", []string{"kv-cache hicache"}, "kv-cache"},
+		{"FP8 KV cache, radix cache disabled, and CUDA graphs capped", []string{"kv-cache! radix cache"}, "kv-cache"},
 		{"Align server args (disable-radix-cache, cuda-graph-max-bs)", []string{"flag --disable-radix-cache", "flag --cuda-graph-max-bs"}, "flag"},
 		{"See https://github.com/x/y/pull/1?conc=4&tp=8 and recipes/a/b/1k1k/TP8.yaml", nil, ""},
 		{"Add --chat_template /scratch/fsw/models/M3/chat_template.jinja", []string{"flag --chat_template"}, "flag"},
@@ -206,7 +210,12 @@ func TestSpeaksOfEvery(t *testing.T) {
 		{"Sweep conc 4-64", true},
 		{"Concurrency sweep up to 1024", true},
 		{"Configurations: TP=8, EP=1, concurrency 4-64 for 1k1k, 1k8k, and 8k1k sequence lengths", true},
-		{"Add tp4 ep4 search-space entries (conc 32-256) for all seq-len configs", false},
+		// the range is about the rows the bullet names (#947: its tp4 ep4
+		// row runs 16-64, which the reading as "some row" confirmed
+		// from the tp2 rows)
+		{"Add tp4 ep4 search-space entries (conc 32-256) for all seq-len configs", true},
+		{"Search space: TP=8, EP=8, DP-attn=true, CONC 4-64 for both 1k1k and 8k1k", true},
+		{"TP8 conc 4-512, same-model recipe as on MI355X", true},
 		{"Add TP2 and TP8 configurations, extend concurrency range to 256, and add TP8 conc=1-2 for ISL8192", false},
 		{"conc1-2 unchanged (latency-bound)", false},
 		{"TP4 conc 4-64, TP8 conc 4-256", false},

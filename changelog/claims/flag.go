@@ -83,6 +83,7 @@ func (s *subject) checkFlag(r *Result) {
 	}
 	if len(head) == 0 {
 		r.set(Contradicted, fmt.Sprintf("%s is passed by none of the files that run the listed recipes (%s)", r.Name, s.filesText()))
+		r.firm = r.mention && len(flagOccurrences(s.base.sources, r.Name, "base", false)) == 0
 		if alt := s.similarEnv(r.Name); alt != nil {
 			r.Reason += "; they set " + alt.Text + " instead"
 			r.Evidence = append(r.Evidence, *alt)
@@ -115,6 +116,20 @@ func (s *subject) checkFlag(r *Result) {
 		return
 	}
 	r.set(Contradicted, fmt.Sprintf("%s is passed with %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), r.Value), ev...)
+	r.firm = r.mention && valueWord(r.Value)
+}
+
+// valueWord says whether the word after a mentioned option is its value:
+// a number, a name with capitals, digits or punctuation, or a word that
+// is not prose.
+func valueWord(v string) bool {
+	if v == "" {
+		return false
+	}
+	if strings.ContainsAny(v, "0123456789_./:-ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+		return true
+	}
+	return !stopWords[strings.ToLower(v)]
 }
 
 // similarEnv finds an environment variable set in the head files whose

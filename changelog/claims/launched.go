@@ -219,6 +219,7 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 			reason += fmt.Sprintf(" (%s:%d has it, but it does not reach the server's command line: a branch not taken, or an array reset)", text[0].File, text[0].Line)
 		}
 		r.set(Contradicted, reason, s.launchEvidence(s.launched[0]))
+		r.firm = r.mention && len(text) == 0 && len(flagOccurrences(s.base.sources, r.Name, "base", false)) == 0
 		if alt := s.similarEnv(r.Name); alt != nil {
 			r.Reason += "; they set " + alt.Text + " instead"
 			r.Evidence = append(r.Evidence, *alt)
@@ -238,13 +239,14 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 			return true
 		}
 	}
-	if !r.Strong {
+	if !r.Strong && !(r.mention && valueWord(value)) {
 		return false // a value in prose ("--x stays"): the files say whether it is one
 	}
 	if s.undecided(r, fmt.Sprintf("the dry run's points launch %s %s", r.Name, strings.Join(dedupe(vals), ", ")), s.launchEvidence(with[0])) {
 		return true
 	}
 	r.set(Contradicted, fmt.Sprintf("%s launches %s, not %s", s.pointWith(&r.Claim, vals[0]), named(&r.Claim, vals[0]), value)+others(vals), s.launchEvidence(with[0]))
+	r.firm = r.mention
 	return true
 }
 
