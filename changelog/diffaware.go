@@ -66,7 +66,7 @@ func verifyDiffAware(in *Input, rep *Report, added []*Entry, add func(Finding)) 
 		return
 	}
 	if in.Claims != ClaimsOff {
-		checkClaimsRule(in, rep, ch, added, effects, add)
+		checkClaimsRule(in, rep, ch, ownEntries(in, added), effects, add)
 	}
 	var causes, launched []Finding
 	lintScripts(in, ch, changes, func(f Finding) { causes = append(causes, f) })
@@ -194,6 +194,26 @@ func evalsOnly(e *Entry) bool {
 		}
 	}
 	return false
+}
+
+// ownEntries are the added entries whose claims are this change's: all
+// of them, except in the change that creates the changelog, which writes
+// the history before it (InferenceX's first changelog commit backfilled
+// 9 entries, each linked to the PR it describes, changes this commit
+// does not make).
+func ownEntries(in *Input, added []*Entry) []*Entry {
+	if in.Base != nil || in.PR == 0 {
+		return added
+	}
+	lk := newLinks(in.Repository)
+	var out []*Entry
+	for _, e := range added {
+		if n, ok := lk.prNumber(e.PRLink()); ok && n != in.PR {
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // describeRecipeChange says in a few words what changed.

@@ -195,15 +195,49 @@ func verifyFull(in *Input) *Report {
 		v.add(Finding{Rule: RuleMixedCorrection, Line: ch.Added[0].Line, Entry: ch.Added[0].Index,
 			Message: fmt.Sprintf("this change corrects %d historical pr-link(s) and adds %d entr%s; do not mix them (the merge tooling canonicalizes only one kind)", corrections, len(ch.Added), plural(len(ch.Added), "y", "ies"))})
 	}
-	v.checkAdded(ch)
+	news := fresh(ch.Added, v.base, v.head)
+	v.checkAdded(ch, news)
 	if len(ch.Added) == 0 && corrections == 0 && len(ch.Deleted) == 0 && len(ch.Modified) == 0 && !HasErrors(rep.Findings) {
 		v.add(Finding{Rule: RuleNoAdditions, Severity: Info, Message: "the change adds no entry (whitespace only)"})
 	}
 	if in.canceled() {
 		return rep
 	}
-	verifyDiffAware(in, rep, ch.Added, addAny(in, rep))
+	verifyDiffAware(in, rep, news, addAny(in, rep))
 	return rep
+}
+
+// fresh are the added entries that say something of this change: not
+// history a cleanup moved or re-linked (#1161 reordered 85 entries), that
+// is, not an entry the base holds as many times, word for word, as the
+// head does. A re-run's copy of an older entry adds one more: it is
+// fresh.
+func fresh(added []*Entry, base, head *File) []*Entry {
+	if base == nil || len(base.Entries) == 0 {
+		return added
+	}
+	spare := map[string]int{} // identity → base copies not in head's kept entries
+	for _, e := range base.Entries {
+		spare[e.Identity()]++
+	}
+	isAdded := map[*Entry]bool{}
+	for _, e := range added {
+		isAdded[e] = true
+	}
+	for _, e := range head.Entries {
+		if !isAdded[e] {
+			spare[e.Identity()]--
+		}
+	}
+	var out []*Entry
+	for _, e := range added {
+		if id := e.Identity(); spare[id] > 0 {
+			spare[id]--
+			continue
+		}
+		out = append(out, e)
+	}
+	return out
 }
 
 // fullRun is one run of the full profile, between its phases.
@@ -293,6 +327,8 @@ func (v *fullRun) parse() bool {
 			// InferenceX): fall back to PyYAML's lenient loader
 			if lv, err2 := pyyaml.Load(v.baseRaw, pyyaml.Options{}); err2 == nil && lv.Kind == pyyaml.Seq {
 				b.Entries = b.split(lv.Items)
+			} else {
+				b.Entries = b.splitBlocks() // not even leniently: entry by entry
 			}
 			add(Finding{Rule: RuleYAML, Severity: Warning, Message: fmt.Sprintf("%s at %s does not load with unique keys (%v); history was compared leniently", in.Path, in.BaseRev, err)})
 		}
@@ -353,7 +389,7 @@ func (v *fullRun) checkHistory(ch *Change) (corrections int) {
 // checkAdded judges the new entries: where they stand (appended, one
 // empty line before each, none after the last), their schema, their
 // pr-links and config-keys; and warns of history's schema errors.
-func (v *fullRun) checkAdded(ch *Change) {
+func (v *fullRun) checkAdded(ch *Change, news []*Entry) {
 	in, add, head := v.in, v.add, v.head
 	isAdded := map[*Entry]bool{}
 	for _, e := range ch.Added {
@@ -397,7 +433,9 @@ func (v *fullRun) checkAdded(ch *Change) {
 			validLines = append(validLines, e.Line)
 			validValues = append(validValues, e.value)
 			validIndex = append(validIndex, e.Index)
-			checkLinkFull(in, v.lk, head, e, func(o *Entry) bool { return isAdded[o] }, add)
+			if slices.Contains(news, e) { // a moved entry keeps its own PR's link
+				checkLinkFull(in, v.lk, head, e, func(o *Entry) bool { return isAdded[o] }, add)
+			}
 			checkRepeatedKeys(head, e, add)
 			checkPlaceholderBullets(head, e, add)
 		}

@@ -238,6 +238,81 @@ func (f *File) split(items []*pyyaml.Value) []*Entry {
 	return entries
 }
 
+// splitBlocks reads a file that does not load as a whole block by block
+// (each from a "- config-keys:" line to the next): every block that loads
+// on its own is an entry, indexed by its block. A history with one
+// mis-indented entry still says which entries it holds.
+func (f *File) splitBlocks() []*Entry {
+	offs := entryStartOffsets(f.Raw)
+	var out []*Entry
+	for i, off := range offs {
+		end := len(f.Raw)
+		if i+1 < len(offs) {
+			end = offs[i+1]
+		}
+		parts := [][2]int{{off, end}}
+		if _, err := ParseEntry(f.Raw[off:end]); err != nil {
+			parts = f.nestedStarts(off, end) // an entry indented under this one
+		}
+		for _, p := range parts {
+			if e := f.blockEntry(p[0], p[1]); e != nil {
+				e.Index = len(out) + 1
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// nestedStarts cuts raw[off:end] at its indented "- config-keys:" lines.
+func (f *File) nestedStarts(off, end int) [][2]int {
+	var cuts []int
+	for l := f.LineOf(off) + 1; l <= f.LineOf(end-1); l++ {
+		if t := f.LineText(l); strings.HasPrefix(strings.TrimLeft(t, " "), "- config-keys:") && t[0] == ' ' {
+			cuts = append(cuts, f.lineStarts[l-1])
+		}
+	}
+	var out [][2]int
+	for i, at := range append([]int{off}, cuts...) {
+		to := end
+		if i < len(cuts) {
+			to = cuts[i]
+		}
+		out = append(out, [2]int{at, to})
+	}
+	return out
+}
+
+// blockEntry is the entry raw[off:end] holds, read on its own (dedented
+// by its first line's indentation); nil when it does not load.
+func (f *File) blockEntry(off, end int) *Entry {
+	text := string(f.Raw[off:end])
+	e, err := ParseEntry([]byte(text))
+	if ind := len(text) - len(strings.TrimLeft(text, " ")); err != nil && ind > 0 {
+		// the whole entry indented, or only its first line (#1767's)
+		lines := strings.SplitAfter(text, "\n")
+		for i, l := range lines {
+			lines[i] = strings.TrimPrefix(l, strings.Repeat(" ", ind))
+		}
+		if e, err = ParseEntry([]byte(strings.Join(lines, ""))); err != nil {
+			e, err = ParseEntry([]byte(text[ind:]))
+		}
+	}
+	if err != nil {
+		return nil
+	}
+	startLine := f.LineOf(off)
+	endLine := f.LineOf(end - 1)
+	for endLine > startLine && strings.TrimSpace(f.LineText(endLine)) == "" {
+		endLine--
+	}
+	e.Line, e.EndLine, e.Start, e.End = startLine, endLine, off, len(f.Raw)
+	if endLine < len(f.lineStarts) {
+		e.End = f.lineStarts[endLine]
+	}
+	return e
+}
+
 func dashLine(s string) bool {
 	t := strings.TrimLeft(s, " ")
 	return t == "-" || strings.HasPrefix(t, "- ")

@@ -320,3 +320,55 @@ func TestPlaceholderDescription(t *testing.T) {
 		t.Errorf("history: %v", rep.Findings)
 	}
 }
+
+// TestHistoryIsNotNew: entries a change did not write are not judged as
+// its own. A base that does not load even leniently (one mis-indented
+// entry, #1798's parent) is read entry by entry, so only the entry the
+// change adds is new (the entry it re-indents is history); a cleanup that moves history (#1161) moves entries
+// that are not this PR's, whose links name their own PRs.
+func TestHistoryIsNotNew(t *testing.T) {
+	a, b, c := ent("config-a", l1), ent("config-b", link+"2"), ent("config-c", link+"42")
+	broken := strings.TrimSuffix(strings.ReplaceAll("  "+b, "\n", "\n  "), "  ")
+	base := a + broken
+	if _, err := Parse("perf-changelog.yaml", []byte(base)); err == nil {
+		t.Fatal("the base must not load")
+	}
+	rep := verify(t, ProfileFull, base, a+"\n"+b+"\n"+c, 42)
+	var mismatched []int
+	for _, f := range rep.Findings {
+		if f.Rule == RulePRMismatch {
+			mismatched = append(mismatched, f.Entry)
+		}
+	}
+	if len(rep.Added) != 1 || rep.Added[0].Index != 3 || len(mismatched) != 0 {
+		t.Errorf("a base that does not load: added %d entries, pr-link/mismatch on %v (want entry 3 added, the re-indented entry 2 history)", len(rep.Added), mismatched)
+	}
+	// only its first line indented (#1767 in #1798's parent)
+	base = a + "  " + b
+	if _, err := Parse("perf-changelog.yaml", []byte(base)); err == nil {
+		t.Fatal("the base must not load")
+	}
+	rep = verify(t, ProfileFull, base, a+"\n"+b+"\n"+c, 42)
+	if len(rep.Added) != 1 || rep.Added[0].Index != 3 {
+		t.Errorf("a base whose entry's first line is indented: added %d entries, want entry 3", len(rep.Added))
+	}
+	// moved history: not this PR's
+	rep = verify(t, ProfileFull, a+"\n"+b, b+"\n"+a+"\n"+c, 42)
+	for _, f := range rep.Findings {
+		if f.Rule == RulePRMismatch {
+			t.Errorf("a moved entry judged as this PR's: %s", f.Message)
+		}
+	}
+	if !hasRule(rep, RuleDeletedEntry) {
+		t.Errorf("moving history is still an edit of it: %v", rep.Findings)
+	}
+	// a re-run's copy of an older entry is this PR's
+	rep = verify(t, ProfileFull, a+"\n"+b, a+"\n"+b+"\n"+b, 42)
+	found := false
+	for _, f := range rep.Findings {
+		found = found || f.Rule == RulePRMismatch && f.Entry == 3
+	}
+	if !found {
+		t.Errorf("a copy of entry 2 appended: its link is not judged: %v", rep.Findings)
+	}
+}
