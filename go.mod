@@ -21,6 +21,7 @@ require (
 )
 
 require (
+	github.com/benhoyt/goawk v1.29.1
 	github.com/elastic/go-seccomp-bpf v1.6.0
 	github.com/landlock-lsm/go-landlock v0.11.2
 	golang.org/x/net v0.61.0

@@ -129,8 +129,15 @@ func ParseRunners(data []byte) (*Runners, error) {
 		return nil, fmt.Errorf("runners: %w", err)
 	}
 	rs := &Runners{Labels: map[string][]string{}, Hardware: map[string]Hardware{}}
-	if labels, _ := v.Get("labels"); labels != nil && labels.Kind == pyyaml.Map {
+	labels, _ := v.Get("labels")
+	if labels == nil && v.Kind == pyyaml.Map {
+		labels = v // before labels: (2025): the labels at the top
+	}
+	if labels != nil && labels.Kind == pyyaml.Map {
 		for _, p := range labels.Pairs {
+			if p.Value.Kind != pyyaml.Seq {
+				continue
+			}
 			for _, it := range p.Value.Items {
 				if it.Kind == pyyaml.Str {
 					rs.Labels[p.Key.Str] = append(rs.Labels[p.Key.Str], it.Str)

@@ -14,6 +14,7 @@
 //
 // Dependencies: recipe/revfs (a revision's files), internal/lru, internal/assockeys,
 // mvdan.cc/sh/v3, gopkg.in/yaml.v3 (srt-slurm recipe files),
+// github.com/benhoyt/goawk (awk on a script's own values, confined),
 // github.com/landlock-lsm/go-landlock, github.com/elastic/go-seccomp-bpf,
 // golang.org/x/sys (the last three on Linux: the confinement).
 package dryrun

@@ -418,3 +418,24 @@ func TestDryRunScriptName(t *testing.T) {
 		t.Errorf("argv %q\nwant %q", srv.Argv, want)
 	}
 }
+
+// TestDryRunIdleGPUs: a launcher's guard against a busy machine passes,
+// as it does on a machine fit to run the point (the real-bash oracle's
+// runs at #185..#1020); other nvidia-smi output stays unknown.
+func TestDryRunIdleGPUs(t *testing.T) {
+	script := scriptHead + `
+if nvidia-smi --query-compute-apps=pid --format=csv,noheader | grep -q '[0-9]'; then
+  echo "[ERROR] GPU busy from previous run"; exit 1
+fi
+GPUS=$(nvidia-smi -L | wc -l)
+vllm serve "$MODEL" --tp "$GPUS" > /workspace/server.log 2>&1 &
+` + scriptTail
+	l := runScriptT(t, script, nil)
+	srv := l.Server()
+	if srv == nil {
+		t.Fatalf("the guard stopped the run: %+v", l)
+	}
+	if v, _ := srv.Flag("--tp"); len(v) != 1 || !strings.Contains(v[0], UnknownMarker) {
+		t.Errorf("the GPU count is what a machine says: %v", v)
+	}
+}

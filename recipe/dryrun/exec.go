@@ -1,6 +1,7 @@
 package dryrun
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -109,7 +111,7 @@ func (s *dryRun) call(ctx context.Context, args []string, funcs map[string]*synt
 	default:
 		for _, f := range s.pat.ClientFunctions {
 			if args[0] == f {
-				s.record(ctx, &s.launch.Clients, nil, args, 1)
+				s.record(ctx, interp.HandlerCtx(ctx).Env, &s.launch.Clients, nil, args, 1)
 			}
 		}
 	}
@@ -201,15 +203,15 @@ func (s *dryRun) exec(ctx context.Context, dir string, env expand.Environ, args 
 		}
 		rest := args[i:]
 		if n := matchAny(s.pat.Servers, rest); n > 0 {
-			s.record(ctx, &s.launch.Servers, args[:i], rest, n)
+			s.record(ctx, env, &s.launch.Servers, args[:i], rest, n)
 			return nil
 		}
 		if n := matchAny(s.pat.Routers, rest); n > 0 {
-			s.record(ctx, &s.launch.Routers, args[:i], rest, n)
+			s.record(ctx, env, &s.launch.Routers, args[:i], rest, n)
 			return nil
 		}
 		if n := matchAny(s.pat.Clients, rest); n > 0 {
-			s.record(ctx, &s.launch.Clients, args[:i], rest, n)
+			s.record(ctx, env, &s.launch.Clients, args[:i], rest, n)
 			return nil
 		}
 	}
@@ -241,6 +243,22 @@ var infra = map[string]bool{"sleep": true, "srun": true, "salloc": true, "sbatch
 	"hf": true, "huggingface-cli": true, "nvidia-smi": true, "rocm-smi": true, "amd-smi": true, "pip": true, "echo": true,
 	"date": true, "hostname": true, "tail": true, "tar": true, "curl": true, "wget": true, "kill": true, "sed": true}
 
+// idleQuery says whether a command asks which processes use the GPUs
+// (nvidia-smi --query-compute-apps=...): launchers refuse to start on a
+// busy machine ("[ERROR] GPU busy from previous run"), and the dry run
+// is of a machine fit to run the point, where the answer is empty.
+func idleQuery(name string, args []string) bool {
+	if name != "nvidia-smi" {
+		return false
+	}
+	for _, a := range args {
+		if strings.HasPrefix(a, "--query-compute-apps") {
+			return true
+		}
+	}
+	return false
+}
+
 // guessWindow is how many steps after a guessed stub a failing exit is
 // taken to follow from it.
 const guessWindow = 5
@@ -252,6 +270,38 @@ var wrappers = map[string]bool{"mpirun": true, "mpiexec": true, "srun": true, "d
 	"timeout": true, "nohup": true, "env": true, "numactl": true, "taskset": true, "stdbuf": true, "setsid": true,
 	"sudo": true, "nice": true, "ionice": true, "time": true, "apptainer": true, "singularity": true,
 	"enroot": true, "exec": true, "torchrun": true}
+
+// envWrapper applies what an env wrapper does to the environment of the
+// command it runs (`env HF_HUB_OFFLINE=1 vllm serve ...`): -i clears it,
+// -u NAME unsets, NAME=VALUE sets.
+func envWrapper(wrapper []string, env map[string]string) {
+	for i := 0; i < len(wrapper); i++ {
+		if path.Base(wrapper[i]) != "env" {
+			continue
+		}
+		j := i + 1
+	words:
+		for ; j < len(wrapper); j++ {
+			w := wrapper[j]
+			name, value, isSet := strings.Cut(w, "=")
+			switch {
+			case w == "-i" || w == "--ignore-environment" || w == "-":
+				clear(env)
+			case (w == "-u" || w == "--unset") && j+1 < len(wrapper):
+				j++
+				delete(env, wrapper[j])
+			case strings.HasPrefix(w, "--unset="):
+				delete(env, strings.TrimPrefix(w, "--unset="))
+			case strings.HasPrefix(w, "-"): // another option
+			case isSet && isVarName(name):
+				env[name] = value
+			default:
+				break words // the command env runs (another wrapper, perhaps)
+			}
+		}
+		i = j - 1
+	}
+}
 
 func isWrapper(args []string) bool {
 	b := path.Base(args[0])
@@ -420,8 +470,7 @@ func matchAny(pats [][]string, args []string) int {
 }
 
 // record keeps one launch with the environment it starts with.
-func (s *dryRun) record(ctx context.Context, into *[]Command, wrapper, argv []string, program int) {
-	hc := interp.HandlerCtx(ctx)
+func (s *dryRun) record(ctx context.Context, env expand.Environ, into *[]Command, wrapper, argv []string, program int) {
 	first := argv[0]
 	if len(wrapper) > 0 {
 		first = wrapper[0]
@@ -430,11 +479,12 @@ func (s *dryRun) record(ctx context.Context, into *[]Command, wrapper, argv []st
 	if len(wrapper) > 0 {
 		c.Wrapper = append([]string(nil), wrapper...)
 	}
-	exported(hc.Env, func(name, value string) {
+	exported(env, func(name, value string) {
 		if name != "SECONDS" {
 			c.Env[name] = value
 		}
 	})
+	envWrapper(wrapper, c.Env)
 	c.Flags, c.Stray = ParseArgv(c.Argv, program)
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -577,6 +627,40 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 		}
 		return nil
 	}
+	if name == "awk" || name == "gawk" || name == "mawk" {
+		var in []byte
+		if hc.Stdin != nil {
+			in, _ = io.ReadAll(io.LimitReader(hc.Stdin, 4<<20))
+		}
+		if !bytes.Contains(in, []byte(UnknownMarker)) && !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, UnknownMarker) }) {
+			var environ []string
+			exported(hc.Env, func(name, value string) { environ = append(environ, name, value) })
+			if res, status, ok := awkProgram(ctx, args[1:], in, environ); ok {
+				out.Write(res)
+				if status != 0 {
+					return interp.NewExitStatus(uint8(status))
+				}
+				return nil
+			}
+		}
+		hc.Stdin = bytes.NewReader(in)
+	}
+	if name == "grep" {
+		var in []byte
+		if hc.Stdin != nil {
+			in, _ = io.ReadAll(io.LimitReader(hc.Stdin, 4<<20))
+		}
+		if !bytes.Contains(in, []byte(UnknownMarker)) && !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, UnknownMarker) }) {
+			if res, status, ok := grepText(args[1:], in); ok {
+				out.Write(res)
+				if status != 0 {
+					return interp.NewExitStatus(uint8(status))
+				}
+				return nil
+			}
+		}
+		hc.Stdin = bytes.NewReader(in) // read already: the stub gets what was there
+	}
 	if textTools[name] {
 		var in []byte
 		if hc.Stdin != nil && name != "seq" {
@@ -586,6 +670,9 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 			out.Write(res)
 			return nil
 		}
+	}
+	if idleQuery(name, args[1:]) {
+		return nil // a machine fit to run the point has no process on its GPUs
 	}
 	s.mu.Lock()
 	s.stubbed[name] = true

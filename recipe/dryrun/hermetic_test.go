@@ -70,6 +70,11 @@ sh -c 'echo q > @WATCH@/sh'; eval 'echo q > @WATCH@/eval'; (echo q > @WATCH@/sub
 vllm serve m &
 exec /usr/bin/touch @WATCH@/exec2
 `},
+	{name: "awk", script: `A=$(awk 'BEGIN { getline l < "/etc/passwd"; print l }'); B=$(awk 'BEGIN { print ENVIRON["GITHUB_TOKEN"] "x" }')
+awk 'BEGIN { print "x" > "@WATCH@/awk"; system("touch @WATCH@/awk2"); print "y" | "tee @WATCH@/awk3" }'
+C=$(echo 1 | awk '{ print $1 + 1 }')
+vllm serve m --a "$A" --b "$B" --c "$C" &
+`, want: map[string]string{"--b": "x", "--c": "2"}},
 	{name: "the environment", script: `ALL=$(env; printenv; declare -p; export -p; set)
 vllm serve m --all "$ALL" --names "x${!PERFLOG*}${!GITHUB*}x" --tok "${GITHUB_TOKEN:-none}" &
 `, want: map[string]string{"--tok": "none", "--names": "xx"}},
