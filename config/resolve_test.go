@@ -116,6 +116,11 @@ hardware:
 	if other == rs || other.Hardware["mi355x"].GPUs != 8 {
 		t.Errorf("other content: %+v", other)
 	}
+	// 2025's layout: the labels at the top (#145's b200-trt runs on b200-nv)
+	old, err := ParseRunners([]byte("b200-trt:\n- 'b200-nv_0'\n- 'b200-nv_1'\nh200: [h200-cw_0]\n"))
+	if err != nil || len(old.Labels["b200-trt"]) != 2 || old.Labels["h200"][0] != "h200-cw_0" {
+		t.Errorf("labels at the top: %+v %v", old, err)
+	}
 	if _, err := ParseRunners([]byte("labels: [\n")); err == nil {
 		t.Error("a file that does not parse gave no error")
 	}
