@@ -18,6 +18,7 @@ var claimsDigest = map[string]string{
 	"5": "972c1dc20412e227", // values stated with a name: "from A to B", "A -> B", "raise X to B", a bullet opening with "--x B", "X stays B"; a removal said after the name ("X=1 dropped"); a bracketed list "[48, 72, 96]" is every item; an option named by the end of its name with the change it states ("num-draft-tokens 4→6"); an aside after " — " is a clause
 	"6": "972c1dc20412e227", // the same reading; a negated conditional claim no dry run can decide is unverified, not contradicted by the text, nor is a removal by a changed file of another recipe
 	"7": "82c4a2b50f2683a2", // a flag written as an option with no verb ("serve flags: --block-size 128") is contradicted by a launch of another value, or by no file of either side having it; a bullet's one range is about the rows it names ("add tp4 ep4 entries (conc 32-256)") and every touched one of them, its parallelisms listed right before it however many; "same" says the rows stayed only as "same conc/range/sweep/rows"; "radix cache disabled", "--a & --b is no longer available" are removals; a re-run's "from A" is the original's
+	"8": "81f9927013ff850c", // read against the history (12 new contradictions, 5 false): ranges take a bullet's plain tp/ep rows only when they stand right before the range, never DEP/TEP names nor "non-" rows; an option in a story or in what was not done is no mention; a plain word or a variable's name after an option is no value
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

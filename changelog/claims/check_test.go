@@ -38,6 +38,8 @@ func TestCheck(t *testing.T) {
 		{"Serve shape follows the B200 recipe (--kv-cache-dtype fp8)", "flag:confirmed"},
 		{"Serve shape follows the B200 recipe (--enforce-eager)", "flag:contradicted"},
 		{"Serve shape follows the B200 recipe (--kv-cache-dtype is unchanged)", "flag:confirmed"},
+		{"Capture sizes are tokens: --kv-cache-dtype scaled to the batch", "flag:unverified"},
+		{"Adopting the rest at the same time -- max-num-seqs 32, --enforce-eager -- killed the engine with an assertion", "flag:unverified"},
 		{"Sweep TP8 conc 4-64", "parallel:confirmed conc:confirmed"},
 		{"Sweep TP8 conc 4-128", "parallel:confirmed conc:contradicted"},
 		{"Add TP4/EP4 DPA conc 64 and 128", "parallel:confirmed parallel:confirmed parallel:confirmed conc:confirmed"},

@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "7"
+const Version = "8"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -224,14 +224,19 @@ func Extract(description []string) []Claim {
 				pars = append(pars, c)
 			}
 		}
-		if concs == 1 && len(pars) > 0 {
+		if concs == 1 && len(pars) > 0 && !strings.Contains(strings.ToLower(b), "non-") {
 			// "add tp2 ep2 entries (conc 2-256)": a range the words around
 			// it did not tie to rows is about the rows the bullet names
 			for j := range cs {
 				if cs[j].Kind != KindConc || len(cs[j].Rows) > 0 || len(cs[j].Variants) > 0 {
 					continue
 				}
-				cs[j].Rows = parRows(b, pars)
+				cs[j].Rows = parRows(b, pars, cs[j])
+			}
+		}
+		if reNarrative.MatchString(b) || reCounter.MatchString(b) {
+			for j := range cs {
+				cs[j].mention = false // an option named in a story, or in what was not done
 			}
 		}
 		for _, c := range cs {
@@ -245,9 +250,14 @@ func Extract(description []string) []Claim {
 
 // parRows are the rows a bullet's parallelisms name, those written
 // together ("tp4 ep4", "TP8/EP8") as one row.
-func parRows(bullet string, pars []Claim) []RowQual {
+func parRows(bullet string, pars []Claim, conc Claim) []RowQual {
 	var out []RowQual
 	at := 0 // where the last one ended
+	for _, p := range pars {
+		if !rePlainPar.MatchString(p.Text) {
+			return nil // DEP8, TEP4 name rows as layouts do, which differ by era
+		}
+	}
 	for i, p := range pars {
 		if p.Row == nil || p.Negated {
 			continue
@@ -266,8 +276,17 @@ func parRows(bullet string, pars []Claim) []RowQual {
 		}
 		at += j + len(p.Text)
 	}
+	// the range right after them ("tp4 ep4 entries (conc 32-256)"), not
+	// in another clause ("..., MTP, hicache) over 7 points at conc 32-384")
+	k := strings.Index(bullet[at:], conc.Text)
+	if k < 0 || strings.ContainsAny(bullet[at:at+k], ",;:)") || len(strings.Fields(bullet[at:at+k])) > 4 {
+		return nil
+	}
 	return out
 }
+
+// rePlainPar: a parallelism written as tp/ep and a number.
+var rePlainPar = regexp.MustCompile(`(?i)^(tp|ep)\s*[=:]?\s*\d+$`)
 
 // listedBefore says whether a bullet lists its parallelisms right
 // before the range, with nothing but connectors between them ("TP=8,

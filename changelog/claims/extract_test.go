@@ -216,6 +216,8 @@ func TestSpeaksOfEvery(t *testing.T) {
 		{"Add tp4 ep4 search-space entries (conc 32-256) for all seq-len configs", true},
 		{"Search space: TP=8, EP=8, DP-attn=true, CONC 4-64 for both 1k1k and 8k1k", true},
 		{"TP8 conc 4-512, same-model recipe as on MI355X", true},
+		// rows named elsewhere in the bullet are not the range's
+		{"disagg: 1P1D-4P1D (TP4/DEP4 prefill, TP4/DEP4/DEP8 decode, MTP/NEXTN, hicache) over 7 Pareto points at concurrency 32-384", false},
 		{"Add TP2 and TP8 configurations, extend concurrency range to 256, and add TP8 conc=1-2 for ISL8192", false},
 		{"conc1-2 unchanged (latency-bound)", false},
 		{"TP4 conc 4-64, TP8 conc 4-256", false},

@@ -120,16 +120,13 @@ func (s *subject) checkFlag(r *Result) {
 }
 
 // valueWord says whether the word after a mentioned option is its value:
-// a number, a name with capitals, digits or punctuation, or a word that
-// is not prose.
+// a number, or a name with capitals, digits or punctuation; a plain word
+// may be prose ("--max-cudagraph-capture-size scaled to ...").
 func valueWord(v string) bool {
 	if v == "" {
 		return false
 	}
-	if strings.ContainsAny(v, "0123456789_./:-ABCDEFGHIJKLMNOPQRSTUVWXYZ") {
-		return true
-	}
-	return !stopWords[strings.ToLower(v)]
+	return strings.ContainsAny(v, "0123456789_./:-ABCDEFGHIJKLMNOPQRSTUVWXYZ") && !stopWords[strings.ToLower(v)]
 }
 
 // similarEnv finds an environment variable set in the head files whose

@@ -239,6 +239,10 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 			return true
 		}
 	}
+	if s.namesVariable(value, with) {
+		r.set(Confirmed, fmt.Sprintf("%s is launched, its value from %s", r.Name, strings.Trim(value, "${}")), s.launchEvidence(with[0]))
+		return true
+	}
 	if !r.Strong && !(r.mention && valueWord(value)) {
 		return false // a value in prose ("--x stays"): the files say whether it is one
 	}
@@ -248,6 +252,29 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 	r.set(Contradicted, fmt.Sprintf("%s launches %s, not %s", s.pointWith(&r.Claim, vals[0]), named(&r.Claim, vals[0]), value)+others(vals), s.launchEvidence(with[0]))
 	r.firm = r.mention
 	return true
+}
+
+// namesVariable says whether a value is the name of a variable the
+// servers start with or the scripts read ("passes --ep-size EP_SIZE"): a
+// reference, not a value.
+func (s *subject) namesVariable(value string, cmds []*dryrun.Command) bool {
+	name := strings.Trim(value, "${}")
+	for _, c := range cmds {
+		if _, ok := c.Env[name]; ok {
+			return true
+		}
+	}
+	if !IsEnvName(name) {
+		return false
+	}
+	for _, src := range s.head.sources {
+		for _, l := range src.lines {
+			if strings.Contains(l, "$"+name) || strings.Contains(l, "${"+name) {
+				return true // a variable of the script
+			}
+		}
+	}
+	return false
 }
 
 // undecided leaves r unverified when a script of the head sets what it
