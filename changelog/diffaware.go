@@ -2,11 +2,13 @@ package changelog
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
 	"github.com/perflog/perflog/recipe/lint"
 	"github.com/perflog/perflog/recipe/revfs"
@@ -205,15 +207,29 @@ func ownEntries(in *Input, added []*Entry) []*Entry {
 	if in.Base != nil || in.PR == 0 {
 		return added
 	}
-	lk := newLinks(in.Repository)
 	var out []*Entry
 	for _, e := range added {
-		if n, ok := lk.prNumber(e.PRLink()); ok && n != in.PR {
-			continue
+		link := e.PRLink()
+		if link == "" {
+			link = prInText(e) // 2025's entries: "PR: https://.../pull/110" in the description
+		}
+		if n := pullNumber(link); n != 0 && n != in.PR {
+			continue // another PR's, in this repository or under its former name
 		}
 		out = append(out, e)
 	}
 	return out
+}
+
+var rePullLink = regexp.MustCompile(`https://github\.com/[\w.-]+/[\w.-]+/pull/\d+`)
+
+// prInText is the first pull-request link an entry's description holds
+// when it is one text.
+func prInText(e *Entry) string {
+	if d, ok := e.val().Get(FieldDescription); ok && d.Kind == pyyaml.Str {
+		return rePullLink.FindString(d.Str)
+	}
+	return ""
 }
 
 // describeRecipeChange says in a few words what changed.

@@ -372,3 +372,22 @@ func TestHistoryIsNotNew(t *testing.T) {
 		t.Errorf("a copy of entry 2 appended: its link is not judged: %v", rep.Findings)
 	}
 }
+
+// TestOwnEntries: the change that creates the changelog answers for the
+// entries of its own PR, not for those it backfills with other PRs' links
+// (a pr-link, or 2025's "PR: <link>" in a description text).
+func TestOwnEntries(t *testing.T) {
+	head := "- config-keys:\n    - a\n  description: |\n    - Add X=1\n    PR: https://github.com/InferenceMAX/InferenceMAX/pull/110\n" +
+		ent("config-b", link+"266") + ent("config-c", link+"267")
+	f, err := Parse("perf-changelog.yaml", []byte(head))
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := ownEntries(&Input{PR: 267}, f.Entries)
+	if len(own) != 1 || own[0].Index != 3 {
+		t.Errorf("a new changelog: own entries %v, want entry 3", own)
+	}
+	if got := ownEntries(&Input{PR: 267, Base: []byte{}}, f.Entries); len(got) != 3 {
+		t.Errorf("a changelog that exists at base: every added entry is the change's, got %d", len(got))
+	}
+}
