@@ -1,7 +1,6 @@
 package dryrun
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"path"
 	"regexp"
 	"runtime"
-	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -627,47 +625,16 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 		}
 		return nil
 	}
-	if name == "awk" || name == "gawk" || name == "mawk" {
-		var in []byte
-		if hc.Stdin != nil {
-			in, _ = io.ReadAll(io.LimitReader(hc.Stdin, 4<<20))
-		}
-		if !bytes.Contains(in, []byte(UnknownMarker)) && !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, UnknownMarker) }) {
-			var environ []string
-			exported(hc.Env, func(name, value string) { environ = append(environ, name, value) })
-			if res, status, ok := awkProgram(ctx, args[1:], in, environ); ok {
-				out.Write(res)
-				if status != 0 {
-					return interp.NewExitStatus(uint8(status))
-				}
-				return nil
-			}
-		}
-		hc.Stdin = bytes.NewReader(in)
-	}
-	if name == "grep" {
-		var in []byte
-		if hc.Stdin != nil {
-			in, _ = io.ReadAll(io.LimitReader(hc.Stdin, 4<<20))
-		}
-		if !bytes.Contains(in, []byte(UnknownMarker)) && !slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, UnknownMarker) }) {
-			if res, status, ok := grepText(args[1:], in); ok {
-				out.Write(res)
-				if status != 0 {
-					return interp.NewExitStatus(uint8(status))
-				}
-				return nil
-			}
-		}
-		hc.Stdin = bytes.NewReader(in) // read already: the stub gets what was there
-	}
-	if textTools[name] {
+	if textTools[name] || name == "grep" || awks[name] {
 		var in []byte
 		if hc.Stdin != nil && name != "seq" {
 			in, _ = io.ReadAll(io.LimitReader(hc.Stdin, 4<<20))
 		}
-		if res, ok := textTool(name, args[1:], in); ok {
+		if res, status, ok := textProgram(ctx, hc.Env, name, args[1:], in); ok {
 			out.Write(res)
+			if status != 0 {
+				return interp.NewExitStatus(uint8(status))
+			}
 			return nil
 		}
 	}

@@ -2,10 +2,13 @@ package dryrun
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"mvdan.cc/sh/v3/expand"
 )
 
 // The text utilities a script pipes its own values through, as in
@@ -18,6 +21,29 @@ import (
 // textTools are the programs textTool runs.
 var textTools = map[string]bool{"sort": true, "uniq": true, "paste": true, "tr": true, "cut": true,
 	"head": true, "tail": true, "seq": true, "wc": true, "sed": true}
+
+// awks are the names awk goes by.
+var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true}
+
+// textProgram runs a text program on the input a script gives it (text
+// utilities, grep, awk): its output and exit status; ok is false when the
+// input or an argument holds an unknown value, or for a use it does not
+// know (the program is then stubbed).
+func textProgram(ctx context.Context, env expand.Environ, name string, args []string, in []byte) (out []byte, status int, ok bool) {
+	if bytes.Contains(in, []byte(UnknownMarker)) || slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, UnknownMarker) }) {
+		return nil, 0, false
+	}
+	switch {
+	case awks[name]:
+		var environ []string
+		exported(env, func(name, value string) { environ = append(environ, name, value) })
+		return awkProgram(ctx, args, in, environ)
+	case name == "grep":
+		return grepText(args, in)
+	}
+	out, ok = textTool(name, args, in)
+	return out, 0, ok
+}
 
 // textTool runs a text utility on in; ok is false for a use it does not
 // know (an option, a file operand), or when in holds an unknown value.
