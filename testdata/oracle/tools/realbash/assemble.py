@@ -70,6 +70,8 @@ def main():
                 prev = {}
                 for rec in recs:
                     p = rec['point']
+                    if rec['exit'] in (124, 137) and 'Terminated' in (rec.get('stderr_tail') or ''):
+                        rec['timed_out'] = True   # killed by the 20 s timeout
                     calls = []
                     cur = {}
                     for c in rec['calls']:
