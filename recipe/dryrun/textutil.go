@@ -31,7 +31,7 @@ var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true}
 // know (the program is then stubbed).
 func textProgram(ctx context.Context, env expand.Environ, name string, args []string, in []byte) (out []byte, status int, ok bool) {
 	if bytes.Contains(in, []byte(UnknownMarker)) || slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, UnknownMarker) }) {
-		return nil, 0, false
+		return nil, 0, false // an unknown separator, set or count makes the output unknown too
 	}
 	switch {
 	case awks[name]:
@@ -45,12 +45,9 @@ func textProgram(ctx context.Context, env expand.Environ, name string, args []st
 	return out, 0, ok
 }
 
-// textTool runs a text utility on in; ok is false for a use it does not
-// know (an option, a file operand), or when in holds an unknown value.
+// textTool runs a text utility on known input (textProgram checks it);
+// ok is false for a use it does not know (an option, a file operand).
 func textTool(name string, args []string, in []byte) (out []byte, ok bool) {
-	if bytes.Contains(in, []byte(UnknownMarker)) || slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, UnknownMarker) }) {
-		return nil, false // an unknown separator, set or count makes the output unknown too
-	}
 	lines := splitLines(in)
 	switch name {
 	case "sort":

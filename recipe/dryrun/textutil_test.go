@@ -1,6 +1,7 @@
 package dryrun
 
 import (
+	"context"
 	"os/exec"
 	"slices"
 	"strings"
@@ -71,7 +72,7 @@ func TestTextToolsAsCoreutils(t *testing.T) {
 		{"tr", []string{"a-z", "A-Z"}, "x\n"},
 		{"paste", []string{"-sd", UnknownMarker + "x>"}, "1\n2\n"},
 	} {
-		if _, ok := textTool(c.name, c.args, []byte(c.in)); ok {
+		if _, _, ok := textProgram(context.Background(), nil, c.name, c.args, []byte(c.in)); ok {
 			t.Errorf("%s %q on %q: run, but it cannot be run exactly", c.name, c.args, c.in)
 		}
 	}
