@@ -2,9 +2,7 @@ package dryrun
 
 import (
 	"context"
-	"errors"
 	"os/exec"
-	"strings"
 	"testing"
 	"time"
 )
@@ -38,16 +36,7 @@ func TestAwkAgainstRealAwk(t *testing.T) {
 		if lookErr != nil {
 			continue
 		}
-		cmd := exec.Command(real, c.args...)
-		cmd.Stdin = strings.NewReader(c.in)
-		want, err := cmd.Output()
-		wantStatus := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			wantStatus = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		want, wantStatus := onMachine(t, real, c.args, c.in)
 		if string(got) != string(want) || status != wantStatus {
 			t.Errorf("awk %q on %q: %q (exit %d), real awk %q (exit %d)", c.args, c.in, got, status, want, wantStatus)
 		}

@@ -37,16 +37,7 @@ func TestGrepAgainstRealGrep(t *testing.T) {
 		if lookErr != nil {
 			continue // no grep here: run, not compared
 		}
-		cmd := exec.Command(grep, c.args...)
-		cmd.Stdin = strings.NewReader(c.in)
-		want, err := cmd.Output()
-		wantStatus := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			wantStatus = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		want, wantStatus := onMachine(t, grep, c.args, c.in)
 		if string(got) != string(want) || status != wantStatus {
 			t.Errorf("grep %q on %q: %q (exit %d), real grep %q (exit %d)", c.args, c.in, got, status, want, wantStatus)
 		}
@@ -56,4 +47,19 @@ func TestGrepAgainstRealGrep(t *testing.T) {
 			t.Errorf("grep %q: run, but it reads a file or an option it does not know", args)
 		}
 	}
+}
+
+// onMachine runs the machine's program on in: its output and exit status.
+func onMachine(t *testing.T, prog string, args []string, in string) ([]byte, int) {
+	t.Helper()
+	cmd := exec.Command(prog, args...)
+	cmd.Stdin = strings.NewReader(in)
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return out, ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out, 0
 }
