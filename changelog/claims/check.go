@@ -36,6 +36,12 @@ type Evidence struct {
 func (e Evidence) String() string { return fmt.Sprintf("%s:%d", e.File, e.Line) }
 
 // Result is a claim with its verdict.
+// Asserts reports whether the claim can be contradicted: a bare mention
+// in a story or a counterfactual ("X is only read from v0.5.16, so an
+// older image would ignore it") is confirmed when the files have it and
+// unverified otherwise, never contradicted.
+func (c Claim) Asserts() bool { return c.Strong || c.mention || c.Kind == KindAppendOnly }
+
 type Result struct {
 	Claim
 	// Entry is the entry's 1-based index in the head file; Line the
@@ -300,7 +306,8 @@ func loadSide(r *recipe.Rev, name string, keys []string) side {
 	return sd
 }
 
-// grep returns the lines of sources matching re.
+// grep returns the lines of sources whose code (a line without its
+// comment) matches re: a name in a comment is not what runs.
 // needle, when not "", is a string every match contains (a fast filter).
 func grep(srcs []source, re *regexp.Regexp, rev, needle string) []Evidence {
 	var out []Evidence
@@ -310,12 +317,28 @@ func grep(srcs []source, re *regexp.Regexp, rev, needle string) []Evidence {
 			if lit != "" && !strings.Contains(l, lit) {
 				continue
 			}
-			if re.MatchString(l) {
+			if re.MatchString(codeOf(l)) {
 				out = append(out, Evidence{File: s.file, Line: s.first + i, Text: strings.TrimSpace(l), Rev: rev})
 			}
 		}
 	}
 	return out
+}
+
+// codeOf is a shell or YAML line without its comment: from a "#" that
+// opens the line or follows a blank.
+func codeOf(l string) string {
+	for j := strings.IndexByte(l, '#'); j >= 0; {
+		if j == 0 || l[j-1] == ' ' || l[j-1] == '\t' {
+			return l[:j]
+		}
+		k := strings.IndexByte(l[j+1:], '#')
+		if k < 0 {
+			break
+		}
+		j += k + 1
+	}
+	return l
 }
 
 func (s *subject) check(r *Result) {

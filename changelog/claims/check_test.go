@@ -12,7 +12,8 @@ import (
 
 func TestCheck(t *testing.T) {
 	base := testfs.Revision("v0.11.0", testfs.Script)
-	head := testfs.Revision("v0.13.0-cu130", strings.Replace(testfs.Script, "--max-num-seqs 256", "--max-num-seqs 128", 1))
+	head := testfs.Revision("v0.13.0-cu130", strings.Replace(testfs.Script, "--max-num-seqs 256", "--max-num-seqs 128", 1)+
+		"# VLLM_ONLY_IN_COMMENT is the workflow's\n")
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
 		[]string{"configs/nvidia-master.yaml", "benchmarks/single_node/fixed_seq_len/k1_fp8_b200_vllm.sh"})
@@ -30,6 +31,18 @@ func TestCheck(t *testing.T) {
 		{"Set VLLM_K1_SPECIAL_BACKEND=fast", "env:contradicted"},
 		{"Set VLLM_K1_MSA_BACKEND=cutlass", "env:contradicted"},
 		{"Add --max-num-seqs 128", "flag:confirmed"},
+		// an option named without dashes, governed by a verb, states its value
+		{"Pin max-num-seqs to 128 for both arms", "flag:confirmed"},
+		{"Pin max-num-seqs to 64 for both arms instead of the default", "flag:contradicted"},
+		// a name in a comment is not what runs
+		{"Export VLLM_ONLY_IN_COMMENT", "env:contradicted"},
+		// "throughput runs" is a kind of run, not a measurement
+		{"Throughput runs pin the golden AL: VLLM_USE_X=0", "env:contradicted"},
+		// a remark after ", which" is its own clause; the setting before it stands
+		{"Sets VLLM_USE_X=0, which the upstream recipe requires and which this repo had never set", "env:contradicted"},
+		// another file's setting, and a backend's name, are no claims
+		{"Same mitigation as glm5_b300_sglang.sh's VLLM_USE_X=0", ""},
+		{"Prefer the AITER path with TRITON_UNFUSED fallback", ""},
 		{"Add --max-num-seqs 256", "flag:contradicted"},
 		{"Add --enable-prefix-caching", "flag:contradicted"},
 		{"Remove --enforce-eager", "flag:confirmed"},
@@ -39,7 +52,7 @@ func TestCheck(t *testing.T) {
 		{"Serve shape follows the B200 recipe (--enforce-eager)", "flag:contradicted"},
 		{"Serve shape follows the B200 recipe (--kv-cache-dtype is unchanged)", "flag:confirmed"},
 		{"Capture sizes are tokens: --kv-cache-dtype scaled to the batch", "flag:unverified"},
-		{"Adopting the rest at the same time -- max-num-seqs 32, --enforce-eager -- killed the engine with an assertion", "flag:unverified"},
+		{"Adopting the rest at the same time -- max-num-seqs 32, --enforce-eager -- killed the engine with an assertion", ""}, // an aside of a story claims nothing
 		{"Sweep TP8 conc 4-64", "parallel:confirmed conc:confirmed"},
 		{"Sweep TP8 conc 4-128", "parallel:confirmed conc:contradicted"},
 		{"Add TP4/EP4 DPA conc 64 and 128", "parallel:confirmed parallel:confirmed parallel:confirmed conc:confirmed"},

@@ -27,11 +27,7 @@ func assignments(srcs []source, name, rev string) []assignment {
 			if !strings.Contains(l, name) {
 				continue
 			}
-			code := l
-			if j := strings.Index(code, "#"); j >= 0 && (j == 0 || code[j-1] == ' ') {
-				code = code[:j]
-			}
-			for _, m := range re.FindAllStringSubmatch(code, -1) {
+			for _, m := range re.FindAllStringSubmatch(codeOf(l), -1) {
 				v := strings.Trim(m[2], `"'`)
 				out = append(out, assignment{Evidence{File: s.file, Line: s.first + i, Text: strings.TrimSpace(l), Rev: rev}, v, !strings.ContainsAny(v, "$`"), m[1] == ":-"})
 			}
@@ -103,9 +99,17 @@ func (s *subject) checkEnv(r *Result) {
 		return
 	}
 	if r.Value == "" {
+		var set []assignment // a ${NAME:-x} reads NAME; it sets nothing
+		for _, a := range head {
+			if !a.weak {
+				set = append(set, a)
+			}
+		}
 		switch {
+		case len(set) > 0:
+			r.set(Confirmed, fmt.Sprintf("%s is set (%s=%s)", name, name, set[0].value), set[0].Evidence)
 		case len(head) > 0:
-			r.set(Confirmed, fmt.Sprintf("%s is set (%s=%s)", name, name, head[0].value), head[0].Evidence)
+			r.set(Confirmed, name+" is used", head[0].Evidence)
 		case len(mentioned) > 0:
 			r.set(Confirmed, name+" is used", mentioned[0])
 		case s.head.drivers == 0:

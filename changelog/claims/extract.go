@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "8"
+const Version = "9"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -185,6 +185,14 @@ var (
 	reLeadVerb = regexp.MustCompile(`(?i)^(sweep(?:s)?|cover(?:s)?|run(?:s)?|turn(?:s)?)$`)
 	// measurement prose: numbers in it are results, not the search space
 	reNarrative = regexp.MustCompile(`(?i)(%|tok/s|tokens?/s|\btput\b|throughput|\bttft\b|\btpot\b|latency|gsm8k|accuracy|\boom\b|\bhang|regress|\brun \d{6,}|showed|\bms\b|\bx\b|speedup|faster|slower|improv|beats|outperform|dominated|overflows|thrash|\bpeak\b|fail|crash|\berror|silently|reported|because|\bbug\b|\bissue\b|assert|measured|uplift|verified|validated|completed|tested|cannot|can't|never|did not|didn't)`)
+	// reValueNoun follows an upper-case name that is a value of some
+	// setting (a backend, a kernel), not a variable
+	reValueNoun = regexp.MustCompile(`^[ -](?:fallback|backends?|kernels?|path|method|format|scheme|layout|dtype|quantization|mode)\b`)
+	// reAside opens a remark after a comma
+	reAside = regexp.MustCompile(`^, (?:which|because|since|as) `)
+	// reRunKind names a kind of run ("throughput runs", "the latency
+	// arm"), not a measurement
+	reRunKind = regexp.MustCompile(`(?i)\b(?:max-)?(?:throughput|latency)[ -](?:runs?|arms?|points?|configs?|scenarios?|sweeps?|modes?|jobs?|recipes?)\b`)
 	// counterfactual and old-state markers: what follows is not the head
 	reCounter = regexp.MustCompile(`(?i)\b(rather than|instead of|previously|formerly|was|were|used to|will|would|could|should|vs\.?|versus|compared (?:to|with)|than|replacing|in place of|originally|old|no longer|until|once|if|when|unless|pending|future|follow-?up|todo|later|unlike|ahead of|attempt\w*|re-attempt\w*|tried|trying|avoid\w*|deliberately|upstream|sibling|default(?:s|ed)? to)\b`)
 	reNeg     = regexp.MustCompile(`(?i)^(remove[sd]?|removing|drop(?:s|ped|ping)?|delete[sd]?|deleting|disable[sd]?|disabling|unset|strip(?:ped)?|without|no|not|never|omit(?:s|ted)?|exclude[sd]?|excluding|revert(?:s|ed)?|stop|prune[sd]?|skip(?:s|ped)?)$`)
@@ -196,7 +204,7 @@ var stopWords = map[string]bool{"from": true, "to": true, "and": true, "for": tr
 	"is": true, "are": true, "the": true, "a": true, "an": true, "of": true, "as": true, "by": true, "so": true,
 	"plus": true, "or": true, "but": true, "now": true, "only": true, "flag": true, "flags": true, "instead": true,
 	"unconditionally": true, "too": true, "also": true, "which": true, "that": true, "when": true, "if": true,
-	"stays": true, "stay": true, "remains": true, "remain": true, "kept": true}
+	"stays": true, "stay": true, "per": true, "remains": true, "remain": true, "kept": true}
 
 // falseName lists all-caps tokens that are not environment variables.
 var falseName = map[string]bool{"ISL_OSL": true}
@@ -375,6 +383,9 @@ type clause struct {
 	// it ("drop the DEP8 sweep (conc 128/256)"): ctxNone, ctxPos, ctxNeg
 	// or ctxCounter.
 	ctx int
+	// aside: the clause opens with " -- ", " — " or ", which" (a remark
+	// on the clause before it); closed: a dash aside closes it.
+	aside, closed bool
 }
 
 const (
@@ -469,10 +480,19 @@ func splitClauses(b string) []clause {
 	start := 0
 	depth = 0
 	label := false
+	first := len(out) // the clauses of b itself, after its parentheticals'
+	aside, ended := false, true
 	flush := func(end int) {
-		if t := strings.TrimSpace(b[start:end]); t != "" {
-			out = append(out, clause{text: t, label: label})
+		t := strings.TrimSpace(b[start:end])
+		if t != "" {
+			out = append(out, clause{text: t, label: label, aside: aside && !ended})
 		}
+		dash := end < len(b) && (strings.HasPrefix(b[end:], " -- ") || strings.HasPrefix(b[end:], " — "))
+		if t != "" && dash && aside {
+			out[len(out)-1].closed = true
+		}
+		aside = dash || (end < len(b) && b[end] == ',')
+		ended = end == len(b) || b[end] == '.' || b[end] == ';'
 		label = end < len(b) && b[end] == ':' && reLabel.MatchString(strings.TrimSpace(b[start:end]))
 		start = end + 1
 	}
@@ -486,6 +506,12 @@ func splitClauses(b string) []clause {
 			}
 		case ';':
 			flush(i)
+		case ',':
+			// ", which ...", ", because ...": the reason or a remark on
+			// what the clause set, not part of it
+			if depth == 0 && reAside.MatchString(b[i:]) {
+				flush(i)
+			}
 		case ' ':
 			// " — " and " -- " open an aside (the reason, a result): a
 			// clause of its own
@@ -500,7 +526,25 @@ func splitClauses(b string) []clause {
 	}
 	flush(len(b))
 	for i := range out {
-		out[i].narrative = out[i].narrative || reNarrative.MatchString(out[i].text)
+		out[i].narrative = out[i].narrative || reNarrative.MatchString(reRunKind.ReplaceAllString(out[i].text, ""))
+	}
+	// an aside speaks in its sentence's voice: the story or the
+	// counterfactual before it ("Adopting the upstream block -- a, b,
+	// X=1 -- killed the engine"), and, between two dashes, the story
+	// after it; the clause before never takes the aside's
+	own := make([]bool, len(out))
+	for i := range out {
+		own[i] = out[i].narrative
+	}
+	for i := first + 1; i < len(out); i++ {
+		if !out[i].aside {
+			continue
+		}
+		prev := out[i-1]
+		out[i].narrative = out[i].narrative || prev.narrative || (out[i].closed && i+1 < len(out) && own[i+1])
+		if out[i].ctx == ctxNone && contextOf(prev.text) == ctxCounter {
+			out[i].ctx = ctxCounter
+		}
 	}
 	return out
 }
@@ -596,6 +640,9 @@ func extractBullet(b string) []Claim {
 			if falseName[name] || len(name) < 6 {
 				continue
 			}
+			if reValueNoun.MatchString(ms[m[1]:]) {
+				continue // "with TRITON_UNFUSED fallback": a backend's name, not a variable
+			}
 			c := Claim{Kind: KindEnv, Name: name}
 			end := statedValue(&c, ms[:m[0]], ms[m[1]:], m[1], m[1])
 			c.Text = ms[m[0]:end]
@@ -675,6 +722,7 @@ func extractBullet(b string) []Claim {
 			if c.Kind == KindFlag || c.Kind == KindEnv {
 				c.When = when
 			}
+			c.Text = strings.Join(strings.Fields(c.Text), " ") // a blanked parenthetical inside it
 			out = append(out, c)
 		}
 	}
@@ -773,6 +821,9 @@ func (c *clauseReader) wordAt(pos int) int {
 // verb sets its polarity.
 func (c *clauseReader) polarityAt(pos int) polarity {
 	t, masked, words := c.t, c.masked, c.words
+	if possessive(t[:pos]) {
+		return polarity{counter: true} // "glm5_b300.sh's X=900": another file's setting
+	}
 	k := c.wordAt(pos)
 	fromOpen := true // no "to" yet between the claim and a "from"
 	for i := k; i >= 0; i-- {
@@ -839,6 +890,19 @@ func (c *clauseReader) polarityAt(pos int) polarity {
 		return polarity{counter: true}
 	}
 	return polarity{}
+}
+
+// possessive says whether text before a claim ends in a file's or a
+// recipe's possessive ("glm5.2_fp4_b300_sglang.sh's", "the dsr1-fp8's").
+func possessive(before string) bool {
+	before = strings.TrimRight(before, " `")
+	for _, suf := range []string{"'s", "’s"} {
+		if w, ok := strings.CutSuffix(before, suf); ok {
+			w = w[strings.LastIndexAny(w, " (`\"")+1:]
+			return strings.ContainsAny(w, "._-0123456789")
+		}
+	}
+	return false
 }
 
 // isFrom says whether the claim at pos is the old value of "from A to B"
@@ -984,6 +1048,9 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			}
 			out = append(out, c)
 		case KindFlag:
+			if !c.Strong && !c.prose && gov && verb && !strings.HasPrefix(c.Text, "-") {
+				c.Strong = true // "pin max-num-batched-tokens to 8192": a verb governs an option named without dashes
+			}
 			if !gov && !c.Negated && !c.stated {
 				if !c.Strong {
 					continue // a bare name nobody governs

@@ -31,7 +31,7 @@ var (
 	reFormula = regexp.MustCompile(`^(?:[xX×*%]|\s*[*×]|\s+(?:x|times)\b)`)
 	// reSetVerb are the verbs that give a name a new value ("raise X to
 	// B"); "to B" after a name is its value only when one of them governs.
-	reSetVerb = regexp.MustCompile(`(?i)^(set(?:s|ting)?|raise[sd]?|raising|lower(?:s|ed|ing)?|increase[sd]?|increasing|decrease[sd]?|decreasing|reduce[sd]?|reducing|bump(?:s|ed)?|change[sd]?|changing|update[sd]?|tune[sd]?|adjust(?:s|ed)?|switch(?:es|ed)?|cap(?:s|ped)?)$`)
+	reSetVerb = regexp.MustCompile(`(?i)^(set(?:s|ting)?|raise[sd]?|raising|lower(?:s|ed|ing)?|increase[sd]?|increasing|decrease[sd]?|decreasing|reduce[sd]?|reducing|bump(?:s|ed)?|change[sd]?|changing|update[sd]?|tune[sd]?|adjust(?:s|ed)?|switch(?:es|ed)?|cap(?:s|ped)?|pin(?:s|ned)?|re-?pin(?:s|ned)?|restore[sd]?|reset(?:s)?)$`)
 )
 
 // statedChange reads "from A to B" or "A -> B" right after a name: the

@@ -130,6 +130,9 @@ func TestClaimRecallByMutation(t *testing.T) {
 				continue
 			}
 			for _, m := range mutationsOf(ch, res) {
+				if !res.Asserts() {
+					m.class += " (mention)" // never contradicted by design: counted apart
+				}
 				tl := classOf(m.class)
 				if m.path == "" || !m.inChange(ch) {
 					tl.unmutable++
@@ -164,11 +167,13 @@ func TestClaimRecallByMutation(t *testing.T) {
 	for _, c := range classes {
 		tl := byClass[c]
 		m := tl.caught + tl.missed
-		caught, made = caught+tl.caught, made+m
+		if !strings.HasSuffix(c, "(mention)") {
+			caught, made = caught+tl.caught, made+m
+		}
 		t.Logf("%-14s caught %3d of %3d mutations (%5.1f%%); %d claims not mutated (their words are in no changed file)",
 			c, tl.caught, m, pct(tl.caught, m), tl.unmutable)
 	}
-	t.Logf("all classes: caught %d of %d (%.1f%%)", caught, made, pct(caught, made))
+	t.Logf("all claims that assert: caught %d of %d (%.1f%%)", caught, made, pct(caught, made))
 	sort.Strings(misses)
 	for _, m := range misses {
 		t.Log("missed: " + m)
@@ -176,18 +181,24 @@ func TestClaimRecallByMutation(t *testing.T) {
 	if made < 15 && os.Getenv("PERFLOG_RECALL_COMMIT") == "" {
 		t.Fatalf("only %d mutations made: the replay lost its claims", made)
 	}
-	// the floor is what the CI sample caught when last measured (a drop
-	// is a regression); issue 46's goal is 95 % of each class
-	if os.Getenv("PERFLOG_RECALL_COMMIT") == "" && pct(caught, made) < recallFloor {
-		t.Errorf("%.1f%% of mutations caught, below the floor %.0f%% (the goal is 95%% of each class)", pct(caught, made), recallFloor)
+	if os.Getenv("PERFLOG_RECALL_COMMIT") != "" {
+		return
+	}
+	for _, c := range classes {
+		tl := byClass[c]
+		if m := tl.caught + tl.missed; !strings.HasSuffix(c, "(mention)") && m > 0 && pct(tl.caught, m) < recallFloor {
+			t.Errorf("%s: %.1f%% of mutations caught, below the floor %.0f%% (issue 46's goal)", c, pct(tl.caught, m), recallFloor)
+		}
 	}
 }
 
 var errStop = errors.New("enough commits")
 
-// recallFloor is the share of mutations the replay catches, as last
-// measured: 17 of 32 (53 %) on 2026-12-06 (docs/dev/claims-precision.md).
-const recallFloor = 50.0
+// recallFloor is the share of each class's mutations the replay must
+// catch (issue 46's goal); claims that cannot be contradicted by design
+// (mentions in a story) are counted apart. Last measured on the CI
+// sample: 29 of 29 (docs/dev/claims-precision.md).
+const recallFloor = 95.0
 
 func pct(a, b int) float64 {
 	if b == 0 {
@@ -391,10 +402,18 @@ func imageMutation(ch *recipe.Change, configs []string, res claims.Result) mutat
 	for _, p := range configs {
 		lines := read(ch, p)
 		first := 0
-		for _, k := range res.Keys {
-			lo, hi := keyBlock(lines, k)
-			for i := lo; i < hi; i++ {
-				if strings.Contains(strings.ToLower(lines[i]), "image") && strings.Contains(lines[i], res.Value) {
+		blocks := [][2]int{{0, len(lines)}} // a recipe file of the key's own (srt-slurm's model.container)
+		if strings.HasSuffix(p, "-master.yaml") {
+			blocks = nil
+			for _, k := range res.Keys {
+				lo, hi := keyBlock(lines, k)
+				blocks = append(blocks, [2]int{lo, hi})
+			}
+		}
+		for _, b := range blocks {
+			for i := max(b[0], 0); i < b[1]; i++ {
+				low := strings.ToLower(lines[i])
+				if (strings.Contains(low, "image") || strings.Contains(low, "container")) && strings.Contains(lines[i], res.Value) {
 					lines[i] = strings.ReplaceAll(lines[i], res.Value, other) // CLIENT_IMAGE=... too
 					if first == 0 {
 						first = i + 1
