@@ -13,6 +13,7 @@ import (
 	"github.com/perflog/perflog/changelog/load"
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/gitscan"
+	"github.com/perflog/perflog/recipe"
 	"github.com/perflog/perflog/recipe/dryrun"
 )
 
@@ -79,6 +80,7 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 	sort.SliceStable(order, func(i, j int) bool {
 		return rep.Entries[byCommit[order[i]][0]].Introduced.Date.After(rep.Entries[byCommit[order[j]][0]].Introduced.Date)
 	})
+	sweep := recipe.NewSweepCache() // what neighbouring commits share is read once
 	for n, c := range order {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -109,6 +111,8 @@ func CheckAuditClaimsOf(ctx context.Context, r *gitscan.Repo, s *config.Settings
 			if err != nil {
 				return err
 			}
+			ch.Head.UseSweepCache(sweep)
+			ch.Base.UseSweepCache(sweep)
 			effects, err := changelog.ClaimEffects(ctx, ch, entries, dry)
 			if err != nil {
 				if ctx.Err() != nil {

@@ -73,6 +73,7 @@ type Rev struct {
 	wf      *pointWorkflow  // workflow(), once read
 	wfRead  bool
 	sweep   *SweepCache
+	options map[string]bool // Options(), once read
 }
 
 type blockAt struct {

@@ -98,6 +98,10 @@ func checkAll(ctx context.Context, ch *recipe.Change, entries []Entry, effects m
 	var out []Result
 	subjects := map[string]*subject{}
 	changed := sync.OnceValue(func() []source { return changedSources(ch) })
+	// the options the scripts pass on either side: the vocabulary of
+	// option names a bullet writes without dashes
+	vocabulary := sync.OnceValue(func() [2]map[string]bool { return [2]map[string]bool{ch.Head.Options(), ch.Base.Options()} })
+	options := func(w string) bool { v := vocabulary(); return v[0][w] || v[1][w] }
 	// what the claims of entries that list the same recipes are checked
 	// against, read once
 	subjectOf := func(patterns []string) *subject {
@@ -122,7 +126,7 @@ func checkAll(ctx context.Context, ch *recipe.Change, entries []Entry, effects m
 		if e.Bullets == nil {
 			continue
 		}
-		claims := Extract(e.Bullets)
+		claims := ExtractIn(e.Bullets, options)
 		if e.AppendOnly {
 			claims = append(claims, Claim{Kind: KindAppendOnly, Text: "append-only: true", Strong: true, Bullet: -1})
 		}

@@ -212,11 +212,19 @@ var falseName = map[string]bool{"ISL_OSL": true}
 // Extract reads the checkable claims of a description. It prefers
 // missing a claim to inventing one: counterfactual wording ("rather than
 // 24", "previously"), old values ("from A"), measurement prose and paths
-// are skipped.
-func Extract(description []string) []Claim {
+// are skipped. An option written without dashes is read when it is one of
+// the engines' common options (knownFlags); ExtractIn reads it against a
+// repository's own options as well.
+func Extract(description []string) []Claim { return ExtractIn(description, nil) }
+
+// ExtractIn is Extract with the options the repository's scripts pass
+// (options reports a name without dashes, "disable-radix-cache"): a
+// bullet's "pin max-num-batched-tokens to 8192" names an option when the
+// engines or the repository have it.
+func ExtractIn(description []string, options func(string) bool) []Claim {
 	var out []Claim
 	for i, b := range description {
-		cs := extractBullet(b)
+		cs := extractBullet(b, options)
 		if reRerun.MatchString(b) {
 			for j := range cs {
 				cs[j].From = "" // the run it repeats changed from A, not this one
@@ -555,7 +563,7 @@ type ctoken struct {
 	claim      Claim
 }
 
-func extractBullet(b string) []Claim {
+func extractBullet(b string, options func(string) bool) []Claim {
 	var out []Claim
 	b = reURL.ReplaceAllStringFunc(b, func(s string) string { return strings.Repeat(" ", len(s)) })
 	for _, cl := range splitClauses(b) {
@@ -655,10 +663,15 @@ func extractBullet(b string) []Claim {
 			c := Claim{Kind: KindFlag, Name: "--" + w}
 			end := statedValue(&c, ms[:m[0]], ms[m[1]:], m[1], m[1])
 			if !knownFlags[w] {
-				if !c.stated || c.From == "" || configWords[w] || strings.HasPrefix(strings.TrimSpace(ms[m[1]:]), ":") {
+				// a word the repository's scripts pass as an option is read
+				// as that option only when a value is stated for it ("pin
+				// max-num-batched-tokens to 8192"): named in passing
+				// ("top-k 1", "chat-template inputs") it is prose
+				vocab := options != nil && options(w)
+				if !c.stated || (c.From == "" && !vocab) || configWords[w] || strings.HasPrefix(strings.TrimSpace(ms[m[1]:]), ":") {
 					continue // a word of prose, a config field, a recipe key ("KEY: A → B"), not an option
 				}
-				c.prose = true // "num-draft-tokens 4→6": a setting by the value it states
+				c.prose = !vocab // "num-draft-tokens 4→6": a setting by the value it states
 			}
 			c.Text = ms[m[0]:end]
 			toks = append(toks, ctoken{m[0], end, c})

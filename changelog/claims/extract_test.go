@@ -234,3 +234,33 @@ func TestSpeaksOfEvery(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractInVocabulary: an option written without dashes that no
+// engine list has is read when the repository's scripts pass it and the
+// bullet states a value for it, never when it is named in passing.
+func TestExtractInVocabulary(t *testing.T) {
+	vocab := func(w string) bool { return w == "hicache-write-size" || w == "top-k" }
+	for _, tc := range []struct {
+		bullet string
+		want   string // name=value of the flag claim, "" for none
+	}{
+		{"Pin hicache-write-size to 64 for both arms", "--hicache-write-size=64"},
+		{"Use EAGLE with three speculative steps, top-k 1, four draft tokens", ""},
+		{"Add recipes with chat-template inputs", ""},
+	} {
+		got := ""
+		for _, c := range ExtractIn([]string{tc.bullet}, vocab) {
+			if c.Kind == KindFlag {
+				got = c.Name + "=" + c.Value
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.bullet, got, tc.want)
+		}
+		for _, c := range Extract([]string{tc.bullet}) {
+			if c.Kind == KindFlag {
+				t.Errorf("%q: without the vocabulary read %s", tc.bullet, c.Name)
+			}
+		}
+	}
+}
