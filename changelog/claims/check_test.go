@@ -148,3 +148,24 @@ func TestNamedKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestOptionAlias: an option the files pass under a name one word apart
+// (SGLang's --fp8-gemm-backend for --fp8-gemm-runner-backend) leaves the
+// claim unverified; one word of polarity apart is another option.
+func TestOptionAlias(t *testing.T) {
+	script := testfs.Script + "sglang serve --fp8-gemm-backend cutlass --enable-prefix-caching\n"
+	files := testfs.Revision("v1", script)
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", files, s), recipe.NewRev("head", files, s), []string{testfs.ScriptPath})
+	for _, tc := range []struct{ bullet, want string }{
+		{"Add --fp8-gemm-runner-backend cutlass", Unverified},
+		{"Add --no-enable-prefix-caching", Contradicted},
+		{"Add --fp8-gemm-other-thing cutlass", Contradicted},
+	} {
+		e := []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{tc.bullet}, Lines: []int{3}, Line: 1}}
+		r := Check(ch, e)
+		if len(r) != 1 || r[0].Verdict != tc.want {
+			t.Errorf("%q: %+v, want %s", tc.bullet, r, tc.want)
+		}
+	}
+}

@@ -81,6 +81,9 @@ func (s *subject) checkFlag(r *Result) {
 		r.set(Unverified, "no script that runs the listed recipes was found ("+s.filesText()+")")
 		return
 	}
+	if len(head) == 0 && s.aliasUndecided(r) {
+		return
+	}
 	if len(head) == 0 {
 		r.set(Contradicted, fmt.Sprintf("%s is passed by none of the files that run the listed recipes (%s)", r.Name, s.filesText()))
 		r.firm = r.mention && len(flagOccurrences(s.base.sources, r.Name, "base", false)) == 0
@@ -150,6 +153,58 @@ func (s *subject) similarEnv(flag string) *Evidence {
 		return &e
 	}
 	return nil
+}
+
+var reOptionWord = regexp.MustCompile(`--([a-z0-9]+(?:[-_][a-z0-9]+)+)`)
+
+// aliasUndecided leaves a claimed option unverified when the files pass
+// an option whose name is the claim's with one word more or less
+// (SGLang's --fp8-gemm-backend, whose destination is
+// fp8_gemm_runner_backend, for --fp8-gemm-runner-backend): likely the
+// same option under another name, which only the engine can tell.
+func (s *subject) aliasUndecided(r *Result) bool {
+	want := strings.Split(strings.ReplaceAll(strings.TrimPrefix(r.Name, "--"), "_", "-"), "-")
+	if len(want) < 2 {
+		return false
+	}
+	for _, src := range s.head.sources {
+		for i, l := range src.lines {
+			if !strings.Contains(l, "--") {
+				continue
+			}
+			for _, m := range reOptionWord.FindAllStringSubmatch(codeOf(l), -1) {
+				got := strings.Split(strings.ReplaceAll(m[1], "_", "-"), "-")
+				if !oneWordApart(want, got) {
+					continue
+				}
+				ev := Evidence{File: src.file, Line: src.first + i, Text: strings.TrimSpace(l), Rev: "head"}
+				r.set(Unverified, fmt.Sprintf("%s is passed by none of the files, but --%s is: the same option under another name, perhaps", r.Name, m[1]), ev)
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// oneWordApart says whether b is a with one word inserted, or a is b with
+// one word inserted, that word no polarity ("--no-x" is not "--x").
+func oneWordApart(a, b []string) bool {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	if len(a) != len(b)+1 {
+		return false
+	}
+	for i := range a {
+		switch a[i] {
+		case "no", "not", "enable", "disable", "enabled", "disabled", "use", "skip", "without":
+			continue
+		}
+		if slices.Equal(slices.Concat(a[:i:i], a[i+1:]), b) {
+			return true
+		}
+	}
+	return false
 }
 
 // resolveProse reads a name written without dashes as the option the

@@ -215,6 +215,9 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 		if s.undecided(r, fmt.Sprintf("the dry run's %d points do not launch %s", n, r.Name), s.launchEvidence(s.launched[0])) {
 			return true
 		}
+		if len(text) == 0 && s.aliasUndecided(r) {
+			return true
+		}
 		if len(text) > 0 {
 			reason += fmt.Sprintf(" (%s:%d has it, but it does not reach the server's command line: a branch not taken, or an array reset)", text[0].File, text[0].Line)
 		}
