@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -437,5 +438,109 @@ vllm serve "$MODEL" --tp "$GPUS" > /workspace/server.log 2>&1 &
 	}
 	if v, _ := srv.Flag("--tp"); len(v) != 1 || !strings.Contains(v[0], UnknownMarker) {
 		t.Errorf("the GPU count is what a machine says: %v", v)
+	}
+}
+
+// TestDryRunUnknownBranch: what a branch sets is unknown when its test
+// read a value the sandbox does not know (a firmware version from
+// rocm-smi); a test of known values decides as bash would.
+func TestDryRunUnknownBranch(t *testing.T) {
+	script := scriptHead + `
+MAX_MODEL_LEN=262144
+version=$(rocm-smi --showfw | grep MEC | head -n 1 | awk '{print $NF}')
+if [[ "$version" == "" || $version -lt 177 ]]; then
+  export HSA_NO_SCRATCH_RECLAIM=1
+  EXTRA="--scratch-off"
+else
+  export FW_OK=1
+fi
+if [ "$TP" = 8 ]; then
+  export TP_IS_8=1
+else
+  export TP_IS_NOT_8=1
+fi
+vllm serve "$MODEL" $EXTRA > /workspace/server.log 2>&1 &
+` + scriptTail
+	l := runScriptT(t, script, map[string]string{"MAX_MODEL_LEN": "0"})
+	srv := l.Server()
+	if srv == nil {
+		t.Fatalf("no server: %+v", l)
+	}
+	if v := srv.Env["MAX_MODEL_LEN"]; v != "262144" {
+		t.Errorf("a variable set before the branch: MAX_MODEL_LEN=%q, want 262144", v)
+	}
+	if v := srv.Env["HSA_NO_SCRATCH_RECLAIM"]; !strings.Contains(v, UnknownMarker) {
+		t.Errorf("HSA_NO_SCRATCH_RECLAIM=%q, want unknown", v)
+	}
+	if _, found := srv.Env["FW_OK"]; found {
+		t.Errorf("the other branch ran too: %v", srv.Env)
+	}
+	if strings.Join(srv.Argv, " ") != "vllm serve m --scratch-off" {
+		// a shell variable the branch set stays as set: such variables
+		// decide guards ("GPU_CLEAN=true; break"), and the dry run is of
+		// a machine fit to run the point
+		t.Errorf("argv %q", srv.Argv)
+	}
+	if srv.Env["TP_IS_8"] != "1" {
+		t.Errorf("a test of known values: TP_IS_8=%q, want 1", srv.Env["TP_IS_8"])
+	}
+	if _, found := srv.Env["TP_IS_NOT_8"]; found {
+		t.Errorf("the branch not taken ran: %v", srv.Env)
+	}
+	found := false
+	for _, u := range l.Unknowns {
+		found = found || strings.Contains(u.What, "decides this branch")
+	}
+	if !found {
+		t.Errorf("the unknown branch is not said: %+v", l.Unknowns)
+	}
+}
+
+// TestDryRunUnknownBranchGuard: a guard that waits for idle GPUs (a
+// shell variable set in a branch on what rocm-smi says) passes, as on a
+// machine fit to run the point.
+func TestDryRunUnknownBranchGuard(t *testing.T) {
+	script := scriptHead + `
+GPU_CLEAN=false
+for i in $(seq 1 3); do
+    VRAM_MAX=$(rocm-smi --showmemuse 2>/dev/null | grep -oE "VRAM%: [0-9]+" | awk '{if ($NF > m) m = $NF} END {print m+0}')
+    if [ "${VRAM_MAX:-0}" -le 10 ]; then echo "GPUs clean"; GPU_CLEAN=true; break; fi
+    sleep 10
+done
+[ "$GPU_CLEAN" = "true" ] || { echo "Error: GPUs still draining" >&2; exit 1; }
+vllm serve "$MODEL" > /workspace/server.log 2>&1 &
+` + scriptTail
+	if l := runScriptT(t, script, nil); l.Server() == nil {
+		t.Errorf("the idle-GPU guard stopped the run: %s %+v", l.Status, l.Unknowns)
+	}
+}
+
+// TestErrexitAgainstRealBash: under set -e, a compound command whose
+// body ends in a failing && list goes on in bash (a function's call does
+// not); the dry run goes on where bash does.
+func TestErrexitAgainstRealBash(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash on this machine")
+	}
+	for _, body := range []string{
+		"X=1\n",
+		"[ 8 -lt 1 ] && X=1\n",
+		"if true; then\n [ 8 -lt 1 ] && X=1\nfi\n",
+		"if false; then :; else [ 8 -lt 1 ] && X=1; fi\n",
+		"f() { [ 8 -lt 1 ] && X=1; }\nf\n",
+		"{ [ 8 -lt 1 ] && X=1; }\n",
+		"for i in 1; do [ 8 -lt 1 ] && X=1; done\n",
+		"case a in a) [ 8 -lt 1 ] && X=1 ;; esac\n",
+		"if true; then false; fi\n",
+		"true && false\n",
+	} {
+		out, _ := onMachine(t, bash, []string{"-c", "set -e\n" + body + "echo reached"}, "")
+		want := strings.Contains(string(out), "reached")
+		script := scriptHead + "set -e\n" + body + `vllm serve "$MODEL" > /workspace/server.log 2>&1 &
+` + scriptTail
+		if got := runScriptT(t, script, nil).Server() != nil; got != want {
+			t.Errorf("set -e; %q: the dry run goes on %v, bash %v", body, got, want)
+		}
 	}
 }

@@ -123,6 +123,10 @@ const loopCommand = "perflog-loop"
 // (see rewrite and arith).
 const arithCommand = "perflog-arith"
 
+// branchCommand opens and closes a branch of an if whose test reads
+// values (see rewrite and branch).
+const branchCommand = "perflog-branch"
+
 // fileExt matches a file name extension (.json, .model, .sh), not the
 // dotted version inside a checkpoint's name (GLM-5.2-NVFP4).
 var fileExt = regexp.MustCompile(`^\.[A-Za-z][A-Za-z0-9]{0,7}$`)
@@ -518,6 +522,10 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 	}
 	if args[0] == arithCommand && len(args) == 2 {
 		fmt.Fprint(out, arith(hc.Env, args[1]))
+		return nil
+	}
+	if args[0] == branchCommand && len(args) >= 3 {
+		s.branch(hc, out, args[1], args[2], args[3:])
 		return nil
 	}
 	if args[0] == loopCommand && len(args) == 2 {

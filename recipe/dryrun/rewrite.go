@@ -174,6 +174,7 @@ func rewrite(f *syntax.File, self string) {
 	name := strings.TrimPrefix(self, Workspace+"/")
 	waited := map[*syntax.Stmt]bool{}
 	hdocs := map[*syntax.Word]bool{} // here-documents: no tilde expansion
+	bodies := map[*syntax.Block]bool{} // functions' bodies
 	lit := func(v string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: v}}} }
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -211,7 +212,27 @@ func rewrite(f *syntax.File, self string) {
 			if n.Variant != nil && n.Variant.Value == "local" {
 				n.Variant.Value = "declare" // see sourceable
 			}
+		case *syntax.FuncDecl:
+			if b, ok := n.Body.Cmd.(*syntax.Block); ok {
+				bodies[b] = true
+			}
+		case *syntax.Block:
+			if !bodies[n] {
+				n.Stmts = errexitSafe(n.Stmts)
+			}
+		case *syntax.ForClause:
+			n.Do = errexitSafe(n.Do)
+		case *syntax.CaseClause:
+			for _, it := range n.Items {
+				it.Stmts = errexitSafe(it.Stmts)
+			}
+		case *syntax.IfClause:
+			n.Then = errexitSafe(n.Then)
+			if len(n.Cond) > 0 {
+				trackBranches(n, fmt.Sprintf("%s:%d", name, n.Pos().Line()), lit)
+			}
 		case *syntax.WhileClause:
+			n.Do = errexitSafe(n.Do)
 			// "perflog-loop FILE:LINE || break" first in the body
 			at := fmt.Sprintf("%s:%d", strings.TrimPrefix(self, Workspace+"/"), n.Pos().Line())
 			guard := &syntax.Stmt{Cmd: &syntax.BinaryCmd{Op: syntax.OrStmt,
@@ -244,6 +265,24 @@ func rewrite(f *syntax.File, self string) {
 		}
 		return true
 	})
+}
+
+// errexitSafe ends a compound command's body that ends in an && list
+// ("[ $X -lt 1 ] && X=1") with ":". Under set -e bash does not exit when
+// a compound command (not a function) returns non-zero because a command
+// failed where -e was ignored; the interpreter does, and the dry run
+// would stop before the server. The compound then returns 0 where bash
+// returns the list's status, which only a test of $? right after it sees.
+func errexitSafe(body []*syntax.Stmt) []*syntax.Stmt {
+	if len(body) == 0 {
+		return body
+	}
+	last := body[len(body)-1]
+	if b, ok := last.Cmd.(*syntax.BinaryCmd); !ok || b.Op != syntax.AndStmt || last.Negated || last.Background {
+		return body
+	}
+	noop := &syntax.Stmt{Position: last.End(), Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: last.End(), Value: ":"}}}}}}
+	return append(body, noop)
 }
 
 // readsProcSubst is the process substitution a redirection reads from
