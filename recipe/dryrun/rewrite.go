@@ -173,7 +173,7 @@ func rewrite(f *syntax.File, self string) {
 	// the workspace, its path relative to it
 	name := strings.TrimPrefix(self, Workspace+"/")
 	waited := map[*syntax.Stmt]bool{}
-	hdocs := map[*syntax.Word]bool{} // here-documents: no tilde expansion
+	hdocs := map[*syntax.Word]bool{}   // here-documents: no tilde expansion
 	bodies := map[*syntax.Block]bool{} // functions' bodies
 	lit := func(v string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: v}}} }
 	syntax.Walk(f, func(n syntax.Node) bool {

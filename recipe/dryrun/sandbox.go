@@ -54,12 +54,12 @@ type dryRun struct {
 	stderr  bytes.Buffer
 	ended   string // file:line of the last exit
 	depth   int
-	loops   map[string]int    // turns per loop
+	loops   map[string]int // turns per loop
 	// branches are the open branches of ifs whose test read a value the
 	// sandbox does not know (see branch)
 	branches []openBranch
-	env     map[string]string // the workflow's environment
-	sites   map[string]int    // calls of stubs per position
+	env      map[string]string // the workflow's environment
+	sites    map[string]int    // calls of stubs per position
 	// guess is the last stub whose success may have decided a branch
 	// (not infrastructure), at step guessAt
 	guess   string
