@@ -54,22 +54,22 @@ func RenderEntry(e DraftEntry) string {
 	return b.String()
 }
 
-// WritesScenarioType reports whether a changelog's recent entries write
-// scenario-type: at least half of its last 20 entries do (InferenceX
-// has since June 2026; a draft then writes it too).
+// WritesScenarioType reports whether a changelog knows scenario-type:
+// some entry writes it. InferenceX's entries have since June 2026, never
+// all of them; an author who writes it is never wrong to, and a draft
+// that says it tells a reader which scenario the change is about, so a
+// draft then writes it too.
 func WritesScenarioType(path string, raw []byte) bool {
 	f, err := Parse(path, raw)
-	if err != nil || f == nil || len(f.Entries) == 0 {
+	if err != nil || f == nil {
 		return false
 	}
-	recent := f.Entries[max(0, len(f.Entries)-20):]
-	n := 0
-	for _, e := range recent {
+	for _, e := range f.Entries {
 		if _, ok := e.value.Get(FieldScenarioType); ok {
-			n++
+			return true
 		}
 	}
-	return 2*n >= len(recent)
+	return false
 }
 
 // yamlScalar writes a config key plain when that reads back as the same

@@ -10,11 +10,14 @@ package draft
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"maps"
 	"math/bits"
 	"path"
+	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -234,7 +237,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 				out = append(out, yamlBullets(ch, f)...)
 			}
 		}
-		return dedupe(out)
+		return groupBullets(dedupe(out))
 	}
 	var out []string
 	head, _, _ := ch.Head.Recipe(rc.Key)
@@ -298,7 +301,44 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			}
 		}
 	}
-	return dedupe(out)
+	return groupBullets(dedupe(out))
+}
+
+// reGroupable is a bullet that adds, removes or sets one thing: a
+// variable (with its value or none) or an option without a value.
+var reGroupable = regexp.MustCompile(`^(Add|Remove|Set) ((?:--[a-z0-9][a-z0-9_.-]*)|(?:[A-Z][A-Z0-9_]*(?:=[^\s,]+)?))$`)
+
+// groupBullets says one change of several settings in one bullet: the
+// runs of "Remove SGLANG_A", "Remove SGLANG_B", ... become "Remove
+// SGLANG_A, SGLANG_B and SGLANG_C" (options and variables apart), as a
+// maintainer writes it; the claims read each name of the list.
+func groupBullets(bullets []string) []string {
+	var out []string
+	for i := 0; i < len(bullets); {
+		m := reGroupable.FindStringSubmatch(bullets[i])
+		if m == nil {
+			out = append(out, bullets[i])
+			i++
+			continue
+		}
+		flag := strings.HasPrefix(m[2], "--")
+		names := []string{m[2]}
+		j := i + 1
+		for ; j < len(bullets); j++ {
+			n := reGroupable.FindStringSubmatch(bullets[j])
+			if n == nil || n[1] != m[1] || strings.HasPrefix(n[2], "--") != flag {
+				break
+			}
+			names = append(names, n[2])
+		}
+		if len(names) == 1 {
+			out = append(out, bullets[i])
+		} else {
+			out = append(out, m[1]+" "+strings.Join(names[:len(names)-1], ", ")+" and "+names[len(names)-1])
+		}
+		i = j
+	}
+	return out
 }
 
 // configBullets describes a recipe's field changes: the image, the
@@ -754,24 +794,26 @@ func launchBullets(e *recipe.Effect) []string {
 	type agg struct {
 		d      recipe.LaunchDiff
 		varied bool
+		gone   bool // every diff a removal (of values that may differ by point)
 		points int
 		at     map[int]bool // the head points it reaches
 	}
 	var order []string
 	m := map[string]*agg{}
 	for _, d := range e.Diffs {
-		if d.Kind == "status" || d.Harness() {
+		if d.Kind == "status" || d.Harness() || sameJSON(d.Base, d.Head) {
 			continue
 		}
 		id := d.Kind + "\x00" + d.In + "\x00" + d.Name
 		a, ok := m[id]
 		if !ok {
-			a = &agg{d: d, at: map[int]bool{}}
+			a = &agg{d: d, gone: d.HeadAbsent && !d.BaseAbsent, at: map[int]bool{}}
 			m[id] = a
 			order = append(order, id)
 		} else if a.d.Base != d.Base || a.d.Head != d.Head || a.d.BaseAbsent != d.BaseAbsent || a.d.HeadAbsent != d.HeadAbsent {
 			a.varied = true
 		}
+		a.gone = a.gone && d.HeadAbsent && !d.BaseAbsent
 		a.points += len(d.Points)
 		for _, i := range d.Points {
 			a.at[i] = true
@@ -817,6 +859,10 @@ func launchBullets(e *recipe.Effect) []string {
 			arms, whole = armsOf(e, a.at)
 		}
 		switch {
+		case a.gone && a.varied && whole && arms == "":
+			// removed at every point, of values that differed by point
+			out = append(out, fmt.Sprintf("Remove %s%s", name, where))
+			continue
 		case !whole || (a.varied && arms == ""):
 			// not the same change at every point, nor at every point of
 			// some arms
@@ -844,6 +890,20 @@ func launchBullets(e *recipe.Effect) []string {
 		}
 	}
 	return out
+}
+
+// sameJSON says whether two values are JSON objects or arrays that hold
+// the same (a --kv-transfer-config whose keys were reordered): no change.
+func sameJSON(a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if a == b || a == "" || b == "" || (a[0] != '{' && a[0] != '[') || (b[0] != '{' && b[0] != '[') {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // armCondition writes the points at (whole arms: armsOf) as the
