@@ -237,7 +237,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 				out = append(out, yamlBullets(ch, f)...)
 			}
 		}
-		return groupBullets(dedupe(out))
+		return groupBullets(mergeFiles(dedupe(out)))
 	}
 	var out []string
 	head, _, _ := ch.Head.Recipe(rc.Key)
@@ -301,7 +301,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			}
 		}
 	}
-	return groupBullets(dedupe(out))
+	return groupBullets(mergeFiles(dedupe(out)))
 }
 
 // reGroupable is a bullet that adds, removes or sets one thing: a
@@ -1436,7 +1436,8 @@ func yamlBullets(ch *recipe.Change, p string) []string {
 	if ov == nil {
 		return []string{"Add " + p}
 	}
-	var out, other []string
+	var out []string
+	var other []config.Change
 	for _, c := range config.Diff(ov, nv).Changes {
 		segs := strings.Split(c.Path, ".")
 		leaf := segs[len(segs)-1]
@@ -1457,11 +1458,63 @@ func yamlBullets(ch *recipe.Change, p string) []string {
 				out = append(out, fmt.Sprintf("Change %s from %s to %s", leaf, c.Old, c.New))
 			}
 		default:
-			other = append(other, c.Path)
+			other = append(other, c)
 		}
 	}
-	if len(other) > 0 {
-		out = append(out, fmt.Sprintf("Update %s (%s)", p, claims.ListText(other, 3)))
+	// a few other fields, each said with its verb; many, the file named
+	in := " in " + path.Base(p)
+	if len(other) > 3 {
+		var paths []string
+		for _, c := range other {
+			paths = append(paths, c.Path)
+		}
+		return append(out, fmt.Sprintf("Update %s (%s)", p, claims.ListText(paths, 3)))
+	}
+	for _, c := range other {
+		switch {
+		case c.Kind == config.Removed:
+			out = append(out, "Remove "+c.Path+in)
+		case c.Kind == config.Added && literalValue(c.New) && !strings.ContainsAny(c.New, "\n{[") && c.New != "":
+			out = append(out, fmt.Sprintf("Set %s: %s%s", c.Path, c.New, in))
+		case c.Kind == config.Added:
+			out = append(out, "Add "+c.Path+in)
+		case literalValue(c.Old) && literalValue(c.New) && !strings.ContainsAny(c.Old+c.New, "\n{[") && c.Old != "" && c.New != "":
+			out = append(out, fmt.Sprintf("Change %s from %s to %s%s", c.Path, c.Old, c.New, in))
+		default:
+			out = append(out, "Change "+c.Path+in)
+		}
+	}
+	return out
+}
+
+// mergeFiles says once a change several files share: "Remove slurm in
+// a.yaml", "Remove slurm in b.yaml" become "Remove slurm in 2 files
+// (a.yaml, b.yaml)".
+func mergeFiles(bullets []string) []string {
+	inFile := func(b string) (what, file string, ok bool) {
+		j := strings.LastIndex(b, " in ")
+		if j < 0 || strings.Contains(b[j+4:], " ") || !(strings.HasSuffix(b, ".yaml") || strings.HasSuffix(b, ".yml")) {
+			return "", "", false
+		}
+		return b[:j], b[j+4:], true
+	}
+	files := map[string][]string{}
+	for _, b := range bullets {
+		if what, file, ok := inFile(b); ok {
+			files[what] = append(files[what], file)
+		}
+	}
+	var out []string
+	said := map[string]bool{}
+	for _, b := range bullets {
+		what, _, ok := inFile(b)
+		switch {
+		case !ok || len(files[what]) < 2:
+			out = append(out, b)
+		case !said[what]:
+			said[what] = true
+			out = append(out, fmt.Sprintf("%s in %d files (%s)", what, len(files[what]), claims.ListText(files[what], 3)))
+		}
 	}
 	return out
 }
