@@ -258,9 +258,11 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			launch = addedLaunchBullets(eff)
 			if sib := sibling(ch, rc.Key, head); sib != "" && !o.NoDryRun {
 				if like := siblingBullets(ch, sib, eff, o); like != nil {
-					// its server said by what differs from the sibling's; its
-					// variables still named (a reader checks them)
-					launch = append(like, slices.DeleteFunc(launch, func(b string) bool { return strings.HasPrefix(b, "Server: ") })...)
+					// its server and its variables said by what differs from
+					// the sibling's (the whole list is a dump a maintainer cuts)
+					launch = append(like, slices.DeleteFunc(launch, func(b string) bool {
+						return strings.HasPrefix(b, "Server: ") || (strings.HasPrefix(b, "Env: ") && slices.ContainsFunc(like, func(l string) bool { return strings.HasPrefix(l, "Env as ") }))
+					})...)
 				}
 			}
 		}
@@ -1106,15 +1108,18 @@ func siblingBullets(ch *recipe.Change, sib string, eff *recipe.Effect, o Options
 	}
 	mine, theirs := recipe.LaunchFields(eff.Head), recipe.LaunchFields(pls)
 	// the settings every point shares (a per-point one is said by name)
-	shared := func(f map[string]string) (all map[string]string, any map[string]bool) {
+	shared := func(f map[string]string, kind string) (all map[string]string, any map[string]bool) {
 		all, any = map[string]string{}, map[string]bool{}
 		for k, v := range f {
 			b, point := recipe.SplitField(k)
-			if !strings.HasPrefix(b, "launch.flags.") {
-				continue // (the variables are named in their own bullet)
+			if !strings.HasPrefix(b, kind) {
+				continue
 			}
 			if name := strings.TrimPrefix(b, "launch.flags."); name != b && ((recipe.LaunchDiff{Kind: "flag", Name: name}).Harness() ||
 				strings.HasPrefix(name, "--model") || strings.HasPrefix(name, "--served-model")) {
+				continue
+			}
+			if name := strings.TrimPrefix(b, "launch.env."); name != b && (recipe.LaunchDiff{Kind: "env", Name: name}).Harness() {
 				continue
 			}
 			any[b] = true
@@ -1124,8 +1129,8 @@ func siblingBullets(ch *recipe.Change, sib string, eff *recipe.Effect, o Options
 		}
 		return all, any
 	}
-	mineAll, mineAny := shared(mine)
-	theirAll, theirAny := shared(theirs)
+	mineAll, mineAny := shared(mine, "launch.flags.")
+	theirAll, theirAny := shared(theirs, "launch.flags.")
 	name := func(b string) string {
 		if n, ok := strings.CutPrefix(b, "launch.flags."); ok {
 			return n
@@ -1142,37 +1147,56 @@ func siblingBullets(ch *recipe.Change, sib string, eff *recipe.Effect, o Options
 		return name(b) + " " + v
 	}
 	order := func(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
-	var diffs []string
-	for _, b := range order(mineAny) {
-		v, all := mineAll[b]
-		tv, tall := theirAll[b]
-		switch {
-		case !theirAny[b] && all:
-			diffs = append(diffs, "adds "+with(b, v))
-		case !theirAny[b]:
-			diffs = append(diffs, "adds "+name(b)+" (by point)")
-		case all && tall && v != tv && literalValue(v) && literalValue(tv) && v != "" && tv != "":
-			diffs = append(diffs, with(b, v)+" instead of "+tv)
-		case strings.Contains(v+tv, dryrun.UnknownMarker):
-			// (a value the dry run could not know: whether they differ is
-			// not known either)
-		case all != tall || (all && v != tv):
-			diffs = append(diffs, name(b)+" set otherwise")
+	except := func(mineAll map[string]string, mineAny map[string]bool, theirAll map[string]string, theirAny map[string]bool) []string {
+		var diffs []string
+		for _, b := range order(mineAny) {
+			v, all := mineAll[b]
+			tv, tall := theirAll[b]
+			switch {
+			case !theirAny[b] && all:
+				diffs = append(diffs, "adds "+with(b, v))
+			case !theirAny[b]:
+				diffs = append(diffs, "adds "+name(b)+" (by point)")
+			case all && tall && v != tv && literalValue(v) && literalValue(tv) && v != "" && tv != "":
+				diffs = append(diffs, with(b, v)+" instead of "+tv)
+			case strings.Contains(v+tv, dryrun.UnknownMarker):
+				// (a value the dry run could not know: whether they differ
+				// is not known either)
+			case all != tall || (all && v != tv):
+				diffs = append(diffs, name(b)+" set otherwise")
+			}
 		}
-	}
-	for _, b := range order(theirAny) {
-		if !mineAny[b] {
-			diffs = append(diffs, "no "+name(b))
+		for _, b := range order(theirAny) {
+			if !mineAny[b] {
+				diffs = append(diffs, "no "+name(b))
+			}
 		}
-	}
-	if len(diffs) == 0 {
-		return []string{"Server options as " + sib + "'s"}
+		return diffs
 	}
 	const most = 12
-	if len(diffs) > most {
-		diffs = append(diffs[:most:most], fmt.Sprintf("%d more", len(diffs)-most))
+	list := func(diffs []string) string {
+		if len(diffs) > most {
+			diffs = append(diffs[:most:most], fmt.Sprintf("%d more", len(diffs)-most))
+		}
+		return strings.Join(diffs, ", ")
 	}
-	return []string{"Server options as " + sib + "'s, except: " + strings.Join(diffs, ", ")}
+	var out []string
+	if diffs := except(mineAll, mineAny, theirAll, theirAny); len(diffs) == 0 {
+		out = append(out, "Server options as "+sib+"'s")
+	} else {
+		out = append(out, "Server options as "+sib+"'s, except: "+list(diffs))
+	}
+	// the variables too: only what differs from the sibling's is news
+	envAll, envAny := shared(mine, "launch.env.")
+	theirEnvAll, theirEnvAny := shared(theirs, "launch.env.")
+	if len(envAny) > 0 || len(theirEnvAny) > 0 {
+		if diffs := except(envAll, envAny, theirEnvAll, theirEnvAny); len(diffs) == 0 {
+			out = append(out, "Env as "+sib+"'s")
+		} else {
+			out = append(out, "Env as "+sib+"'s, except: "+list(diffs))
+		}
+	}
+	return out
 }
 
 // addedLaunchBullets describe what a new recipe's points launch: the
