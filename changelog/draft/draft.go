@@ -260,8 +260,14 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 				if like := siblingBullets(ch, sib, eff, o); like != nil {
 					// its server and its variables said by what differs from
 					// the sibling's (the whole list is a dump a maintainer cuts)
+					// (a short list of variables is said whole, as authors
+					// write it; a long one by what differs)
+					short := slices.ContainsFunc(launch, func(b string) bool {
+						return strings.HasPrefix(b, "Env: ") && strings.Count(b, ", ") < shortEnv
+					})
+					like = slices.DeleteFunc(like, func(l string) bool { return short && strings.HasPrefix(l, "Env as ") })
 					launch = append(like, slices.DeleteFunc(launch, func(b string) bool {
-						return strings.HasPrefix(b, "Server: ") || (strings.HasPrefix(b, "Env: ") && slices.ContainsFunc(like, func(l string) bool { return strings.HasPrefix(l, "Env as ") }))
+						return strings.HasPrefix(b, "Server: ") || (!short && strings.HasPrefix(b, "Env: "))
 					})...)
 				}
 			}
@@ -305,6 +311,10 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 	}
 	return groupBullets(mergeFiles(dedupe(out)))
 }
+
+// shortEnv is how many variables a new recipe's "Env:" bullet lists
+// whole; more are said by what differs from its sibling's.
+const shortEnv = 5
 
 // reGroupable is a bullet that adds, removes or sets one thing: a
 // variable (with its value or none) or an option without a value.
