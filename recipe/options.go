@@ -56,6 +56,22 @@ func (r *Rev) Options() map[string]bool {
 	return r.options
 }
 
+// CodeOf is a shell or YAML line without its comment: from a "#" that
+// opens the line or follows a blank.
+func CodeOf(l string) string {
+	for j := strings.IndexByte(l, '#'); j >= 0; {
+		if j == 0 || l[j-1] == ' ' || l[j-1] == '\t' {
+			return l[:j]
+		}
+		k := strings.IndexByte(l[j+1:], '#')
+		if k < 0 {
+			break
+		}
+		j += k + 1
+	}
+	return l
+}
+
 // scriptOptions are the option names in a script's code.
 func scriptOptions(text string) []string {
 	seen := map[string]bool{}
@@ -64,10 +80,7 @@ func scriptOptions(text string) []string {
 		if !strings.Contains(l, "--") {
 			continue
 		}
-		if i := strings.Index(l, "#"); i >= 0 && (i == 0 || l[i-1] == ' ' || l[i-1] == '\t') {
-			l = l[:i]
-		}
-		for _, m := range reOption.FindAllStringSubmatch(l, -1) {
+		for _, m := range reOption.FindAllStringSubmatch(CodeOf(l), -1) {
 			if !seen[m[1]] {
 				seen[m[1]] = true
 				out = append(out, m[1])

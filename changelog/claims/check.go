@@ -321,28 +321,12 @@ func grep(srcs []source, re *regexp.Regexp, rev, needle string) []Evidence {
 			if lit != "" && !strings.Contains(l, lit) {
 				continue
 			}
-			if re.MatchString(codeOf(l)) {
+			if re.MatchString(recipe.CodeOf(l)) {
 				out = append(out, Evidence{File: s.file, Line: s.first + i, Text: strings.TrimSpace(l), Rev: rev})
 			}
 		}
 	}
 	return out
-}
-
-// codeOf is a shell or YAML line without its comment: from a "#" that
-// opens the line or follows a blank.
-func codeOf(l string) string {
-	for j := strings.IndexByte(l, '#'); j >= 0; {
-		if j == 0 || l[j-1] == ' ' || l[j-1] == '\t' {
-			return l[:j]
-		}
-		k := strings.IndexByte(l[j+1:], '#')
-		if k < 0 {
-			break
-		}
-		j += k + 1
-	}
-	return l
 }
 
 func (s *subject) check(r *Result) {

@@ -2,6 +2,7 @@ package claims
 
 import (
 	"fmt"
+	"github.com/perflog/perflog/recipe"
 	"regexp"
 	"strings"
 )
@@ -27,7 +28,7 @@ func assignments(srcs []source, name, rev string) []assignment {
 			if !strings.Contains(l, name) {
 				continue
 			}
-			for _, m := range re.FindAllStringSubmatch(codeOf(l), -1) {
+			for _, m := range re.FindAllStringSubmatch(recipe.CodeOf(l), -1) {
 				v := strings.Trim(m[2], `"'`)
 				out = append(out, assignment{Evidence{File: s.file, Line: s.first + i, Text: strings.TrimSpace(l), Rev: rev}, v, !strings.ContainsAny(v, "$`"), m[1] == ":-"})
 			}

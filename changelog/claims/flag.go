@@ -172,7 +172,7 @@ func (s *subject) aliasUndecided(r *Result) bool {
 			if !strings.Contains(l, "--") {
 				continue
 			}
-			for _, m := range reOptionWord.FindAllStringSubmatch(codeOf(l), -1) {
+			for _, m := range reOptionWord.FindAllStringSubmatch(recipe.CodeOf(l), -1) {
 				got := strings.Split(strings.ReplaceAll(m[1], "_", "-"), "-")
 				if !oneWordApart(want, got) {
 					continue
