@@ -2,9 +2,10 @@ package claims
 
 import (
 	"fmt"
-	"github.com/perflog/perflog/recipe"
 	"regexp"
 	"strings"
+
+	"github.com/perflog/perflog/recipe"
 )
 
 type assignment struct {
