@@ -272,7 +272,9 @@ func rewrite(f *syntax.File, self string) {
 // a compound command (not a function) returns non-zero because a command
 // failed where -e was ignored; the interpreter does, and the dry run
 // would stop before the server. The compound then returns 0 where bash
-// returns the list's status, which only a test of $? right after it sees.
+// returns the list's status: a test of $? right after it sees that, and
+// so does a function's caller when the compound ends the function (bash
+// then exits at the call; the dry run goes on).
 func errexitSafe(body []*syntax.Stmt) []*syntax.Stmt {
 	if len(body) == 0 {
 		return body
