@@ -660,6 +660,9 @@ func scriptEnvBullets(ch *recipe.Change, key string) []string {
 			}
 			continue
 		}
+		if !ch.Touched(p) {
+			continue // a harness the recipe shares (agentic_srt.sh): not this change's news
+		}
 		sc, _ := ch.Head.Script(p)
 		if !strings.HasSuffix(p, ".sh") || sc == nil || sc.ParseErr != nil {
 			continue

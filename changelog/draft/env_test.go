@@ -127,3 +127,35 @@ func TestUnknownIsNoValue(t *testing.T) {
 		}
 	}
 }
+
+// TestDraftNamesOnlyItsOwnScriptsVariables: a new recipe run by a script
+// the change did not touch (a harness other recipes share) does not list
+// that script's variables as its news; a script the change adds does.
+func TestDraftNamesOnlyItsOwnScriptsVariables(t *testing.T) {
+	script := "#!/bin/bash\nexport VLLM_HARNESS_X=1\nvllm serve \"$MODEL\"\n"
+	for _, tc := range []struct {
+		name    string
+		inBase  bool
+		changed []string
+		want    bool
+	}{
+		{"a shared script, untouched", true, []string{"configs/nvidia-master.yaml"}, false},
+		{"its own script, added", false, []string{"configs/nvidia-master.yaml", testfs.ScriptPath}, true},
+	} {
+		head := testfs.Revision("v1", script)
+		base := testfs.Revision("v1", script).With("configs/nvidia-master.yaml", "{}\n")
+		if !tc.inBase {
+			delete(base, testfs.ScriptPath)
+		}
+		s := &config.Settings{}
+		ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), tc.changed)
+		drafts, err := Entries(ch, Options{NoDryRun: true})
+		if err != nil || len(drafts) != 1 {
+			t.Fatalf("%s: %v %+v", tc.name, err, drafts)
+		}
+		got := slices.ContainsFunc(drafts[0].Description, func(b string) bool { return strings.Contains(b, "VLLM_HARNESS_X") })
+		if got != tc.want {
+			t.Errorf("%s: the draft names the script's variable: %v, want %v (%q)", tc.name, got, tc.want, drafts[0].Description)
+		}
+	}
+}
