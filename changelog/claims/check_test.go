@@ -42,6 +42,7 @@ func TestCheck(t *testing.T) {
 		{"Sets VLLM_USE_X=0, which the upstream recipe requires and which this repo had never set", "env:contradicted"},
 		// another file's setting, and a backend's name, are no claims
 		{"Same mitigation as glm5_b300_sglang.sh's VLLM_USE_X=0", ""},
+		{"Raise TP8's --max-num-seqs to 64", "parallel:confirmed flag:contradicted"}, // an arm's setting, not another file's
 		{"Prefer the AITER path with TRITON_UNFUSED fallback", ""},
 		{"Add --max-num-seqs 256", "flag:contradicted"},
 		{"Add --enable-prefix-caching", "flag:contradicted"},

@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "9"
+const Version = "10"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -905,14 +905,14 @@ func (c *clauseReader) polarityAt(pos int) polarity {
 	return polarity{}
 }
 
-// possessive says whether text before a claim ends in a file's or a
-// recipe's possessive ("glm5.2_fp4_b300_sglang.sh's", "the dsr1-fp8's").
+// possessive says whether text before a claim ends in a file's
+// possessive ("glm5.2_fp4_b300_sglang.sh's"): another file's setting.
 func possessive(before string) bool {
 	before = strings.TrimRight(before, " `")
 	for _, suf := range []string{"'s", "’s"} {
 		if w, ok := strings.CutSuffix(before, suf); ok {
 			w = w[strings.LastIndexAny(w, " (`\"")+1:]
-			return strings.ContainsAny(w, "._-0123456789")
+			return strings.ContainsAny(w, "._") // a file's name (x.sh, a_b), not "TP8's"
 		}
 	}
 	return false
