@@ -12,14 +12,14 @@ import (
 // claimsDigest pins what claims.Extract reads from every bullet of the
 // shipped sample's changelog, for claims.Version.
 var claimsDigest = map[string]string{
-	"2": "851e7c015974239b",
-	"3": "851e7c015974239b", // the same reading, judged by the launches of the introducing commit
-	"4": "8b1084394e396e77", // NAME=VALUE after a comparison is a bound, not a variable set
-	"5": "972c1dc20412e227", // values stated with a name: "from A to B", "A -> B", "raise X to B", a bullet opening with "--x B", "X stays B"; a removal said after the name ("X=1 dropped"); a bracketed list "[48, 72, 96]" is every item; an option named by the end of its name with the change it states ("num-draft-tokens 4→6"); an aside after " — " is a clause
-	"6": "972c1dc20412e227", // the same reading; a negated conditional claim no dry run can decide is unverified, not contradicted by the text, nor is a removal by a changed file of another recipe
-	"7": "82c4a2b50f2683a2", // a flag written as an option with no verb ("serve flags: --block-size 128") is contradicted by a launch of another value, or by no file of either side having it; a bullet's one range is about the rows it names ("add tp4 ep4 entries (conc 32-256)") and every touched one of them, its parallelisms listed right before it however many; "same" says the rows stayed only as "same conc/range/sweep/rows"; "radix cache disabled", "--a & --b is no longer available" are removals; a re-run's "from A" is the original's
-	"8": "81f9927013ff850c", // read against the history (12 new contradictions, 5 false): ranges take a bullet's plain tp/ep rows only when they stand right before the range, never DEP/TEP names nor "non-" rows; an option in a story or in what was not done is no mention; a plain word or a variable's name after an option is no value
-	"9": "99b23b22d8d17446", // recall by mutation: a name in a comment is not what runs; ", which" and dash asides speak in their sentence's voice; "throughput runs" is no measurement; an option without dashes governed by a verb states its value; another file's setting ("x.sh's X=1") and a backend's name ("TRITON_UNFUSED fallback") are no claims
+	"2":  "851e7c015974239b",
+	"3":  "851e7c015974239b", // the same reading, judged by the launches of the introducing commit
+	"4":  "8b1084394e396e77", // NAME=VALUE after a comparison is a bound, not a variable set
+	"5":  "972c1dc20412e227", // values stated with a name: "from A to B", "A -> B", "raise X to B", a bullet opening with "--x B", "X stays B"; a removal said after the name ("X=1 dropped"); a bracketed list "[48, 72, 96]" is every item; an option named by the end of its name with the change it states ("num-draft-tokens 4→6"); an aside after " — " is a clause
+	"6":  "972c1dc20412e227", // the same reading; a negated conditional claim no dry run can decide is unverified, not contradicted by the text, nor is a removal by a changed file of another recipe
+	"7":  "82c4a2b50f2683a2", // a flag written as an option with no verb ("serve flags: --block-size 128") is contradicted by a launch of another value, or by no file of either side having it; a bullet's one range is about the rows it names ("add tp4 ep4 entries (conc 32-256)") and every touched one of them, its parallelisms listed right before it however many; "same" says the rows stayed only as "same conc/range/sweep/rows"; "radix cache disabled", "--a & --b is no longer available" are removals; a re-run's "from A" is the original's
+	"8":  "81f9927013ff850c", // read against the history (12 new contradictions, 5 false): ranges take a bullet's plain tp/ep rows only when they stand right before the range, never DEP/TEP names nor "non-" rows; an option in a story or in what was not done is no mention; a plain word or a variable's name after an option is no value
+	"9":  "99b23b22d8d17446", // recall by mutation: a name in a comment is not what runs; ", which" and dash asides speak in their sentence's voice; "throughput runs" is no measurement; an option without dashes governed by a verb states its value; another file's setting ("x.sh's X=1") and a backend's name ("TRITON_UNFUSED fallback") are no claims
 	"10": "a71cb7f9d91696f4", // a possessive makes another file's setting only when it names a file (x.sh's, a_b's), not an arm (TP8's)
 }
 
