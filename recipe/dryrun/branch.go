@@ -112,7 +112,7 @@ func shellVars(env expand.Environ) map[string]string {
 // shell keeps (LINENO, RANDOM, PIPESTATUS, $_).
 func shellVar(name string) bool {
 	switch name {
-	case "_", "LINENO", "RANDOM", "SECONDS", "PIPESTATUS", "OPTIND", "OPTARG", "REPLY", "PWD", "OLDPWD", "FUNCNAME":
+	case "_", "LINENO", "RANDOM", "SECONDS", "PIPESTATUS", "OPTIND", "OPTARG", "REPLY", "PWD", "OLDPWD", "FUNCNAME", statusVar:
 		return false
 	}
 	return !strings.HasPrefix(name, "BASH")

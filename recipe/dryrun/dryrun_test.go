@@ -534,6 +534,18 @@ func TestErrexitAgainstRealBash(t *testing.T) {
 		"case a in a) [ 8 -lt 1 ] && X=1 ;; esac\n",
 		"if true; then false; fi\n",
 		"true && false\n",
+		// a function whose last command is such a compound returns the
+		// list's status: the call exits, unless it is tested
+		"f() {\n if true; then\n  [ 8 -lt 1 ] && X=1\n fi\n}\nf\n",
+		"f() { if [[ 8 -lt 1 ]]; then :; else [ 8 -lt 1 ] && X=1; fi; }\nf\n",
+		"f() { for i in 1 2; do [ $i -lt 2 ] && X=1; done; }\nf\n",
+		"f() { for i in 2 1; do [ $i -lt 2 ] && X=1; done; }\nf\n",
+		"f() { for i in 1 2; do if [ $i = 1 ]; then [ 8 -lt 1 ] && X=1; fi; done; }\nf\n",
+		"f() { case a in a) { [ 8 -lt 1 ] && X=1; } ;; esac; }\nf\n",
+		"f() { if true; then [ 8 -lt 1 ] && X=1; fi; }\nf || true\n",
+		"f() { if true; then [ 8 -lt 1 ] && X=1; fi; }\nif f; then :; fi\n",
+		"f() { if true; then [ 8 -lt 1 ] && X=1; fi; echo; }\nf\n",
+		"f() { if true; then [ 1 -lt 8 ] && X=1; fi; }\nf\n",
 	} {
 		out, _ := onMachine(t, bash, []string{"-c", "set -e\n" + body + "echo reached"}, "")
 		want := strings.Contains(string(out), "reached")
@@ -541,6 +553,26 @@ func TestErrexitAgainstRealBash(t *testing.T) {
 ` + scriptTail
 		if got := runScriptT(t, script, nil).Server() != nil; got != want {
 			t.Errorf("set -e; %q: the dry run goes on %v, bash %v", body, got, want)
+		}
+	}
+}
+
+// TestErrexitStatusIsNotExported: the status a rewritten function keeps is
+// the dry run's own; under set -a it reaches no server.
+func TestErrexitStatusIsNotExported(t *testing.T) {
+	script := scriptHead + "set -a\nf() { if true; then [ 1 -lt 8 ] && X=1; fi; }\nf\n" +
+		`vllm serve "$MODEL" > /workspace/server.log 2>&1 &
+` + scriptTail
+	srv := runScriptT(t, script, nil).Server()
+	if srv == nil {
+		t.Fatal("no server launched")
+	}
+	if srv.Env["X"] != "1" {
+		t.Errorf("X = %q, want 1 (exported by set -a)", srv.Env["X"])
+	}
+	for k := range srv.Env {
+		if strings.HasPrefix(k, "PERFLOG") {
+			t.Errorf("the server starts with the dry run's %s", k)
 		}
 	}
 }

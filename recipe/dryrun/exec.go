@@ -417,10 +417,11 @@ func withEnv(env expand.Environ, extra []string) expand.Environ {
 }
 
 // exported calls fn with each exported variable of env that is set: what
-// a new process would get.
+// a new process would get (not the rewrites' own statusVar, which set -a
+// would export).
 func exported(env expand.Environ, fn func(name, value string)) {
 	env.Each(func(name string, vr expand.Variable) bool {
-		if vr.Exported && vr.IsSet() {
+		if vr.Exported && vr.IsSet() && name != statusVar {
 			fn(name, vr.String())
 		}
 		return true

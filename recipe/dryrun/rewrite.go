@@ -175,6 +175,7 @@ func rewrite(f *syntax.File, self string) {
 	waited := map[*syntax.Stmt]bool{}
 	hdocs := map[*syntax.Word]bool{}   // here-documents: no tilde expansion
 	bodies := map[*syntax.Block]bool{} // functions' bodies
+	noops := map[*syntax.Stmt]bool{}   // what errexitSafe appended
 	lit := func(v string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: v}}} }
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -218,21 +219,21 @@ func rewrite(f *syntax.File, self string) {
 			}
 		case *syntax.Block:
 			if !bodies[n] {
-				n.Stmts = errexitSafe(n.Stmts)
+				n.Stmts = errexitSafe(n.Stmts, noops)
 			}
 		case *syntax.ForClause:
-			n.Do = errexitSafe(n.Do)
+			n.Do = errexitSafe(n.Do, noops)
 		case *syntax.CaseClause:
 			for _, it := range n.Items {
-				it.Stmts = errexitSafe(it.Stmts)
+				it.Stmts = errexitSafe(it.Stmts, noops)
 			}
 		case *syntax.IfClause:
-			n.Then = errexitSafe(n.Then)
+			n.Then = errexitSafe(n.Then, noops)
 			if len(n.Cond) > 0 {
 				trackBranches(n, fmt.Sprintf("%s:%d", name, n.Pos().Line()), lit)
 			}
 		case *syntax.WhileClause:
-			n.Do = errexitSafe(n.Do)
+			n.Do = errexitSafe(n.Do, noops)
 			// "perflog-loop FILE:LINE || break" first in the body
 			at := fmt.Sprintf("%s:%d", strings.TrimPrefix(self, Workspace+"/"), n.Pos().Line())
 			guard := &syntax.Stmt{Cmd: &syntax.BinaryCmd{Op: syntax.OrStmt,
@@ -265,6 +266,9 @@ func rewrite(f *syntax.File, self string) {
 		}
 		return true
 	})
+	for b := range bodies {
+		funcStatus(b, noops)
+	}
 }
 
 // errexitSafe ends a compound command's body that ends in an && list
@@ -273,18 +277,118 @@ func rewrite(f *syntax.File, self string) {
 // failed where -e was ignored; the interpreter does, and the dry run
 // would stop before the server. The compound then returns 0 where bash
 // returns the list's status: a test of $? right after it sees that, and
-// so does a function's caller when the compound ends the function (bash
-// then exits at the call; the dry run goes on).
-func errexitSafe(body []*syntax.Stmt) []*syntax.Stmt {
-	if len(body) == 0 {
+// so does a function's caller when the compound ends the function, unless
+// funcStatus gives the function the list's status back. The no-op is
+// recorded in noops.
+func errexitSafe(body []*syntax.Stmt, noops map[*syntax.Stmt]bool) []*syntax.Stmt {
+	i := len(body) - 1
+	for i >= 0 && isBranchExit(body[i]) {
+		i-- // an else branch trackBranches closed already
+	}
+	if i < 0 {
 		return body
 	}
-	last := body[len(body)-1]
+	last := body[i]
 	if b, ok := last.Cmd.(*syntax.BinaryCmd); !ok || b.Op != syntax.AndStmt || last.Negated || last.Background {
 		return body
 	}
 	noop := &syntax.Stmt{Position: last.End(), Cmd: &syntax.CallExpr{Args: []*syntax.Word{{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: last.End(), Value: ":"}}}}}}
-	return append(body, noop)
+	noops[noop] = true
+	out := append(append(append([]*syntax.Stmt(nil), body[:i+1]...), noop), body[i+1:]...)
+	return out
+}
+
+// funcStatus gives a function whose last command is a compound ending,
+// on some path, in a list errexitSafe made safe the status bash gives it:
+// the list's. Each such no-op keeps the list's status in a variable
+// (statusVar), which is zeroed before each compound on the way there, and
+// the function returns it when the compound itself returned 0: a caller
+// under set -e then exits where bash's does.
+func funcStatus(b *syntax.Block, noops map[*syntax.Stmt]bool) {
+	var before []*[]*syntax.Stmt // bodies whose last command is a compound on the way
+	var tails []*syntax.Stmt
+	var walk func(body *[]*syntax.Stmt)
+	walk = func(body *[]*syntax.Stmt) {
+		stmts := *body
+		for len(stmts) > 0 && isBranchExit(stmts[len(stmts)-1]) {
+			stmts = stmts[:len(stmts)-1] // trackBranches' close, which returns 0
+		}
+		if len(stmts) == 0 {
+			return
+		}
+		last := stmts[len(stmts)-1]
+		if noops[last] {
+			tails = append(tails, last)
+			return
+		}
+		n := len(tails)
+		switch c := last.Cmd.(type) {
+		case *syntax.IfClause:
+			for x := c; x != nil; x = x.Else {
+				walk(&x.Then)
+			}
+		case *syntax.ForClause:
+			walk(&c.Do)
+		case *syntax.WhileClause:
+			walk(&c.Do)
+		case *syntax.CaseClause:
+			for _, it := range c.Items {
+				walk(&it.Stmts)
+			}
+		case *syntax.Block:
+			walk(&c.Stmts)
+		}
+		if len(tails) > n {
+			before = append(before, body)
+		}
+	}
+	walk(&b.Stmts)
+	if len(tails) == 0 {
+		return
+	}
+	for _, t := range tails {
+		*t = *parseStmt(statusVar + "=$?")
+	}
+	for _, body := range before {
+		stmts := *body
+		i := len(stmts) - 1
+		for i > 0 && isBranchExit(stmts[i]) {
+			i--
+		}
+		out := append([]*syntax.Stmt(nil), stmts[:i]...)
+		out = append(out, parseStmt(statusVar+"=0"))
+		*body = append(out, stmts[i:]...)
+	}
+	b.Stmts = append(b.Stmts, parseStmt("return $(( $? != 0 ? $? : "+statusVar+" ))"))
+}
+
+// statusVar holds the status of a list errexitSafe made safe.
+const statusVar = "PERFLOG_LIST_STATUS"
+
+// parseStmt is one statement of the rewrites' own text.
+func parseStmt(src string) *syntax.Stmt {
+	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil || len(f.Stmts) != 1 {
+		panic("dryrun: a rewrite's statement does not parse: " + src)
+	}
+	return f.Stmts[0]
+}
+
+// isBranchExit says whether st is the close trackBranches appends to a
+// branch (eval "$(perflog-branch exit AT)").
+func isBranchExit(st *syntax.Stmt) bool {
+	c, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) != 2 || c.Args[0].Lit() != "eval" {
+		return false
+	}
+	found := false
+	syntax.Walk(c.Args[1], func(n syntax.Node) bool {
+		if ce, ok := n.(*syntax.CallExpr); ok && len(ce.Args) > 0 && ce.Args[0].Lit() == branchCommand {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // readsProcSubst is the process substitution a redirection reads from
