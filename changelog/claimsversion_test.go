@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/perflog/perflog/changelog/claims"
+	"github.com/perflog/perflog/recipe"
 )
 
 // claimsDigest pins what claims.Extract reads from every bullet of the
-// shipped sample's changelog, for claims.Version.
+// shipped sample's changelog (with the options its scripts pass at HEAD
+// since version 11), for claims.Version.
 var claimsDigest = map[string]string{
 	"2":  "851e7c015974239b",
 	"3":  "851e7c015974239b", // the same reading, judged by the launches of the introducing commit
@@ -21,6 +23,7 @@ var claimsDigest = map[string]string{
 	"8":  "81f9927013ff850c", // read against the history (12 new contradictions, 5 false): ranges take a bullet's plain tp/ep rows only when they stand right before the range, never DEP/TEP names nor "non-" rows; an option in a story or in what was not done is no mention; a plain word or a variable's name after an option is no value
 	"9":  "99b23b22d8d17446", // recall by mutation: a name in a comment is not what runs; ", which" and dash asides speak in their sentence's voice; "throughput runs" is no measurement; an option without dashes governed by a verb states its value; another file's setting ("x.sh's X=1") and a backend's name ("TRITON_UNFUSED fallback") are no claims
 	"10": "a71cb7f9d91696f4", // a possessive makes another file's setting only when it names a file (x.sh's, a_b's), not an arm (TP8's)
+	"11": "41ff7bb8f864cac5", // features named in English ("EPLB", "CUDA graphs", "prefix caching disabled") are read as the options the scripts switch them with; confirmations say at which points
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the
@@ -40,11 +43,16 @@ func TestClaimsVersionPinned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// the options the sample's scripts pass: words of the bullets are read
+	// as options, and features as the options that switch them, by them
+	opts := recipe.NewRev("HEAD", r.Tree(head), nil).Options()
+	vocab := func(w string) bool { return opts[w] }
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	n := 0
 	for _, e := range root.Items {
-		cs := claims.Extract(stringsOf(e, "description"))
+		cs := claims.ExtractIn(stringsOf(e, "description"), vocab)
+
 		n += len(cs)
 		if err := enc.Encode(cs); err != nil {
 			t.Fatal(err)

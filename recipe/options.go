@@ -24,7 +24,7 @@ func (r *Rev) Options() map[string]bool {
 	if r.options != nil {
 		return r.options
 	}
-	r.options = map[string]bool{}
+	r.options, r.engines = map[string]bool{}, map[string]uint8{}
 	h, _ := r.Files.(revfs.Hasher)
 	_ = fs.WalkDir(r.Files, scriptsDir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".sh") {
@@ -34,26 +34,64 @@ func (r *Rev) Options() map[string]bool {
 		if h != nil && r.sweep != nil {
 			id = h.PathID(p, false)
 		}
-		names, ok := []string(nil), false
+		v, ok := scriptVocab{}, false
 		if id != "" {
-			names, ok = r.sweep.options.Get(id)
+			v, ok = r.sweep.options.Get(id)
 		}
 		if !ok {
 			data, found, err := revfs.ReadFile(r.Files, p)
 			if err != nil || !found {
 				return nil
 			}
-			names = scriptOptions(string(data))
+			v = readVocab(string(data))
 			if id != "" {
-				r.sweep.options.Put(id, names)
+				r.sweep.options.Put(id, v)
 			}
 		}
-		for _, n := range names {
+		for _, n := range v.names {
 			r.options[n] = true
+			r.engines[n] |= v.engines
 		}
 		return nil
 	})
 	return r.options
+}
+
+// SpelledBy says whether a benchmark script that starts program's engine
+// (vLLM, SGLang, TensorRT-LLM, ATOM: "vllm serve", "python3 -m
+// sglang.launch_server") passes the option (name without dashes): that
+// engine spells a setting so. Unknown engines say false.
+func (r *Rev) SpelledBy(name, program string) bool {
+	e := engineOf(program)
+	if e == 0 {
+		return false
+	}
+	r.Options()
+	return r.engines[name]&e != 0
+}
+
+// scriptVocab is what a script's code says of its options: their names
+// and the engines the script starts.
+type scriptVocab struct {
+	names   []string
+	engines uint8
+}
+
+// engines a script may start, by what its code names.
+var engineMarks = []struct {
+	mark string
+	bit  uint8
+}{{"vllm", 1}, {"sglang", 2}, {"trtllm", 4}, {"atom.entrypoints", 8}}
+
+// engineOf is the engine a command line or a script's text names.
+func engineOf(text string) uint8 {
+	var e uint8
+	for _, m := range engineMarks {
+		if strings.Contains(text, m.mark) {
+			e |= m.bit
+		}
+	}
+	return e
 }
 
 // CodeOf is a shell or YAML line without its comment: from a "#" that
@@ -72,20 +110,23 @@ func CodeOf(l string) string {
 	return l
 }
 
-// scriptOptions are the option names in a script's code.
-func scriptOptions(text string) []string {
+// readVocab reads the option names in a script's code and the engines it
+// names there.
+func readVocab(text string) scriptVocab {
 	seen := map[string]bool{}
-	var out []string
+	var v scriptVocab
 	for _, l := range strings.Split(text, "\n") {
-		if !strings.Contains(l, "--") {
+		code := CodeOf(l)
+		v.engines |= engineOf(code)
+		if !strings.Contains(code, "--") {
 			continue
 		}
-		for _, m := range reOption.FindAllStringSubmatch(CodeOf(l), -1) {
+		for _, m := range reOption.FindAllStringSubmatch(code, -1) {
 			if !seen[m[1]] {
 				seen[m[1]] = true
-				out = append(out, m[1])
+				v.names = append(v.names, m[1])
 			}
 		}
 	}
-	return out
+	return v
 }

@@ -9,19 +9,23 @@ import (
 )
 
 func TestScriptOptions(t *testing.T) {
-	got := scriptOptions(`#!/bin/bash
+	v := readVocab(`#!/bin/bash
 # --commented-out is not passed
 ARGS=(--max-num-seqs 8 --disable-radix-cache)
 vllm serve "$MODEL" --tensor-parallel-size=$TP --kv-cache-dtype fp8 \
   --compilation-config '{"level": 3}' --x # --after-comment
 echo "a--b-c"
 `)
+	got := v.names
 	want := []string{"disable-radix-cache", "tensor-parallel-size", "kv-cache-dtype", "compilation-config"}
 	// max-num-seqs is there too; options without a hyphen (--x) and
 	// words that only contain "--" are not
 	want = append([]string{"max-num-seqs"}, want...)
 	if !slices.Equal(got, want) {
-		t.Errorf("scriptOptions = %q, want %q", got, want)
+		t.Errorf("readVocab names = %q, want %q", got, want)
+	}
+	if v.engines != engineOf("vllm serve") {
+		t.Errorf("readVocab engines = %b, want vLLM's only", v.engines)
 	}
 }
 
@@ -36,6 +40,10 @@ func TestRevOptions(t *testing.T) {
 		got := r.Options()
 		if !got["max-num-seqs"] || !got["kv-cache-dtype"] || got["only-in-a-comment"] || got["container-image"] {
 			t.Errorf("Options() = %v", got)
+		}
+		// the sample script starts vLLM: its options are vLLM's spelling
+		if !r.SpelledBy("max-num-seqs", "vllm serve") || r.SpelledBy("max-num-seqs", "python3 -m sglang.launch_server") || r.SpelledBy("max-num-seqs", "mystery-server") {
+			t.Errorf("SpelledBy: max-num-seqs is vLLM's only")
 		}
 	}
 }

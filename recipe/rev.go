@@ -73,7 +73,8 @@ type Rev struct {
 	wf      *pointWorkflow  // workflow(), once read
 	wfRead  bool
 	sweep   *SweepCache
-	options map[string]bool // Options(), once read
+	options map[string]bool  // Options(), once read
+	engines map[string]uint8 // the engines of the scripts that pass each option
 }
 
 type blockAt struct {

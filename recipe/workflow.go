@@ -298,7 +298,7 @@ type SweepCache struct {
 	runners *lru.Cache[string, parsedRunners] // runners.yaml
 	jobs    *lru.Cache[string, []callerJob]   // by file id, template and scenario
 	envs    *lru.Cache[string, map[string]string]
-	options *lru.Cache[string, []string] // a script's options, by file id
+	options *lru.Cache[string, scriptVocab] // a script's options, by file id
 }
 
 // NewSweepCache returns an empty cache.
@@ -309,7 +309,7 @@ func NewSweepCache() *SweepCache {
 		runners: lru.New[string, parsedRunners](16),
 		jobs:    lru.New[string, []callerJob](1024),
 		envs:    lru.New[string, map[string]string](1 << 14),
-		options: lru.New[string, []string](4096),
+		options: lru.New[string, scriptVocab](4096),
 	}
 }
 

@@ -42,6 +42,10 @@ func (e Evidence) String() string { return fmt.Sprintf("%s:%d", e.File, e.Line) 
 // unverified otherwise, never contradicted.
 func (c Claim) Asserts() bool { return c.Strong || c.mention || c.Kind == KindAppendOnly }
 
+// Switch says whether the claim names a feature in English ("EPLB",
+// "CUDA graphs disabled"), read as the option that switches it (Name).
+func (c Claim) Switch() bool { return c.feature != nil }
+
 type Result struct {
 	Claim
 	// Entry is the entry's 1-based index in the head file; Line the

@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "10"
+const Version = "11"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -83,6 +83,10 @@ type Claim struct {
 	// knows ("num-draft-tokens 4→6"); the checker reads it as the option
 	// the launches pass whose name ends so, or leaves it unverified.
 	prose bool
+	// feature: a server feature named in English ("EPLB", "CUDA
+	// graphs"), with the options that switch it; Name is then the one
+	// the claim is about (see switchTo).
+	feature *switchForms
 	// others are the entry's other concurrency claims (set by Check): a
 	// touched row one of them describes is theirs, not this claim's.
 	others []Claim
@@ -678,6 +682,19 @@ func extractBullet(b string, options func(string) bool) []Claim {
 			mask(m[0], end)
 		}
 		ms = string(masked)
+		taken := func(start, end int) bool {
+			for _, tk := range toks {
+				if tk.start < end && start < tk.end {
+					return true
+				}
+			}
+			return reKV.MatchString(ms[start:end]) || reSpec.MatchString(ms[start:end]) || rePar.MatchString(ms[start:end])
+		}
+		for _, tk := range switchTokens(t, ms, options, taken) {
+			toks = append(toks, tk)
+			mask(tk.start, tk.end)
+		}
+		ms = string(masked)
 		for _, m := range reKV.FindAllStringIndex(ms, -1) {
 			w := strings.ToLower(ms[m[0]:m[1]])
 			name := kvNames.Replace(w)
@@ -816,6 +833,9 @@ type polarity struct {
 	// soft: the negating verb was "disable", which does not negate a
 	// claim that carries its own polarity ("disable X (X_ENABLED=0)")
 	soft bool
+	// with: the governing word was "with" or "via", which attach a
+	// setting to another ("a ValueError with hybrid KV cache manager")
+	with bool
 }
 
 // wordAt is the index of the last word ending at or before pos.
@@ -883,7 +903,7 @@ func (c *clauseReader) polarityAt(pos int) polarity {
 			return polarity{neg: true, verb: true, governed: true, list: list, soft: strings.HasPrefix(w, "disabl")}
 		}
 		if rePos.MatchString(w) || (i == 0 && reLeadVerb.MatchString(w)) {
-			return polarity{verb: true, governed: true, list: list}
+			return polarity{verb: true, governed: true, list: list, with: w == "with" || w == "via"}
 		}
 		if !(reEnvName.MatchString(raw) && strings.ToUpper(raw) == raw) && w != "and" && w != "or" && !reNumber.MatchString(raw) {
 			list = false
@@ -1061,6 +1081,21 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			}
 			out = append(out, c)
 		case KindFlag:
+			if c.feature != nil {
+				if rePostOff.MatchString(t[tok.end:]) {
+					c.Negated, gov = true, true // "prefix caching disabled"
+				} else if rePostOn.MatchString(t[tok.end:]) {
+					c.Negated, gov = false, true // "with prefix caching enabled"
+				} else if pol.with {
+					gov = false // "a ValueError with hybrid KV cache manager"
+				}
+				if !gov {
+					continue // a feature named in passing
+				}
+				switchTo(&c)
+				out = append(out, c)
+				continue
+			}
 			if !c.Strong && !c.prose && gov && verb && !strings.HasPrefix(c.Text, "-") {
 				c.Strong = true // "pin max-num-batched-tokens to 8192": a verb governs an option named without dashes
 			}

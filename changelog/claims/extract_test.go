@@ -264,3 +264,54 @@ func TestExtractInVocabulary(t *testing.T) {
 		}
 	}
 }
+
+// TestExtractSwitches: a feature named in English is read as the option
+// the repository's scripts switch it with, its polarity from the verb and
+// from which option turns it off.
+func TestExtractSwitches(t *testing.T) {
+	vocab := map[string]bool{"enable-torch-compile": true, "disable-cuda-graph": true, "enable-eplb": true,
+		"enable-prefix-caching": true, "no-enable-prefix-caching": true, "enable-piecewise-cuda-graph": true,
+		"disable-radix-cache": true, "enable-metrics": true, "enable-dp-attention": true, "enable-chunked-prefill": true}
+	for _, tc := range []struct {
+		bullet string
+		want   string // the flag claim, "!" when negated; "" for none
+	}{
+		{"Disable torch.compile for MI355X DeepSeek-R1 FP8 SGLang", "!--enable-torch-compile"},
+		{"Enable EPLB for DEP configs", "--enable-eplb"},
+		{"Enable piecewise CUDA graphs under most conditions", "--enable-piecewise-cuda-graph"},
+		{"Enable CUDA graphs", "!--disable-cuda-graph"},
+		{"Drop CUDA graphs for the TP8 arm", "--disable-cuda-graph"},
+		{"Prefix caching disabled, no speculative decoding", "--no-enable-prefix-caching"},
+		{"Enable prefix caching", "!--no-enable-prefix-caching"},
+		{"Gains: FP4 kernel improvements, torch.compile cold-start fix", ""}, // named, not switched
+		{"Enable metrics", ""},         // one plain word stays prose
+		{"Use DP attention", ""},       // a row's parallelism, not a switch
+		{"Enable the radix cache", ""}, // read as the KV-cache feature
+		{"Enable EPLB rather than TBO", "--enable-eplb"},
+		{"Fix a ValueError with prefix caching", ""},                            // "with" attaches, it does not switch
+		{"Select CUDA graph capture sizes by concurrency", ""},                  // a modifier
+		{"Keep chunked prefill 8192", ""},                                       // a setting with a value
+		{"Add no-enable-prefix-caching", "--no-enable-prefix-caching"},          // read whole, not as "prefix caching" on
+		{"Use vLLM with prefix caching enabled", "!--no-enable-prefix-caching"}, // on, said after it
+	} {
+		got := ""
+		for _, c := range ExtractIn([]string{tc.bullet}, func(w string) bool { return vocab[w] }) {
+			if c.Kind != KindFlag {
+				continue
+			}
+			if got != "" {
+				t.Errorf("%q: a second flag claim %s", tc.bullet, c.Name)
+			}
+			got = c.Name
+			if c.Negated {
+				got = "!" + got
+			}
+			if !c.Strong {
+				t.Errorf("%q: %s is weak", tc.bullet, c.Name)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%q: %q, want %q", tc.bullet, got, tc.want)
+		}
+	}
+}

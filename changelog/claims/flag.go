@@ -44,6 +44,10 @@ func flagOccurrences(srcs []source, flag, rev string, comments bool) []assignmen
 }
 
 func (s *subject) checkFlag(r *Result) {
+	if r.feature != nil {
+		s.checkSwitch(r)
+		return
+	}
 	if r.prose && !s.resolveProse(r) {
 		return
 	}

@@ -197,7 +197,7 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 	}
 	if r.Negated {
 		if len(with) == 0 {
-			r.set(Confirmed, fmt.Sprintf("no point launches %s", r.Name), s.launchEvidence(s.launched[0]))
+			r.set(Confirmed, fmt.Sprintf("none of the %s launches %s", s.pointCount(), r.Name), s.launchEvidence(s.launched[0]))
 			return true
 		}
 		return false // what was removed where: the files, against the base, say
@@ -230,7 +230,7 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 		return true
 	}
 	if value == "" || strings.ContainsAny(value, "=:{[") {
-		r.set(Confirmed, fmt.Sprintf("%s is launched", r.Name), s.launchEvidence(with[0]))
+		r.set(Confirmed, fmt.Sprintf("%s is launched%s", r.Name, s.atPoints(&r.Claim, nil)), s.launchEvidence(with[0]))
 		return true
 	}
 	for i, v := range vals {
@@ -238,12 +238,12 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 		// eagle3 for a JSON naming the method), or an option without a
 		// value (the claim's "value" is prose)
 		if sameValue(v, value) || strings.EqualFold(v, value) || v == "" || containsWord(v, value) {
-			r.set(Confirmed, fmt.Sprintf("%s %s is launched", r.Name, v), s.launchEvidence(with[i]))
+			r.set(Confirmed, fmt.Sprintf("%s %s is launched%s", r.Name, v, s.atPoints(&r.Claim, func(got string) bool { return got == v })), s.launchEvidence(with[i]))
 			return true
 		}
 	}
 	if s.namesVariable(value, with) {
-		r.set(Confirmed, fmt.Sprintf("%s is launched, its value from %s", r.Name, strings.Trim(value, "${}")), s.launchEvidence(with[0]))
+		r.set(Confirmed, fmt.Sprintf("%s is launched, its value from %s%s", r.Name, strings.Trim(value, "${}"), s.atPoints(&r.Claim, nil)), s.launchEvidence(with[0]))
 		return true
 	}
 	if !r.Strong && !(r.mention && valueWord(value)) {
@@ -341,7 +341,7 @@ func (s *subject) launchedEnv(r *Result) (ok bool) {
 	n := len(s.launched)
 	if r.Negated {
 		if len(with) == 0 {
-			r.set(Confirmed, fmt.Sprintf("no server starts with %s set", name), s.launchEvidence(s.launched[0]))
+			r.set(Confirmed, fmt.Sprintf("no server of the %s starts with %s set", s.pointCount(), name), s.launchEvidence(s.launched[0]))
 			return true
 		}
 		return false // what was removed where: the files, against the base, say
@@ -352,12 +352,12 @@ func (s *subject) launchedEnv(r *Result) (ok bool) {
 		return false
 	}
 	if r.Value == "" {
-		r.set(Confirmed, fmt.Sprintf("%d of %d servers start with %s=%s", len(with), n, name, vals[0]), s.launchEvidence(with[0]))
+		r.set(Confirmed, fmt.Sprintf("%d of %d servers start with %s=%s%s", len(with), n, name, vals[0], s.atPoints(&r.Claim, nil)), s.launchEvidence(with[0]))
 		return true
 	}
 	for i, v := range vals {
 		if sameValue(v, r.Value) || sameValue(strings.TrimRight(v, ":.,;"), r.Value) {
-			r.set(Confirmed, fmt.Sprintf("servers start with %s=%s", name, v), s.launchEvidence(with[i]))
+			r.set(Confirmed, fmt.Sprintf("servers start with %s=%s%s", name, v, s.atPoints(&r.Claim, func(got string) bool { return got == v })), s.launchEvidence(with[i]))
 			return true
 		}
 	}
@@ -369,6 +369,50 @@ func (s *subject) launchedEnv(r *Result) (ok bool) {
 	}
 	r.set(Contradicted, fmt.Sprintf("%s starts its server with %s, not %s", s.pointWith(&r.Claim, vals[0]), named(&r.Claim, vals[0]), r.Value)+others(vals), s.launchEvidence(with[0]))
 	return true
+}
+
+// pointCount is "N points" of the dry run ("N points of KEY" when one
+// recipe is listed; "one point" for one).
+func (s *subject) pointCount() string {
+	n := fmt.Sprintf("%d points", len(s.points))
+	if len(s.points) == 1 {
+		n = "one point"
+	}
+	if len(s.keys) == 1 {
+		n += " of " + s.keys[0]
+	}
+	return n
+}
+
+// atPoints says at which of the dry run's points a claim's name is
+// launched (with a value match accepts, when match is set): " at all N
+// points of KEY", or " at N of the M points; not at KEY point LABEL", so a
+// confirmation says what it was checked against. It is "" when the
+// points are not at hand.
+func (s *subject) atPoints(c *Claim, match func(string) bool) string {
+	n := 0
+	var miss *launchedPoint
+	for i := range s.points {
+		lp := &s.points[i]
+		if v, _, found := lp.valueOf(c); found && (match == nil || match(v)) {
+			n++
+		} else if miss == nil {
+			miss = lp
+		}
+	}
+	switch {
+	case len(s.points) == 0:
+		return ""
+	case miss == nil && n == 1:
+		return " at the one point, " + s.points[0].key + " point " + s.points[0].pt.Label()
+	case miss == nil:
+		return " at all " + s.pointCount()
+	}
+	where := miss.key + " point "
+	if len(s.keys) == 1 {
+		where = "point "
+	}
+	return fmt.Sprintf(" at %d of the %s; not at %s%s", n, s.pointCount(), where, miss.pt.Label())
 }
 
 // pointWith names the first point that launches a claim's name with value

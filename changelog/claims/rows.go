@@ -470,39 +470,7 @@ func (s *subject) checkAppendOnly(r *Result) {
 // launches (--disable-radix-cache on the servers); ok is false without a
 // complete dry run of the listed recipes.
 func (s *subject) launchedRadix(r *Result) (ok bool) {
-	if len(s.points) == 0 {
-		return false
-	}
-	flag := Claim{Kind: KindFlag, Name: "--disable-radix-cache"}
-	var with, without *launchedPoint
-	n := 0
-	for i := range s.points {
-		lp := &s.points[i]
-		if _, _, found := lp.valueOf(&flag); found {
-			n++
-			if with == nil {
-				with = lp
-			}
-		} else if without == nil {
-			without = lp
-		}
-	}
-	total := len(s.points)
-	switch {
-	case r.Negated && n == total:
-		r.set(Confirmed, fmt.Sprintf("all %d points launch --disable-radix-cache", total), s.launchEvidence(with.servers[0]))
-	case r.Negated && n == 0:
-		r.set(Contradicted, fmt.Sprintf("none of the %d points launches --disable-radix-cache", total), s.launchEvidence(without.servers[0]))
-	case r.Negated:
-		r.set(Unverified, fmt.Sprintf("%d of %d points launch --disable-radix-cache; %s does not", n, total, without.key+" point "+without.pt.Label()), s.launchEvidence(without.servers[0]))
-	case n == 0:
-		r.set(Confirmed, fmt.Sprintf("none of the %d points launches --disable-radix-cache", total), s.launchEvidence(without.servers[0]))
-	case n == total:
-		r.set(Contradicted, fmt.Sprintf("every point launches --disable-radix-cache (%s among them)", with.key+" point "+with.pt.Label()), s.launchEvidence(with.servers[0]))
-	default:
-		r.set(Unverified, fmt.Sprintf("%d of %d points launch --disable-radix-cache (%s)", n, total, with.key+" point "+with.pt.Label()), s.launchEvidence(with.servers[0]))
-	}
-	return true
+	return s.launchedSwitch(r, "--disable-radix-cache", r.Negated, true)
 }
 
 // touched are the head rows the change added or altered: those with no

@@ -330,6 +330,10 @@ func mutationsOf(ch *recipe.Change, res claims.Result) []mutation {
 		return []mutation{imageMutation(ch, configs, res)}
 	case (res.Kind == claims.KindFlag || res.Kind == claims.KindEnv) && len(res.When) > 0:
 		return []mutation{conditionMutation(ch, scripts, res)}
+	case res.Switch():
+		m := settingMutation(ch, scripts, res)
+		m.class = "switch " + strings.TrimPrefix(m.class, "flag-") // the option that switches the feature, renamed away or added
+		return []mutation{m}
 	case res.Kind == claims.KindFlag || res.Kind == claims.KindEnv:
 		return []mutation{settingMutation(ch, scripts, res)}
 	case res.Kind == claims.KindConc && (res.Max > 0 || len(res.Range) == 2):
