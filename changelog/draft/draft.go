@@ -9,6 +9,7 @@
 package draft
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/perflog/perflog/changelog"
@@ -811,18 +813,20 @@ func launchBullets(e *recipe.Effect) []string {
 		varied bool
 		gone   bool // every diff a removal (of values that may differ by point)
 		points int
-		at     map[int]bool // the head points it reaches
+		at     map[int]bool    // the head points it reaches
+		heads  map[int]string  // the head value at each point it reaches
+		bases  map[string]bool // the base values it replaced
 	}
 	var order []string
 	m := map[string]*agg{}
 	for _, d := range e.Diffs {
-		if d.Kind == "status" || d.Harness() || sameJSON(d.Base, d.Head) {
+		if d.Kind == "status" || d.Harness() || sameJSON(d.Base, d.Head) || sameNumber(d.Base, d.Head) {
 			continue
 		}
 		id := d.Kind + "\x00" + d.In + "\x00" + d.Name
 		a, ok := m[id]
 		if !ok {
-			a = &agg{d: d, gone: d.HeadAbsent && !d.BaseAbsent, at: map[int]bool{}}
+			a = &agg{d: d, gone: d.HeadAbsent && !d.BaseAbsent, at: map[int]bool{}, heads: map[int]string{}, bases: map[string]bool{}}
 			m[id] = a
 			order = append(order, id)
 		} else if a.d.Base != d.Base || a.d.Head != d.Head || a.d.BaseAbsent != d.BaseAbsent || a.d.HeadAbsent != d.HeadAbsent {
@@ -832,6 +836,12 @@ func launchBullets(e *recipe.Effect) []string {
 		a.points += len(d.Points)
 		for _, i := range d.Points {
 			a.at[i] = true
+			if !d.HeadAbsent {
+				a.heads[i] = d.Head
+			}
+		}
+		if !d.BaseAbsent {
+			a.bases[d.Base] = true
 		}
 	}
 	matched := e.Matched()
@@ -881,7 +891,7 @@ func launchBullets(e *recipe.Effect) []string {
 		case !whole || (a.varied && arms == ""):
 			// not the same change at every point, nor at every point of
 			// some arms
-			out = append(out, fmt.Sprintf("Change %s%s (by point)", name, where))
+			out = append(out, fmt.Sprintf("Change %s%s by point%s", name, where, byPointValues(e, a.heads, a.bases)))
 			continue
 		case arms != "":
 			// (arms the claims cannot read as a condition: named, with no
@@ -905,6 +915,109 @@ func launchBullets(e *recipe.Effect) []string {
 		}
 	}
 	return out
+}
+
+// sameNumber says whether two values are the same number written two
+// ways ("0.9" and "0.90"): no change.
+func sameNumber(a, b string) bool {
+	if a == b {
+		return false
+	}
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	return errA == nil && errB == nil && x == y
+}
+
+// byPointValues says what a setting whose values differ by point became:
+// " (4 × conc; was 256)" when every point's value is the same multiple of
+// its concurrency, else " (now 16, 32 or 64; was 256)"; the old value
+// only when there was one. The words are not read as a claim of one
+// value ("now" and "was" say no setting's value to the claims).
+func byPointValues(e *recipe.Effect, heads map[int]string, bases map[string]bool) string {
+	var parts []string
+	if k := concMultiple(e, heads); k != "" {
+		parts = append(parts, k+" × conc")
+	} else {
+		var vals []string
+		for _, v := range heads {
+			if !literalValue(v) || v == "" {
+				return ""
+			}
+			vals = append(vals, v)
+		}
+		vals = dedupe(sortedValues(vals))
+		switch n := len(vals); {
+		case n == 0:
+		case n <= 4:
+			parts = append(parts, "now "+joinOr(vals))
+		default:
+			parts = append(parts, fmt.Sprintf("now %s to %s, %d values", vals[0], vals[n-1], n))
+		}
+	}
+	if len(bases) == 1 {
+		for b := range bases {
+			if literalValue(b) && b != "" {
+				parts = append(parts, "was "+b)
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
+}
+
+// concMultiple is k when every point's value is k times its concurrency
+// (k a whole number, or 1/n: "conc/2" is written "0.5"), over at least
+// two concurrencies; "" otherwise.
+func concMultiple(e *recipe.Effect, heads map[int]string) string {
+	conc := map[int]int64{}
+	for i := range e.Head {
+		conc[e.Head[i].Point.Index] = e.Head[i].Point.Conc
+	}
+	var num, den int64 // value/conc as a fraction of the first point
+	concs := map[int64]bool{}
+	for i, v := range heads {
+		n, err := strconv.ParseInt(v, 10, 64)
+		c := conc[i]
+		if err != nil || c <= 0 || n <= 0 {
+			return ""
+		}
+		if den == 0 {
+			num, den = n, c
+		} else if n*den != num*c {
+			return ""
+		}
+		concs[c] = true
+	}
+	if len(concs) < 2 {
+		return ""
+	}
+	if num%den == 0 {
+		return strconv.FormatInt(num/den, 10)
+	}
+	return strconv.FormatFloat(float64(num)/float64(den), 'f', -1, 64)
+}
+
+// sortedValues sorts values as numbers when they all are, else as text.
+func sortedValues(vs []string) []string {
+	slices.SortFunc(vs, func(a, b string) int {
+		x, errA := strconv.ParseFloat(a, 64)
+		y, errB := strconv.ParseFloat(b, 64)
+		if errA == nil && errB == nil {
+			return cmp.Compare(x, y)
+		}
+		return strings.Compare(a, b)
+	})
+	return vs
+}
+
+// joinOr is "a", "a or b", "a, b or c".
+func joinOr(vs []string) string {
+	if len(vs) < 2 {
+		return strings.Join(vs, "")
+	}
+	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
 }
 
 // sameJSON says whether two values are JSON objects or arrays that hold

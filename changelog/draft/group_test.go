@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/perflog/perflog/changelog/claims"
+	"github.com/perflog/perflog/recipe"
 )
 
 // TestGroupBullets: runs of one-setting bullets become one bullet, and
@@ -37,5 +38,41 @@ func TestGroupBullets(t *testing.T) {
 	}
 	if a, b := read(in), read(got); !slices.Equal(a, b) {
 		t.Errorf("the claims read differ:\n single %q\ngrouped %q", a, b)
+	}
+}
+
+// TestByPointValues: a setting whose values differ by point says what
+// they became, as a multiple of the concurrency when each is one.
+func TestByPointValues(t *testing.T) {
+	e := &recipe.Effect{}
+	for i, c := range []int64{4, 8, 16} {
+		e.Head = append(e.Head, recipe.PointLaunch{Point: recipe.LaunchPoint{Index: i + 1, Conc: c}})
+	}
+	for _, tc := range []struct {
+		heads map[int]string
+		bases map[string]bool
+		want  string
+	}{
+		{map[int]string{1: "16", 2: "32", 3: "64"}, map[string]bool{"256": true}, " (4 × conc; was 256)"},
+		{map[int]string{1: "2", 2: "4", 3: "8"}, nil, " (0.5 × conc)"},
+		{map[int]string{1: "16", 2: "32", 3: "32"}, map[string]bool{"8": true, "9": true}, " (now 16 or 32)"},
+		{map[int]string{1: "0.8", 2: "0.85"}, map[string]bool{"0.9": true}, " (now 0.8 or 0.85; was 0.9)"},
+		{map[int]string{1: "$X"}, nil, ""},
+		{map[int]string{1: "16"}, nil, " (now 16)"}, // one concurrency says no multiple
+	} {
+		if got := byPointValues(e, tc.heads, tc.bases); got != tc.want {
+			t.Errorf("byPointValues(%v, %v) = %q, want %q", tc.heads, tc.bases, got, tc.want)
+		}
+	}
+	// the claims read no value of it: the points launch several
+	for _, b := range []string{"Change --max-num-seqs by point (4 × conc; was 256)", "Change X_Y by point (now 16 or 32; was 8)"} {
+		for _, c := range claims.Extract([]string{b}) {
+			if c.Value != "" || c.Kind == claims.KindConc {
+				t.Errorf("%q: the claims read %s %q=%q", b, c.Kind, c.Name, c.Value)
+			}
+		}
+	}
+	if !sameNumber("0.9", "0.90") || sameNumber("0.9", "0.95") || sameNumber("a", "b") {
+		t.Error("sameNumber: 0.9 and 0.90 are one number, 0.9 and 0.95 two")
 	}
 }
