@@ -382,7 +382,23 @@ func configBullets(old, new *config.Recipe, d *config.RecipeDiff) []string {
 
 // rowKey identifies a search-space row apart from its concurrencies.
 func rowKey(r config.Row) string {
-	return fmt.Sprintf("%s|%d|%d|%v|%v|%v|%s|%s|%s", r.Scenario, r.ISL, r.OSL, r.TP, r.EP, r.DPA, r.Spec, r.KVOffloading, r.KVBackend)
+	// a field written with its default is the field left out: "ep: 1,
+	// dp-attn: false" is the row "tp: 8" was
+	ep, dpa := r.EP, r.DPA
+	if !slices.ContainsFunc(ep, func(v int64) bool { return v != 1 }) {
+		ep = nil
+	}
+	if !slices.Contains(dpa, true) {
+		dpa = nil
+	}
+	spec, kv := r.Spec, r.KVOffloading
+	if spec == "none" {
+		spec = ""
+	}
+	if kv == "none" {
+		kv = ""
+	}
+	return fmt.Sprintf("%s|%d|%d|%v|%v|%v|%s|%s|%s", r.Scenario, r.ISL, r.OSL, r.TP, ep, dpa, spec, kv, r.KVBackend)
 }
 
 // rowNamer names the rows among rows by what tells them apart: the
@@ -594,16 +610,7 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 	if hs.ParseErr != nil || bs.ParseErr != nil {
 		return []string{"Update " + p}
 	}
-	envOf := func(s *lint.Script) *named {
-		var m named
-		for _, e := range s.Env {
-			if claims.IsEnvName(e.Name) {
-				m.set(e.Name, e.Value)
-			}
-		}
-		return &m
-	}
-	out := envBullets(envOf(bs), envOf(hs))
+	out := envBullets(exportedEnv(bs), exportedEnv(hs))
 	flagsOf := func(s *lint.Script) *named {
 		var m named
 		for _, f := range s.Flags {
@@ -678,8 +685,9 @@ func scriptEnvBullets(ch *recipe.Change, key string) []string {
 			}
 			values[e.Name][e.Value] = true
 		}
+		exported := exportedNames(sc)
 		for _, e := range sc.Env {
-			if !claims.IsEnvName(e.Name) || seen[e.Name] {
+			if !claims.IsEnvName(e.Name) || seen[e.Name] || !exported[e.Name] {
 				continue
 			}
 			seen[e.Name] = true
@@ -929,13 +937,15 @@ func sameNumber(a, b string) bool {
 }
 
 // byPointValues says what a setting whose values differ by point became:
-// " (4 × conc; was 256)" when every point's value is the same multiple of
+// " (4 × conc; was 256)" (" (= conc)") when every point's value is the same multiple of
 // its concurrency, else " (now 16, 32 or 64; was 256)"; the old value
 // only when there was one. The words are not read as a claim of one
 // value ("now" and "was" say no setting's value to the claims).
 func byPointValues(e *recipe.Effect, heads map[int]string, bases map[string]bool) string {
 	var parts []string
-	if k := concMultiple(e, heads); k != "" {
+	if k := concMultiple(e, heads); k == "1" {
+		parts = append(parts, "= conc")
+	} else if k != "" {
 		parts = append(parts, k+" × conc")
 	} else {
 		var vals []string
@@ -1722,6 +1732,44 @@ func modelTableBullets(ch *recipe.Change, model string) []string {
 		}
 	}
 	return out
+}
+
+// exportedNames are the variables a script exports (a shell variable,
+// a port or a PID the script only uses itself, is no server's news).
+func exportedNames(sc *lint.Script) map[string]bool {
+	m := map[string]bool{}
+	for _, n := range sc.Exported {
+		m[n] = true
+	}
+	for _, e := range sc.Env {
+		if e.Export || sc.AllExport {
+			m[e.Name] = true
+		}
+	}
+	return m
+}
+
+// exportedEnv are the variables a script exports, by name, with their
+// value; one set to several values ("X=$CONC", then "X=128" when it is
+// larger) has a value that is no literal, so no bullet states one.
+func exportedEnv(sc *lint.Script) *named {
+	exported := exportedNames(sc)
+	vals := map[string][]string{}
+	var m named
+	for _, e := range sc.Env {
+		if !claims.IsEnvName(e.Name) || !exported[e.Name] {
+			continue
+		}
+		if !slices.Contains(vals[e.Name], e.Value) {
+			vals[e.Name] = append(vals[e.Name], e.Value)
+		}
+		v := e.Value
+		if len(vals[e.Name]) > 1 {
+			v = "$" + strings.Join(vals[e.Name], "|")
+		}
+		m.set(e.Name, v)
+	}
+	return &m
 }
 
 // named is values by name, with the names in the order first set.

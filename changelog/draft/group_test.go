@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/perflog/perflog/changelog/claims"
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/recipe"
 )
 
@@ -55,6 +56,7 @@ func TestByPointValues(t *testing.T) {
 	}{
 		{map[int]string{1: "16", 2: "32", 3: "64"}, map[string]bool{"256": true}, " (4 × conc; was 256)"},
 		{map[int]string{1: "2", 2: "4", 3: "8"}, nil, " (0.5 × conc)"},
+		{map[int]string{1: "4", 2: "8", 3: "16"}, nil, " (= conc)"},
 		{map[int]string{1: "16", 2: "32", 3: "32"}, map[string]bool{"8": true, "9": true}, " (now 16 or 32)"},
 		{map[int]string{1: "0.8", 2: "0.85"}, map[string]bool{"0.9": true}, " (now 0.8 or 0.85; was 0.9)"},
 		{map[int]string{1: "$X"}, nil, ""},
@@ -75,4 +77,29 @@ func TestByPointValues(t *testing.T) {
 	if !sameNumber("0.9", "0.90") || sameNumber("0.9", "0.95") || sameNumber("a", "b") {
 		t.Error("sameNumber: 0.9 and 0.90 are one number, 0.9 and 0.95 two")
 	}
+}
+
+// TestRowKeyDefaults: a row written with its defaults ("ep: 1,
+// dp-attn: false") is the row written without them, so rewriting a row
+// drafts no add and remove of it.
+func TestRowKeyDefaults(t *testing.T) {
+	a := config.Row{ISL: 8192, OSL: 1024, TP: []int64{8}}
+	b := config.Row{ISL: 8192, OSL: 1024, TP: []int64{8}, EP: []int64{1}, DPA: []bool{false}, Spec: "none", KVOffloading: "none"}
+	if rowKey(a) != rowKey(b) {
+		t.Errorf("rowKey(%+v) = %q, rowKey(%+v) = %q", a, rowKey(a), b, rowKey(b))
+	}
+	c := b
+	c.DPA = []bool{true}
+	if rowKey(a) == rowKey(c) {
+		t.Error("a DPA row has the key of a row without DP attention")
+	}
+	got := rowBullets([]config.Row{withConc(a, 1, 2, 4)}, []config.Row{withConc(b, 1, 2, 4)})
+	if len(got) != 0 {
+		t.Errorf("rowBullets of a rewritten row = %q, want none", got)
+	}
+}
+
+func withConc(r config.Row, c ...int64) config.Row {
+	r.Conc = c
+	return r
 }

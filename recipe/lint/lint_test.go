@@ -3,6 +3,8 @@ package lint
 import (
 	"bytes"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -165,5 +167,36 @@ func TestParseTooLarge(t *testing.T) {
 	s := Parse("big.sh", bytes.Repeat([]byte("echo x\n"), revfs.MaxScriptSize/7+1))
 	if s.ParseErr == nil || !strings.Contains(s.ParseErr.Error(), "over the 4 MiB") || s.File != nil {
 		t.Fatalf("ParseErr %v", s.ParseErr)
+	}
+}
+
+// TestParseExports: which assignments reach a command's environment.
+func TestParseExports(t *testing.T) {
+	sc := Parse("x.sh", []byte(`PORT_A=1
+export B_ONE=2
+C_TWO=3
+export C_TWO
+declare -x D_THREE=4
+E_FOUR=5 vllm serve
+local F_FIVE=6
+`))
+	got := map[string]bool{}
+	for _, e := range sc.Env {
+		got[e.Name] = e.Export
+	}
+	want := map[string]bool{"PORT_A": false, "B_ONE": true, "C_TWO": false, "D_THREE": true, "E_FOUR": true, "F_FIVE": false}
+	if !maps.Equal(got, want) {
+		t.Errorf("Export by name = %v, want %v", got, want)
+	}
+	if !slices.Equal(sc.Exported, []string{"C_TWO"}) || sc.AllExport {
+		t.Errorf("Exported = %q, AllExport = %v; want [C_TWO], false", sc.Exported, sc.AllExport)
+	}
+	for _, src := range []string{"set -a\nX=1\n", "set -eua\n", "set -o allexport\n"} {
+		if !Parse("y.sh", []byte(src)).AllExport {
+			t.Errorf("%q: AllExport false", src)
+		}
+	}
+	if Parse("z.sh", []byte("set -eux\nset -- --a\n")).AllExport {
+		t.Error("set -eux: AllExport true")
 	}
 }

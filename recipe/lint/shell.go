@@ -32,6 +32,11 @@ type Script struct {
 
 	Flags  []Flag   // every word starting with "--"
 	Env    []EnvSet // every NAME=VALUE assignment (plain, export, env prefix)
+	// Exported are the names "export NAME" (without a value) exports;
+	// AllExport says the script runs "set -a", which exports every
+	// assignment after it.
+	Exported  []string
+	AllExport bool
 	Arrays []ArrayOp
 	Uses   []ArrayUse
 	// KVRequires are require_agentic_kv_offload_backend calls.
@@ -54,6 +59,9 @@ type EnvSet struct {
 	Value string // literal text (quotes removed) or the source text of the value
 	Line  int
 	Gated string
+	// Export: the assignment exports the variable (export NAME=V,
+	// declare -x, or NAME=V before a command, for that command).
+	Export bool
 }
 
 // ArrayOp is an array assignment NAME=(...) or NAME+=(...).
@@ -165,8 +173,14 @@ func (w *walker) stmt(st *syntax.Stmt) {
 	case *syntax.CallExpr:
 		w.call(c)
 	case *syntax.DeclClause:
+		export := c.Variant != nil && c.Variant.Value == "export"
 		for _, a := range c.Args {
-			w.assign(a, true)
+			if a.Name == nil && a.Value != nil && literal(a.Value) == "-x" {
+				export = true // declare -x
+			}
+		}
+		for _, a := range c.Args {
+			w.assign(a, export)
 		}
 	case *syntax.IfClause:
 		w.ifClause(c, 0)
@@ -312,13 +326,16 @@ func (w *walker) assign(a *syntax.Assign, export bool) {
 		return
 	}
 	if a.Naked {
+		if export {
+			w.s.Exported = append(w.s.Exported, a.Name.Value)
+		}
 		return
 	}
 	val := literal(a.Value)
 	if val == "" && a.Value != nil {
 		val = w.text(a.Value)
 	}
-	w.s.Env = append(w.s.Env, EnvSet{Name: a.Name.Value, Value: val, Line: line, Gated: w.gate()})
+	w.s.Env = append(w.s.Env, EnvSet{Name: a.Name.Value, Value: val, Line: line, Gated: w.gate(), Export: export})
 	if a.Value != nil {
 		w.words(a.Value)
 	}
@@ -326,13 +343,19 @@ func (w *walker) assign(a *syntax.Assign, export bool) {
 
 func (w *walker) call(c *syntax.CallExpr) {
 	for _, a := range c.Assigns {
-		w.assign(a, false)
+		w.assign(a, len(c.Args) > 0) // before a command: that command's environment
 	}
 	if len(c.Args) == 0 {
 		return
 	}
 	name := literal(c.Args[0])
 	switch name {
+	case "set":
+		for i, a := range c.Args[1:] {
+			if v := literal(a); v == "-a" || (v == "-o" && i+2 < len(c.Args) && literal(c.Args[i+2]) == "allexport") || (strings.HasPrefix(v, "-") && !strings.HasPrefix(v, "--") && strings.Contains(v, "a")) {
+				w.s.AllExport = true
+			}
+		}
 	case "source", ".":
 		if len(c.Args) > 1 {
 			w.s.Sources = append(w.s.Sources, w.text(c.Args[1]))
