@@ -30,15 +30,15 @@ type Script struct {
 	// empty): mvdan.cc/sh refuses a few constructs bash accepts.
 	ParseErr error
 
-	Flags  []Flag   // every word starting with "--"
-	Env    []EnvSet // every NAME=VALUE assignment (plain, export, env prefix)
+	Flags []Flag   // every word starting with "--"
+	Env   []EnvSet // every NAME=VALUE assignment (plain, export, env prefix)
 	// Exported are the names "export NAME" (without a value) exports;
 	// AllExport says the script runs "set -a", which exports every
 	// assignment after it.
 	Exported  []string
 	AllExport bool
-	Arrays []ArrayOp
-	Uses   []ArrayUse
+	Arrays    []ArrayOp
+	Uses      []ArrayUse
 	// KVRequires are require_agentic_kv_offload_backend calls.
 	KVRequires []KVRequire
 	Sources    []string // files sourced (as written)
