@@ -12,7 +12,11 @@ type Row struct {
 	// prefill then decode values of a multi-node one.
 	TP, EP []int64
 	DPA    []bool
-	Spec   string // spec-decoding ("none" when absent)
+	// Workers are a multi-node entry's prefill then decode worker counts
+	// (num-worker; 0 where the entry does not say), nil for a single-node
+	// one.
+	Workers []int64
+	Spec    string // spec-decoding ("none" when absent)
 	// KVOffloading is the kv-offloading mode ("" when absent), KVBackend
 	// the kv-offload-backend name.
 	KVOffloading, KVBackend string
@@ -60,6 +64,7 @@ func rowOf(scenario string, it *Item, e *Entry) Row {
 	}
 	for _, s := range e.Sides() {
 		r.add(s.TP, s.EP, s.DPAttn)
+		r.Workers = append(r.Workers, s.Workers.V)
 	}
 	return r
 }

@@ -277,7 +277,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		if len(launch) == 0 {
 			// its launch is not known (multi-node, or the dry run did not
 			// reach the server): the variables its own scripts set
-			launch = scriptEnvBullets(ch, rc.Key)
+			launch = scriptEnvBullets(ch, rc.Key, envSibling(ch, rc.Key, head))
 		}
 		out = append(out, launch...)
 		return out
@@ -398,7 +398,7 @@ func rowKey(r config.Row) string {
 	if kv == "none" {
 		kv = ""
 	}
-	return fmt.Sprintf("%s|%d|%d|%v|%v|%v|%s|%s|%s", r.Scenario, r.ISL, r.OSL, r.TP, ep, dpa, spec, kv, r.KVBackend)
+	return fmt.Sprintf("%s|%d|%d|%v|%v|%v|%s|%s|%s|%v", r.Scenario, r.ISL, r.OSL, r.TP, ep, dpa, spec, kv, r.KVBackend, r.Workers)
 }
 
 // rowNamer names the rows among rows by what tells them apart: the
@@ -452,6 +452,10 @@ func rowNameOf(r config.Row, keep nameParts) string {
 		par = append(par, s)
 	}
 	if len(par) == 2 {
+		if len(r.Workers) == 2 && r.Workers[0] > 0 && r.Workers[1] > 0 {
+			// the worker counts tell 1P2D from 1P4D, as the recipes' names do
+			parts = append(parts, fmt.Sprintf("%dP%dD", r.Workers[0], r.Workers[1]))
+		}
 		parts = append(parts, "prefill "+par[0]+", decode "+par[1])
 	} else if len(par) == 1 {
 		parts = append(parts, par[0])
@@ -648,25 +652,15 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 // sets (not the files they source): "Env in x.sh: A=1, B=2 (default), C";
 // and those its srt-slurm recipes set (their env mappings), one bullet for
 // them all: "Env in its srt-slurm recipes: A=1, B (by recipe)".
-func scriptEnvBullets(ch *recipe.Change, key string) []string {
+func scriptEnvBullets(ch *recipe.Change, key, sib string) []string {
 	_, drivers, err := ch.Head.Related(key)
 	if err != nil {
 		return nil
 	}
 	var out []string
-	yamlVals := map[string]map[string]bool{}
-	var yamlOrder []string
-	yamls := 0
+	yamlOrder, yamlVals, yamls := recipeYAMLEnv(ch, drivers)
 	for _, p := range drivers {
 		if strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") {
-			yamls++
-			for _, kv := range yamlEnv(ch, p) {
-				if yamlVals[kv[0]] == nil {
-					yamlVals[kv[0]] = map[string]bool{}
-					yamlOrder = append(yamlOrder, kv[0])
-				}
-				yamlVals[kv[0]][kv[1]] = true
-			}
 			continue
 		}
 		if !ch.Touched(p) {
@@ -727,7 +721,12 @@ func scriptEnvBullets(ch *recipe.Change, key string) []string {
 		if yamls > 1 {
 			where += "s"
 		}
-		out = append(out, fmt.Sprintf("Env in %s: %s", where, envList(names)))
+		if like := yamlEnvLike(ch, sib, yamlOrder, yamlVals); like != "" && len(names) > shortEnv {
+			// a long list said by what differs from the sibling's
+			out = append(out, fmt.Sprintf("Env in %s as %s", where, like))
+		} else {
+			out = append(out, fmt.Sprintf("Env in %s: %s", where, envList(names)))
+		}
 	}
 	return out
 }
@@ -754,6 +753,79 @@ func envList(names []string) string {
 		names = append(names[:most:most], fmt.Sprintf("%d more", len(names)-most))
 	}
 	return strings.Join(names, ", ")
+}
+
+// recipeYAMLEnv reads the env mappings of the srt-slurm recipe files
+// among drivers: the names in order, their values, and how many files.
+func recipeYAMLEnv(ch *recipe.Change, drivers []string) (order []string, vals map[string]map[string]bool, files int) {
+	vals = map[string]map[string]bool{}
+	for _, p := range drivers {
+		if !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") {
+			continue
+		}
+		files++
+		for _, kv := range yamlEnv(ch, p) {
+			if vals[kv[0]] == nil {
+				vals[kv[0]] = map[string]bool{}
+				order = append(order, kv[0])
+			}
+			vals[kv[0]][kv[1]] = true
+		}
+	}
+	return order, vals, files
+}
+
+// yamlEnvLike says a new multi-node recipe's srt-slurm env by what
+// differs from its sibling's: "SIB's, except: adds A=1, B=2 instead of
+// 3, no C" ("" without a sibling that sets any).
+func yamlEnvLike(ch *recipe.Change, sib string, order []string, vals map[string]map[string]bool) string {
+	if sib == "" {
+		return ""
+	}
+	_, drivers, err := ch.Head.Related(sib)
+	if err != nil {
+		return ""
+	}
+	theirOrder, theirs, _ := recipeYAMLEnv(ch, drivers)
+	if len(theirOrder) == 0 {
+		return ""
+	}
+	one := func(m map[string]bool) (string, bool) {
+		if len(m) != 1 {
+			return "", false
+		}
+		for v := range m {
+			return v, true
+		}
+		return "", false
+	}
+	var adds, diffs []string
+	for _, n := range order {
+		v, single := one(vals[n])
+		tv, tsingle := one(theirs[n])
+		switch {
+		case theirs[n] == nil && single && readsBack(n, v):
+			adds = append(adds, n+"="+v)
+		case theirs[n] == nil:
+			adds = append(adds, n)
+		case single && tsingle && v != tv && readsBack(n, v):
+			diffs = append(diffs, n+"="+v+" instead of "+tv)
+		case !maps.Equal(vals[n], theirs[n]):
+			diffs = append(diffs, n+" set otherwise")
+		}
+	}
+	if len(adds) > 0 {
+		diffs = append([]string{"adds " + strings.Join(adds, ", ")}, diffs...)
+	}
+	for _, n := range theirOrder {
+		if vals[n] == nil {
+			diffs = append(diffs, "no "+n)
+		}
+	}
+	if len(diffs) == 0 {
+		return sib + "'s"
+	}
+	return sib + "'s, except: " + envList(diffs)
 }
 
 // yamlEnv lists the variables a YAML file at head sets, in document
@@ -1193,6 +1265,48 @@ func sibling(ch *recipe.Change, key string, rec *config.Recipe) string {
 			s++
 		}
 		if s > bestScore || (s == bestScore && best != "" && commonPrefix(k, key) > commonPrefix(best, key)) {
+			best, bestScore = k, s
+		}
+	}
+	return best
+}
+
+// envSibling is the recipe a new multi-node recipe's variables are said
+// against: its sibling, else the closest recipe of the same model prefix,
+// framework and kind at head, of any precision, that is not new in this
+// change or comes before it in the master configs (two new recipes are
+// never said by each other).
+func envSibling(ch *recipe.Change, key string, rec *config.Recipe) string {
+	if sib := sibling(ch, key, rec); sib != "" {
+		return sib
+	}
+	head, err := ch.Head.Master()
+	if err != nil {
+		return ""
+	}
+	inBase := func(string) bool { return false }
+	if base, err := ch.Base.Master(); err == nil {
+		inBase = func(k string) bool { return base.Recipes[k] != nil }
+	}
+	best, bestScore := "", 0.25
+	after := false // past key in the head's order
+	for _, k := range head.Keys {
+		if k == key {
+			after = true
+			continue
+		}
+		r := head.Recipes[k]
+		if (after && !inBase(k)) || r.ModelPrefix != rec.ModelPrefix || r.Framework != rec.Framework || r.Multinode != rec.Multinode {
+			continue
+		}
+		s := rec.Similarity(r)
+		if oneApart(k, key) {
+			s++
+		}
+		if r.Precision == rec.Precision {
+			s += 0.5
+		}
+		if s > bestScore {
 			best, bestScore = k, s
 		}
 	}

@@ -159,3 +159,59 @@ func TestDraftNamesOnlyItsOwnScriptsVariables(t *testing.T) {
 		}
 	}
 }
+
+// TestDraftSaysASecondNewRecipesEnvByTheFirst: of two new multi-node
+// recipes of one model, the second's long srt-slurm env is said by what
+// differs from the first's, not listed again; the first, with no recipe
+// before it to compare with, lists its own.
+func TestDraftSaysASecondNewRecipesEnvByTheFirst(t *testing.T) {
+	base := testfs.Files{
+		"configs/nvidia-master.yaml": "{}\n",
+		"configs/amd-master.yaml":    "{}\n",
+		"configs/runners.yaml":       "labels:\n  gb200: [gb200-nv_0]\n",
+		"runners/launch_gb200-nv.sh": "#!/bin/bash\n",
+	}
+	envYAML := func(extra string) string {
+		return "name: x\nbackend:\n  prefill_environment:\n    SGLANG_A: \"1\"\n    SGLANG_B: \"2\"\n    SGLANG_C: \"3\"\n" +
+			"    SGLANG_D: \"4\"\n    SGLANG_E: \"5\"\n    SGLANG_F: \"6\"\n" + extra
+	}
+	recipeYAML := func(key, file string) string {
+		return key + `:
+  image: lmsysorg/sglang:v1
+  model: org/m1
+  model-prefix: m1
+  runner: gb200
+  precision: fp4
+  framework: dynamo-sglang
+  multinode: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { conc-list: [8], prefill: { tp: 4, additional-settings: ["CONFIG_FILE=recipes/m1/` + file + `"] }, decode: { tp: 8 } }
+`
+	}
+	head := base.With("configs/nvidia-master.yaml", recipeYAML("m1-fp4-gb200-dynamo-sglang-agg", "agg.yaml")+recipeYAML("m1-fp4-gb200-dynamo-sglang-disagg", "disagg.yaml")).
+		With("benchmarks/multi_node/srt-slurm-recipes/m1/agg.yaml", envYAML("    SGLANG_G: \"7\"\n")).
+		With("benchmarks/multi_node/srt-slurm-recipes/m1/disagg.yaml", envYAML("    SGLANG_G: \"8\"\n    SGLANG_DISAGG_TIMEOUT: \"100\"\n"))
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml"})
+	drafts, err := Entries(ch, Options{NoDryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bullets := map[string][]string{}
+	for _, d := range drafts {
+		for _, k := range d.ConfigKeys {
+			bullets[k] = d.Description
+		}
+	}
+	want := "Env in its srt-slurm recipe as m1-fp4-gb200-dynamo-sglang-agg's, except: adds SGLANG_DISAGG_TIMEOUT=100, SGLANG_G=8 instead of 7"
+	if !slices.Contains(bullets["m1-fp4-gb200-dynamo-sglang-disagg"], want) {
+		t.Errorf("disagg bullets %q\nwant one %q", bullets["m1-fp4-gb200-dynamo-sglang-disagg"], want)
+	}
+	if !slices.ContainsFunc(bullets["m1-fp4-gb200-dynamo-sglang-agg"], func(b string) bool { return strings.HasPrefix(b, "Env in its srt-slurm recipe: SGLANG_A=1") }) {
+		t.Errorf("agg bullets %q: want its own list", bullets["m1-fp4-gb200-dynamo-sglang-agg"])
+	}
+}

@@ -103,3 +103,21 @@ func withConc(r config.Row, c ...int64) config.Row {
 	r.Conc = c
 	return r
 }
+
+// TestRowNameWorkers: a multi-node row names its worker counts, which
+// tell 1P2D from 1P4D.
+func TestRowNameWorkers(t *testing.T) {
+	r := config.Row{TP: []int64{4, 4}, EP: []int64{4, 1}, DPA: []bool{true, false}, Workers: []int64{1, 2}, Conc: []int64{48}}
+	if got, want := rowNameOf(r, nameParts{}), "1P2D prefill TP4/EP4 DPA, decode TP4"; got != want {
+		t.Errorf("rowNameOf = %q, want %q", got, want)
+	}
+	other := r
+	other.Workers = []int64{1, 4}
+	if rowKey(r) == rowKey(other) {
+		t.Error("1P2D and 1P4D rows share a key")
+	}
+	got := rowBullets(nil, []config.Row{r, other})
+	if len(got) != 2 {
+		t.Errorf("rowBullets = %q, want one bullet per worker layout", got)
+	}
+}
