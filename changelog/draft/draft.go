@@ -236,7 +236,8 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		out = append(out, newVariableBullets(eff)...)
 		for _, f := range rc.Files {
 			if strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") {
-				out = append(out, yamlBullets(ch, f)...)
+				// (what the servers launch from it, the launch bullets said)
+				out = append(out, yamlBullets(ch, f, len(eff.Diffs) > 0)...)
 			}
 		}
 		return groupBullets(mergeFiles(dedupe(out)))
@@ -598,7 +599,7 @@ func concOf(rows []config.Row) []int64 {
 // engine flags) or names a changed recipe file.
 func scriptBullets(ch *recipe.Change, p string) []string {
 	if strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") {
-		return yamlBullets(ch, p)
+		return yamlBullets(ch, p, false)
 	}
 	if !strings.HasSuffix(p, ".sh") {
 		return []string{"Update " + p}
@@ -1702,7 +1703,7 @@ func loadYAML(f fs.FS, p string) *pyyaml.Value {
 
 // yamlBullets describes a changed srt-slurm recipe file: its images,
 // the variables of its environment maps, and (briefly) its other fields.
-func yamlBullets(ch *recipe.Change, p string) []string {
+func yamlBullets(ch *recipe.Change, p string, launched bool) []string {
 	nv, ov := loadYAML(ch.Head.Files, p), loadYAML(ch.Base.Files, p)
 	if nv == nil {
 		return nil
@@ -1713,6 +1714,9 @@ func yamlBullets(ch *recipe.Change, p string) []string {
 	var out []string
 	var other []config.Change
 	for _, c := range config.Diff(ov, nv).Changes {
+		if launched && strings.HasPrefix(c.Path, "backend.") {
+			continue // the servers' options and variables: the launch's diff says them
+		}
 		segs := strings.Split(c.Path, ".")
 		leaf := segs[len(segs)-1]
 		parent := ""
