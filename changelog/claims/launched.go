@@ -1,7 +1,9 @@
 package claims
 
 import (
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 
@@ -200,7 +202,7 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 			r.set(Confirmed, fmt.Sprintf("none of the %s launches %s", s.pointCount(), r.Name), s.launchEvidence(s.launched[0]))
 			return true
 		}
-		return false // what was removed where: the files, against the base, say
+		return s.notRemoved(r, with[0]) // else what was removed where: the files, against the base, say
 	}
 	if len(with) == 0 {
 		reason := fmt.Sprintf("none of the %d points of the listed recipes launches %s", n, r.Name)
@@ -229,6 +231,19 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 		}
 		return true
 	}
+	if j, ok := jsonValue(value); ok && (r.Strong || r.mention) {
+		// a JSON value ("--compilation-config '{"mode":3}'") is the same
+		// when it holds the same, whatever its spacing and key order
+		for i, v := range vals {
+			if sameJSONValue(v, j) {
+				r.set(Confirmed, fmt.Sprintf("%s %s is launched%s", r.Name, v, s.atPoints(&r.Claim, func(got string) bool { return sameJSONValue(got, j) })), s.launchEvidence(with[i]))
+				return true
+			}
+		}
+		r.set(Contradicted, fmt.Sprintf("%s launches %s, not %s", s.pointWith(&r.Claim, vals[0]), named(&r.Claim, vals[0]), value)+others(vals), s.launchEvidence(with[0]))
+		r.firm = r.mention
+		return true
+	}
 	if value == "" || strings.ContainsAny(value, "=:{[") {
 		r.set(Confirmed, fmt.Sprintf("%s is launched%s", r.Name, s.atPoints(&r.Claim, nil)), s.launchEvidence(with[0]))
 		return true
@@ -254,6 +269,35 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 	}
 	r.set(Contradicted, fmt.Sprintf("%s launches %s, not %s", s.pointWith(&r.Claim, vals[0]), named(&r.Claim, vals[0]), value)+others(vals), s.launchEvidence(with[0]))
 	r.firm = r.mention
+	return true
+}
+
+// notRemoved contradicts a removal claim ("drop --x") that the launches
+// deny outright: points still launch the name, and the change removed it
+// from none of the points it launched at before (every listed recipe was
+// compared point by point). ok is false otherwise: a removal from some
+// points, or an unconditional claim of a conditional one, the files decide.
+func (s *subject) notRemoved(r *Result, still *dryrun.Command) (ok bool) {
+	if len(s.effects) == 0 || len(r.When) > 0 {
+		return false
+	}
+	for _, e := range s.effects {
+		if len(e.Base) == 0 {
+			return false // a new recipe: "removed" is about another one
+		}
+		for _, d := range e.Diffs {
+			if r.Claim.about(d) {
+				return false // removed or changed somewhere: the files decide
+			}
+		}
+	}
+	n := 0
+	for i := range s.points {
+		if _, _, found := s.points[i].valueOf(&r.Claim); found {
+			n++
+		}
+	}
+	r.set(Contradicted, fmt.Sprintf("%d of the %s still launch %s, as before this change, which removed it from none", n, s.pointCount(), r.Name), s.launchEvidence(still))
 	return true
 }
 
@@ -344,7 +388,7 @@ func (s *subject) launchedEnv(r *Result) (ok bool) {
 			r.set(Confirmed, fmt.Sprintf("no server of the %s starts with %s set", s.pointCount(), name), s.launchEvidence(s.launched[0]))
 			return true
 		}
-		return false // what was removed where: the files, against the base, say
+		return s.notRemoved(r, with[0]) // else what was removed where: the files, against the base, say
 	}
 	if len(with) == 0 {
 		// a shell variable the scripts use (an argument's value, an
@@ -465,4 +509,24 @@ func (s *subject) beyondCondition(r *Result, value, cond string) (ok bool) {
 		}
 	}
 	return false
+}
+
+// jsonValue parses a claim's value that is a JSON object or array (its
+// quotes removed).
+func jsonValue(v string) (any, bool) {
+	v = strings.Trim(strings.TrimSpace(v), `'"`)
+	if v == "" || (v[0] != '{' && v[0] != '[') {
+		return nil, false
+	}
+	var x any
+	if json.Unmarshal([]byte(v), &x) != nil {
+		return nil, false
+	}
+	return x, true
+}
+
+// sameJSONValue says whether a launched value holds the JSON j.
+func sameJSONValue(v string, j any) bool {
+	x, ok := jsonValue(v)
+	return ok && reflect.DeepEqual(x, j)
 }

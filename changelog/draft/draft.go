@@ -237,7 +237,11 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		for _, f := range rc.Files {
 			if strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") {
 				// (what the servers launch from it, the launch bullets said)
-				out = append(out, yamlBullets(ch, f, len(eff.Diffs) > 0)...)
+				// (only when every point was compared: a point whose
+				// concurrency changed is new, and its launch compared with
+				// none)
+				allMatched := eff.Matched() == len(eff.Head) && len(eff.Base) == len(eff.Head)
+				out = append(out, yamlBullets(ch, f, len(eff.Diffs) > 0 && allMatched)...)
 			}
 		}
 		return groupBullets(mergeFiles(dedupe(out)))
@@ -722,7 +726,9 @@ func scriptEnvBullets(ch *recipe.Change, key, sib string) []string {
 		if yamls > 1 {
 			where += "s"
 		}
-		if like := yamlEnvLike(ch, sib, yamlOrder, yamlVals); like != "" && len(names) > shortEnv {
+		if like := yamlEnvLike(ch, sib, yamlOrder, yamlVals); like != "" && len(names) > shortEnv && strings.Count(like, ", ") < len(names)/2 {
+			// (only when that is much shorter: a sibling that differs
+			// in most variables says less than the list)
 			// a long list said by what differs from the sibling's
 			out = append(out, fmt.Sprintf("Env in %s as %s", where, like))
 		} else {
@@ -972,12 +978,22 @@ func launchBullets(e *recipe.Effect) []string {
 		case !whole || (a.varied && arms == ""):
 			// not the same change at every point, nor at every point of
 			// some arms
-			out = append(out, fmt.Sprintf("Change %s%s by point%s", name, where, byPointValues(e, a.heads, a.bases)))
+			vals := byPointValues(e, a.heads, a.bases)
+			if !agree && vals != "" {
+				// the values are the compared points'; a new point (its
+				// concurrency changed, say) launches another
+				vals = strings.TrimSuffix(vals, ")") + "; the new points otherwise)"
+			}
+			out = append(out, fmt.Sprintf("Change %s%s by point%s", name, where, vals))
 			continue
 		case arms != "":
 			// (arms the claims cannot read as a condition: named, with no
 			// verb or value they would read of every point)
-			out = append(out, fmt.Sprintf("Change %s%s for %s", name, where, arms))
+			verb := "Change"
+			if a.gone {
+				verb = "Remove" // removed from those arms, not changed
+			}
+			out = append(out, fmt.Sprintf("%s %s%s for %s", verb, name, where, arms))
 			continue
 		case cond != "":
 			where += " " + cond

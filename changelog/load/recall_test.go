@@ -510,7 +510,10 @@ func settingMutation(ch *recipe.Change, scripts []string, res claims.Result) mut
 				lines[i] = l[:loc[3]] + otherValue(res.Value) + l[loc[4]:]
 				m.what = fmt.Sprintf("%s %s → %s", name, res.Value, otherValue(res.Value))
 			case "flag-set":
-				lines[i] = l[:loc[2]] + name + "-mutated" + l[loc[5]:]
+				// (to a name unlike any option: "--x-mutated" would be
+				// --x under another name, which verify rightly leaves
+				// unverified)
+				lines[i] = l[:loc[2]] + "--perflogmutation" + l[loc[5]:]
 				m.what = name + " renamed away"
 			default:
 				lines[i] = l[:loc[2]] + name + "_MUTATED=" + l[loc[5]+1:]
