@@ -24,7 +24,7 @@ var claimsDigest = map[string]string{
 	"9":  "99b23b22d8d17446", // recall by mutation: a name in a comment is not what runs; ", which" and dash asides speak in their sentence's voice; "throughput runs" is no measurement; an option without dashes governed by a verb states its value; another file's setting ("x.sh's X=1") and a backend's name ("TRITON_UNFUSED fallback") are no claims
 	"10": "a71cb7f9d91696f4", // a possessive makes another file's setting only when it names a file (x.sh's, a_b's), not an arm (TP8's)
 	"11": "41ff7bb8f864cac5", // features named in English ("EPLB", "CUDA graphs", "prefix caching disabled") are read as the options the scripts switch them with; confirmations say at which points
-	"12": "41ff7bb8f864cac5", // the same reading; a removal the launches deny (no point lost it) is contradicted, and a JSON value is compared as JSON
+	"12": "41ff7bb8f864cac5", // the same reading; a removal the launches deny (no point lost it) is contradicted, a JSON value is compared as JSON, and a range paired with its own rows in a bullet of several ranges speaks of every touched row of them
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

@@ -535,9 +535,11 @@ func TestCorpusClaims(t *testing.T) {
 	// v9 added #1946's "from vllm/vllm-openai-rocm:minimax-m3", an image
 	// only a comment named, and dropped #1447's --fp8-gemm-runner-backend:
 	// the script passes SGLang's --fp8-gemm-backend, whose destination is
-	// fp8_gemm_runner_backend, so the claim is unverified)
-	if verdicts[claims.Contradicted] != 48 || len(entries) != 42 {
-		t.Errorf("contradicted: %d claims in %d entries, want 48 in 42", verdicts[claims.Contradicted], len(entries))
+	// fp8_gemm_runner_backend, so the claim is unverified; v12 added
+	// #1156's "TP8 conc 4-128" and "TP8 conc 4-32", whose TP8 rows run
+	// 1-64 plus 128, and 1-32)
+	if verdicts[claims.Contradicted] != 50 || len(entries) != 43 {
+		t.Errorf("contradicted: %d claims in %d entries, want 50 in 43", verdicts[claims.Contradicted], len(entries))
 	}
 	if verdicts[claims.Confirmed] < 2500 {
 		t.Errorf("confirmed: %d", verdicts[claims.Confirmed])

@@ -261,12 +261,20 @@ func ExtractIn(description []string, options func(string) bool) []Claim {
 		}
 		for _, c := range cs {
 			c.Bullet = i
-			c.every = c.Kind == KindConc && concs == 1 && (c.Max > 0 || len(c.Range) == 2) && speaksOfEvery(b, c, pars)
+			// a range paired with rows of its own ("TP4/EP1 c1-c32 and
+			// TP4/EP4 c64-c256") speaks of every touched row of them too
+			c.every = c.Kind == KindConc && (c.Max > 0 || len(c.Range) == 2) &&
+				((concs == 1 && speaksOfEvery(b, c, pars)) || (concs > 1 && len(c.Rows) > 0 && !reSame.MatchString(b) && !reOffload.MatchString(b)))
 			out = append(out, c)
 		}
 	}
 	return out
 }
+
+// reOffload: a bullet that tells rows apart by KV offloading ("resident
+// TP8 c1-c5, and Mooncake DRAM offload c6/c8"), which its ranges' row
+// qualifiers do not carry: each range is then about some row.
+var reOffload = regexp.MustCompile(`(?i)\b(offload\w*|resident|hicache|lmcache|mooncake|simplecpu|dram)\b`)
 
 // parRows are the rows a bullet's parallelisms name, those written
 // together ("tp4 ep4", "TP8/EP8") as one row.

@@ -220,8 +220,9 @@ func TestSpeaksOfEvery(t *testing.T) {
 		{"disagg: 1P1D-4P1D (TP4/DEP4 prefill, TP4/DEP4/DEP8 decode, MTP/NEXTN, hicache) over 7 Pareto points at concurrency 32-384", false},
 		{"Add TP2 and TP8 configurations, extend concurrency range to 256, and add TP8 conc=1-2 for ISL8192", false},
 		{"conc1-2 unchanged (latency-bound)", false},
-		{"TP4 conc 4-64, TP8 conc 4-256", false},
 		{"conc 4, 8 and 16", false}, // a list, not a range
+		// several ranges, each paired with its rows (claims v12)
+		{"TP4 conc 4-64, TP8 conc 4-256", true},
 	} {
 		var got []bool
 		for _, c := range Extract([]string{tc.bullet}) {
@@ -312,6 +313,37 @@ func TestExtractSwitches(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("%q: %q, want %q", tc.bullet, got, tc.want)
+		}
+	}
+}
+
+// TestRangesPairedWithRowsSpeakOfEvery: in a bullet of several ranges,
+// one paired with rows of its own speaks of every touched row of them;
+// not when KV offloading tells rows apart (which the pairing does not
+// carry), nor a range with no rows.
+func TestRangesPairedWithRowsSpeakOfEvery(t *testing.T) {
+	for _, tc := range []struct {
+		bullet string
+		every  bool
+	}{
+		{"Use 1k/1k TP4/EP1 c1-c32 and TP4/EP4 c64-c256", true},
+		{"ISL=1024: TP8 conc 4-128; DP8 (dp-attn) conc 256-4096", true},
+		{"Add resident TP8 c1-c5, and Mooncake DRAM offload c6/c8", false},
+		{"Sweep conc 4-64 and conc 128-256", false},
+		{"TP4 conc 4-64 and TP8 conc 4-64 unchanged", false},
+	} {
+		n := 0
+		for _, c := range Extract([]string{tc.bullet}) {
+			if c.Kind != KindConc || (c.Max == 0 && len(c.Range) != 2) {
+				continue
+			}
+			n++
+			if c.every != tc.every && (tc.every || len(c.Rows) > 0 || c.every) {
+				t.Errorf("%q: %q every = %v, want %v", tc.bullet, c.Text, c.every, tc.every)
+			}
+		}
+		if n == 0 {
+			t.Errorf("%q: no range read", tc.bullet)
 		}
 	}
 }
