@@ -16,32 +16,13 @@ import (
 // recipes set (one bullet for them all; a value they disagree on is
 // "by recipe"), not by nothing.
 func TestDraftNamesAnAddedRecipesVariables(t *testing.T) {
-	base := testfs.Files{
-		"configs/nvidia-master.yaml": "{}\n",
-		"configs/amd-master.yaml":    "{}\n",
-		"configs/runners.yaml":       "labels:\n  gb200: [gb200-nv_0]\n",
-		"runners/launch_gb200-nv.sh": "#!/bin/bash\n",
-	}
+	base := gb200Base()
 	srt := func(b string) string {
 		return "name: x\nbackend:\n  prefill_environment: &w\n    SGLANG_A: \"1\"\n    SGLANG_B: " + b + "\n    lowercase: no\n" +
 			"  decode_environment:\n    <<: *w\nbenchmark:\n  env:\n    AIPERF_EXTRA_INPUTS: \"thinking:true\"\n"
 	}
-	head := base.With("configs/nvidia-master.yaml", `m1-fp4-gb200-dynamo-sglang:
-  image: lmsysorg/sglang:v1
-  model: org/m1
-  model-prefix: m1
-  runner: gb200
-  precision: fp4
-  framework: dynamo-sglang
-  multinode: true
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - { conc-list: [8], prefill: { tp: 4, additional-settings: ["CONFIG_FILE=recipes/m1/1p1d.yaml"] }, decode: { tp: 8 } }
-      - { conc-list: [64], prefill: { tp: 4, additional-settings: ["CONFIG_FILE=recipes/m1/2p1d.yaml"] }, decode: { tp: 8 } }
-`).With("benchmarks/multi_node/srt-slurm-recipes/m1/1p1d.yaml", srt("one")).
+	head := base.With("configs/nvidia-master.yaml", m1Recipe("m1-fp4-gb200-dynamo-sglang", "1p1d.yaml")+
+		"      - { conc-list: [64], prefill: { tp: 4, additional-settings: [\"CONFIG_FILE=recipes/m1/2p1d.yaml\"] }, decode: { tp: 8 } }\n").With("benchmarks/multi_node/srt-slurm-recipes/m1/1p1d.yaml", srt("one")).
 		With("benchmarks/multi_node/srt-slurm-recipes/m1/2p1d.yaml", srt("two"))
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml"})
@@ -165,34 +146,12 @@ func TestDraftNamesOnlyItsOwnScriptsVariables(t *testing.T) {
 // differs from the first's, not listed again; the first, with no recipe
 // before it to compare with, lists its own.
 func TestDraftSaysASecondNewRecipesEnvByTheFirst(t *testing.T) {
-	base := testfs.Files{
-		"configs/nvidia-master.yaml": "{}\n",
-		"configs/amd-master.yaml":    "{}\n",
-		"configs/runners.yaml":       "labels:\n  gb200: [gb200-nv_0]\n",
-		"runners/launch_gb200-nv.sh": "#!/bin/bash\n",
-	}
+	base := gb200Base()
 	envYAML := func(extra string) string {
 		return "name: x\nbackend:\n  prefill_environment:\n    SGLANG_A: \"1\"\n    SGLANG_B: \"2\"\n    SGLANG_C: \"3\"\n" +
 			"    SGLANG_D: \"4\"\n    SGLANG_E: \"5\"\n    SGLANG_F: \"6\"\n" + extra
 	}
-	recipeYAML := func(key, file string) string {
-		return key + `:
-  image: lmsysorg/sglang:v1
-  model: org/m1
-  model-prefix: m1
-  runner: gb200
-  precision: fp4
-  framework: dynamo-sglang
-  multinode: true
-  scenarios:
-    fixed-seq-len:
-    - isl: 1024
-      osl: 1024
-      search-space:
-      - { conc-list: [8], prefill: { tp: 4, additional-settings: ["CONFIG_FILE=recipes/m1/` + file + `"] }, decode: { tp: 8 } }
-`
-	}
-	head := base.With("configs/nvidia-master.yaml", recipeYAML("m1-fp4-gb200-dynamo-sglang-agg", "agg.yaml")+recipeYAML("m1-fp4-gb200-dynamo-sglang-disagg", "disagg.yaml")).
+	head := base.With("configs/nvidia-master.yaml", m1Recipe("m1-fp4-gb200-dynamo-sglang-agg", "agg.yaml")+m1Recipe("m1-fp4-gb200-dynamo-sglang-disagg", "disagg.yaml")).
 		With("benchmarks/multi_node/srt-slurm-recipes/m1/agg.yaml", envYAML("    SGLANG_G: \"7\"\n")).
 		With("benchmarks/multi_node/srt-slurm-recipes/m1/disagg.yaml", envYAML("    SGLANG_G: \"8\"\n    SGLANG_DISAGG_TIMEOUT: \"100\"\n"))
 	s := &config.Settings{}
@@ -213,5 +172,35 @@ func TestDraftSaysASecondNewRecipesEnvByTheFirst(t *testing.T) {
 	}
 	if !slices.ContainsFunc(bullets["m1-fp4-gb200-dynamo-sglang-agg"], func(b string) bool { return strings.HasPrefix(b, "Env in its srt-slurm recipe: SGLANG_A=1") }) {
 		t.Errorf("agg bullets %q: want its own list", bullets["m1-fp4-gb200-dynamo-sglang-agg"])
+	}
+}
+
+// m1Recipe is a multi-node recipe of model m1 whose one row runs the
+// srt-slurm recipe file.
+func m1Recipe(key, file string) string {
+	return key + `:
+  image: lmsysorg/sglang:v1
+  model: org/m1
+  model-prefix: m1
+  runner: gb200
+  precision: fp4
+  framework: dynamo-sglang
+  multinode: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { conc-list: [8], prefill: { tp: 4, additional-settings: ["CONFIG_FILE=recipes/m1/` + file + `"] }, decode: { tp: 8 } }
+`
+}
+
+// gb200Base is a repository with no recipe and a GB200 launcher.
+func gb200Base() testfs.Files {
+	return testfs.Files{
+		"configs/nvidia-master.yaml": "{}\n",
+		"configs/amd-master.yaml":    "{}\n",
+		"configs/runners.yaml":       "labels:\n  gb200: [gb200-nv_0]\n",
+		"runners/launch_gb200-nv.sh": "#!/bin/bash\n",
 	}
 }
