@@ -274,7 +274,8 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 
 // notRemoved contradicts a removal claim ("drop --x") that the launches
 // deny outright: points still launch the name, and the change removed it
-// from none of the points it launched at before (every listed recipe was
+// from none of the points it launched at before, nor changed it there (it
+// may have added it to others; every listed recipe was
 // compared point by point). ok is false otherwise: a removal from some
 // points, or an unconditional claim of a conditional one, the files decide.
 func (s *subject) notRemoved(r *Result, still *dryrun.Command) (ok bool) {
@@ -286,7 +287,7 @@ func (s *subject) notRemoved(r *Result, still *dryrun.Command) (ok bool) {
 			return false // a new recipe: "removed" is about another one
 		}
 		for _, d := range e.Diffs {
-			if r.Claim.about(d) {
+			if r.Claim.about(d) && !d.BaseAbsent {
 				return false // removed or changed somewhere: the files decide
 			}
 		}
