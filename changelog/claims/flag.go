@@ -69,6 +69,9 @@ func (s *subject) checkFlag(r *Result) {
 		head = flagOccurrences(s.changed, r.Name, "head", !r.Negated)
 		elsewhere = len(head) > 0
 	}
+	if !slices.ContainsFunc(head, func(a assignment) bool { return !a.weak }) {
+		head = nil // only comments name it: nothing passes it
+	}
 	if r.Negated {
 		base := flagOccurrences(s.base.sources, r.Name, "base", false)
 		switch {
