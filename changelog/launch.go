@@ -395,10 +395,20 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 			continue
 		}
 		var text strings.Builder
+		headOpts, baseOpts := ch.Head.Options(), ch.Base.Options() // as the claims read them: either side
 		for _, en := range entries {
-			for _, b := range stringsOf(en.value, FieldDescription) {
+			bs := stringsOf(en.value, FieldDescription)
+			for _, b := range bs {
 				text.WriteString(mentionForm(b))
 				text.WriteByte('\n')
+			}
+			// a feature named in English ("Disable torch.compile") names the
+			// option that switches it
+			for _, c := range claims.ExtractIn(bs, func(w string) bool { return headOpts[w] || baseOpts[w] }) {
+				if c.Switch() {
+					text.WriteString(mentionForm(strings.TrimLeft(c.Name, "-")))
+					text.WriteByte('\n')
+				}
 			}
 		}
 		bullets := text.String()
