@@ -28,6 +28,12 @@ type Change struct {
 func NewChange(base, head *Rev, changed []string) *Change {
 	c := append([]string(nil), changed...)
 	sort.Strings(c)
+	if base != nil && head != nil && base.sweep == nil && head.sweep == nil {
+		// the two sides share most files: what is read of one file (its
+		// options, a workflow, a generator) is read once
+		sc := NewSweepCache()
+		base.sweep, head.sweep = sc, sc
+	}
 	return &Change{Base: base, Head: head, Changed: slices.Compact(c)}
 }
 
