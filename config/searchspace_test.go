@@ -2,6 +2,7 @@ package config
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/perflog/perflog/internal/pyyaml"
@@ -128,5 +129,41 @@ func TestComponentsAsJSON(t *testing.T) {
 	}
 	if got := e.Components["router"]; got != `{"name": "r"}` || e.KVBackend != "lmcache" {
 		t.Errorf("router %s, backend %q", got, e.KVBackend)
+	}
+}
+
+// TestRowsAggregated: a multi-node entry whose decode side has no
+// workers is an aggregated server; pp and dcp-size are read per side.
+func TestRowsAggregated(t *testing.T) {
+	text := `k:
+  image: a
+  multinode: true
+  disagg: false
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - prefill: { num-worker: 1, tp: 8, pp: 2, dcp-size: 8, ep: 1, dp-attn: false }
+        decode: { num-worker: 0, tp: 8, pp: 2, dcp-size: 8 }
+        conc-list: [16]
+      - prefill: { num-worker: 1, tp: 4 }
+        decode: { num-worker: 2, tp: 8 }
+        conc-list: [16]
+      - prefill: { tp: 4 }
+        decode: { tp: 8 }
+        conc-list: [16]
+`
+	m := master(t, File{"a.yaml", []byte(text)})
+	rows := m.Recipes["k"].Rows()
+	if len(rows) != 3 {
+		t.Fatalf("rows: %+v", rows)
+	}
+	if r := rows[0]; !r.Aggregated() || !slices.Equal(r.PP, []int64{2, 2}) || !slices.Equal(r.DCP, []int64{8, 8}) {
+		t.Errorf("row 0: aggregated %v, PP %v, DCP %v; want aggregated, [2 2], [8 8]", r.Aggregated(), r.PP, r.DCP)
+	}
+	if r := rows[1]; r.Aggregated() || !slices.Equal(r.PP, []int64{0, 0}) {
+		t.Errorf("row 1 (1P2D): aggregated %v, PP %v", r.Aggregated(), r.PP)
+	}
+	if rows[2].Aggregated() {
+		t.Error("row 2 (no num-worker said): aggregated")
 	}
 }

@@ -403,7 +403,19 @@ func rowKey(r config.Row) string {
 	if kv == "none" {
 		kv = ""
 	}
-	return fmt.Sprintf("%s|%d|%d|%v|%v|%v|%s|%s|%s|%v", r.Scenario, r.ISL, r.OSL, r.TP, ep, dpa, spec, kv, r.KVBackend, r.Workers)
+	// pp and dcp-size: 1 and left out are the same, on each side
+	split := func(l []int64) []int64 {
+		if !slices.ContainsFunc(l, func(v int64) bool { return v > 1 }) {
+			return nil
+		}
+		out := make([]int64, len(l))
+		for i, v := range l {
+			out[i] = max(v, 1)
+		}
+		return out
+	}
+	pp, dcp := split(r.PP), split(r.DCP)
+	return fmt.Sprintf("%s|%d|%d|%v|%v|%v|%s|%s|%s|%v|%v|%v", r.Scenario, r.ISL, r.OSL, r.TP, ep, dpa, spec, kv, r.KVBackend, r.Workers, pp, dcp)
 }
 
 // rowNamer names the rows among rows by what tells them apart: the
@@ -447,8 +459,13 @@ func rowNameOf(r config.Row, keep nameParts) string {
 		if i < len(r.TP) {
 			p = append(p, fmt.Sprintf("TP%d", r.TP[i]))
 		}
-		if i < len(r.EP) && r.EP[i] > 1 {
-			p = append(p, fmt.Sprintf("EP%d", r.EP[i]))
+		for _, d := range []struct {
+			name string
+			v    []int64
+		}{{"EP", r.EP}, {"PP", r.PP}, {"DCP", r.DCP}} {
+			if i < len(d.v) && d.v[i] > 1 {
+				p = append(p, fmt.Sprintf("%s%d", d.name, d.v[i]))
+			}
 		}
 		s := strings.Join(p, "/")
 		if i < len(r.DPA) && r.DPA[i] {
@@ -456,7 +473,14 @@ func rowNameOf(r config.Row, keep nameParts) string {
 		}
 		par = append(par, s)
 	}
-	if len(par) == 2 {
+	if len(par) == 2 && r.Aggregated() {
+		// no decode workers: the prefill side is the aggregated server
+		agg := "aggregated " + par[0]
+		if r.Workers[0] > 1 {
+			agg = fmt.Sprintf("%d× %s", r.Workers[0], agg)
+		}
+		parts = append(parts, agg)
+	} else if len(par) == 2 {
 		if len(r.Workers) == 2 && r.Workers[0] > 0 && r.Workers[1] > 0 {
 			// the worker counts tell 1P2D from 1P4D, as the recipes' names do
 			parts = append(parts, fmt.Sprintf("%dP%dD", r.Workers[0], r.Workers[1]))
@@ -518,11 +542,24 @@ func searchSpaceText(rows []config.Row) string {
 	}
 	name := rowNamer(rows)
 	full := name(rows[0])
-	var parts []string
+	// rows of one name are one arm: their concurrencies said together
+	// ("TP8 conc 2, 4, 8", not one clause per entry)
+	var names []string
+	conc := map[string][]int64{}
 	for _, r := range rows {
-		parts = append(parts, fmt.Sprintf("%s conc %s", name(r), concText(r.Conc)))
+		n := name(r)
+		if _, ok := conc[n]; !ok {
+			names = append(names, n)
+		}
+		conc[n] = append(conc[n], r.Conc...)
 	}
-	text := strings.Join(dedupe(parts), "; ")
+	var parts []string
+	for _, n := range names {
+		c := slices.Clone(conc[n])
+		slices.Sort(c)
+		parts = append(parts, fmt.Sprintf("%s conc %s", n, concText(slices.Compact(c))))
+	}
+	text := strings.Join(parts, "; ")
 	// what the full name of a row says beyond its short one, every row
 	// says: the shared scenario, speculative decoding, KV offload
 	var shared []string

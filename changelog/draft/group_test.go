@@ -121,3 +121,36 @@ func TestRowNameWorkers(t *testing.T) {
 		t.Errorf("rowBullets = %q, want one bullet per worker layout", got)
 	}
 }
+
+// TestSearchSpaceAggregated: an aggregated multi-node recipe is named by
+// its one server (pipeline and context parallelism included), and the
+// entries of one arm are said as one clause.
+func TestSearchSpaceAggregated(t *testing.T) {
+	text := `k:
+  image: a
+  multinode: true
+  disagg: false
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - spec-decoding: mtp
+        conc-list: [16]
+        prefill: { num-worker: 1, tp: 8, pp: 2, dcp-size: 8, ep: 1, dp-attn: false }
+        decode: { num-worker: 0, tp: 8, pp: 2, dcp-size: 8, ep: 1, dp-attn: false }
+      - conc-list: [96]
+        prefill: { num-worker: 1, tp: 8, pp: 2, dcp-size: 8 }
+        decode: { num-worker: 0, tp: 8, pp: 2, dcp-size: 8 }
+      - conc-list: [48, 72]
+        prefill: { num-worker: 1, tp: 8, pp: 2, dcp-size: 8 }
+        decode: { num-worker: 0, tp: 8, pp: 2, dcp-size: 8 }
+`
+	m, err := config.LoadMaster([]config.File{{Path: "configs/nvidia-master.yaml", Data: []byte(text)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := searchSpaceText(m.Recipes["k"].Rows())
+	want := "(agentic-coding) aggregated TP8/PP2/DCP8 MTP conc 16; aggregated TP8/PP2/DCP8 conc [48, 72, 96]"
+	if got != want {
+		t.Errorf("searchSpaceText =\n  %q\nwant\n  %q", got, want)
+	}
+}
