@@ -426,7 +426,7 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 			// a multi-node recipe's topology and harness settings are
 			// told by its rows and name, seldom by setting
 			settings := d.Kind == "file" && strings.HasSuffix(d.In, dryrun.SettingsSuffix)
-			if d.Kind == "status" || settings || d.Harness() || seen[id] || (d.Kind == "env" && envTold) || mentioned(bullets, e, d) {
+			if d.Kind == "status" || settings || d.Harness() || d.Respelled() || seen[id] || (d.Kind == "env" && envTold) || mentioned(bullets, e, d) {
 				seen[id] = true
 				continue
 			}

@@ -2,10 +2,13 @@ package recipe
 
 import (
 	"context"
+	"encoding/json"
 	"path"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/perflog/perflog/recipe/dryrun"
@@ -440,6 +443,39 @@ func (d LaunchDiff) Harness() bool {
 		name = name[i+1:] // "decode --port"
 	}
 	return d.Kind == "client" || (d.Kind == "flag" && infraOption.MatchString(name))
+}
+
+// Respelled reports whether a difference is one value written two ways:
+// the same number ("0.9" and "0.90") or a JSON object or array that holds
+// the same (a --kv-transfer-config whose keys were reordered). The server
+// reads the same setting; what the recipe benchmarks did not change.
+func (d LaunchDiff) Respelled() bool {
+	return !d.BaseAbsent && !d.HeadAbsent && (sameNumber(d.Base, d.Head) || sameJSON(d.Base, d.Head))
+}
+
+// sameNumber says whether two values are the same number written two
+// ways.
+func sameNumber(a, b string) bool {
+	if a == b {
+		return false
+	}
+	x, errA := strconv.ParseFloat(a, 64)
+	y, errB := strconv.ParseFloat(b, 64)
+	return errA == nil && errB == nil && x == y
+}
+
+// sameJSON says whether two values are JSON objects or arrays that hold
+// the same.
+func sameJSON(a, b string) bool {
+	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
+	if a == b || a == "" || b == "" || (a[0] != '{' && a[0] != '[') || (b[0] != '{' && b[0] != '[') {
+		return false
+	}
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 // infraOption matches the server options of where it listens and logs.

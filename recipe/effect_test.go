@@ -35,3 +35,26 @@ func TestSameModel(t *testing.T) {
 		}
 	}
 }
+
+// TestRespelled: a value written another way is not a change; a value
+// added or removed, or a different value, is.
+func TestRespelled(t *testing.T) {
+	for _, c := range []struct {
+		d    LaunchDiff
+		want bool
+	}{
+		{LaunchDiff{Base: "0.9", Head: "0.90"}, true},
+		{LaunchDiff{Base: "8192", Head: "8192.0"}, true},
+		{LaunchDiff{Base: `{"a": 1, "b": [1, 2]}`, Head: "{\n  \"b\": [1,2],\n  \"a\": 1\n}"}, true},
+		{LaunchDiff{Base: "0.9", Head: "0.85"}, false},
+		{LaunchDiff{Base: `{"a": 1}`, Head: `{"a": 2}`}, false},
+		{LaunchDiff{Base: `[1, 2]`, Head: `[2, 1]`}, false},
+		{LaunchDiff{Base: "0.9", Head: "0.9"}, false},
+		{LaunchDiff{Base: "", Head: "0", BaseAbsent: true}, false},
+		{LaunchDiff{Base: "fp8", Head: "FP8"}, false},
+	} {
+		if got := c.d.Respelled(); got != c.want {
+			t.Errorf("Respelled(%q -> %q) = %v, want %v", c.d.Base, c.d.Head, got, c.want)
+		}
+	}
+}

@@ -11,13 +11,11 @@ package draft
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"maps"
 	"math/bits"
 	"path"
-	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -371,6 +369,9 @@ func configBullets(old, new *config.Recipe, d *config.RecipeDiff) []string {
 			out = append(out, fmt.Sprintf("Update image from %s to %s", c.Old, c.New))
 		case strings.HasPrefix(c.Path, "scenarios"):
 			rowsTouched = true
+			if b, ok := itemFieldBullet(new, c); ok {
+				out = append(out, b)
+			}
 		case c.Kind == config.Added:
 			out = append(out, fmt.Sprintf("Set %s to %s", c.Path, c.New))
 		case c.Kind == config.Removed:
@@ -383,6 +384,49 @@ func configBullets(old, new *config.Recipe, d *config.RecipeDiff) []string {
 		out = append(out, rowBullets(old.Rows(), new.Rows())...)
 	}
 	return out
+}
+
+// itemFieldBullet says the change of a scenario item's own setting
+// ("Change dram-utilization from 0.80 to 0.95"): a field of the item, not
+// of its search space, and not its sequence lengths (the rows say those).
+// A recipe of several items names the item the field is of.
+func itemFieldBullet(r *config.Recipe, c config.Change) (string, bool) {
+	item, field, ok := strings.Cut(c.Path, "].")
+	if !ok || strings.Contains(field, ".") || strings.Contains(field, "[") {
+		return "", false
+	}
+	switch field {
+	case "isl", "osl", "search-space":
+		return "", false
+	}
+	item += "]"
+	var b string
+	switch c.Kind {
+	case config.Added:
+		b = fmt.Sprintf("Set %s to %s", field, c.New)
+	case config.Removed:
+		b = fmt.Sprintf("Remove %s (was %s)", field, c.Old)
+	default:
+		b = fmt.Sprintf("Change %s from %s to %s", field, c.Old, c.New)
+	}
+	var items []config.Item
+	var names []string
+	for _, sc := range r.Scenarios() {
+		for _, it := range sc.Items {
+			items = append(items, it)
+			n := sc.Name
+			if it.ISL != 0 {
+				n = seqName(it.ISL) + seqName(it.OSL)
+			}
+			names = append(names, n)
+		}
+	}
+	for i, it := range items {
+		if it.Path == item && len(items) > 1 {
+			b += " for " + names[i]
+		}
+	}
+	return b, true
 }
 
 // rowKey identifies a search-space row apart from its concurrencies.
@@ -944,7 +988,7 @@ func launchBullets(e *recipe.Effect) []string {
 	var order []string
 	m := map[string]*agg{}
 	for _, d := range e.Diffs {
-		if d.Kind == "status" || d.Harness() || sameJSON(d.Base, d.Head) || sameNumber(d.Base, d.Head) {
+		if d.Kind == "status" || d.Harness() || d.Respelled() {
 			continue
 		}
 		id := d.Kind + "\x00" + d.In + "\x00" + d.Name
@@ -1026,11 +1070,13 @@ func launchBullets(e *recipe.Effect) []string {
 		case arms != "":
 			// (arms the claims cannot read as a condition: named, with no
 			// verb or value they would read of every point)
-			verb := "Change"
+			verb, detail := "Change", ""
 			if a.gone {
 				verb = "Remove" // removed from those arms, not changed
+			} else if j, ok := jsonDetail(d.Base, d.Head); ok && !a.varied {
+				detail = " (" + j + ")"
 			}
-			out = append(out, fmt.Sprintf("%s %s%s for %s", verb, name, where, arms))
+			out = append(out, fmt.Sprintf("%s %s%s%s for %s", verb, name, detail, where, arms))
 			continue
 		case cond != "":
 			where += " " + cond
@@ -1045,21 +1091,14 @@ func launchBullets(e *recipe.Effect) []string {
 		case literalValue(d.Base) && literalValue(d.Head) && d.Base != "" && d.Head != "":
 			out = append(out, fmt.Sprintf("Change %s from %s to %s%s", name, d.Base, d.Head, where))
 		default:
-			out = append(out, fmt.Sprintf("Change %s%s", name, where))
+			detail := ""
+			if j, ok := jsonDetail(d.Base, d.Head); ok {
+				detail = " (" + j + ")"
+			}
+			out = append(out, fmt.Sprintf("Change %s%s%s", name, detail, where))
 		}
 	}
 	return out
-}
-
-// sameNumber says whether two values are the same number written two
-// ways ("0.9" and "0.90"): no change.
-func sameNumber(a, b string) bool {
-	if a == b {
-		return false
-	}
-	x, errA := strconv.ParseFloat(a, 64)
-	y, errB := strconv.ParseFloat(b, 64)
-	return errA == nil && errB == nil && x == y
 }
 
 // byPointValues says what a setting whose values differ by point became:
@@ -1154,20 +1193,6 @@ func joinOr(vs []string) string {
 		return strings.Join(vs, "")
 	}
 	return strings.Join(vs[:len(vs)-1], ", ") + " or " + vs[len(vs)-1]
-}
-
-// sameJSON says whether two values are JSON objects or arrays that hold
-// the same (a --kv-transfer-config whose keys were reordered): no change.
-func sameJSON(a, b string) bool {
-	a, b = strings.TrimSpace(a), strings.TrimSpace(b)
-	if a == b || a == "" || b == "" || (a[0] != '{' && a[0] != '[') || (b[0] != '{' && b[0] != '[') {
-		return false
-	}
-	var x, y any
-	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
-		return false
-	}
-	return reflect.DeepEqual(x, y)
 }
 
 // armCondition writes the points at (whole arms: armsOf) as the

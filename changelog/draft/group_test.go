@@ -1,7 +1,9 @@
 package draft
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/perflog/perflog/changelog/claims"
@@ -73,9 +75,6 @@ func TestByPointValues(t *testing.T) {
 				t.Errorf("%q: the claims read %s %q=%q", b, c.Kind, c.Name, c.Value)
 			}
 		}
-	}
-	if !sameNumber("0.9", "0.90") || sameNumber("0.9", "0.95") || sameNumber("a", "b") {
-		t.Error("sameNumber: 0.9 and 0.90 are one number, 0.9 and 0.95 two")
 	}
 }
 
@@ -152,5 +151,59 @@ func TestSearchSpaceAggregated(t *testing.T) {
 	want := "(agentic-coding) aggregated TP8/PP2/DCP8 MTP conc 16; aggregated TP8/PP2/DCP8 conc [48, 72, 96]"
 	if got != want {
 		t.Errorf("searchSpaceText =\n  %q\nwant\n  %q", got, want)
+	}
+}
+
+// TestJSONDetail: a JSON option's change is said by the leaves that
+// changed, when there are few.
+func TestJSONDetail(t *testing.T) {
+	for _, c := range []struct {
+		a, b, want string
+		ok         bool
+	}{
+		{`{"kv_connector": "X", "extra": {"bytes": 299875000000, "lazy": false}}`,
+			`{"kv_connector": "X", "extra": {"lazy": false, "bytes": 356125000000}}`,
+			"extra.bytes from 299875000000 to 356125000000", true},
+		{`{"a": 1}`, `{"a": 1, "b": "x"}`, `add b "x"`, true},
+		{`{"a": 1, "b": 2}`, `{"a": 1}`, "remove b", true},
+		{`{"a": 9007199254740993}`, `{"a": 9007199254740995}`, "a from 9007199254740993 to 9007199254740995", true},
+		{`{"a": 1, "b": 1, "c": 1, "d": 1}`, `{"a": 2, "b": 2, "c": 2, "d": 2}`, "", false},
+		{`{"a": 1}`, `{"a": 1}`, "", false},
+		{`[1]`, `[2]`, "", false},
+		{`fp8`, `{"a": 1}`, "", false},
+	} {
+		got, ok := jsonDetail(c.a, c.b)
+		if got != c.want || ok != c.ok {
+			t.Errorf("jsonDetail(%s, %s) = %q, %v; want %q, %v", c.a, c.b, got, ok, c.want, c.ok)
+		}
+	}
+}
+
+// TestItemFieldBullet: a scenario item's own setting (dram-utilization)
+// is drafted; its sequence lengths and search space are the rows'.
+func TestItemFieldBullet(t *testing.T) {
+	load := func(text string) *config.Recipe {
+		m, err := config.LoadMaster([]config.File{{Path: "configs/nvidia-master.yaml", Data: []byte(text)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Recipes["k"]
+	}
+	const one = `k:
+  image: a
+  scenarios:
+    agentic-coding:
+    - dram-utilization: %s
+      search-space:
+      - { tp: 8, conc-list: [%d] }
+`
+	old, new := load(fmt.Sprintf(one, "0.80", 4)), load(fmt.Sprintf(one, "0.95", 8))
+	d := config.Diff(old.Raw(), new.Raw())
+	got := configBullets(old, new, d)
+	if !slices.Contains(got, "Change dram-utilization from 0.8 to 0.95") {
+		t.Errorf("configBullets = %q, want the dram-utilization change", got)
+	}
+	if slices.ContainsFunc(got, func(b string) bool { return strings.Contains(b, "conc-list") }) {
+		t.Errorf("configBullets = %q: a search-space field said as an item's", got)
 	}
 }
