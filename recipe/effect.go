@@ -18,8 +18,11 @@ import (
 // dry-run at base and at head, matched by their identity.
 type Effect struct {
 	Key string
+	// OldKey is the recipe's key at base when the change renamed it.
+	OldKey string
 	// Base and Head are the recipe's points at each revision (Base is
-	// empty for an added recipe).
+	// empty for an added recipe; for a renamed one, the old key's points,
+	// keyed as the new).
 	Base, Head []PointLaunch
 	// Complete says every point of both revisions was dry-run to an end
 	// (a launch or a failure, nothing unknown): the comparison is the
@@ -170,8 +173,22 @@ func (c *Change) Effects(ctx context.Context, o dryrun.Options) ([]Effect, error
 	if err != nil {
 		return nil, err
 	}
+	// a renamed recipe's launch is compared with its old key's
+	changes, err := c.Recipes()
+	if err != nil {
+		return nil, err
+	}
+	oldKey, newKey := map[string]string{}, map[string]string{}
+	for _, rc := range changes {
+		if rc.Kind == RecipeRenamed {
+			oldKey[rc.Key], newKey[rc.OldKey] = rc.OldKey, rc.Key
+		}
+	}
 	baseKeys := make([]string, 0, len(keys))
 	for _, k := range keys {
+		if old, ok := oldKey[k]; ok {
+			k = old
+		}
 		if _, ok, _ := c.Base.Recipe(k); ok {
 			baseKeys = append(baseKeys, k)
 		}
@@ -180,6 +197,11 @@ func (c *Change) Effects(ctx context.Context, o dryrun.Options) ([]Effect, error
 	if len(baseKeys) > 0 {
 		if base, err = c.Base.DryRunKeys(ctx, baseKeys, 0, o); err != nil {
 			return nil, err
+		}
+		for i := range base {
+			if k, ok := newKey[base[i].Point.Key]; ok {
+				base[i].Point.Key = k
+			}
 		}
 	}
 	byKey := func(pls []PointLaunch) map[string][]PointLaunch {
@@ -192,7 +214,7 @@ func (c *Change) Effects(ctx context.Context, o dryrun.Options) ([]Effect, error
 	hb, bb := byKey(head), byKey(base)
 	out := make([]Effect, 0, len(keys))
 	for _, k := range keys {
-		e := Effect{Key: k, Base: bb[k], Head: hb[k], Files: files[k]}
+		e := Effect{Key: k, OldKey: oldKey[k], Base: bb[k], Head: hb[k], Files: files[k]}
 		e.compare()
 		out = append(out, e)
 	}

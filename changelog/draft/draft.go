@@ -220,11 +220,20 @@ func appendOnlyProven(ch *recipe.Change, key string) bool {
 // changed but whose every point launches the same gets no bullet (it
 // needs no entry).
 func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect, o Options) []string {
-	if eff != nil && eff.Complete && rc.Kind == recipe.RecipeChanged {
+	// a renamed recipe is said by its launch when most of its points are
+	// the old key's (compared); a rename that also rewrote its search
+	// space is said by its files' diff, whose values hold for every point
+	renamed := rc.Kind == recipe.RecipeRenamed && eff != nil && eff.OldKey == rc.OldKey && 2*eff.Matched() >= len(eff.Head)
+	if eff != nil && eff.Complete && (rc.Kind == recipe.RecipeChanged || renamed) {
 		var out []string
+		oldKey := rc.Key
+		if renamed {
+			out = append(out, fmt.Sprintf("Rename %s to %s", rc.OldKey, rc.Key))
+			oldKey = rc.OldKey
+		}
 		if rc.Diff != nil {
 			head, _, _ := ch.Head.Recipe(rc.Key)
-			base, _, _ := ch.Base.Recipe(rc.Key)
+			base, _, _ := ch.Base.Recipe(oldKey)
 			if head != nil && base != nil {
 				out = append(out, configBullets(base, head, rc.Diff)...)
 			}
@@ -1014,6 +1023,9 @@ func launchBullets(e *recipe.Effect) []string {
 	}
 	matched := e.Matched()
 	var out []string
+	// the whole-recipe additions and removals of options, by bullet: a
+	// pair of one family is one replacement (pairReplacements)
+	swaps := map[int]swap{}
 	for _, id := range order {
 		a := m[id]
 		d := a.d
@@ -1085,8 +1097,14 @@ func launchBullets(e *recipe.Effect) []string {
 		case d.BaseAbsent && d.Kind == "env":
 			out = append(out, fmt.Sprintf("Set %s%s%s", name, val(d.Head), where))
 		case d.BaseAbsent:
+			if d.Kind == "flag" {
+				swaps[len(out)] = swap{add: true, name: name, value: val(d.Head), where: where}
+			}
 			out = append(out, fmt.Sprintf("Add %s%s%s", name, val(d.Head), where))
 		case d.HeadAbsent:
+			if d.Kind == "flag" {
+				swaps[len(out)] = swap{name: name, value: val(d.Base), where: where}
+			}
 			out = append(out, fmt.Sprintf("Remove %s%s", name, where))
 		case literalValue(d.Base) && literalValue(d.Head) && d.Base != "" && d.Head != "":
 			out = append(out, fmt.Sprintf("Change %s from %s to %s%s", name, d.Base, d.Head, where))
@@ -1098,7 +1116,63 @@ func launchBullets(e *recipe.Effect) []string {
 			out = append(out, fmt.Sprintf("Change %s%s%s", name, detail, where))
 		}
 	}
-	return out
+	return pairReplacements(out, swaps)
+}
+
+// swap is an option a launch diff added or removed at every point.
+type swap struct {
+	add         bool
+	name, value string // value as the bullet writes it (" 270", or "")
+	where       string
+}
+
+// pairReplacements writes an option removed and another of its family
+// added where it was ("--hicache-ratio" for "--hicache-size 270") as one
+// bullet, "Replace --hicache-ratio 0.75 with --hicache-size 270": two
+// bullets are half a change each. Only a family with exactly one of each
+// is paired.
+func pairReplacements(out []string, swaps map[int]swap) []string {
+	byFamily := map[string][]int{}
+	for i, s := range swaps {
+		if f := optionFamily(s.name); f != "" {
+			byFamily[f+"\x00"+s.where] = append(byFamily[f+"\x00"+s.where], i)
+		}
+	}
+	drop := map[int]bool{}
+	for _, ix := range byFamily {
+		if len(ix) != 2 || swaps[ix[0]].add == swaps[ix[1]].add {
+			continue
+		}
+		slices.Sort(ix)
+		rm, add := swaps[ix[0]], swaps[ix[1]]
+		if rm.add {
+			rm, add = add, rm
+		}
+		out[ix[0]] = fmt.Sprintf("Replace %s%s with %s%s%s", rm.name, rm.value, add.name, add.value, add.where)
+		drop[ix[1]] = true
+	}
+	var kept []string
+	for i, b := range out {
+		if !drop[i] {
+			kept = append(kept, b)
+		}
+	}
+	return kept
+}
+
+// optionFamily is the leading word of an option's name that says what it
+// is of ("hicache" of --hicache-size), "" for a name whose leading word
+// says nothing of the kind (--max-num-seqs, --enable-x).
+func optionFamily(name string) string {
+	w, _, ok := strings.Cut(strings.TrimLeft(name, "-"), "-")
+	if !ok {
+		return ""
+	}
+	switch w {
+	case "max", "min", "num", "enable", "disable", "no", "use", "kv", "data", "tensor", "expert":
+		return ""
+	}
+	return w
 }
 
 // byPointValues says what a setting whose values differ by point became:

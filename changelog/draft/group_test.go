@@ -207,3 +207,34 @@ func TestItemFieldBullet(t *testing.T) {
 		t.Errorf("configBullets = %q: a search-space field said as an item's", got)
 	}
 }
+
+// TestPairReplacements: an option removed and one of its family added
+// are one replacement; options of no family, or a family with more than
+// one of either, stay apart.
+func TestPairReplacements(t *testing.T) {
+	out := []string{"Remove --hicache-ratio", "Add --max-num-seqs 8", "Add --hicache-size 270", "Remove --max-model-len", "Add --cuda-graph-bs 8 when TP=8", "Remove --cuda-graph-max-bs"}
+	swaps := map[int]swap{
+		0: {name: "--hicache-ratio", value: " 0.75"},
+		1: {add: true, name: "--max-num-seqs", value: " 8"},
+		2: {add: true, name: "--hicache-size", value: " 270"},
+		3: {name: "--max-model-len"},
+		4: {add: true, name: "--cuda-graph-bs", value: " 8", where: " when TP=8"},
+		5: {name: "--cuda-graph-max-bs"},
+	}
+	got := pairReplacements(out, swaps)
+	want := []string{"Replace --hicache-ratio 0.75 with --hicache-size 270", "Add --max-num-seqs 8", "Remove --max-model-len", "Add --cuda-graph-bs 8 when TP=8", "Remove --cuda-graph-max-bs"}
+	if !slices.Equal(got, want) {
+		t.Errorf("pairReplacements =\n  %q\nwant\n  %q", got, want)
+	}
+	// the claims read the replaced option as the old one, the other as set
+	set := false
+	for _, c := range claims.Extract([]string{want[0]}) {
+		if c.Name == "--hicache-ratio" && c.Strong && !c.Negated {
+			t.Errorf("the claims read %s as launched: %+v", c.Name, c)
+		}
+		set = set || (c.Name == "--hicache-size" && c.Value == "270")
+	}
+	if !set {
+		t.Errorf("the claims do not read --hicache-size 270 of %q", want[0])
+	}
+}
