@@ -584,14 +584,16 @@ func settingsOf(text string) map[string]string {
 
 // sameModel reports whether two values name one model in two places: a
 // hub id and a local copy of it ("nvidia/GLM-5-NVFP4" and
-// "/scratch/fsw/models/GLM-5-NVFP4"). A launcher that mirrors weights
-// locally changes where they are read from, not what runs.
+// "/scratch/fsw/models/GLM-5-NVFP4", or "/lustre/fsw/models/deepseek-v4-pro"
+// for "deepseek-ai/DeepSeek-V4-Pro": a mirror's directory may be lower
+// case). A launcher that mirrors weights locally changes where they are
+// read from, not what runs.
 func sameModel(a, b string) bool {
 	if a == "" || b == "" || a == b || (!strings.HasPrefix(a, "/") && !strings.HasPrefix(b, "/")) {
 		return false
 	}
 	ba, bb := path.Base(strings.TrimRight(a, "/")), path.Base(strings.TrimRight(b, "/"))
-	return ba == bb && strings.Contains(strings.TrimPrefix(a, "/"), "/") && strings.Contains(strings.TrimPrefix(b, "/"), "/")
+	return strings.EqualFold(ba, bb) && strings.Contains(strings.TrimPrefix(a, "/"), "/") && strings.Contains(strings.TrimPrefix(b, "/"), "/")
 }
 
 func diffMaps(kind string, b, h map[string]string, at string) []LaunchDiff {

@@ -2,6 +2,8 @@ package recipe
 
 import (
 	"testing"
+
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // TestInfraVar: the runner's variables are no change of what runs; a
@@ -29,6 +31,7 @@ func TestSameModel(t *testing.T) {
 		{"nvidia/GLM-5-NVFP4", "zai-org/GLM-5-NVFP4", false}, // another publisher's weights
 		{"0.8", "/0.8", false},
 		{"/a/x", "/b/x", true},
+		{"deepseek-ai/DeepSeek-V4-Pro", "/lustre/fsw/models/deepseek-v4-pro", true}, // a mirror in lower case
 	} {
 		if sameModel(tc.a, tc.b) != tc.same {
 			t.Errorf("sameModel(%q, %q) = %v", tc.a, tc.b, !tc.same)
@@ -56,5 +59,25 @@ func TestRespelled(t *testing.T) {
 		if got := c.d.Respelled(); got != c.want {
 			t.Errorf("Respelled(%q -> %q) = %v, want %v", c.d.Base, c.d.Head, got, c.want)
 		}
+	}
+}
+
+// TestFactsLocalModel: a launch that points MODEL at a local copy of the
+// point's model keeps it with the runner's variables, not as a setting
+// a changelog entry tells.
+func TestFactsLocalModel(t *testing.T) {
+	pl := PointLaunch{
+		Point: LaunchPoint{Env: map[string]string{"MODEL": "deepseek-ai/DeepSeek-V4-Pro"}},
+		Launch: &dryrun.Launch{Status: dryrun.StatusLaunched, Servers: []dryrun.Command{{
+			Argv: []string{"vllm", "serve"},
+			Env:  map[string]string{"MODEL": "/lustre/fsw/models/deepseek-v4-pro", "VLLM_X": "1"},
+		}}},
+	}
+	f := pl.Facts()
+	if _, ok := f["launch.env.MODEL"]; ok {
+		t.Errorf("facts = %v: a local copy of the model is a setting", f)
+	}
+	if f["launch.runner-env.MODEL"] != "/lustre/fsw/models/deepseek-v4-pro" || f["launch.env.VLLM_X"] != "1" {
+		t.Errorf("facts = %v, want MODEL with the runner's variables and VLLM_X a setting", f)
 	}
 }

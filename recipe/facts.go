@@ -47,9 +47,10 @@ func (pl *PointLaunch) Facts() map[string]string {
 		}
 		if s.Role != "" || i == 0 {
 			for _, k := range s.EnvChanges(p.Env) {
-				if infraVar.MatchString(k) {
-					// the runner's (paths, caches, ports): what the server
-					// gets too, kept apart from what a changelog entry tells
+				if infraVar.MatchString(k) || sameModel(s.Env[k], p.Env[k]) {
+					// the runner's (paths, caches, ports, a local copy of
+					// the model): what the server gets too, kept apart from
+					// what a changelog entry tells
 					out[pre+"runner-env."+k] = s.Env[k]
 				} else {
 					out[pre+"env."+k] = s.Env[k]
