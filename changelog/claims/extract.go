@@ -117,7 +117,15 @@ func (c Cond) Holds(v int64) bool {
 	return v == c.Value
 }
 
-func (c Cond) String() string { return fmt.Sprintf("%s %s %d", c.Var, c.Op, c.Value) }
+func (c Cond) String() string {
+	if c.Var == "dpa" {
+		if c.Value == 1 {
+			return "dp-attn = true"
+		}
+		return "dp-attn = false"
+	}
+	return fmt.Sprintf("%s %s %d", c.Var, c.Op, c.Value)
+}
 
 // condText renders a condition the way a bullet would.
 func condText(when [][]Cond) string {
@@ -175,7 +183,7 @@ var (
 	// "concurrency from 4-64 to 4-256", "conc range from 4-64 to 4-128"
 	reConcFrom = regexp.MustCompile(`(?i)\bconc(?:urrenc(?:y|ies))?(?:[ -](?:sweep|range|list))?\s+from\s+(\d+)\s*[-–]\s*(\d+)\s+to\s+(\d+)\s*[-–]\s*(\d+)\b`)
 	// a comparison of a condition: "conc >= 128", "CONC>4", "ISL=8192"
-	reCmp = regexp.MustCompile(`(?i)\b(conc(?:urrency)?|isl|osl|tp|ep)\s*(<=|>=|≤|≥|<|>|==|=)\s*(\d+)(k)?\b`)
+	reCmp = regexp.MustCompile(`(?i)\b(conc(?:urrency)?|isl|osl|tp|ep|dp[_-]attention|dp[_-]attn)\s*(<=|>=|≤|≥|<|>|==|=)\s*(\d+|true|false)(k)?\b`)
 	// what may join the comparisons of one condition
 	reCmpJoin = regexp.MustCompile(`(?i)^(?:[\s,;&|()]|\band\b|\bor\b)*$`)
 	// words that make equalities a condition ("when ISL=8192", "above
@@ -805,14 +813,28 @@ func conditions(t string) (when [][]Cond, spans [][2]int) {
 				if m[8] >= 0 {
 					c.Value *= 1024
 				}
+				if v := strings.ToLower(t[m[6]:m[7]]); strings.HasPrefix(c.Var, "dp") {
+					// DP attention: "dpa = 1" (true) or "dpa = 0"; no order
+					c.Var, c.Value = "dpa", 0
+					if v == "true" || v == "1" {
+						c.Value = 1
+					}
+					if c.Op != "=" {
+						continue
+					}
+				} else if v == "true" || v == "false" {
+					continue
+				}
 				if slices.ContainsFunc(g, func(x Cond) bool { return x.Var == c.Var }) {
 					when = append(when, g)
 					g = nil
 				}
 				g = append(g, c)
 			}
-			when = append(when, g)
-			spans = append(spans, [2]int{run[0][0], run[len(run)-1][1]})
+			if len(g) > 0 {
+				when = append(when, g)
+				spans = append(spans, [2]int{run[0][0], run[len(run)-1][1]})
+			}
 		}
 		i = j
 	}

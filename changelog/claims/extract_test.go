@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perflog/perflog/recipe"
 )
 
 // claimText renders a claim compactly for comparison.
@@ -124,6 +126,9 @@ func TestExtract(t *testing.T) {
 			[]string{"env VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT=1"}, "env"},
 		{"Floor --max-running-requests at 8 (CONC * 3 / 2 still applies above CONC=5)", nil, "conc"},
 		{"Set SGLANG_X=1 when isl>=8192 && conc>=64", []string{"env SGLANG_X=1 when isl >= 8192 and conc >= 64"}, ""},
+		{"Pass --enable-tbo when DP_ATTENTION=true and CONC>=64", []string{"flag --enable-tbo when dp-attn = true and conc >= 64"}, ""},
+		{"Set SGLANG_Y=1 when dp-attn=false", []string{"env SGLANG_Y=1 when dp-attn = false"}, ""},
+		{"Set SGLANG_Z=1 when TP=true", []string{"env SGLANG_Z=1"}, ""},
 		{"Expand the TP sweep (included TP=4) for 8k/1k configuration for conc=4 to 64", []string{"conc 4-64 (8192/1024)"}, "conc"},
 	} {
 		var got []string
@@ -344,6 +349,22 @@ func TestRangesPairedWithRowsSpeakOfEvery(t *testing.T) {
 		}
 		if n == 0 {
 			t.Errorf("%q: no range read", tc.bullet)
+		}
+	}
+}
+
+// TestMeetsDPAttention: a condition on DP attention is decided for every
+// point, with or without it.
+func TestMeetsDPAttention(t *testing.T) {
+	when := Extract([]string{"Pass --enable-tbo when DP_ATTENTION=true and CONC>=64"})[0].When
+	for _, c := range []struct {
+		dpa  bool
+		conc int64
+		want bool
+	}{{true, 64, true}, {true, 32, false}, {false, 128, false}} {
+		ok, decided := meets(&recipe.LaunchPoint{DPAttn: c.dpa, Conc: c.conc, TP: 8}, when)
+		if ok != c.want || !decided {
+			t.Errorf("meets(dpa %v, conc %d) = %v, %v; want %v, decided", c.dpa, c.conc, ok, decided, c.want)
 		}
 	}
 }

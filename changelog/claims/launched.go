@@ -79,6 +79,11 @@ func meets(pt *recipe.LaunchPoint, when [][]Cond) (ok, decided bool) {
 				v = pt.TP
 			case "ep":
 				v = pt.EP
+			case "dpa": // 2 for DP attention, 1 without: never unknown
+				v, c.Value = 1, c.Value+1
+				if pt.DPAttn {
+					v = 2
+				}
 			}
 			if v == 0 {
 				known = false

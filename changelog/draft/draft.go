@@ -332,37 +332,41 @@ const shortEnv = 5
 
 // reGroupable is a bullet that adds, removes or sets one thing: a
 // variable (with its value or none) or an option without a value.
-var reGroupable = regexp.MustCompile(`^(Add|Remove|Set) ((?:--[a-z0-9][a-z0-9_.-]*)|(?:[A-Z][A-Z0-9_]*(?:=[^\s,]+)?))$`)
+var reGroupable = regexp.MustCompile(`^(Add|Remove|Set) ((?:--[a-z0-9][a-z0-9_.-]*)|(?:[A-Z][A-Z0-9_]*(?:=[^\s,]+)?))( when [A-Z_]+(?:=|<=|>=)[a-z0-9]+(?: and [A-Z_]+(?:=|<=|>=)[a-z0-9]+)*)?$`)
 
-// groupBullets says one change of several settings in one bullet: the
-// runs of "Remove SGLANG_A", "Remove SGLANG_B", ... become "Remove
-// SGLANG_A, SGLANG_B and SGLANG_C" (options and variables apart), as a
-// maintainer writes it; the claims read each name of the list.
+// groupBullets says one change of several settings in one bullet:
+// "Remove SGLANG_A", "Remove SGLANG_B", ... become "Remove SGLANG_A,
+// SGLANG_B and SGLANG_C" where the first was (options and variables
+// apart, and only those of one condition: "Set A=1 and B=1 when
+// DP_ATTENTION=true"), as a maintainer writes it; the claims read each
+// name of the list, under the condition.
 func groupBullets(bullets []string) []string {
+	type group struct {
+		at    int // its place in out
+		verb  string
+		names []string
+		when  string
+	}
 	var out []string
-	for i := 0; i < len(bullets); {
-		m := reGroupable.FindStringSubmatch(bullets[i])
+	groups := map[string]*group{}
+	for _, b := range bullets {
+		m := reGroupable.FindStringSubmatch(b)
 		if m == nil {
-			out = append(out, bullets[i])
-			i++
+			out = append(out, b)
 			continue
 		}
-		flag := strings.HasPrefix(m[2], "--")
-		names := []string{m[2]}
-		j := i + 1
-		for ; j < len(bullets); j++ {
-			n := reGroupable.FindStringSubmatch(bullets[j])
-			if n == nil || n[1] != m[1] || strings.HasPrefix(n[2], "--") != flag {
-				break
-			}
-			names = append(names, n[2])
+		key := m[1] + "\x00" + strconv.FormatBool(strings.HasPrefix(m[2], "--")) + "\x00" + m[3]
+		if g, ok := groups[key]; ok {
+			g.names = append(g.names, m[2])
+			continue
 		}
-		if len(names) == 1 {
-			out = append(out, bullets[i])
-		} else {
-			out = append(out, m[1]+" "+strings.Join(names[:len(names)-1], ", ")+" and "+names[len(names)-1])
+		groups[key] = &group{at: len(out), verb: m[1], names: []string{m[2]}, when: m[3]}
+		out = append(out, b)
+	}
+	for _, g := range groups {
+		if n := len(g.names); n > 1 {
+			out[g.at] = g.verb + " " + strings.Join(g.names[:n-1], ", ") + " and " + g.names[n-1] + g.when
 		}
-		i = j
 	}
 	return out
 }
@@ -989,6 +993,7 @@ func launchBullets(e *recipe.Effect) []string {
 		d      recipe.LaunchDiff
 		varied bool
 		gone   bool // every diff a removal (of values that may differ by point)
+		added  bool // every diff an addition
 		points int
 		at     map[int]bool    // the head points it reaches
 		heads  map[int]string  // the head value at each point it reaches
@@ -1003,13 +1008,14 @@ func launchBullets(e *recipe.Effect) []string {
 		id := d.Kind + "\x00" + d.In + "\x00" + d.Name
 		a, ok := m[id]
 		if !ok {
-			a = &agg{d: d, gone: d.HeadAbsent && !d.BaseAbsent, at: map[int]bool{}, heads: map[int]string{}, bases: map[string]bool{}}
+			a = &agg{d: d, gone: d.HeadAbsent && !d.BaseAbsent, added: d.BaseAbsent && !d.HeadAbsent, at: map[int]bool{}, heads: map[int]string{}, bases: map[string]bool{}}
 			m[id] = a
 			order = append(order, id)
 		} else if a.d.Base != d.Base || a.d.Head != d.Head || a.d.BaseAbsent != d.BaseAbsent || a.d.HeadAbsent != d.HeadAbsent {
 			a.varied = true
 		}
 		a.gone = a.gone && d.HeadAbsent && !d.BaseAbsent
+		a.added = a.added && d.BaseAbsent && !d.HeadAbsent
 		a.points += len(d.Points)
 		for _, i := range d.Points {
 			a.at[i] = true
@@ -1070,14 +1076,26 @@ func launchBullets(e *recipe.Effect) []string {
 			continue
 		case !whole || (a.varied && arms == ""):
 			// not the same change at every point, nor at every point of
-			// some arms
+			// some arms: what the points launch now, when a condition on
+			// their parameters says where
+			if b, ok := conditionalBullet(e, d, where); ok {
+				out = append(out, b)
+				continue
+			}
 			vals := byPointValues(e, a.heads, a.bases)
 			if !agree && vals != "" {
 				// the values are the compared points'; a new point (its
 				// concurrency changed, say) launches another
 				vals = strings.TrimSuffix(vals, ")") + "; the new points otherwise)"
 			}
-			out = append(out, fmt.Sprintf("Change %s%s by point%s", name, where, vals))
+			verb := "Change"
+			if a.added {
+				verb = "Add" // no compared point passed it before
+				if d.Kind == "env" {
+					verb = "Set"
+				}
+			}
+			out = append(out, fmt.Sprintf("%s %s%s by point%s", verb, name, where, vals))
 			continue
 		case arms != "":
 			// (arms the claims cannot read as a condition: named, with no
@@ -1091,6 +1109,12 @@ func launchBullets(e *recipe.Effect) []string {
 			out = append(out, fmt.Sprintf("%s %s%s%s for %s", verb, name, detail, where, arms))
 			continue
 		case cond != "":
+			// an addition where the head's points that pass it are told
+			// apart more simply than the points it was added at: their rule
+			if b, ok := conditionalBullet(e, d, where); ok && d.BaseAbsent && strings.Count(b, " and ") < strings.Count(cond, " and ") {
+				out = append(out, b)
+				continue
+			}
 			where += " " + cond
 		}
 		switch {
@@ -1117,6 +1141,54 @@ func launchBullets(e *recipe.Effect) []string {
 		}
 	}
 	return pairReplacements(out, swaps)
+}
+
+// conditionalBullet says where the head's points pass an option or set
+// a variable, one value at each of them, as the condition that selects
+// them: "Pass --enable-tbo when DP_ATTENTION=true and CONC>=64", "Set
+// SGLANG_X=1 when ISL=8192". ok is false when the points that pass it
+// hold several values, or no condition on their parameters tells them
+// from the rest. Every head point counts, the new ones too: the claims
+// read the condition of each.
+func conditionalBullet(e *recipe.Effect, d recipe.LaunchDiff, where string) (string, bool) {
+	if (d.Kind != "flag" && d.Kind != "env") || strings.Contains(d.Name, " ") || where != "" {
+		return "", false // a role's option, a file's setting: not the point's own
+	}
+	field := "launch.flags." + d.Name
+	if d.Kind == "env" {
+		field = "launch.env." + d.Name
+	}
+	var in, out []*recipe.LaunchPoint
+	vals := map[string]bool{}
+	for i := range e.Head {
+		pl := &e.Head[i]
+		if pl.Launch == nil || pl.Point.Multinode || pl.Launch.Status != dryrun.StatusLaunched {
+			return "", false // a point whose launch is not known
+		}
+		if v, ok := pl.Facts()[field]; ok {
+			in = append(in, &pl.Point)
+			vals[v] = true
+		} else {
+			out = append(out, &pl.Point)
+		}
+	}
+	if len(vals) != 1 {
+		return "", false
+	}
+	cond, ok := pointCondition(in, out)
+	if !ok {
+		return "", false
+	}
+	v := slices.Collect(maps.Keys(vals))[0]
+	switch {
+	case strings.Contains(v, dryrun.UnknownMarker) || !literalValue(v):
+		return "", false
+	case d.Kind == "env":
+		return fmt.Sprintf("Set %s=%s %s", d.Name, v, cond), true
+	case v == "":
+		return fmt.Sprintf("Pass %s %s", d.Name, cond), true
+	}
+	return fmt.Sprintf("Set %s %s %s", d.Name, v, cond), true
 }
 
 // swap is an option a launch diff added or removed at every point.
@@ -1277,19 +1349,6 @@ func joinOr(vs []string) string {
 // when no such condition exists (arms told apart by DP attention, or a
 // set of arms that share no values).
 func armCondition(e *recipe.Effect, at map[int]bool) (string, bool) {
-	base := map[string]bool{}
-	for i := range e.Base {
-		base[e.Base[i].Point.ID()] = true
-	}
-	vars := []struct {
-		name string
-		of   func(p *recipe.LaunchPoint) int64
-	}{
-		{"ISL", func(p *recipe.LaunchPoint) int64 { return p.ISL }},
-		{"OSL", func(p *recipe.LaunchPoint) int64 { return p.OSL }},
-		{"TP", func(p *recipe.LaunchPoint) int64 { return p.TP }},
-		{"EP", func(p *recipe.LaunchPoint) int64 { return p.EP }},
-	}
 	var in, out []*recipe.LaunchPoint
 	for i := range e.Head {
 		p := &e.Head[i].Point
@@ -1302,46 +1361,91 @@ func armCondition(e *recipe.Effect, at map[int]bool) (string, bool) {
 			out = append(out, p)
 		}
 	}
+	return pointCondition(in, out)
+}
+
+// pointVar is a parameter of a point a condition can test.
+type pointVar struct {
+	name string
+	of   func(p *recipe.LaunchPoint) int64
+}
+
+// pointVars are the parameters conditions test, equal to a value (the
+// claims read "when ISL=8192 and DP_ATTENTION=true").
+var pointVars = []pointVar{
+	{"ISL", func(p *recipe.LaunchPoint) int64 { return p.ISL }},
+	{"OSL", func(p *recipe.LaunchPoint) int64 { return p.OSL }},
+	{"TP", func(p *recipe.LaunchPoint) int64 { return p.TP }},
+	{"DP_ATTENTION", func(p *recipe.LaunchPoint) int64 {
+		if p.DPAttn {
+			return 2
+		}
+		return 1
+	}},
+	{"EP", func(p *recipe.LaunchPoint) int64 { return p.EP }},
+}
+
+// atom is one comparison of a condition.
+type atom struct {
+	text  string
+	holds func(p *recipe.LaunchPoint) bool
+}
+
+// pointCondition writes the fewest comparisons (at most three) that every
+// point of in meets and no point of out does: a parameter equal to in's
+// shared value, and a concurrency bound ("CONC>=64", "CONC<64"). ok is
+// false when there is none.
+func pointCondition(in, out []*recipe.LaunchPoint) (string, bool) {
 	if len(in) == 0 || len(out) == 0 {
 		return "", false
 	}
-	for size := 1; size <= len(vars); size++ {
-		for mask := 1; mask < 1<<len(vars); mask++ {
+	var atoms []atom
+	for _, v := range pointVars {
+		val := v.of(in[0])
+		if val == 0 || slices.ContainsFunc(in[1:], func(p *recipe.LaunchPoint) bool { return v.of(p) != val }) {
+			continue // not shared (or no sequence lengths: agentic)
+		}
+		text := fmt.Sprintf("%s=%d", v.name, val)
+		if v.name == "DP_ATTENTION" {
+			text = fmt.Sprintf("DP_ATTENTION=%v", val == 2)
+		}
+		of := v.of
+		atoms = append(atoms, atom{text, func(p *recipe.LaunchPoint) bool { return of(p) == val }})
+	}
+	lo, hi := in[0].Conc, in[0].Conc
+	for _, p := range in {
+		lo, hi = min(lo, p.Conc), max(hi, p.Conc)
+	}
+	if lo > 0 {
+		// bounds every point of in meets (with other atoms, they may
+		// leave out the rest)
+		atoms = append(atoms, atom{fmt.Sprintf("CONC>=%d", lo), func(p *recipe.LaunchPoint) bool { return p.Conc >= lo }})
+		atoms = append(atoms, atom{fmt.Sprintf("CONC<=%d", hi), func(p *recipe.LaunchPoint) bool { return p.Conc <= hi }})
+	}
+	n := len(atoms)
+	for size := 1; size <= min(3, n); size++ {
+		for mask := 1; mask < 1<<n; mask++ {
 			if bits.OnesCount(uint(mask)) != size {
 				continue
 			}
-			var parts []string
-			same := true
-			for j, v := range vars {
-				if mask&(1<<j) == 0 {
-					continue
-				}
-				val := v.of(in[0])
-				for _, p := range in[1:] {
-					if v.of(p) != val {
-						same = false
-					}
-				}
-				if val == 0 {
-					same = false // (no sequence lengths: agentic)
-				}
-				parts = append(parts, fmt.Sprintf("%s=%d", v.name, val))
-			}
-			if !same {
-				continue
-			}
-			// no point outside at meets it
 			meets := func(p *recipe.LaunchPoint) bool {
-				for j, v := range vars {
-					if mask&(1<<j) != 0 && v.of(p) != v.of(in[0]) {
+				for j := range atoms {
+					if mask&(1<<j) != 0 && !atoms[j].holds(p) {
 						return false
 					}
 				}
 				return true
 			}
-			if !slices.ContainsFunc(out, meets) {
-				return "when " + strings.Join(parts, " and "), true
+			if slices.ContainsFunc(out, meets) {
+				continue
 			}
+			var parts []string
+			for j := range atoms {
+				if mask&(1<<j) != 0 {
+					parts = append(parts, atoms[j].text)
+				}
+			}
+			return "when " + strings.Join(parts, " and "), true
 		}
 	}
 	return "", false

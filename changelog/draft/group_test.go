@@ -238,3 +238,42 @@ func TestPairReplacements(t *testing.T) {
 		t.Errorf("the claims do not read --hicache-size 270 of %q", want[0])
 	}
 }
+
+// TestPointCondition: the fewest comparisons that select the points,
+// DP attention and concurrency bounds among them.
+func TestPointCondition(t *testing.T) {
+	var pts []*recipe.LaunchPoint
+	for _, tp := range []int64{4, 8} {
+		for _, dpa := range []bool{false, true} {
+			for _, c := range []int64{16, 32, 64, 128} {
+				pts = append(pts, &recipe.LaunchPoint{ISL: 8192, OSL: 1024, TP: tp, DPAttn: dpa, Conc: c})
+			}
+		}
+	}
+	split := func(f func(p *recipe.LaunchPoint) bool) (in, out []*recipe.LaunchPoint) {
+		for _, p := range pts {
+			if f(p) {
+				in = append(in, p)
+			} else {
+				out = append(out, p)
+			}
+		}
+		return in, out
+	}
+	for _, c := range []struct {
+		sel  func(p *recipe.LaunchPoint) bool
+		want string
+	}{
+		{func(p *recipe.LaunchPoint) bool { return p.DPAttn && p.Conc >= 64 }, "when DP_ATTENTION=true and CONC>=64"},
+		{func(p *recipe.LaunchPoint) bool { return p.TP == 4 }, "when TP=4"},
+		{func(p *recipe.LaunchPoint) bool { return p.Conc <= 32 }, "when CONC<=32"},
+		{func(p *recipe.LaunchPoint) bool { return !p.DPAttn && p.TP == 8 && p.Conc >= 128 }, "when TP=8 and DP_ATTENTION=false and CONC>=128"},
+		{func(p *recipe.LaunchPoint) bool { return p.DPAttn || p.Conc >= 64 }, ""}, // no conjunction
+	} {
+		in, out := split(c.sel)
+		got, ok := pointCondition(in, out)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("pointCondition = %q, %v; want %q", got, ok, c.want)
+		}
+	}
+}
