@@ -25,6 +25,7 @@ var claimsDigest = map[string]string{
 	"10": "a71cb7f9d91696f4", // a possessive makes another file's setting only when it names a file (x.sh's, a_b's), not an arm (TP8's)
 	"11": "41ff7bb8f864cac5", // features named in English ("EPLB", "CUDA graphs", "prefix caching disabled") are read as the options the scripts switch them with; confirmations say at which points
 	"12": "41ff7bb8f864cac5", // the same reading; a removal the launches deny (no point lost it) is contradicted, a JSON value is compared as JSON, and a range paired with its own rows in a bullet of several ranges speaks of every touched row of them
+	"13": "41ff7bb8f864cac5", // the same reading of the sample; a condition on DP attention ("when DP_ATTENTION=true", "dp-attn=false") is read of each point
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the
