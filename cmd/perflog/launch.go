@@ -272,7 +272,11 @@ func writeCommand(w io.Writer, role string, c *dryrun.Command, base map[string]s
 	}
 	if base != nil {
 		for _, k := range c.EnvChanges(base) {
-			printf(w, "  env      %s=%s\n", k, c.Env[k])
+			if at := c.EnvAt[k]; at != "" {
+				printf(w, "  env      %s=%s   at %s\n", k, c.Env[k], at)
+			} else {
+				printf(w, "  env      %s=%s\n", k, c.Env[k])
+			}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(c.Files)) {

@@ -576,3 +576,68 @@ func TestErrexitStatusIsNotExported(t *testing.T) {
 		}
 	}
 }
+
+// TestEnvAt: each variable a server starts with is said with the
+// file:line that exported its value: an export of the script, of a file
+// it sources (found by position), declare -x, a wrapper's
+// --export=ALL,K=V; not one whose value an assignment changed after.
+func TestEnvAt(t *testing.T) {
+	files := testfs.Files{
+		"benchmarks/lib.sh": `#!/bin/bash
+helper() { :; }
+export LIB_VAR=1
+declare -x LIB_DECL=7
+`,
+		"benchmarks/outer.sh": `#!/bin/bash
+export OUTER=1
+srun --export=ALL,WRAPPED=2 bash benchmarks/run.sh
+`,
+		"benchmarks/run.sh": `#!/bin/bash
+source "$(dirname "$0")/lib.sh"
+export A=1
+B=2
+export B
+declare -x C=3
+export D=4
+D=5
+local_f() { export IN_F=6; }
+local_f
+python3 -m sglang.launch_server --model-path "$MODEL" > /workspace/server.log 2>&1 &
+wait $!
+`,
+	}
+	// twice in one sandbox: the second run calls lib.sh as the function
+	// the first parsed (sourcedFunc), whose top-level declare stays global
+	sb := InProcess()
+	var l *Launch
+	for range 2 {
+		l = Run(context.Background(), files, "benchmarks/outer.sh", nil, map[string]string{"PATH": "/bin", "MODEL": "m"}, Options{Timeout: 3 * time.Second, Sandbox: sb})
+		if len(l.Servers) != 1 {
+			t.Fatalf("status %s (%s): %d servers", l.Status, l.Reason, len(l.Servers))
+		}
+		if l.Servers[0].Env["LIB_DECL"] != "7" || l.Servers[0].EnvAt["LIB_DECL"] != "benchmarks/lib.sh:4" {
+			t.Errorf("LIB_DECL=%q at %q, want 7 at benchmarks/lib.sh:4", l.Servers[0].Env["LIB_DECL"], l.Servers[0].EnvAt["LIB_DECL"])
+		}
+	}
+	want := map[string]string{
+		"OUTER":   "benchmarks/outer.sh:2",
+		"WRAPPED": "benchmarks/outer.sh:3",
+		"LIB_VAR": "benchmarks/lib.sh:3",
+		"A":       "benchmarks/run.sh:3",
+		"B":       "benchmarks/run.sh:5",
+		"C":       "benchmarks/run.sh:6",
+		"IN_F":    "benchmarks/run.sh:9",
+	}
+	got := l.Servers[0].EnvAt
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("EnvAt[%s] = %q, want %q", k, got[k], v)
+		}
+	}
+	if at, ok := got["D"]; ok || l.Servers[0].Env["D"] != "5" {
+		t.Errorf("D (exported as 4, then assigned 5) is said at %q; its value %q", at, l.Servers[0].Env["D"])
+	}
+	if _, ok := got["MODEL"]; ok {
+		t.Error("MODEL (the workflow's) is said at a line of the scripts")
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -123,6 +125,10 @@ const loopCommand = "perflog-loop"
 // (see rewrite and arith).
 const arithCommand = "perflog-arith"
 
+// exportCommand follows each export (export, declare -x) to say where
+// the variables it names were exported (Command.EnvAt).
+const exportCommand = "perflog-export"
+
 // branchCommand opens and closes a branch of an if whose test reads
 // values (see rewrite and branch).
 const branchCommand = "perflog-branch"
@@ -229,6 +235,13 @@ func (s *dryRun) exec(ctx context.Context, dir string, env expand.Environ, args 
 	if file, sargs, extra, ok := s.scriptOf(dir, args); ok {
 		if len(extra) > 0 {
 			env = withEnv(env, extra)
+			at := s.at(ctx, args[0]) // the wrapper set them (srun --export=ALL,K=V)
+			s.mu.Lock()
+			for _, kv := range extra {
+				k, v, _ := strings.Cut(kv, "=")
+				s.exports[k] = exportSite{at: at, value: v}
+			}
+			s.mu.Unlock()
 		}
 		if file == "-c" {
 			return s.runCode(ctx, dir, env, sargs)
@@ -487,10 +500,25 @@ func (s *dryRun) record(ctx context.Context, env expand.Environ, into *[]Command
 			c.Env[name] = value
 		}
 	})
+	before := maps.Clone(c.Env)
 	envWrapper(wrapper, c.Env)
 	c.Flags, c.Stray = ParseArgv(c.Argv, program)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for name, v := range c.Env {
+		at := ""
+		if b, ok := before[name]; !ok || b != v {
+			at = c.At // the wrapper set it (docker -e X=1)
+		} else if e, ok := s.exports[name]; ok && e.value == v {
+			at = e.at
+		}
+		if at != "" && !strings.HasPrefix(at, "?") {
+			if c.EnvAt == nil {
+				c.EnvAt = map[string]string{}
+			}
+			c.EnvAt[name] = at
+		}
+	}
 	for _, a := range c.Argv {
 		for p, data := range s.overlay {
 			if strings.Contains(a, p) || (strings.HasPrefix(p, Workspace+"/") && strings.Contains(a, strings.TrimPrefix(p, Workspace+"/"))) {
@@ -527,6 +555,25 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 	}
 	if args[0] == branchCommand && len(args) >= 3 {
 		s.branch(hc, out, args[1], args[2], args[3:])
+		return nil
+	}
+	if args[0] == exportCommand && len(args) >= 3 {
+		// "perflog-export AT STATUS NAMES...": where each was exported,
+		// with the value it got; the export's own status stays
+		at := args[1]
+		if at == "-" { // a sourced file's: found by its position
+			at = s.at(ctx, exportCommand)
+		}
+		s.mu.Lock()
+		for _, name := range args[3:] {
+			if vr := hc.Env.Get(name); vr.Exported && vr.Kind == expand.String {
+				s.exports[name] = exportSite{at: at, value: vr.Str}
+			}
+		}
+		s.mu.Unlock()
+		if n, err := strconv.Atoi(args[2]); err == nil && n != 0 {
+			return interp.ExitStatus(uint8(n))
+		}
 		return nil
 	}
 	if args[0] == loopCommand && len(args) == 2 {

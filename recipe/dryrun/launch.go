@@ -25,6 +25,11 @@ type Command struct {
 	Stray []Stray   `json:"stray,omitempty"`
 	// Env is the exported environment the command started with.
 	Env map[string]string `json:"env"`
+	// EnvAt is, by variable, the file:line that exported the value the
+	// command started with (an export, declare -x, or the wrapper's
+	// -e/--env); a variable left out was set where the dry run cannot
+	// name (the workflow, an assignment to a variable exported before).
+	EnvAt map[string]string `json:"env_at,omitempty"`
 	// Files are files the run wrote that Argv names (e.g. an
 	// --extra_llm_api_options YAML), with their content.
 	Files map[string]string `json:"files,omitempty"`

@@ -113,7 +113,7 @@ func (c *Cache) sourcedFunc(abs, name string, data []byte) string {
 		return ""
 	}
 	for _, st := range f.Stmts {
-		if d, ok := st.Cmd.(*syntax.DeclClause); ok && (d.Variant.Value == "declare" || d.Variant.Value == "local" || d.Variant.Value == "typeset") {
+		if d := declOf(st); d != nil && (d.Variant.Value == "declare" || d.Variant.Value == "local" || d.Variant.Value == "typeset") {
 			d.Variant.Value = "declare"
 			d.Args = append([]*syntax.Assign{{Naked: true, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "-g"}}}}}, d.Args...)
 		}
@@ -177,9 +177,23 @@ func rewrite(f *syntax.File, self string) {
 	bodies := map[*syntax.Block]bool{} // functions' bodies
 	noops := map[*syntax.Stmt]bool{}   // what errexitSafe appended
 	lit := func(v string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: v}}} }
+	exports := map[*syntax.DeclClause]bool{} // followed by exportCommand
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.Stmt:
+			if d, ok := n.Cmd.(*syntax.DeclClause); ok && !exports[d] {
+				exports[d] = true
+				if names := exportNames(d); len(names) > 0 {
+					// "{ export X=1; perflog-export AT $? X; }"
+					args := []*syntax.Word{lit(exportCommand), lit(fmt.Sprintf("%s:%d", name, d.Pos().Line())),
+						{Parts: []syntax.WordPart{&syntax.ParamExp{Short: true, Param: &syntax.Lit{Value: "?"}}}}}
+					for _, v := range names {
+						args = append(args, lit(v))
+					}
+					n.Cmd = &syntax.Block{Lbrace: d.Pos(), Stmts: []*syntax.Stmt{{Position: d.Pos(), Cmd: d},
+						{Position: d.Pos(), Cmd: &syntax.CallExpr{Args: args}}}}
+				}
+			}
 			if n.Background && !waited[n] {
 				// "X &" runs as "{ X & wait $!; }": what a background
 				// command launches is recorded before the script goes on
@@ -391,6 +405,58 @@ func isBranchExit(st *syntax.Stmt) bool {
 	return found
 }
 
+// declOf is the declaration a statement is: the statement's own, or the
+// one an export's wrapping ("{ export X=1; perflog-export AT $? X; }")
+// holds; nil when it is none.
+func declOf(st *syntax.Stmt) *syntax.DeclClause {
+	if d, ok := st.Cmd.(*syntax.DeclClause); ok {
+		return d
+	}
+	b, ok := st.Cmd.(*syntax.Block)
+	if !ok || len(b.Stmts) != 2 {
+		return nil
+	}
+	if c, ok := b.Stmts[1].Cmd.(*syntax.CallExpr); !ok || len(c.Args) == 0 || c.Args[0].Lit() != exportCommand {
+		return nil
+	}
+	d, _ := b.Stmts[0].Cmd.(*syntax.DeclClause)
+	return d
+}
+
+// exportNames are the variables a declaration exports: every name of
+// export (not export -n or -f), those of declare or typeset -x.
+func exportNames(d *syntax.DeclClause) []string {
+	if d.Variant == nil {
+		return nil
+	}
+	export := d.Variant.Value == "export"
+	if !export && d.Variant.Value != "declare" && d.Variant.Value != "typeset" {
+		return nil
+	}
+	var names []string
+	for _, a := range d.Args {
+		if a.Name == nil {
+			opt := a.Value.Lit()
+			switch {
+			case opt == "":
+				return nil // an option not known before it runs
+			case strings.HasPrefix(opt, "-") && strings.ContainsAny(opt, "nf"):
+				return nil // un-exporting, or functions
+			case strings.HasPrefix(opt, "-") && strings.Contains(opt, "x"):
+				export = true
+			}
+			continue
+		}
+		if nameLike(a.Name.Value) {
+			names = append(names, a.Name.Value)
+		}
+	}
+	if !export {
+		return nil
+	}
+	return names
+}
+
 // readsProcSubst is the process substitution a redirection reads from
 // (`< <(cmds)`), nil for any other redirection.
 func readsProcSubst(rd *syntax.Redirect) *syntax.ProcSubst {
@@ -457,6 +523,14 @@ func (c *Cache) sourceable(data []byte) []byte {
 					// "X &" runs as "{ X & wait $!; }", as rewrite has it
 					o, amp := int(n.Position.Offset()), int(n.Semicolon.Offset())+1
 					edits = append(edits, edit{o, o, "{ "}, edit{amp, amp, " wait $!; }"})
+				}
+				if d, ok := n.Cmd.(*syntax.DeclClause); ok {
+					if names := exportNames(d); len(names) > 0 {
+						// "{ export X=1; perflog-export - $? X; }", as rewrite
+						// has it ("-": the file:line is found by position)
+						o, e := int(d.Pos().Offset()), int(d.End().Offset())
+						edits = append(edits, edit{o, o, "{ "}, edit{e, e, "; " + exportCommand + " - $? " + strings.Join(names, " ") + "; }"})
+					}
 				}
 			case *syntax.UnaryTest:
 				if n.Op == syntax.TsUsrOwn || n.Op == syntax.TsGrpOwn {

@@ -71,6 +71,14 @@ type dryRun struct {
 	tree   map[string]treeFile // the tree's files read, by path
 	dirs   map[string]bool     // the tree's paths probed as directories
 	called map[string]bool
+	// exports are where each variable was last exported, with the value
+	// it had then (Command.EnvAt)
+	exports map[string]exportSite
+}
+
+// exportSite is the position of an export of a variable and its value.
+type exportSite struct {
+	at, value string // file:line, the value
 }
 
 const (
@@ -111,7 +119,8 @@ func runHere(ctx context.Context, cache *Cache, files fs.FS, script string, args
 	defer stop(nil)
 	s := &dryRun{files: files, cache: cache, pat: o.Patterns, max: o.MaxSteps, memory: o.Memory, overlay: map[string][]byte{}, gone: map[string]bool{}, env: env,
 		sources: map[string][]byte{}, stubbed: map[string]bool{}, loops: map[string]int{}, sites: map[string]int{}, stop: stop,
-		reads: map[string]uint8{}, called: map[string]bool{}, tree: map[string]treeFile{}, dirs: map[string]bool{}}
+		reads: map[string]uint8{}, called: map[string]bool{}, tree: map[string]treeFile{}, dirs: map[string]bool{},
+		exports: map[string]exportSite{}}
 	defer watchMemory(ctx, o.Memory, stop)()
 	pairs := make([]string, 0, len(env))
 	for k, v := range env {
