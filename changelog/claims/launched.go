@@ -180,6 +180,18 @@ func (s *subject) launchEvidence(c *dryrun.Command) Evidence {
 	return Evidence{File: file, Line: line, Text: text, Rev: "head"}
 }
 
+// envEvidence is where a server's variable got its value: the line that
+// exported it (Command.EnvAt), else the server's own.
+func (s *subject) envEvidence(c *dryrun.Command, name string) Evidence {
+	if at := c.EnvAt[name]; at != "" {
+		file, line := recipe.SplitAt(at)
+		if text := s.ch.Head.LineText(file, line); text != "" {
+			return Evidence{File: file, Line: line, Text: text, Rev: "head"}
+		}
+	}
+	return s.launchEvidence(c)
+}
+
 // launchedFlag checks a flag claim against the launched servers; ok is
 // false when there are none to check against.
 func (s *subject) launchedFlag(r *Result) (ok bool) {
@@ -402,22 +414,22 @@ func (s *subject) launchedEnv(r *Result) (ok bool) {
 		return false
 	}
 	if r.Value == "" {
-		r.set(Confirmed, fmt.Sprintf("%d of %d servers start with %s=%s%s", len(with), n, name, vals[0], s.atPoints(&r.Claim, nil)), s.launchEvidence(with[0]))
+		r.set(Confirmed, fmt.Sprintf("%d of %d servers start with %s=%s%s", len(with), n, name, vals[0], s.atPoints(&r.Claim, nil)), s.envEvidence(with[0], name))
 		return true
 	}
 	for i, v := range vals {
 		if sameValue(v, r.Value) || sameValue(strings.TrimRight(v, ":.,;"), r.Value) {
-			r.set(Confirmed, fmt.Sprintf("servers start with %s=%s%s", name, v, s.atPoints(&r.Claim, func(got string) bool { return got == v })), s.launchEvidence(with[i]))
+			r.set(Confirmed, fmt.Sprintf("servers start with %s=%s%s", name, v, s.atPoints(&r.Claim, func(got string) bool { return got == v })), s.envEvidence(with[i], name))
 			return true
 		}
 	}
 	if !r.Strong {
 		return false // a value in prose: the files say whether it is one
 	}
-	if s.undecided(r, fmt.Sprintf("the dry run's servers start with %s=%s", name, strings.Join(dedupe(vals), ", ")), s.launchEvidence(with[0])) {
+	if s.undecided(r, fmt.Sprintf("the dry run's servers start with %s=%s", name, strings.Join(dedupe(vals), ", ")), s.envEvidence(with[0], name)) {
 		return true
 	}
-	r.set(Contradicted, fmt.Sprintf("%s starts its server with %s, not %s", s.pointWith(&r.Claim, vals[0]), named(&r.Claim, vals[0]), r.Value)+others(vals), s.launchEvidence(with[0]))
+	r.set(Contradicted, fmt.Sprintf("%s starts its server with %s, not %s", s.pointWith(&r.Claim, vals[0]), named(&r.Claim, vals[0]), r.Value)+others(vals), s.envEvidence(with[0], name))
 	return true
 }
 
