@@ -911,6 +911,9 @@ func yamlEnvLike(ch *recipe.Change, sib string, order []string, vals map[string]
 			adds = append(adds, n)
 		case single && tsingle && v != tv && readsBack(n, v):
 			diffs = append(diffs, n+"="+v+" instead of "+tv)
+		case single && !theirs[n][v] && len(theirs[n]) <= 3 && readsBack(n, v):
+			// the sibling's files set it several ways, none of them this
+			diffs = append(diffs, n+"="+v+" instead of "+joinOr(sortedValues(slices.Collect(maps.Keys(theirs[n])))))
 		case !maps.Equal(vals[n], theirs[n]):
 			diffs = append(diffs, n+" set otherwise")
 		}

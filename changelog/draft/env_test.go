@@ -152,7 +152,7 @@ func TestDraftSaysASecondNewRecipesEnvByTheFirst(t *testing.T) {
 			"    SGLANG_D: \"4\"\n    SGLANG_E: \"5\"\n    SGLANG_F: \"6\"\n" + extra
 	}
 	head := base.With("configs/nvidia-master.yaml", m1Recipe("m1-fp4-gb200-dynamo-sglang-agg", "agg.yaml")+m1Recipe("m1-fp4-gb200-dynamo-sglang-disagg", "disagg.yaml")).
-		With("benchmarks/multi_node/srt-slurm-recipes/m1/agg.yaml", envYAML("    SGLANG_G: \"7\"\n")).
+		With("benchmarks/multi_node/srt-slurm-recipes/m1/agg.yaml", envYAML("    SGLANG_G: \"7\"\n  decode_environment:\n    SGLANG_G: \"9\"\n")).
 		With("benchmarks/multi_node/srt-slurm-recipes/m1/disagg.yaml", envYAML("    SGLANG_G: \"8\"\n    SGLANG_DISAGG_TIMEOUT: \"100\"\n"))
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml"})
@@ -166,7 +166,8 @@ func TestDraftSaysASecondNewRecipesEnvByTheFirst(t *testing.T) {
 			bullets[k] = d.Description
 		}
 	}
-	want := "Env in its srt-slurm recipe as m1-fp4-gb200-dynamo-sglang-agg's, except: adds SGLANG_DISAGG_TIMEOUT=100, SGLANG_G=8 instead of 7"
+	// (the sibling sets SGLANG_G two ways: both said)
+	want := "Env in its srt-slurm recipe as m1-fp4-gb200-dynamo-sglang-agg's, except: adds SGLANG_DISAGG_TIMEOUT=100, SGLANG_G=8 instead of 7 or 9"
 	if !slices.Contains(bullets["m1-fp4-gb200-dynamo-sglang-disagg"], want) {
 		t.Errorf("disagg bullets %q\nwant one %q", bullets["m1-fp4-gb200-dynamo-sglang-disagg"], want)
 	}
