@@ -241,14 +241,18 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		out = append(out, launchBullets(eff)...)
 		out = append(out, newPointsBullets(eff)...)
 		out = append(out, newVariableBullets(eff)...)
+		isYAML := func(f string) bool { return strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") }
+		// (one file of several names its variables' changes: one arm's
+		// file may go one way and another's the other)
+		named := len(slices.DeleteFunc(slices.Clone(rc.Files), func(f string) bool { return !isYAML(f) })) > 1
 		for _, f := range rc.Files {
-			if strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") {
+			if isYAML(f) {
 				// (what the servers launch from it, the launch bullets said)
 				// (only when every point was compared: a point whose
 				// concurrency changed is new, and its launch compared with
 				// none)
 				allMatched := eff.Matched() == len(eff.Head) && len(eff.Base) == len(eff.Head)
-				out = append(out, yamlBullets(ch, f, len(eff.Diffs) > 0 && allMatched)...)
+				out = append(out, yamlBullets(ch, f, len(eff.Diffs) > 0 && allMatched, named)...)
 			}
 		}
 		return groupBullets(mergeFiles(dedupe(out)))
@@ -697,7 +701,7 @@ func concOf(rows []config.Row) []int64 {
 // engine flags) or names a changed recipe file.
 func scriptBullets(ch *recipe.Change, p string) []string {
 	if strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") {
-		return yamlBullets(ch, p, false)
+		return yamlBullets(ch, p, false, false)
 	}
 	if !strings.HasSuffix(p, ".sh") {
 		return []string{"Update " + p}
@@ -1962,7 +1966,9 @@ func loadYAML(f fs.FS, p string) *pyyaml.Value {
 
 // yamlBullets describes a changed srt-slurm recipe file: its images,
 // the variables of its environment maps, and (briefly) its other fields.
-func yamlBullets(ch *recipe.Change, p string, launched bool) []string {
+// launched leaves out its backend's settings (the launch diff said them);
+// named says the file with each variable's change (a recipe of several).
+func yamlBullets(ch *recipe.Change, p string, launched, named bool) []string {
 	nv, ov := loadYAML(ch.Head.Files, p), loadYAML(ch.Base.Files, p)
 	if nv == nil {
 		return nil
@@ -1986,13 +1992,17 @@ func yamlBullets(ch *recipe.Change, p string, launched bool) []string {
 		case leaf == "container" || leaf == "image":
 			out = append(out, fmt.Sprintf("Update image from %s to %s", c.Old, c.New))
 		case strings.Contains(parent, "env") && claims.IsEnvName(leaf):
+			file := ""
+			if named {
+				file = " in " + path.Base(p)
+			}
 			switch c.Kind {
 			case config.Added:
-				out = append(out, fmt.Sprintf("Set %s=%s", leaf, c.New))
+				out = append(out, fmt.Sprintf("Set %s=%s%s", leaf, c.New, file))
 			case config.Removed:
-				out = append(out, "Remove "+leaf)
+				out = append(out, "Remove "+leaf+file)
 			default:
-				out = append(out, fmt.Sprintf("Change %s from %s to %s", leaf, c.Old, c.New))
+				out = append(out, fmt.Sprintf("Change %s from %s to %s%s", leaf, c.Old, c.New, file))
 			}
 		default:
 			other = append(other, c)

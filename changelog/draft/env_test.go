@@ -205,3 +205,22 @@ func gb200Base() testfs.Files {
 		"runners/launch_gb200-nv.sh": "#!/bin/bash\n",
 	}
 }
+
+// TestYAMLBulletsNameTheirFile: of a recipe whose arms each have a
+// srt-slurm file, a variable's change is said with the file it is in (one
+// arm's may go one way and another's the other); one file alone is not
+// named.
+func TestYAMLBulletsNameTheirFile(t *testing.T) {
+	p := "benchmarks/multi_node/srt-slurm-recipes/m1/tp8.yaml"
+	env := func(v string) string {
+		return "name: x\nbackend:\n  aggregated_environment:\n    VLLM_SEQS: \"" + v + "\"\n"
+	}
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", gb200Base().With(p, env("32")), s), recipe.NewRev("head", gb200Base().With(p, env("16")), s), []string{p})
+	if got, want := yamlBullets(ch, p, false, true), []string{`Change VLLM_SEQS from "32" to "16" in tp8.yaml`}; !slices.Equal(got, want) {
+		t.Errorf("named: %q, want %q", got, want)
+	}
+	if got, want := yamlBullets(ch, p, false, false), []string{`Change VLLM_SEQS from "32" to "16"`}; !slices.Equal(got, want) {
+		t.Errorf("alone: %q, want %q", got, want)
+	}
+}
