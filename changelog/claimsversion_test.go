@@ -26,6 +26,7 @@ var claimsDigest = map[string]string{
 	"11": "41ff7bb8f864cac5", // features named in English ("EPLB", "CUDA graphs", "prefix caching disabled") are read as the options the scripts switch them with; confirmations say at which points
 	"12": "41ff7bb8f864cac5", // the same reading; a removal the launches deny (no point lost it) is contradicted, a JSON value is compared as JSON, and a range paired with its own rows in a bullet of several ranges speaks of every touched row of them
 	"13": "41ff7bb8f864cac5", // the same reading of the sample; a condition on DP attention ("when DP_ATTENTION=true", "dp-attn=false") is read of each point
+	"14": "41ff7bb8f864cac5", // the same reading of the sample; a range qualified by sequence lengths alone speaks of DP-attention rows too; rows joined to a range by "over"/"at", or named in another sentence, no longer keep it a claim about some row
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

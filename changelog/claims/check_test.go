@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -167,6 +168,31 @@ func TestOptionAlias(t *testing.T) {
 		r := Check(ch, e)
 		if len(r) != 1 || r[0].Verdict != tc.want {
 			t.Errorf("%q: %+v, want %s", tc.bullet, r, tc.want)
+		}
+	}
+}
+
+// TestRangeOfSequenceLengthsOnly: a range qualified by sequence lengths
+// alone ("1k1k conc 4-64") speaks of every touched row of them, DP
+// attention rows too (a parallelism it leaves unsaid is not "the plain
+// rows").
+func TestRangeOfSequenceLengthsOnly(t *testing.T) {
+	base := testfs.Revision("v0.11.0", testfs.Script)
+	head := testfs.Revision("v0.11.0", testfs.Script).With("configs/nvidia-master.yaml",
+		strings.Replace(fmt.Sprintf(testfs.RecipeYAML, "v0.11.0"), "conc-list: [64, 128]", "conc-list: [64, 256]", 1))
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml"})
+	for bullet, want := range map[string]string{
+		"Configs: 1k1k conc 4-64":  "seq-len:confirmed conc:contradicted",
+		"Configs: 1k1k conc 4-256": "seq-len:confirmed conc:confirmed",
+		"Configs: TP8 conc 4-64":   "parallel:confirmed conc:confirmed", // TP8 names the plain row
+	} {
+		var got []string
+		for _, r := range Check(ch, []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{bullet}, Lines: []int{3}, Line: 1}}) {
+			got = append(got, r.Kind+":"+r.Verdict)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%q: %s, want %s", bullet, strings.Join(got, " "), want)
 		}
 	}
 }

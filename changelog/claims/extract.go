@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "13"
+const Version = "14"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -342,7 +342,10 @@ func listedBefore(bullet string, pars []Claim, c Claim) bool {
 		seg = strings.Replace(seg, p.Text, " ", 1)
 	}
 	for _, w := range strings.FieldsFunc(seg, func(r rune) bool { return !unicode.IsLetter(r) }) {
-		if w = strings.ToLower(w); w != "and" && w != "or" && w != "with" && w != "plus" {
+		switch strings.ToLower(w) {
+		case "and", "or", "with", "plus", "over", "across", "at":
+			// ("tp=8 and tp=4/ep=1 over conc 4-64", "TP8 at conc 1-24")
+		default:
 			return false
 		}
 	}
@@ -379,7 +382,21 @@ var reSame = regexp.MustCompile(`(?i)\b(unchanged|untouched|same (?:as before|co
 // configurations, ..., and add TP8 conc=1-2") leaves it a claim about
 // some row.
 func speaksOfEvery(bullet string, c Claim, pars []Claim) bool {
-	if reSame.MatchString(bullet) || len(pars) > 2 && !listedBefore(bullet, pars, c) {
+	if reSame.MatchString(bullet) {
+		return false
+	}
+	// (rows named in another sentence, "TP4 would need ~375 GB/GPU", are
+	// no rows of this range)
+	if i := strings.Index(bullet, c.Text); i >= 0 {
+		start, end := strings.LastIndex(bullet[:i], ". ")+1, len(bullet)
+		if j := strings.Index(bullet[i:], ". "); j >= 0 {
+			end = i + j
+		}
+		sentence := bullet[start:end]
+		pars = slices.DeleteFunc(slices.Clone(pars), func(p Claim) bool { return !strings.Contains(sentence, p.Text) })
+		bullet = sentence
+	}
+	if len(pars) > 2 && !listedBefore(bullet, pars, c) {
 		return false
 	}
 	for _, p := range pars {

@@ -228,6 +228,10 @@ func TestSpeaksOfEvery(t *testing.T) {
 		{"conc 4, 8 and 16", false}, // a list, not a range
 		// several ranges, each paired with its rows (claims v12)
 		{"TP4 conc 4-64, TP8 conc 4-256", true},
+		// rows joined to the range by "over" or "at" (claims v14)
+		{"Search-space: tp=8 and tp=4/ep=1 over conc 4-64, on both 1024/1024 and 8192/1024 ISL/OSL", true},
+		// a row named in another sentence is not the range's (claims v14)
+		{"Search space is two TP8 arms at conc 1-24: GPU-resident and host-DRAM offload. TP4 would need ~375 GB/GPU against 288 GB of HBM.", true},
 	} {
 		var got []bool
 		for _, c := range Extract([]string{tc.bullet}) {

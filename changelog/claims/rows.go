@@ -570,15 +570,16 @@ func describedElsewhere(others []Claim, row keyedRow) bool {
 }
 
 // plainFor says whether a row is one a claim's qualifiers name in the
-// plain reading: qualifiers that leave DP attention unsaid ("TP8 conc
-// 4-64") speak of the rows without it, since a bullet names the DPA
-// variant when it means it.
+// plain reading: qualifiers that name a parallelism but leave DP
+// attention unsaid ("TP8 conc 4-64") speak of the rows without it, since
+// a bullet names the DPA variant when it means it. Qualifiers of
+// sequence lengths alone ("1k1k conc 4-64") speak of every row of them.
 func plainFor(alts []RowQual, row keyedRow) bool {
 	if len(alts) == 0 {
 		return true
 	}
 	for _, q := range alts {
-		if q.DPA != nil || !row.HasDPA(true) {
+		if q.DPA != nil || !row.HasDPA(true) || (len(q.TP) == 0 && len(q.EP) == 0) {
 			return true
 		}
 	}
