@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "14"
+const Version = "15"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -196,7 +196,7 @@ var (
 	// they open the clause
 	reLeadVerb = regexp.MustCompile(`(?i)^(sweep(?:s)?|cover(?:s)?|run(?:s)?|turn(?:s)?)$`)
 	// measurement prose: numbers in it are results, not the search space
-	reNarrative = regexp.MustCompile(`(?i)(%|tok/s|tokens?/s|\btput\b|throughput|\bttft\b|\btpot\b|latency|gsm8k|accuracy|\boom\b|\bhang|regress|\brun \d{6,}|showed|\bms\b|\bx\b|speedup|faster|slower|improv|beats|outperform|dominated|overflows|thrash|\bpeak\b|fail|crash|\berror|silently|reported|because|\bbug\b|\bissue\b|assert|measured|uplift|verified|validated|completed|tested|cannot|can't|never|did not|didn't)`)
+	reNarrative = regexp.MustCompile(`(?i)(%|tok/s|tokens?/s|\btput\b|throughput|\bttft\b|\btpot\b|latency|gsm8k|accuracy|\boom\b|\bhang|regress|\brun \d{6,}|showed|\bms\b|\bx\b|speedup|faster|slower|improv|beats|outperform|dominated|overflows|thrash|\bpeak\b|fail|crash|\berror|silently|reported|because|\bbug\b|\bissue\b|assert|measured|uplift|verified|validated|completed|tested|cannot|can't|never|did not|didn't|root[- ]caus|ruled out|garbled|gibberish)`)
 	// reValueNoun follows an upper-case name that is a value of some
 	// setting (a backend, a kernel), not a variable
 	reValueNoun = regexp.MustCompile(`^[ -](?:fallback|backends?|kernels?|path|method|format|scheme|layout|dtype|quantization|mode)\b`)

@@ -126,6 +126,8 @@ func TestExtract(t *testing.T) {
 			[]string{"env VLLM_ROCM_SHUFFLE_KV_CACHE_LAYOUT=1"}, "env"},
 		{"Floor --max-running-requests at 8 (CONC * 3 / 2 still applies above CONC=5)", nil, "conc"},
 		{"Set SGLANG_X=1 when isl>=8192 && conc>=64", []string{"env SGLANG_X=1 when isl >= 8192 and conc >= 64"}, ""},
+		// a root cause ruled out is a story, not a removal (#1951)
+		{"Root cause is EP8 itself (garbage generation), not --async-scheduling, which was tried and ruled out first.", nil, "flag"},
 		{"Pass --enable-tbo when DP_ATTENTION=true and CONC>=64", []string{"flag --enable-tbo when dp-attn = true and conc >= 64"}, ""},
 		{"Set SGLANG_Y=1 when dp-attn=false", []string{"env SGLANG_Y=1 when dp-attn = false"}, ""},
 		{"Set SGLANG_Z=1 when TP=true", []string{"env SGLANG_Z=1"}, ""},
