@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "15"
+const Version = "16"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -185,6 +185,7 @@ var (
 	// a comparison of a condition: "conc >= 128", "CONC>4", "ISL=8192"
 	reCmp = regexp.MustCompile(`(?i)\b(conc(?:urrency)?|isl|osl|tp|ep|dp[_-]attention|dp[_-]attn)\s*(<=|>=|≤|≥|<|>|==|=)\s*(\d+|true|false)(k)?\b`)
 	// what may join the comparisons of one condition
+	reOr      = regexp.MustCompile(`(?i)\bor\b|\|\|`)
 	reCmpJoin = regexp.MustCompile(`(?i)^(?:[\s,;&|()]|\band\b|\bor\b)*$`)
 	// words that make equalities a condition ("when ISL=8192", "above
 	// CONC=5")
@@ -795,8 +796,8 @@ func extractBullet(b string, options func(string) bool) []Claim {
 // conditions reads the condition of a clause: runs of comparisons
 // ("isl>=8192 && conc>=64", "ISL=8192, OSL=1024, and CONC>128", "TP=2
 // EP=1 CONC<=16, TP=8 EP=8 CONC<=64"). A run is a condition when it
-// compares by order, or follows "when"/"if"; a variable named again
-// starts an alternative. spans are the runs' text.
+// compares by order, or follows "when"/"if"; a variable named again, or
+// "or" ("||"), starts an alternative. spans are the runs' text.
 func conditions(t string) (when [][]Cond, spans [][2]int) {
 	ms := reCmp.FindAllStringSubmatchIndex(t, -1)
 	for i := 0; i < len(ms); {
@@ -813,7 +814,11 @@ func conditions(t string) (when [][]Cond, spans [][2]int) {
 		}
 		if ordered || reCondWord.MatchString(t[:run[0][0]]) {
 			var g []Cond
-			for _, m := range run {
+			for k, m := range run {
+				if k > 0 && len(g) > 0 && reOr.MatchString(t[run[k-1][1]:m[0]]) {
+					when = append(when, g) // "DP_ATTENTION=true or CONC>=64": an alternative
+					g = nil
+				}
 				c := Cond{Var: strings.ToLower(t[m[2]:m[3]]), Op: t[m[4]:m[5]]}
 				switch c.Op {
 				case "≤":

@@ -128,6 +128,8 @@ func TestExtract(t *testing.T) {
 		{"Set SGLANG_X=1 when isl>=8192 && conc>=64", []string{"env SGLANG_X=1 when isl >= 8192 and conc >= 64"}, ""},
 		// a root cause ruled out is a story, not a removal (#1951)
 		{"Root cause is EP8 itself (garbage generation), not --async-scheduling, which was tried and ruled out first.", nil, "flag"},
+		{"Pass --max-num-seqs when DP_ATTENTION=true or CONC>=64", []string{"flag --max-num-seqs when dp-attn = true, or conc >= 64"}, ""},
+		{"Set SGLANG_X=1 when isl>=8192 || conc>=64", []string{"env SGLANG_X=1 when isl >= 8192, or conc >= 64"}, ""},
 		{"Pass --enable-tbo when DP_ATTENTION=true and CONC>=64", []string{"flag --enable-tbo when dp-attn = true and conc >= 64"}, ""},
 		{"Set SGLANG_Y=1 when dp-attn=false", []string{"env SGLANG_Y=1 when dp-attn = false"}, ""},
 		{"Set SGLANG_Z=1 when TP=true", []string{"env SGLANG_Z=1"}, ""},

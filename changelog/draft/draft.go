@@ -1179,12 +1179,30 @@ func conditionalBullet(e *recipe.Effect, d recipe.LaunchDiff, where string) (str
 			out = append(out, &pl.Point)
 		}
 	}
-	if len(vals) != 1 {
-		return "", false
+	multiple := ""
+	if len(vals) > 1 {
+		// values that follow the point's concurrency ("= conc") are one
+		// setting
+		heads := map[int]string{}
+		for i := range e.Head {
+			if v, ok := e.Head[i].Facts()[field]; ok {
+				heads[e.Head[i].Point.Index] = v
+			}
+		}
+		if multiple = concMultiple(e, heads); multiple == "" {
+			return "", false
+		}
 	}
 	cond, ok := pointCondition(in, out)
 	if !ok {
 		return "", false
+	}
+	if multiple != "" {
+		by := "(= conc)"
+		if multiple != "1" {
+			by = "(" + multiple + " × conc)"
+		}
+		return fmt.Sprintf("Set %s %s %s", d.Name, by, cond), true
 	}
 	v := slices.Collect(maps.Keys(vals))[0]
 	switch {
@@ -1453,6 +1471,47 @@ func pointCondition(in, out []*recipe.LaunchPoint) (string, bool) {
 				}
 			}
 			return "when " + strings.Join(parts, " and "), true
+		}
+	}
+	return pointDisjunction(in, out)
+}
+
+// pointDisjunction is pointCondition's last resort: two comparisons, each
+// met by some points of in and by none of out, that together cover in
+// ("when DP_ATTENTION=true or CONC>=64"; the claims read "or" as an
+// alternative).
+func pointDisjunction(in, out []*recipe.LaunchPoint) (string, bool) {
+	var atoms []atom
+	add := func(text string, holds func(p *recipe.LaunchPoint) bool) {
+		if !slices.ContainsFunc(out, holds) && !slices.ContainsFunc(atoms, func(a atom) bool { return a.text == text }) {
+			atoms = append(atoms, atom{text, holds})
+		}
+	}
+	for _, v := range pointVars {
+		for _, p := range in {
+			val := v.of(p)
+			if val == 0 {
+				continue
+			}
+			text := fmt.Sprintf("%s=%d", v.name, val)
+			if v.name == "DP_ATTENTION" {
+				text = fmt.Sprintf("DP_ATTENTION=%v", val == 2)
+			}
+			of := v.of
+			add(text, func(p *recipe.LaunchPoint) bool { return of(p) == val })
+		}
+	}
+	for _, p := range in {
+		c := p.Conc
+		add(fmt.Sprintf("CONC>=%d", c), func(p *recipe.LaunchPoint) bool { return p.Conc >= c })
+		add(fmt.Sprintf("CONC<=%d", c), func(p *recipe.LaunchPoint) bool { return p.Conc <= c })
+	}
+	for i := range atoms {
+		for j := i + 1; j < len(atoms); j++ {
+			a, b := atoms[i], atoms[j]
+			if !slices.ContainsFunc(in, func(p *recipe.LaunchPoint) bool { return !a.holds(p) && !b.holds(p) }) {
+				return "when " + a.text + " or " + b.text, true
+			}
 		}
 	}
 	return "", false

@@ -268,7 +268,10 @@ func TestPointCondition(t *testing.T) {
 		{func(p *recipe.LaunchPoint) bool { return p.TP == 4 }, "when TP=4"},
 		{func(p *recipe.LaunchPoint) bool { return p.Conc <= 32 }, "when CONC<=32"},
 		{func(p *recipe.LaunchPoint) bool { return !p.DPAttn && p.TP == 8 && p.Conc >= 128 }, "when TP=8 and DP_ATTENTION=false and CONC>=128"},
-		{func(p *recipe.LaunchPoint) bool { return p.DPAttn || p.Conc >= 64 }, ""}, // no conjunction
+		// no conjunction: two alternatives (the claims read "or")
+		{func(p *recipe.LaunchPoint) bool { return p.DPAttn || p.Conc >= 64 }, "when DP_ATTENTION=true or CONC>=64"},
+		// no rule of two comparisons
+		{func(p *recipe.LaunchPoint) bool { return (p.TP == 4 && p.Conc == 32) || (p.TP == 8 && p.Conc == 16) }, ""},
 	} {
 		in, out := split(c.sel)
 		got, ok := pointCondition(in, out)
