@@ -238,21 +238,32 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 				out = append(out, configBullets(base, head, rc.Diff)...)
 			}
 		}
-		out = append(out, launchBullets(eff)...)
+		isYAML := func(f string) bool { return strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") }
+		// (what the servers launch from a changed srt-slurm file, the
+		// launch bullets say, when every point was compared; else the
+		// file's own diff says it, and the launch's "by point" account of
+		// the same settings is left out: a point whose concurrency changed
+		// is new, and its launch compared with none)
+		allMatched := eff.Matched() == len(eff.Head) && len(eff.Base) == len(eff.Head)
+		launched := len(eff.Diffs) > 0 && allMatched
+		byFile := eff
+		if !launched {
+			e := *eff
+			e.Diffs = slices.DeleteFunc(slices.Clone(eff.Diffs), func(d recipe.LaunchDiff) bool {
+				f := strings.TrimSuffix(d.In, dryrun.SettingsSuffix)
+				return d.Kind == "file" && isYAML(f) && slices.ContainsFunc(rc.Files, func(p string) bool { return p == f || strings.HasSuffix(p, "/"+f) })
+			})
+			byFile = &e
+		}
+		out = append(out, launchBullets(byFile)...)
 		out = append(out, newPointsBullets(eff)...)
 		out = append(out, newVariableBullets(eff)...)
-		isYAML := func(f string) bool { return strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") }
 		// (one file of several names its variables' changes: one arm's
 		// file may go one way and another's the other)
 		named := len(slices.DeleteFunc(slices.Clone(rc.Files), func(f string) bool { return !isYAML(f) })) > 1
 		for _, f := range rc.Files {
 			if isYAML(f) {
-				// (what the servers launch from it, the launch bullets said)
-				// (only when every point was compared: a point whose
-				// concurrency changed is new, and its launch compared with
-				// none)
-				allMatched := eff.Matched() == len(eff.Head) && len(eff.Base) == len(eff.Head)
-				out = append(out, yamlBullets(ch, f, len(eff.Diffs) > 0 && allMatched, named)...)
+				out = append(out, yamlBullets(ch, f, launched, named)...)
 			}
 		}
 		return groupBullets(mergeFiles(dedupe(out)))

@@ -224,3 +224,33 @@ func TestYAMLBulletsNameTheirFile(t *testing.T) {
 		t.Errorf("alone: %q, want %q", got, want)
 	}
 }
+
+// TestSettingsSaidOnceByTheFile: a multi-node recipe whose concurrency
+// and srt-slurm file both changed is said by the file's diff ("Change
+// dynamo.version from 1.0 to 1.1"), not again from the compared points'
+// settings ("… (settings)", "… by point").
+func TestSettingsSaidOnceByTheFile(t *testing.T) {
+	p := "benchmarks/multi_node/srt-slurm-recipes/m1/agg.yaml"
+	file := func(v string) string {
+		return "name: x\ndynamo:\n  version: \"" + v + "\"\nbackend:\n  type: sglang\n  sglang_config:\n    prefill:\n      mem-fraction-static: 0.8\n" +
+			"    decode:\n      mem-fraction-static: 0.8\n  prefill_environment:\n    SGLANG_A: \"1\"\n"
+	}
+	cfg := func(conc string) string {
+		return strings.Replace(m1Recipe("m1-fp4-gb200-dynamo-sglang", "agg.yaml"), "conc-list: [8]", "conc-list: "+conc, 1)
+	}
+	base := gb200Base().With("configs/nvidia-master.yaml", cfg("[8, 16]")).With(p, file("1.0"))
+	head := gb200Base().With("configs/nvidia-master.yaml", cfg("[8, 32]")).With(p, file("1.1"))
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml", p})
+	drafts, err := Entries(ch, Options{})
+	if err != nil || len(drafts) != 1 {
+		t.Fatalf("%v %+v", err, drafts)
+	}
+	got := drafts[0].Description
+	if !slices.Contains(got, `Change dynamo.version from "1.0" to "1.1" in agg.yaml`) && !slices.Contains(got, `Change dynamo.version from 1.0 to 1.1 in agg.yaml`) {
+		t.Errorf("bullets %q: want the file's change of dynamo.version", got)
+	}
+	if slices.ContainsFunc(got, func(b string) bool { return strings.Contains(b, "(settings)") || strings.Contains(b, "by point") }) {
+		t.Errorf("bullets %q: the same setting said again from the compared points' launches", got)
+	}
+}
