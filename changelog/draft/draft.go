@@ -1046,6 +1046,14 @@ func launchBullets(e *recipe.Effect) []string {
 		}
 	}
 	matched := e.Matched()
+	// each head point's launch fields, read once (conditionalBullet)
+	headFacts := make([]map[string]string, len(e.Head))
+	facts := func(i int) map[string]string {
+		if headFacts[i] == nil {
+			headFacts[i] = e.Head[i].Facts()
+		}
+		return headFacts[i]
+	}
 	var out []string
 	// the whole-recipe additions and removals of options, by bullet: a
 	// pair of one family is one replacement (pairReplacements)
@@ -1096,7 +1104,7 @@ func launchBullets(e *recipe.Effect) []string {
 			// not the same change at every point, nor at every point of
 			// some arms: what the points launch now, when a condition on
 			// their parameters says where
-			if b, ok := conditionalBullet(e, d, where); ok {
+			if b, ok := conditionalBullet(e, facts, d, where); ok {
 				out = append(out, b)
 				continue
 			}
@@ -1129,7 +1137,7 @@ func launchBullets(e *recipe.Effect) []string {
 		case cond != "":
 			// an addition where the head's points that pass it are told
 			// apart more simply than the points it was added at: their rule
-			if b, ok := conditionalBullet(e, d, where); ok && d.BaseAbsent && strings.Count(b, " and ") < strings.Count(cond, " and ") {
+			if b, ok := conditionalBullet(e, facts, d, where); ok && d.BaseAbsent && strings.Count(b, " and ") < strings.Count(cond, " and ") {
 				out = append(out, b)
 				continue
 			}
@@ -1167,8 +1175,8 @@ func launchBullets(e *recipe.Effect) []string {
 // SGLANG_X=1 when ISL=8192". ok is false when the points that pass it
 // hold several values, or no condition on their parameters tells them
 // from the rest. Every head point counts, the new ones too: the claims
-// read the condition of each.
-func conditionalBullet(e *recipe.Effect, d recipe.LaunchDiff, where string) (string, bool) {
+// read the condition of each. facts(i) is head point i's launch fields.
+func conditionalBullet(e *recipe.Effect, facts func(i int) map[string]string, d recipe.LaunchDiff, where string) (string, bool) {
 	if (d.Kind != "flag" && d.Kind != "env") || strings.Contains(d.Name, " ") || where != "" {
 		return "", false // a role's option, a file's setting: not the point's own
 	}
@@ -1183,7 +1191,7 @@ func conditionalBullet(e *recipe.Effect, d recipe.LaunchDiff, where string) (str
 		if pl.Launch == nil || pl.Point.Multinode || pl.Launch.Status != dryrun.StatusLaunched {
 			return "", false // a point whose launch is not known
 		}
-		if v, ok := pl.Facts()[field]; ok {
+		if v, ok := facts(i)[field]; ok {
 			in = append(in, &pl.Point)
 			vals[v] = true
 		} else {
@@ -1196,7 +1204,7 @@ func conditionalBullet(e *recipe.Effect, d recipe.LaunchDiff, where string) (str
 		// setting
 		heads := map[int]string{}
 		for i := range e.Head {
-			if v, ok := e.Head[i].Facts()[field]; ok {
+			if v, ok := facts(i)[field]; ok {
 				heads[e.Head[i].Point.Index] = v
 			}
 		}
