@@ -12,9 +12,9 @@ type Row struct {
 	// prefill then decode values of a multi-node one.
 	TP, EP []int64
 	DPA    []bool
-	// PP and DCP are pp and dcp-size, one per side as TP's sides are (0
-	// where the side does not say).
-	PP, DCP []int64
+	// PP, DCP and PCP are pp, dcp-size and pcp-size, one per side as TP's
+	// sides are (0 where the side does not say).
+	PP, DCP, PCP []int64
 	// Workers are a multi-node entry's prefill then decode worker counts
 	// (num-worker; 0 where the entry does not say), nil for a single-node
 	// one.
@@ -63,11 +63,11 @@ func rowOf(scenario string, it *Item, e *Entry) Row {
 	r := Row{Scenario: scenario, ISL: it.ISL, OSL: it.OSL, Spec: e.Spec.Or("none"), KVOffloading: e.KVOffloading.V,
 		KVBackend: e.KVBackend, Conc: e.Conc, Line: e.Line, Path: e.Path}
 	if e.Prefill == nil { // a decode side alone is not a multi-node row
-		r.add(e.TP, e.EP, e.PP, e.DCP, e.DPAttn)
+		r.add(e.TP, e.EP, e.PP, e.DCP, e.PCP, e.DPAttn)
 		return r
 	}
 	for _, s := range e.Sides() {
-		r.add(s.TP, s.EP, s.PP, s.DCP, s.DPAttn)
+		r.add(s.TP, s.EP, s.PP, s.DCP, s.PCP, s.DPAttn)
 		r.Workers = append(r.Workers, s.Workers.V)
 	}
 	r.agg = e.Decode != nil && e.Decode.Workers.Set && e.Decode.Workers.V == 0
@@ -79,11 +79,12 @@ func rowOf(scenario string, it *Item, e *Entry) Row {
 // server, as a recipe with disagg: false writes it.
 func (r Row) Aggregated() bool { return r.agg }
 
-func (r *Row) add(tp, ep, pp, dcp Opt[int64], dpa Opt[bool]) {
+func (r *Row) add(tp, ep, pp, dcp, pcp Opt[int64], dpa Opt[bool]) {
 	if tp.Set {
 		r.TP = append(r.TP, tp.V)
 		r.PP = append(r.PP, pp.V)
 		r.DCP = append(r.DCP, dcp.V)
+		r.PCP = append(r.PCP, pcp.V)
 	}
 	if ep.Set {
 		r.EP = append(r.EP, ep.V)

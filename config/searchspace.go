@@ -79,7 +79,7 @@ var componentFields = []string{"kv-offload-backend", "router", "kv-p2p-transfer"
 // Side is one worker side of a multi-node entry.
 type Side struct {
 	Workers, TP, EP Opt[int64] // num-worker, tp, ep
-	PP, DCP         Opt[int64] // pp, dcp-size
+	PP, DCP, PCP    Opt[int64] // pp, dcp-size, pcp-size
 	DPAttn          Opt[bool]
 	// Settings are its additional-settings as written (KEY=VALUE).
 	Settings []string
@@ -222,7 +222,7 @@ func entryOf(path string, v *pyyaml.Value) Entry {
 
 func sideOf(v *pyyaml.Value) *Side {
 	s := &Side{Workers: optInt(v, "num-worker"), TP: optInt(v, "tp"), EP: optInt(v, "ep"), PP: optInt(v, "pp"),
-		DCP: optInt(v, "dcp-size"), DPAttn: optTruth(v, "dp-attn")}
+		DCP: optInt(v, "dcp-size"), PCP: optInt(v, "pcp-size"), DPAttn: optTruth(v, "dp-attn")}
 	if as, ok := v.Get("additional-settings"); ok {
 		for _, it := range as.Items {
 			if it.Kind == pyyaml.Str {

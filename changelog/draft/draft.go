@@ -486,8 +486,8 @@ func rowKey(r config.Row) string {
 		}
 		return out
 	}
-	pp, dcp := split(r.PP), split(r.DCP)
-	return fmt.Sprintf("%s|%d|%d|%v|%v|%v|%s|%s|%s|%v|%v|%v", r.Scenario, r.ISL, r.OSL, r.TP, ep, dpa, spec, kv, r.KVBackend, r.Workers, pp, dcp)
+	pp, dcp, pcp := split(r.PP), split(r.DCP), split(r.PCP)
+	return fmt.Sprintf("%s|%d|%d|%v|%v|%v|%s|%s|%s|%v|%v|%v|%v", r.Scenario, r.ISL, r.OSL, r.TP, ep, dpa, spec, kv, r.KVBackend, r.Workers, pp, dcp, pcp)
 }
 
 // rowNamer names the rows among rows by what tells them apart: the
@@ -528,16 +528,17 @@ func rowNameOf(r config.Row, keep nameParts) string {
 	sides := max(len(r.TP), len(r.EP))
 	for i := 0; i < sides; i++ {
 		var p []string
-		if i < len(r.TP) {
-			p = append(p, fmt.Sprintf("TP%d", r.TP[i]))
-		}
 		for _, d := range []struct {
 			name string
 			v    []int64
-		}{{"EP", r.EP}, {"PP", r.PP}, {"DCP", r.DCP}} {
+		}{{"EP", r.EP}, {"PP", r.PP}, {"DCP", r.DCP}, {"PCP", r.PCP}} {
 			if i < len(d.v) && d.v[i] > 1 {
 				p = append(p, fmt.Sprintf("%s%d", d.name, d.v[i]))
 			}
+		}
+		if i < len(r.TP) && (r.TP[i] > 1 || len(p) == 0) {
+			// (TP1 beside other parallelism says nothing: "PCP8")
+			p = append([]string{fmt.Sprintf("TP%d", r.TP[i])}, p...)
 		}
 		s := strings.Join(p, "/")
 		if i < len(r.DPA) && r.DPA[i] {

@@ -280,3 +280,17 @@ func TestPointCondition(t *testing.T) {
 		}
 	}
 }
+
+// TestRowNameContextParallel: a side of prefill context parallelism and
+// TP1 is named by the parallelism it has ("PCP8"), not "TP1".
+func TestRowNameContextParallel(t *testing.T) {
+	r := config.Row{TP: []int64{1, 8}, PCP: []int64{8, 0}, DPA: []bool{false, true}, Workers: []int64{2, 2}}
+	if got, want := rowNameOf(r, nameParts{}), "2P2D prefill PCP8, decode TP8 DPA"; got != want {
+		t.Errorf("rowNameOf = %q, want %q", got, want)
+	}
+	plain := r
+	plain.PCP = nil
+	if rowKey(r) == rowKey(plain) {
+		t.Error("a PCP8 row has the key of one without context parallelism")
+	}
+}
