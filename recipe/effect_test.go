@@ -3,6 +3,8 @@ package recipe
 import (
 	"testing"
 
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/testfs"
 	"github.com/perflog/perflog/recipe/dryrun"
 )
 
@@ -79,5 +81,39 @@ func TestFactsLocalModel(t *testing.T) {
 	}
 	if f["launch.runner-env.MODEL"] != "/lustre/fsw/models/deepseek-v4-pro" || f["launch.env.VLLM_X"] != "1" {
 		t.Errorf("facts = %v, want MODEL with the runner's variables and VLLM_X a setting", f)
+	}
+}
+
+// TestCheckImageAliasesAndRepeats: a srt-slurm container alias
+// ("dynamo-sglang", an image of the cluster's own table) is not called a
+// non-upstream image, and an image its recipe's files repeat is said once.
+func TestCheckImageAliasesAndRepeats(t *testing.T) {
+	cfg := `m1-fp4-gb200-dynamo-sglang:
+  image: lmsysorg/sglang:v1
+  model: org/m1
+  model-prefix: m1
+  runner: gb200
+  precision: fp4
+  framework: dynamo-sglang
+  multinode: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 1024
+      osl: 1024
+      search-space:
+      - { conc-list: [8], prefill: { tp: 4, additional-settings: ["CONFIG_FILE=recipes/m1/a.yaml"] }, decode: { tp: 8 } }
+      - { conc-list: [16], prefill: { tp: 8, additional-settings: ["CONFIG_FILE=recipes/m1/b.yaml"] }, decode: { tp: 8 } }
+`
+	files := testfs.Files{
+		"configs/nvidia-master.yaml":                        cfg,
+		"configs/amd-master.yaml":                           "{}\n",
+		"configs/runners.yaml":                              "labels:\n  gb200: [gb200-nv_0]\n",
+		"runners/launch_gb200-nv.sh":                        "#!/bin/bash\n",
+		"benchmarks/multi_node/srt-slurm-recipes/m1/a.yaml": "model:\n  container: \"dynamo-sglang\"\nfrontend:\n  image: nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.0\n",
+		"benchmarks/multi_node/srt-slurm-recipes/m1/b.yaml": "model:\n  container: \"dynamo-sglang\"\nfrontend:\n  image: nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.0\n",
+	}
+	got := CheckImage(NewRev("head", files, &config.Settings{}), "m1-fp4-gb200-dynamo-sglang")
+	if len(got) != 1 || got[0].Source != "nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.0" {
+		t.Errorf("findings %+v, want one for the nvcr.io image", got)
 	}
 }

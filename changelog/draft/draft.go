@@ -836,16 +836,82 @@ func scriptEnvBullets(ch *recipe.Change, key, sib string) []string {
 		if yamls > 1 {
 			where += "s"
 		}
-		if like := yamlEnvLike(ch, sib, yamlOrder, yamlVals); like != "" && len(names) > shortEnv && strings.Count(like, ", ") < len(names)/2 {
+		like := yamlEnvLike(ch, sib, yamlOrder, yamlVals)
+		switch {
+		case like != "" && len(names) > shortEnv && strings.Count(like, ", ") < len(names)/2:
 			// (only when that is much shorter: a sibling that differs
 			// in most variables says less than the list)
 			// a long list said by what differs from the sibling's
 			out = append(out, fmt.Sprintf("Env in %s as %s", where, like))
-		} else {
+		case len(names) > dumpEnv:
+			// no sibling says it shortly: what no other recipe's file
+			// sets so is the news, the rest is the house's
+			out = append(out, fmt.Sprintf("Env in %s: %d variables%s", where, len(names), newEnvText(ch, drivers, yamlOrder, yamlVals)))
+		default:
 			out = append(out, fmt.Sprintf("Env in %s: %s", where, envList(names)))
 		}
 	}
 	return out
+}
+
+// dumpEnv is how many variables of a new recipe's srt-slurm files are
+// listed whole; more are said by those no other recipe sets so.
+const dumpEnv = 12
+
+// newEnvText is what a new recipe's srt-slurm environment (order, vals)
+// has that no other srt-slurm file of the head sets so, as "; new to
+// the repository: A=1, B (by recipe)", or ", each as another recipe
+// sets it".
+func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[string]map[string]bool) string {
+	own := map[string]bool{}
+	root := ""
+	for _, p := range drivers {
+		if strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") {
+			own[p] = true
+			if i := strings.Index(p, "/srt-slurm-recipes/"); i >= 0 {
+				root = p[:i+len("/srt-slurm-recipes")]
+			}
+		}
+	}
+	if root == "" {
+		return ""
+	}
+	others := map[string]bool{} // NAME=VALUE
+	_ = fs.WalkDir(ch.Head.Files, root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || own[p] || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+			return nil
+		}
+		for _, kv := range yamlEnv(ch, p) {
+			others[kv[0]+"="+kv[1]] = true
+		}
+		return nil
+	})
+	var news []string
+	for _, n := range order {
+		var fresh []string
+		for v := range vals[n] {
+			if !others[n+"="+v] {
+				fresh = append(fresh, v)
+			}
+		}
+		switch {
+		case len(fresh) == 0:
+		case len(vals[n]) > 1:
+			news = append(news, n+" (by recipe)")
+		case readsBack(n, fresh[0]):
+			news = append(news, n+"="+fresh[0])
+		default:
+			news = append(news, n)
+		}
+	}
+	if len(news) == 0 {
+		return ", each as another recipe sets it"
+	}
+	const most = 12
+	if len(news) > most {
+		news = append(news[:most:most], fmt.Sprintf("%d more", len(news)-most))
+	}
+	return "; new to the repository: " + strings.Join(news, ", ")
 }
 
 // readsBack says whether NAME=v, written in a bullet, is read back as
