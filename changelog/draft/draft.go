@@ -266,7 +266,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 				out = append(out, yamlBullets(ch, f, launched, named)...)
 			}
 		}
-		return groupBullets(mergeFiles(dedupe(out)))
+		return groupBullets(mergeRoles(mergeFiles(dedupe(out))))
 	}
 	var out []string
 	head, _, _ := ch.Head.Recipe(rc.Key)
@@ -1132,7 +1132,19 @@ func launchBullets(e *recipe.Effect) []string {
 		where := ""
 		switch d.Kind {
 		case "file":
-			where = " in " + path.Base(d.In)
+			settings := strings.HasSuffix(d.In, dryrun.SettingsSuffix)
+			switch {
+			case strings.HasPrefix(name, "identity."):
+				continue // the recipe's record of where it came from, not what runs
+			case settings && (strings.HasSuffix(name, ".container") || strings.HasSuffix(name, ".image")):
+				continue // the image: its own bullet says it
+			case settings:
+				// (each point's settings are its own file's: the points
+				// of several files share the name)
+				where = " in its srt-slurm recipe"
+			default:
+				where = " in " + path.Base(d.In)
+			}
 		case "client":
 			where = " (benchmark client)"
 		}
@@ -2111,8 +2123,9 @@ func loadYAML(f fs.FS, p string) *pyyaml.Value {
 
 // yamlBullets describes a changed srt-slurm recipe file: its images,
 // the variables of its environment maps, and (briefly) its other fields.
-// launched leaves out its backend's settings (the launch diff said them);
-// named says the file with each variable's change (a recipe of several).
+// launched leaves out all but its images (the launch diff said its
+// servers' options, variables and settings); named says the file with
+// each variable's change (a recipe of several).
 func yamlBullets(ch *recipe.Change, p string, launched, named bool) []string {
 	nv, ov := loadYAML(ch.Head.Files, p), loadYAML(ch.Base.Files, p)
 	if nv == nil {
@@ -2124,11 +2137,14 @@ func yamlBullets(ch *recipe.Change, p string, launched, named bool) []string {
 	var out []string
 	var other []config.Change
 	for _, c := range config.Diff(ov, nv).Changes {
-		if launched && strings.HasPrefix(c.Path, "backend.") {
-			continue // the servers' options and variables: the launch's diff says them
-		}
 		segs := strings.Split(c.Path, ".")
 		leaf := segs[len(segs)-1]
+		if launched && leaf != "container" && leaf != "image" {
+			// the servers' options and variables, and the file's other
+			// settings (the described launch's "settings"): the launch's
+			// diff says them
+			continue
+		}
 		parent := ""
 		if len(segs) > 1 {
 			parent = strings.ToLower(segs[len(segs)-2])
@@ -2174,6 +2190,41 @@ func yamlBullets(ch *recipe.Change, p string, launched, named bool) []string {
 			out = append(out, fmt.Sprintf("Change %s from %s to %s%s", c.Path, c.Old, c.New, in))
 		default:
 			out = append(out, "Change "+c.Path+in)
+		}
+	}
+	return out
+}
+
+// reRole is a bullet about one worker role's setting ("Set decode
+// X=1").
+var reRole = regexp.MustCompile(`^(Set|Add|Remove|Change) (prefill|decode) ((?:--|[A-Z][A-Z0-9_]*[= ]).+)$`)
+
+// mergeRoles says once a change both worker roles share: "Set prefill
+// X=1" and "Set decode X=1" become "Set X=1 for prefill and decode",
+// where the first was.
+func mergeRoles(bullets []string) []string {
+	roles := map[string][]string{}
+	for _, b := range bullets {
+		if m := reRole.FindStringSubmatch(b); m != nil {
+			k := m[1] + "\x00" + m[3]
+			roles[k] = append(roles[k], m[2])
+		}
+	}
+	var out []string
+	said := map[string]bool{}
+	for _, b := range bullets {
+		m := reRole.FindStringSubmatch(b)
+		if m == nil {
+			out = append(out, b)
+			continue
+		}
+		k := m[1] + "\x00" + m[3]
+		switch {
+		case len(roles[k]) < 2:
+			out = append(out, b)
+		case !said[k]:
+			said[k] = true
+			out = append(out, m[1]+" "+m[3]+" for prefill and decode")
 		}
 	}
 	return out

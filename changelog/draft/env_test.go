@@ -287,3 +287,27 @@ func TestLongEnvSaidByWhatIsNew(t *testing.T) {
 		t.Errorf("bullets %q\nwant one %q", drafts[0].Description, want)
 	}
 }
+
+// TestSettingsSaidByTheLaunch: when every point was compared, a srt-slurm
+// file's settings are said by the launch's diff, once for the recipe; the
+// recipe's identity block and a container that is the image are not news.
+func TestSettingsSaidByTheLaunch(t *testing.T) {
+	p := "benchmarks/multi_node/srt-slurm-recipes/m1/agg.yaml"
+	file := func(v, image string) string {
+		return "name: x\nidentity:\n  frameworks:\n    dynamo: \"" + v + "\"\nmodel:\n  container: \"" + image + "\"\ndynamo:\n  version: \"" + v + "\"\nbackend:\n  type: sglang\n  sglang_config:\n" +
+			"    prefill:\n      mem-fraction-static: 0.8\n    decode:\n      mem-fraction-static: 0.8\n  prefill_environment:\n    SGLANG_A: \"1\"\n"
+	}
+	cfg := m1Recipe("m1-fp4-gb200-dynamo-sglang", "agg.yaml")
+	base := gb200Base().With("configs/nvidia-master.yaml", cfg).With(p, file("1.0", "lmsysorg/sglang:v1"))
+	head := gb200Base().With("configs/nvidia-master.yaml", strings.Replace(cfg, "sglang:v1", "sglang:v2", 1)).With(p, file("1.1", "lmsysorg/sglang:v2"))
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml", p})
+	drafts, err := Entries(ch, Options{})
+	if err != nil || len(drafts) != 1 {
+		t.Fatalf("%v %+v", err, drafts)
+	}
+	want := []string{"Update image from lmsysorg/sglang:v1 to lmsysorg/sglang:v2", "Change dynamo.version from 1.0 to 1.1 in its srt-slurm recipe"}
+	if got := drafts[0].Description; !slices.Equal(got, want) {
+		t.Errorf("bullets %q\nwant %q", got, want)
+	}
+}

@@ -294,3 +294,13 @@ func TestRowNameContextParallel(t *testing.T) {
 		t.Error("a PCP8 row has the key of one without context parallelism")
 	}
 }
+
+// TestMergeRoles: a change both worker roles share is one bullet; one
+// role's change, and a row's name, stay as they are.
+func TestMergeRoles(t *testing.T) {
+	got := mergeRoles([]string{"Set decode X_Y=1", "Change decode --mem 0.9", "Set prefill X_Y=1", "Change prefill TP8, decode TP8 conc from 8 to 16", "Change decode TP8, decode TP8 conc from 8 to 16"})
+	want := []string{"Set X_Y=1 for prefill and decode", "Change decode --mem 0.9", "Change prefill TP8, decode TP8 conc from 8 to 16", "Change decode TP8, decode TP8 conc from 8 to 16"}
+	if !slices.Equal(got, want) {
+		t.Errorf("mergeRoles =\n  %q\nwant\n  %q", got, want)
+	}
+}
