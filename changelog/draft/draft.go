@@ -741,6 +741,9 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 	}
 	hf, bf := flagsOf(hs), flagsOf(bs)
 	for _, n := range hf.order {
+		if n == "--served-model-name" {
+			continue // follows the model (launchBullets)
+		}
 		ov, was := bf.val[n]
 		nv := hf.val[n]
 		switch {
@@ -1087,7 +1090,9 @@ func launchBullets(e *recipe.Effect) []string {
 	var order []string
 	m := map[string]*agg{}
 	for _, d := range e.Diffs {
-		if d.Kind == "status" || d.Harness() || d.Respelled() {
+		if d.Kind == "status" || d.Harness() || d.Respelled() || (d.Kind == "flag" && strings.HasSuffix(d.Name, "--served-model-name")) {
+			// (the name the server answers to follows the model: the
+			// model's own change says it)
 			continue
 		}
 		id := d.Kind + "\x00" + d.In + "\x00" + d.Name

@@ -8,6 +8,7 @@ import (
 
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/testfs"
 	"github.com/perflog/perflog/recipe"
 )
 
@@ -302,5 +303,24 @@ func TestMergeRoles(t *testing.T) {
 	want := []string{"Set X_Y=1 for prefill and decode", "Change decode --mem 0.9", "Change prefill TP8, decode TP8 conc from 8 to 16", "Change decode TP8, decode TP8 conc from 8 to 16"}
 	if !slices.Equal(got, want) {
 		t.Errorf("mergeRoles =\n  %q\nwant\n  %q", got, want)
+	}
+}
+
+// TestServedModelNameIsNoNews: the name the server answers to follows
+// the model; a change of it is no bullet of its own.
+func TestServedModelNameIsNoNews(t *testing.T) {
+	with := func(seqs, name string) string {
+		return strings.Replace(testfs.Script, "--max-num-seqs 256", "--max-num-seqs "+seqs+" --served-model-name "+name, 1)
+	}
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", testfs.Revision("v1", with("256", "m")), s), recipe.NewRev("head", testfs.Revision("v1", with("128", "m-v2")), s),
+		[]string{testfs.ScriptPath})
+	drafts, err := Entries(ch, Options{})
+	if err != nil || len(drafts) != 1 {
+		t.Fatalf("%v %+v", err, drafts)
+	}
+	got := drafts[0].Description
+	if !slices.Contains(got, "Change --max-num-seqs from 256 to 128") || slices.ContainsFunc(got, func(b string) bool { return strings.Contains(b, "served-model-name") }) {
+		t.Errorf("bullets %q: want the --max-num-seqs change alone", got)
 	}
 }
