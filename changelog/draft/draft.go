@@ -840,16 +840,20 @@ func scriptEnvBullets(ch *recipe.Change, key, sib string) []string {
 			where += "s"
 		}
 		like := yamlEnvLike(ch, sib, yamlOrder, yamlVals)
+		news := ""
+		if len(names) > dumpEnv {
+			news = newEnvText(ch, drivers, yamlOrder, yamlVals)
+		}
 		switch {
 		case like != "" && len(names) > shortEnv && strings.Count(like, ", ") < len(names)/2:
 			// (only when that is much shorter: a sibling that differs
 			// in most variables says less than the list)
 			// a long list said by what differs from the sibling's
 			out = append(out, fmt.Sprintf("Env in %s as %s", where, like))
-		case len(names) > dumpEnv:
+		case news != "":
 			// no sibling says it shortly: what no other recipe's file
 			// sets so is the news, the rest is the house's
-			out = append(out, fmt.Sprintf("Env in %s: %d variables%s", where, len(names), newEnvText(ch, drivers, yamlOrder, yamlVals)))
+			out = append(out, fmt.Sprintf("Env in %s: %d variables; new to the repository: %s", where, len(names), news))
 		default:
 			out = append(out, fmt.Sprintf("Env in %s: %s", where, envList(names)))
 		}
@@ -862,9 +866,9 @@ func scriptEnvBullets(ch *recipe.Change, key, sib string) []string {
 const dumpEnv = 12
 
 // newEnvText is what a new recipe's srt-slurm environment (order, vals)
-// has that no other srt-slurm file of the head sets so, as "; new to
-// the repository: A=1, B (by recipe)", or ", each as another recipe
-// sets it".
+// has that no other srt-slurm file of the head sets so ("A=1, B (by
+// recipe)"); "" when it has nothing of its own (the list then says it:
+// an author names what a recipe sets as others do, too).
 func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[string]map[string]bool) string {
 	own := map[string]bool{}
 	root := ""
@@ -907,14 +911,11 @@ func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[st
 			news = append(news, n)
 		}
 	}
-	if len(news) == 0 {
-		return ", each as another recipe sets it"
-	}
 	const most = 12
 	if len(news) > most {
 		news = append(news[:most:most], fmt.Sprintf("%d more", len(news)-most))
 	}
-	return "; new to the repository: " + strings.Join(news, ", ")
+	return strings.Join(news, ", ")
 }
 
 // readsBack says whether NAME=v, written in a bullet, is read back as
