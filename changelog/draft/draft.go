@@ -734,26 +734,51 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 		var m named
 		for _, f := range s.Flags {
 			if _, ok := m.val[f.Name]; !ok { // the first one
-				m.set(f.Name, f.Value)
+				v := f.Value
+				if v == "" {
+					v = shellValue(s, f)
+				}
+				m.set(f.Name, v)
 			}
 		}
 		return &m
 	}
 	hf, bf := flagsOf(hs), flagsOf(bs)
+	gate := map[string]string{} // the branch each head flag is first passed in
+	for _, f := range hs.Flags {
+		if _, ok := gate[f.Name]; !ok {
+			gate[f.Name] = f.Gated
+		}
+	}
+	// the options added in one branch (the HiCache arm, the router's
+	// block) are one bullet, "Add --a 1, --b 2 and --c"
+	added := map[string][]string{}
+	first := map[string]int{}
 	for _, n := range hf.order {
 		if n == "--served-model-name" {
 			continue // follows the model (launchBullets)
 		}
 		ov, was := bf.val[n]
 		nv := hf.val[n]
+		opt := n
+		if nv != "" {
+			opt += " " + nv
+		}
 		switch {
-		case !was && nv != "":
-			out = append(out, fmt.Sprintf("Add %s %s", n, nv))
+		case !was && gate[n] != "":
+			if _, ok := first[gate[n]]; !ok {
+				first[gate[n]] = len(out)
+				out = append(out, "") // its place
+			}
+			added[gate[n]] = append(added[gate[n]], opt)
 		case !was:
-			out = append(out, "Add "+n)
+			out = append(out, "Add "+opt)
 		case ov != nv && nv != "" && ov != "":
 			out = append(out, fmt.Sprintf("Change %s from %s to %s", n, ov, nv))
 		}
+	}
+	for g, at := range first {
+		out[at] = "Add " + joinAnd(added[g])
 	}
 	for _, n := range bf.order {
 		if _, ok := hf.val[n]; !ok {
@@ -1460,6 +1485,14 @@ func sortedValues(vs []string) []string {
 		return strings.Compare(a, b)
 	})
 	return vs
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(vs []string) string {
+	if len(vs) < 2 {
+		return strings.Join(vs, "")
+	}
+	return strings.Join(vs[:len(vs)-1], ", ") + " and " + vs[len(vs)-1]
 }
 
 // joinOr is "a", "a or b", "a, b or c".
@@ -2362,6 +2395,38 @@ func exportedEnv(sc *lint.Script) *named {
 }
 
 // named is values by name, with the names in the order first set.
+// reVarWord is an option's value written as one variable ("$X",
+// "${X}", quoted or not).
+var reVarWord = regexp.MustCompile(`^[ =]"?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?"?(?:[\s);]|$)`)
+
+// shellValue is the value of an option whose word is one shell variable
+// ("--hicache-ratio "$HICACHE_RATIO"") that the script assigns once, a
+// literal: what a reader of the diff would read off it. "" otherwise.
+func shellValue(s *lint.Script, f lint.Flag) string {
+	if f.Line < 1 || f.Line > len(s.Lines) {
+		return ""
+	}
+	line := s.Lines[f.Line-1]
+	i := strings.Index(line, f.Name)
+	if i < 0 {
+		return ""
+	}
+	m := reVarWord.FindStringSubmatch(line[i+len(f.Name):])
+	if m == nil {
+		return ""
+	}
+	v, n := "", 0
+	for _, e := range s.Env {
+		if e.Name == m[1] {
+			v, n = e.Value, n+1
+		}
+	}
+	if n != 1 || !literalValue(v) || strings.ContainsAny(v, "$`") {
+		return ""
+	}
+	return v
+}
+
 type named struct {
 	val   map[string]string
 	order []string

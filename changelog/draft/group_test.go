@@ -324,3 +324,27 @@ func TestServedModelNameIsNoNews(t *testing.T) {
 		t.Errorf("bullets %q: want the --max-num-seqs change alone", got)
 	}
 }
+
+// TestScriptBulletsValuesAndBranches: an option whose value is a shell
+// variable the script assigns once is said with that value, and the
+// options one branch adds are one bullet.
+func TestScriptBulletsValuesAndBranches(t *testing.T) {
+	base := testfs.Script
+	head := strings.Replace(testfs.Script, "export VLLM_USE_X=1\n", `export VLLM_USE_X=1
+HICACHE_RATIO=4
+HICACHE_POLICY="write_through"
+EXTRA=()
+if [ "$KV_OFFLOADING" = "dram" ]; then
+  EXTRA+=(--enable-hierarchical-cache
+          --hicache-ratio "$HICACHE_RATIO"
+          --hicache-write-policy "${HICACHE_POLICY}")
+fi
+`, 1)
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", testfs.Revision("v1", base), s), recipe.NewRev("head", testfs.Revision("v1", head), s), []string{testfs.ScriptPath})
+	got := scriptBullets(ch, testfs.ScriptPath)
+	want := "Add --enable-hierarchical-cache, --hicache-ratio 4 and --hicache-write-policy write_through"
+	if !slices.Contains(got, want) {
+		t.Errorf("scriptBullets = %q\nwant one %q", got, want)
+	}
+}
