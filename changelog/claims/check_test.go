@@ -196,3 +196,20 @@ func TestRangeOfSequenceLengthsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestSetClaimOfAReadVariable: "Set X" of a variable the files only read
+// is not confirmed (reading sets nothing); a bare mention of it is used.
+func TestSetClaimOfAReadVariable(t *testing.T) {
+	head := testfs.Revision("v0.11.0", testfs.Script+"echo \"$VLLM_READ_ME\"\n")
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", testfs.Revision("v0.11.0", testfs.Script), s), recipe.NewRev("head", head, s), []string{testfs.ScriptPath})
+	for bullet, want := range map[string]string{
+		"Set VLLM_READ_ME":                   Unverified,
+		"Reads VLLM_READ_ME from the runner": Confirmed,
+	} {
+		rs := Check(ch, []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{bullet}, Lines: []int{3}, Line: 1}})
+		if len(rs) != 1 || rs[0].Verdict != want {
+			t.Errorf("%q: %+v, want one %s", bullet, rs, want)
+		}
+	}
+}

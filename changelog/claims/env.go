@@ -110,6 +110,11 @@ func (s *subject) checkEnv(r *Result) {
 		switch {
 		case len(set) > 0:
 			r.set(Confirmed, fmt.Sprintf("%s is set (%s=%s)", name, name, set[0].value), set[0].Evidence)
+		case r.Strong && len(head) > 0:
+			// "Set X" asserts a setting; a file that reads X sets nothing
+			r.set(Unverified, name+" is read, but no file that runs the listed recipes sets it", head[0].Evidence)
+		case r.Strong && len(mentioned) > 0:
+			r.set(Unverified, name+" is named, but no file that runs the listed recipes sets it", mentioned[0])
 		case len(head) > 0:
 			r.set(Confirmed, name+" is used", head[0].Evidence)
 		case len(mentioned) > 0:
