@@ -238,7 +238,6 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 				out = append(out, configBullets(base, head, rc.Diff)...)
 			}
 		}
-		isYAML := func(f string) bool { return strings.HasSuffix(f, ".yaml") || strings.HasSuffix(f, ".yml") }
 		// (what the servers launch from a changed srt-slurm file, the
 		// launch bullets say, when every point was compared; else the
 		// file's own diff says it, and the launch's "by point" account of
@@ -437,22 +436,21 @@ func itemFieldBullet(r *config.Recipe, c config.Change) (string, bool) {
 	default:
 		b = fmt.Sprintf("Change %s from %s to %s", field, c.Old, c.New)
 	}
-	var items []config.Item
-	var names []string
+	n, name := 0, ""
 	for _, sc := range r.Scenarios() {
 		for _, it := range sc.Items {
-			items = append(items, it)
-			n := sc.Name
-			if it.ISL != 0 {
-				n = seqName(it.ISL) + seqName(it.OSL)
+			n++
+			if it.Path != item {
+				continue
 			}
-			names = append(names, n)
+			name = sc.Name
+			if it.ISL != 0 {
+				name = seqName(it.ISL) + seqName(it.OSL)
+			}
 		}
 	}
-	for i, it := range items {
-		if it.Path == item && len(items) > 1 {
-			b += " for " + names[i]
-		}
+	if n > 1 && name != "" {
+		b += " for " + name // the item of several it is of
 	}
 	return b, true
 }
@@ -712,7 +710,7 @@ func concOf(rows []config.Row) []int64 {
 // scriptBullets describes what changed in a script (environment and
 // engine flags) or names a changed recipe file.
 func scriptBullets(ch *recipe.Change, p string) []string {
-	if strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") {
+	if isYAML(p) {
 		return yamlBullets(ch, p, false, false)
 	}
 	if !strings.HasSuffix(p, ".sh") {
@@ -803,7 +801,7 @@ func scriptEnvBullets(ch *recipe.Change, key, sib string) []string {
 	var out []string
 	yamlOrder, yamlVals, yamls := recipeYAMLEnv(ch, drivers)
 	for _, p := range drivers {
-		if strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") {
+		if isYAML(p) {
 			continue
 		}
 		if !ch.Touched(p) {
@@ -898,7 +896,7 @@ func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[st
 	own := map[string]bool{}
 	root := ""
 	for _, p := range drivers {
-		if strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") {
+		if isYAML(p) {
 			own[p] = true
 			if i := strings.Index(p, "/srt-slurm-recipes/"); i >= 0 {
 				root = p[:i+len("/srt-slurm-recipes")]
@@ -910,7 +908,7 @@ func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[st
 	}
 	others := map[string]bool{} // NAME=VALUE
 	_ = fs.WalkDir(ch.Head.Files, root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || own[p] || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+		if err != nil || d.IsDir() || own[p] || !isYAML(p) {
 			return nil
 		}
 		for _, kv := range yamlEnv(ch, p) {
@@ -972,7 +970,7 @@ func envList(names []string) string {
 func recipeYAMLEnv(ch *recipe.Change, drivers []string) (order []string, vals map[string]map[string]bool, files int) {
 	vals = map[string]map[string]bool{}
 	for _, p := range drivers {
-		if !strings.HasSuffix(p, ".yaml") && !strings.HasSuffix(p, ".yml") {
+		if !isYAML(p) {
 			continue
 		}
 		files++
@@ -1247,9 +1245,11 @@ func launchBullets(e *recipe.Effect) []string {
 		case cond != "":
 			// an addition where the head's points that pass it are told
 			// apart more simply than the points it was added at: their rule
-			if b, ok := conditionalBullet(e, facts, d, where); ok && d.BaseAbsent && strings.Count(b, " and ") < strings.Count(cond, " and ") {
-				out = append(out, b)
-				continue
+			if d.BaseAbsent {
+				if b, ok := conditionalBullet(e, facts, d, where); ok && strings.Count(b, " and ") < strings.Count(cond, " and ") {
+					out = append(out, b)
+					continue
+				}
 			}
 			where += " " + cond
 		}
@@ -1486,6 +1486,9 @@ func sortedValues(vs []string) []string {
 	})
 	return vs
 }
+
+// isYAML says whether a path names a YAML file.
+func isYAML(p string) bool { return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") }
 
 // joinAnd is "a", "a and b", "a, b and c".
 func joinAnd(vs []string) string {
@@ -2275,7 +2278,7 @@ func mergeRoles(bullets []string) []string {
 func mergeFiles(bullets []string) []string {
 	inFile := func(b string) (what, file string, ok bool) {
 		j := strings.LastIndex(b, " in ")
-		if j < 0 || strings.Contains(b[j+4:], " ") || !(strings.HasSuffix(b, ".yaml") || strings.HasSuffix(b, ".yml")) {
+		if j < 0 || strings.Contains(b[j+4:], " ") || !isYAML(b) {
 			return "", "", false
 		}
 		return b[:j], b[j+4:], true
@@ -2324,7 +2327,7 @@ func modelTableBullets(ch *recipe.Change, model string) []string {
 	}
 	var out []string
 	for _, p := range ch.Changed {
-		if !strings.HasPrefix(p, "benchmarks/") || !(strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) {
+		if !strings.HasPrefix(p, "benchmarks/") || !isYAML(p) {
 			continue
 		}
 		ne, oe := entry(ch.Head.Files, p), entry(ch.Base.Files, p)
