@@ -1556,6 +1556,15 @@ type atom struct {
 	holds func(p *recipe.LaunchPoint) bool
 }
 
+// equal is the comparison of v with val ("TP=8", "DP_ATTENTION=true").
+func (v pointVar) equal(val int64) atom {
+	text := fmt.Sprintf("%s=%d", v.name, val)
+	if v.name == "DP_ATTENTION" {
+		text = fmt.Sprintf("DP_ATTENTION=%v", val == 2)
+	}
+	return atom{text, func(p *recipe.LaunchPoint) bool { return v.of(p) == val }}
+}
+
 // pointCondition writes the fewest comparisons (at most three) that every
 // point of in meets and no point of out does: a parameter equal to in's
 // shared value, and a concurrency bound ("CONC>=64", "CONC<64"). ok is
@@ -1570,12 +1579,7 @@ func pointCondition(in, out []*recipe.LaunchPoint) (string, bool) {
 		if val == 0 || slices.ContainsFunc(in[1:], func(p *recipe.LaunchPoint) bool { return v.of(p) != val }) {
 			continue // not shared (or no sequence lengths: agentic)
 		}
-		text := fmt.Sprintf("%s=%d", v.name, val)
-		if v.name == "DP_ATTENTION" {
-			text = fmt.Sprintf("DP_ATTENTION=%v", val == 2)
-		}
-		of := v.of
-		atoms = append(atoms, atom{text, func(p *recipe.LaunchPoint) bool { return of(p) == val }})
+		atoms = append(atoms, v.equal(val))
 	}
 	lo, hi := in[0].Conc, in[0].Conc
 	for _, p := range in {
@@ -1633,12 +1637,8 @@ func pointDisjunction(in, out []*recipe.LaunchPoint) (string, bool) {
 			if val == 0 {
 				continue
 			}
-			text := fmt.Sprintf("%s=%d", v.name, val)
-			if v.name == "DP_ATTENTION" {
-				text = fmt.Sprintf("DP_ATTENTION=%v", val == 2)
-			}
-			of := v.of
-			add(text, func(p *recipe.LaunchPoint) bool { return of(p) == val })
+			a := v.equal(val)
+			add(a.text, a.holds)
 		}
 	}
 	for _, p := range in {
