@@ -68,7 +68,7 @@ func TestLoadMasterErrors(t *testing.T) {
 	}
 	// duplicates inside one file merge, last wins (PyYAML safe_load)
 	m := master(t, File{"a.yaml", []byte("k: 1\nk: 2\n")})
-	if v := m.Recipes["k"].Raw(); v.Kind != pyyaml.Int || v.Int.Int64() != 2 || len(m.Keys) != 1 {
+	if v := m.Recipes["k"].raw(); v.Kind != pyyaml.Int || v.Int.Int64() != 2 || len(m.Keys) != 1 {
 		t.Fatalf("in-file duplicate: %v %v", m.Keys, v.Repr())
 	}
 }

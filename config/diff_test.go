@@ -32,10 +32,10 @@ func sameBothWays(t *testing.T, name string, old, new *pyyaml.Value) *config.Rec
 	defer config.ScoreAllMoves(false)
 	config.WalkEqual(true)
 	config.ScoreAllMoves(true)
-	walked, walkedSim := config.Diff(old, new), config.Similarity(old, new)
+	walked, walkedSim := config.DiffValues(old, new), config.Similarity(old, new)
 	config.WalkEqual(false)
 	config.ScoreAllMoves(false)
-	fast, fastSim := config.Diff(old, new), config.Similarity(old, new)
+	fast, fastSim := config.DiffValues(old, new), config.Similarity(old, new)
 	if !reflect.DeepEqual(walked, fast) {
 		t.Fatalf("%s: the shortcut changed the diff:\nwalked %+v\nfast   %+v", name, walked, fast)
 	}
@@ -110,7 +110,7 @@ func TestDiffShortcutOnTheCorpus(t *testing.T) {
 		old, new := recipes(versions[i][0]), recipes(versions[i][1])
 		for k, nr := range new {
 			if or, ok := old[k]; ok {
-				d := sameBothWays(t, fmt.Sprintf("%s at %s", k, versions[i][1]), or.Raw(), nr.Raw())
+				d := sameBothWays(t, fmt.Sprintf("%s at %s", k, versions[i][1]), config.RawOf(or), config.RawOf(nr))
 				diffs++
 				if len(d.Changes) > 0 {
 					changed++

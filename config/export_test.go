@@ -46,3 +46,9 @@ func (d *differ) pickAll(rem, add []moveNode, cands []candidate) [][2]int {
 // (unchanged leaves over the leaves of the larger one; 1 for equal
 // values), for the tests of package config_test.
 func Similarity(a, b *pyyaml.Value) float64 { return similarityMemo(a, b, nil) }
+
+// DiffValues is Diff of two loaded values.
+func DiffValues(old, new *pyyaml.Value) *RecipeDiff { return diffValues(old, new, nil) }
+
+// RawOf is r's loaded YAML.
+func RawOf(r *Recipe) *pyyaml.Value { return r.raw() }

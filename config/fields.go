@@ -22,13 +22,14 @@ type Field struct {
 	v     *pyyaml.Value
 }
 
-// Raw returns the field's value.
-func (f Field) Raw() *pyyaml.Value { return f.v }
-
-// Flatten lists the leaves of a recipe in document order.
-func Flatten(v *pyyaml.Value) []Field {
+// Fields lists the leaves of the recipe in document order (none for a
+// nil recipe).
+func (r *Recipe) Fields() []Field {
+	if r == nil {
+		return nil
+	}
 	var out []Field
-	flatten(v, "", &out)
+	flatten(r.v, "", &out)
 	return out
 }
 
@@ -181,11 +182,30 @@ func HasPathPrefix(p, prefix string) bool {
 const MoveThreshold = 0.5
 
 // Diff compares two versions of a recipe (either may be nil: absent).
-func Diff(old, new *pyyaml.Value) *RecipeDiff { return DiffMemo(old, new, nil) }
+func Diff(old, new *Recipe) *RecipeDiff { return DiffMemo(old, new, nil) }
 
 // DiffMemo is Diff with a memo of per-value results shared by many diffs
 // (values shared between versions are then measured once); nil for none.
-func DiffMemo(old, new *pyyaml.Value, m *Memo) *RecipeDiff {
+func DiffMemo(old, new *Recipe, m *Memo) *RecipeDiff { return diffValues(old.raw(), new.raw(), m) }
+
+// DiffYAML compares two versions of a YAML document (nil data: absent)
+// as Diff compares recipes; it fails when a side does not parse.
+func DiffYAML(old, new []byte) (*RecipeDiff, error) {
+	var v [2]*pyyaml.Value
+	for i, data := range [][]byte{old, new} {
+		if data == nil {
+			continue
+		}
+		x, err := pyyaml.Load(data, pyyaml.Options{})
+		if err != nil {
+			return nil, err
+		}
+		v[i] = x
+	}
+	return diffValues(v[0], v[1], nil), nil
+}
+
+func diffValues(old, new *pyyaml.Value, m *Memo) *RecipeDiff {
 	d := newDiffer(m)
 	d.node(old, new, "", "")
 	d.pairMoves()

@@ -51,7 +51,10 @@ type Recipe struct {
 	v *pyyaml.Value
 }
 
-// NewRecipe reads the recipe key, whose value v is at file:line.
+// NewRecipe reads the recipe key, whose value v is at file:line. It is
+// the one bridge from YAML a caller parsed itself (the history engine
+// cuts master configs into recipes on its own) to the model; everything
+// else takes a *Recipe.
 func NewRecipe(key, file string, line int, v *pyyaml.Value) *Recipe {
 	r := &Recipe{Key: key, File: file, Line: line, v: v}
 	if v == nil {
@@ -75,9 +78,41 @@ func NewRecipe(key, file string, line int, v *pyyaml.Value) *Recipe {
 // lists are aligned (1 for equal recipes).
 func (r *Recipe) Similarity(o *Recipe) float64 { return similarityMemo(r.v, o.v, nil) }
 
-// Raw is the recipe's YAML as loaded (PyYAML semantics). Callers must not
-// modify it.
-func (r *Recipe) Raw() *pyyaml.Value { return r.v }
+// raw is the recipe's YAML as loaded (PyYAML semantics; nil for a nil
+// recipe). Callers must not modify it.
+func (r *Recipe) raw() *pyyaml.Value {
+	if r == nil {
+		return nil
+	}
+	return r.v
+}
+
+// Equal reports whether two recipes hold the same YAML (as PyYAML
+// compares values; their keys and places aside).
+func (r *Recipe) Equal(o *Recipe) bool {
+	if r == nil || o == nil {
+		return r == o
+	}
+	return pyyaml.Equal(r.v, o.v)
+}
+
+// Setting returns the recipe's top-level setting name in YAML flow style
+// (see Render), and whether the recipe has it.
+func (r *Recipe) Setting(name string) (string, bool) {
+	if x, ok := r.raw().Get(name); ok {
+		return pyyaml.Render(x), true
+	}
+	return "", false
+}
+
+// StrAt returns the recipe's top-level setting name, when it is a
+// string, with the line of its value.
+func (r *Recipe) StrAt(name string) (s string, line int, ok bool) {
+	if x, ok := r.raw().Get(name); ok && x.Kind == pyyaml.Str {
+		return x.Str, x.Line, true
+	}
+	return "", 0, false
+}
 
 // Component is a recipe-level component field (router,
 // kv-p2p-transfer) as JSON, and whether the recipe has it.

@@ -138,7 +138,7 @@ func AppendOnlyCheck(base *Master, baseErr error, head *Master, order []string, 
 			continue
 		}
 		b, h := base.Recipes[k], head.Recipes[k]
-		if (b == nil) != (h == nil) || (b != nil && !pyyaml.Equal(b.Raw(), h.Raw())) {
+		if (b == nil) != (h == nil) || (b != nil && !b.Equal(h)) {
 			unrelated = append(unrelated, k)
 		}
 	}
@@ -148,7 +148,7 @@ func AppendOnlyCheck(base *Master, baseErr error, head *Master, order []string, 
 	}
 	for _, k := range order {
 		allowed := selected[k]
-		b, h := base.Recipes[k].Raw(), head.Recipes[k].Raw()
+		b, h := base.Recipes[k].raw(), head.Recipes[k].raw()
 		bs, _ := b.Get("scenarios")
 		hs, _ := h.Get("scenarios")
 		bk, hk := scenarioKeys(bs), scenarioKeys(hs)
@@ -177,10 +177,10 @@ func AppendOnlyCheck(base *Master, baseErr error, head *Master, order []string, 
 	}
 	baseCurves, headCurves := map[string]map[int64]bool{}, map[string]map[int64]bool{}
 	for _, k := range order {
-		for _, p := range points(base.Recipes[k].Raw(), selected[k]) {
+		for _, p := range points(base.Recipes[k].raw(), selected[k]) {
 			addPoint(baseCurves, p)
 		}
-		for _, p := range points(head.Recipes[k].Raw(), selected[k]) {
+		for _, p := range points(head.Recipes[k].raw(), selected[k]) {
 			addPoint(headCurves, p)
 		}
 	}

@@ -3,8 +3,6 @@ package config
 import (
 	"sort"
 	"strings"
-
-	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // A key that disappears and a key that appears in the same change are one
@@ -31,7 +29,7 @@ func NamesClose(a, b string) bool {
 // first, closer names breaking ties, each key used once. A nil recipe
 // (one that does not load) pairs with nothing. It returns new key → old
 // key.
-func PairRenames(gone, came []string, old, new func(string) *pyyaml.Value, memo *Memo) map[string]string {
+func PairRenames(gone, came []string, old, new func(string) *Recipe, memo *Memo) map[string]string {
 	out := map[string]string{}
 	if len(gone) == 0 || len(came) == 0 {
 		return out
@@ -43,12 +41,12 @@ func PairRenames(gone, came []string, old, new func(string) *pyyaml.Value, memo 
 	}
 	var cs []cand
 	for _, g := range gone {
-		a := old(g)
+		a := old(g).raw()
 		if a == nil {
 			continue
 		}
 		for _, c := range came {
-			b := new(c)
+			b := new(c).raw()
 			if b == nil {
 				continue
 			}

@@ -258,7 +258,7 @@ func (r *Resolver) Resolve(rec *Recipe) []Resolution {
 	}
 	var out []Resolution
 	for _, fam := range fams {
-		for _, sv := range scenarioVariants(rec.Raw()) {
+		for _, sv := range scenarioVariants(rec.raw()) {
 			res := Resolution{Key: key, Family: fam, Scenario: sv.scenario, Spec: sv.spec, Multinode: mn}
 			switch {
 			case mn && fam == "":

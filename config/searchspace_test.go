@@ -98,7 +98,7 @@ func TestChangeLeaves(t *testing.T) {
 	old := master(t, File{"a.yaml", []byte("k:\n  image: a\n  env: { A: '1', \"B C\": '2' }\n")}).Recipes["k"]
 	new := master(t, File{"a.yaml", []byte("k:\n  image: b\n  extra: [{ x: 1 }, { y: [1, 2] }]\n")}).Recipes["k"]
 	got := map[string]string{}
-	for _, c := range Diff(old.Raw(), new.Raw()).Changes {
+	for _, c := range Diff(old, new).Changes {
 		for _, f := range c.Leaves() {
 			got[string(c.Kind)+" "+f.Path] = f.Value
 		}

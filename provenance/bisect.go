@@ -9,7 +9,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/recipe"
 )
 
@@ -17,7 +16,7 @@ import (
 // points" for a recipe-wide field or a launch field every point shares,
 // the configuration a qualified launch field names ("tp8 dpa 8k1k"), the
 // row a search-space field belongs to; "" when it cannot tell.
-func reach(path string, v *pyyaml.Value) string {
+func reach(path string, v *config.Recipe) string {
 	if strings.HasPrefix(path, "launch.") {
 		if _, point := recipe.SplitField(path); point != "" {
 			return "only " + point
@@ -30,7 +29,7 @@ func reach(path string, v *pyyaml.Value) string {
 	if v == nil {
 		return ""
 	}
-	if r, ok := config.NewRecipe("", "", 0, v).RowAt(path); ok {
+	if r, ok := v.RowAt(path); ok {
 		return "only " + rowText(r)
 	}
 	return ""
@@ -101,7 +100,7 @@ func (h *History) checkPoint(key string, good, bad plumbing.Hash, point string) 
 		if v == nil {
 			continue
 		}
-		for _, r := range config.NewRecipe("", "", 0, v).Rows() {
+		for _, r := range v.Rows() {
 			name := strings.TrimSuffix(rowText(r), " row")
 			if !seen[name] {
 				seen[name] = true

@@ -178,12 +178,12 @@ func (h *History) Blame(key string, rev plumbing.Hash) (*BlameReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, file, _, ok := h.RecipeAt(key, seq)
+	v, ok := h.RecipeAt(key, seq)
 	if !ok {
 		return nil, h.unknownKey(key, seq)
 	}
-	rep := &BlameReport{Key: key, File: file, Rev: h.Chain[seq].String(), Fields: []BlameField{}, Renames: []Rename{}}
-	fields := config.Flatten(v)
+	rep := &BlameReport{Key: key, File: v.File, Rev: h.Chain[seq].String(), Fields: []BlameField{}, Renames: []Rename{}}
+	fields := v.Fields()
 	ts := newTracks(fields)
 	tl := h.keyTimeline(key, seq)
 	seen := map[string]bool{}
@@ -236,7 +236,7 @@ func (h *History) BlameAbove(key string, prev *BlameReport, fork int) (*BlameRep
 	if prev == nil || prev.Key != key || kh == nil || fork < 0 || fork >= head || h.recipeFailsAbove(fork) {
 		return nil, false, nil
 	}
-	v, file, _, ok := h.RecipeAt(key, head)
+	v, ok := h.RecipeAt(key, head)
 	if !ok {
 		return nil, false, nil
 	}
@@ -248,8 +248,8 @@ func (h *History) BlameAbove(key string, prev *BlameReport, fork int) (*BlameRep
 		}
 		tl = append(tl, evs[i])
 	}
-	rep := &BlameReport{Key: key, File: file, Rev: h.Chain[head].String(), Fields: []BlameField{}, Renames: []Rename{}, Notes: prev.Notes}
-	fields := config.Flatten(v)
+	rep := &BlameReport{Key: key, File: v.File, Rev: h.Chain[head].String(), Fields: []BlameField{}, Renames: []Rename{}, Notes: prev.Notes}
+	fields := v.Fields()
 	ts := newTracks(fields)
 	if err := h.follow(ts, tl, rep); err != nil {
 		return nil, false, err

@@ -272,8 +272,8 @@ func TestCorpusBlameAgreesWithNaiveScan(t *testing.T) {
 	}
 	agree, moved, keys := 0, 0, 0
 	for _, key := range h.RecipeKeysAt(seq) {
-		recipe, file, _, _ := h.RecipeAt(key, seq)
-		if file != "configs/amd-master.yaml" {
+		recipe, _ := h.RecipeAt(key, seq)
+		if recipe.File != "configs/amd-master.yaml" {
 			continue
 		}
 		keys++
@@ -281,9 +281,10 @@ func TestCorpusBlameAgreesWithNaiveScan(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, f := range config.Flatten(recipe) {
+		for i, f := range recipe.Fields() {
 			b := rep.Fields[i]
-			want := jsonOf(toAny(f.Raw()))
+			got, _ := lookupPath(vers[0].m[key], f.Path) // (the newest version: head's)
+			want := jsonOf(got)
 			naive := -1
 			for _, v := range vers {
 				if v.m == nil {
@@ -318,33 +319,6 @@ func TestCorpusBlameAgreesWithNaiveScan(t *testing.T) {
 func jsonOf(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// toAny converts a loaded value to what yaml.v3 decodes into any.
-func toAny(v *pyyaml.Value) any {
-	switch v.Kind {
-	case pyyaml.Null:
-		return nil
-	case pyyaml.Bool:
-		return v.Bool
-	case pyyaml.Int:
-		return v.Int.Int64()
-	case pyyaml.Float:
-		return v.Float
-	case pyyaml.Seq, pyyaml.Set:
-		out := []any{}
-		for _, it := range v.Items {
-			out = append(out, toAny(it))
-		}
-		return out
-	case pyyaml.Map:
-		out := map[string]any{}
-		for _, p := range v.Pairs {
-			out[p.Key.Str] = toAny(p.Value)
-		}
-		return out
-	}
-	return v.Str
 }
 
 // followedAt reports whether perflog recorded, between the two

@@ -139,12 +139,11 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 		if end <= done {
 			continue
 		}
-		v, file, line, ok := h.RecipeAt(sg.key, sg.from)
+		v, ok := h.RecipeAt(sg.key, sg.from)
 		if !ok {
 			continue
 		}
-		m := &config.Master{Files: []string{file}, Keys: []string{sg.key},
-			Recipes: map[string]*config.Recipe{sg.key: config.NewRecipe(sg.key, file, line, v)}}
+		m := &config.Master{Files: []string{v.File}, Keys: []string{sg.key}, Recipes: map[string]*config.Recipe{sg.key: v}}
 		from := sg.from
 		if from <= done {
 			from = done + 1 // resumed inside this version of the config

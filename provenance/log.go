@@ -9,7 +9,6 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // EvChangelog marks a log item where only the changelog named the key.
@@ -114,7 +113,7 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 		it := &LogItem{Key: e.Key, Kind: e.Kind, From: e.From, Changes: []FieldChange{}, Entries: []LogEntry{}}
 		if e.Diff != nil {
 			now := h.recipeValueAt(e.Key, e.Seq)
-			var before *pyyaml.Value
+			var before *config.Recipe
 			if e.Seq > 0 {
 				before = h.recipeValueAt(e.Key, e.Seq-1)
 			}

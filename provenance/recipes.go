@@ -11,7 +11,6 @@ import (
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // Recipe events.
@@ -150,7 +149,7 @@ type keyReplay struct {
 	kh   *KeyHistory
 	ch   *chunks
 	memo *config.Memo
-	last *pyyaml.Value
+	last *config.Recipe
 	seen bool
 	evs  []*RecipeEvent
 	note []Note
@@ -170,7 +169,7 @@ func (p *keyReplay) seed(raw []rawEvent) {
 			return
 		}
 		if v, err := r.b.value(p.ch); err == nil {
-			p.last, p.seen = v, true
+			p.last, p.seen = config.NewRecipe(p.kh.Key, "", 0, v), true
 			return
 		}
 	}
@@ -179,14 +178,14 @@ func (p *keyReplay) seed(raw []rawEvent) {
 // step replays one version.
 func (p *keyReplay) step(r rawEvent) {
 	kh := p.kh
-	var val *pyyaml.Value
+	var val *config.Recipe
 	if r.b != nil {
 		v, err := r.b.value(p.ch)
 		if err != nil {
 			p.note = append(p.note, Note{Seq: r.seq, Path: r.file, Message: fmt.Sprintf("recipe %s does not load: %v", kh.Key, err)})
 			return
 		}
-		val = v
+		val = config.NewRecipe(kh.Key, "", 0, v)
 	}
 	e := &RecipeEvent{Kind: r.kind, Seq: r.seq, Key: kh.Key, From: r.from, To: r.to, File: r.file}
 	switch {
@@ -196,7 +195,10 @@ func (p *keyReplay) step(r rawEvent) {
 		}
 		e.Diff = config.DiffMemo(p.last, nil, p.memo)
 	case r.kind == EvRenamed:
-		old, _ := r.old.value(p.ch)
+		var old *config.Recipe
+		if v, err := r.old.value(p.ch); err == nil {
+			old = config.NewRecipe(r.from, "", 0, v)
+		}
 		e.Diff = config.DiffMemo(old, val, p.memo)
 	case !p.seen:
 		e.Kind, e.Diff = EvCreated, config.DiffMemo(nil, val, p.memo)
@@ -551,14 +553,14 @@ func (h *History) replayRecipes(st *recipeState, fork int) {
 // pairRenames pairs disappearing keys with appearing ones whose recipes
 // are near-identical, most similar first (ties: the closer name).
 func pairRenames(gone, came []string, old, new func(string) *block, memo *config.Memo) map[string]string {
-	val := func(get func(string) *block) func(string) *pyyaml.Value {
-		return func(k string) *pyyaml.Value {
+	val := func(get func(string) *block) func(string) *config.Recipe {
+		return func(k string) *config.Recipe {
 			b := get(k)
 			b.load()
 			if b.err != nil {
 				return nil
 			}
-			return b.val
+			return config.NewRecipe(k, "", 0, b.val)
 		}
 	}
 	return config.PairRenames(gone, came, val(old), val(new), memo)
@@ -567,12 +569,12 @@ func pairRenames(gone, came []string, old, new func(string) *block, memo *config
 // RecipeAt returns the recipe of key at seq, with the master config file
 // holding it and the line of its key; a version of the recipe that does
 // not load gives way to the newest older one that does.
-func (h *History) RecipeAt(key string, seq int) (v *pyyaml.Value, file string, line int, ok bool) {
+func (h *History) RecipeAt(key string, seq int) (*config.Recipe, bool) {
 	p, file, ok := h.placedAt(key, seq, true)
 	if !ok {
-		return nil, "", 0, false
+		return nil, false
 	}
-	return p.b.full(), file, int(p.line), true
+	return config.NewRecipe(key, file, int(p.line), p.b.full()), true
 }
 
 // NearFields helps a path filter that matched nothing: when the recipe
@@ -589,7 +591,7 @@ func (h *History) NearFields(key string, rev plumbing.Hash, filter string, n int
 		return nil
 	}
 	var paths []string
-	for _, f := range config.Flatten(v) {
+	for _, f := range v.Fields() {
 		if PathMatch(filter, f.Path) || config.HasPathPrefix(f.Path, filter) {
 			return nil
 		}
@@ -601,9 +603,9 @@ func (h *History) NearFields(key string, rev plumbing.Hash, filter string, n int
 // recipeValueAt is RecipeAt's recipe alone: its line, which needs the
 // file at seq read again from git, is not looked for (a report's logs of
 // every recipe spend half their time there otherwise).
-func (h *History) recipeValueAt(key string, seq int) *pyyaml.Value {
+func (h *History) recipeValueAt(key string, seq int) *config.Recipe {
 	if p, _, ok := h.placedAt(key, seq, false); ok {
-		return p.b.full()
+		return config.NewRecipe(key, "", 0, p.b.full())
 	}
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/internal/pyyaml"
 )
 
 // Change is what a change base..head did to the recipes: the two
@@ -131,7 +130,7 @@ func (c *Change) compute() ([]RecipeChange, error) {
 			if err != nil || h == nil || b == nil {
 				continue
 			}
-			d := config.DiffMemo(b.Raw(), h.Raw(), memo)
+			d := config.DiffMemo(b, h, memo)
 			if len(d.Changes) == 0 {
 				continue // formatting or comments only
 			}
@@ -153,7 +152,7 @@ func (c *Change) compute() ([]RecipeChange, error) {
 		}
 	}
 	headRec, baseRec := val(c.Head), val(c.Base)
-	renames := config.PairRenames(gone, came, valueOf(baseRec), valueOf(headRec), memo)
+	renames := config.PairRenames(gone, came, baseRec, headRec, memo)
 	renamedFrom := map[string]bool{}
 	for _, k := range came {
 		h := headRec(k)
@@ -162,10 +161,10 @@ func (c *Change) compute() ([]RecipeChange, error) {
 		}
 		if old, ok := renames[k]; ok {
 			renamedFrom[old] = true
-			add(RecipeChange{Key: k, Kind: RecipeRenamed, OldKey: old, Diff: config.DiffMemo(baseRec(old).Raw(), h.Raw(), memo), File: h.File, Line: h.Line})
+			add(RecipeChange{Key: k, Kind: RecipeRenamed, OldKey: old, Diff: config.DiffMemo(baseRec(old), h, memo), File: h.File, Line: h.Line})
 			continue
 		}
-		add(RecipeChange{Key: k, Kind: RecipeAdded, Diff: config.DiffMemo(nil, h.Raw(), memo), File: h.File, Line: h.Line})
+		add(RecipeChange{Key: k, Kind: RecipeAdded, Diff: config.DiffMemo(nil, h, memo), File: h.File, Line: h.Line})
 	}
 	// recipes whose scripts or srt-slurm recipe files changed
 	if err := c.scriptChanges(headKeys, add); err != nil {
@@ -186,20 +185,11 @@ func (c *Change) compute() ([]RecipeChange, error) {
 		}
 		rc := RecipeChange{Key: k, Kind: RecipeRemoved}
 		if b := baseRec(k); b != nil {
-			rc.Diff, rc.File, rc.Line = config.DiffMemo(b.Raw(), nil, memo), b.File, b.Line
+			rc.Diff, rc.File, rc.Line = config.DiffMemo(b, nil, memo), b.File, b.Line
 		}
 		out = append(out, rc)
 	}
 	return out, nil
-}
-
-func valueOf(get func(string) *config.Recipe) func(string) *pyyaml.Value {
-	return func(k string) *pyyaml.Value {
-		if r := get(k); r != nil {
-			return r.Raw()
-		}
-		return nil
-	}
 }
 
 // scriptChanges adds the head recipes run by a changed script or

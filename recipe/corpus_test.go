@@ -81,7 +81,7 @@ func TestChangedRecipesMatchWholeParse(t *testing.T) {
 		if berr == nil {
 			for _, k := range hm.Keys {
 				if b, ok := bm.Recipes[k]; ok {
-					if d := config.Diff(b.Raw(), hm.Recipes[k].Raw()); len(d.Changes) > 0 {
+					if d := config.Diff(b, hm.Recipes[k]); len(d.Changes) > 0 {
 						want = append(want, k+" changed")
 					}
 				} else {

@@ -442,8 +442,8 @@ func (r *Rev) Images(key string) []Located {
 		return nil
 	}
 	var out []Located
-	if v, ok := rec.Raw().Get("image"); ok && v.Kind == pyyaml.Str {
-		out = append(out, Located{File: rec.File, Line: v.Line, Text: v.Str})
+	if image, line, ok := rec.StrAt("image"); ok {
+		out = append(out, Located{File: rec.File, Line: line, Text: image})
 	}
 	runs, _ := r.Runs(key)
 	seen := map[string]bool{}

@@ -2169,16 +2169,28 @@ func loadYAML(f fs.FS, p string) *pyyaml.Value {
 // servers' options, variables and settings); named says the file with
 // each variable's change (a recipe of several).
 func yamlBullets(ch *recipe.Change, p string, launched, named bool) []string {
-	nv, ov := loadYAML(ch.Head.Files, p), loadYAML(ch.Base.Files, p)
-	if nv == nil {
+	nd, ok, err := revfs.ReadFile(ch.Head.Files, p)
+	if err != nil || !ok {
 		return nil
 	}
-	if ov == nil {
+	od, ok, err := revfs.ReadFile(ch.Base.Files, p)
+	if err != nil || !ok {
+		od = nil
+	}
+	d, err := config.DiffYAML(od, nd)
+	if err != nil && od != nil {
+		od = nil // a base that does not parse: as if absent
+		d, err = config.DiffYAML(nil, nd)
+	}
+	if err != nil {
+		return nil
+	}
+	if od == nil {
 		return []string{"Add " + p}
 	}
 	var out []string
 	var other []config.Change
-	for _, c := range config.Diff(ov, nv).Changes {
+	for _, c := range d.Changes {
 		segs := strings.Split(c.Path, ".")
 		leaf := segs[len(segs)-1]
 		if launched && leaf != "container" && leaf != "image" {

@@ -199,7 +199,7 @@ func TestItemFieldBullet(t *testing.T) {
       - { tp: 8, conc-list: [%d] }
 `
 	old, new := load(fmt.Sprintf(one, "0.80", 4)), load(fmt.Sprintf(one, "0.95", 8))
-	d := config.Diff(old.Raw(), new.Raw())
+	d := config.Diff(old, new)
 	got := configBullets(old, new, d)
 	if !slices.Contains(got, "Change dram-utilization from 0.8 to 0.95") {
 		t.Errorf("configBullets = %q, want the dram-utilization change", got)

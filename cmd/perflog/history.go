@@ -110,7 +110,7 @@ func loadHistory(ctx context.Context, f *Factory, o *HistoryFlags, parts provena
 func (hs *history) launches(ctx context.Context, key string) ([]provenance.LaunchVersion, error) {
 	if seq, ok := hs.h.SeqOf(hs.rev); !ok {
 		return nil, nil
-	} else if _, _, _, ok := hs.h.RecipeAt(key, seq); !ok {
+	} else if _, ok := hs.h.RecipeAt(key, seq); !ok {
 		return nil, nil
 	}
 	return hs.src.Launches(ctx, hs.h, key)

@@ -30,7 +30,7 @@
 // Deleting the file is always safe.
 //
 // Dependencies: provenance, changelog, changelog/claims, gitscan, config,
-// recipe, recipe/dryrun, internal/pyyaml, internal/wire, modernc.org/sqlite,
+// recipe, recipe/dryrun, internal/wire, modernc.org/sqlite,
 // github.com/go-git/go-git/v5. The command line lives in cmd/perflog.
 package index
 

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 
 	"github.com/perflog/perflog/config"
-	"github.com/perflog/perflog/internal/pyyaml"
 	"github.com/perflog/perflog/provenance"
 )
 
@@ -425,22 +424,22 @@ type keyRows struct {
 // headRows computes the rows of key k at head; its blame from prev, the
 // stored one at fork, when that gives Blame's answer (BlameAbove).
 func headRows(h *provenance.History, k string, head int, prev *provenance.BlameReport, fork int) keyRows {
-	v, file, line, ok := h.RecipeAt(k, head)
+	v, ok := h.RecipeAt(k, head)
 	if !ok {
 		return keyRows{}
 	}
 	str := func(f string) any {
-		if x, ok := v.Get(f); ok {
-			return pyyaml.Render(x)
+		if x, ok := v.Setting(f); ok {
+			return x
 		}
 		return nil
 	}
 	var mn any
-	if x, ok := v.Get("multinode"); ok {
-		mn = x.Truthy()
+	if _, ok := v.Setting("multinode"); ok {
+		mn = v.Multinode
 	}
-	out := keyRows{recipe: []any{k, file, line, str("image"), str("model"), str("model-prefix"), str("runner"),
-		str("precision"), str("framework"), mn}, fields: config.Flatten(v)}
+	out := keyRows{recipe: []any{k, v.File, v.Line, str("image"), str("model"), str("model-prefix"), str("runner"),
+		str("precision"), str("framework"), mn}, fields: v.Fields()}
 	b, ok, err := h.BlameAbove(k, prev, fork)
 	if err == nil && !ok {
 		b, err = h.Blame(k, h.Head)
@@ -451,7 +450,7 @@ func headRows(h *provenance.History, k string, head int, prev *provenance.BlameR
 	// lines are stored relative to the key's line: other recipes moving
 	// the key around do not make them stale
 	for i := range b.Fields {
-		b.Fields[i].Line -= line
+		b.Fields[i].Line -= v.Line
 	}
 	out.blame, out.err = encodeBlame(b)
 	return out

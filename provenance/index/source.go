@@ -325,7 +325,7 @@ func (s *Source) Log(ctx context.Context, key string, o provenance.LogOptions, l
 	var st *provenance.LaunchState
 	keep := true
 	if seq, ok := h.SeqOf(s.Rev); launches && ok {
-		if _, _, _, ok := h.RecipeAt(key, seq); ok { // (a key not at Rev has no launches: the log says what it can)
+		if _, ok := h.RecipeAt(key, seq); ok { // (a key not at Rev has no launches: the log says what it can)
 			if st, keep, err = s.walk(ctx, h, key, prev); err != nil {
 				return nil, err
 			}
