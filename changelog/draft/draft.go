@@ -254,6 +254,16 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			})
 			byFile = &e
 		}
+		{
+			// a long list of variables that align the recipe with a
+			// sibling: said by the sibling
+			if b, told := alignedEnv(ch, rc.Key, oldKey, launchEnvChanges(eff), o); b != "" {
+				out = append(out, b)
+				e := *byFile
+				e.Diffs = slices.DeleteFunc(slices.Clone(byFile.Diffs), func(d recipe.LaunchDiff) bool { return d.Kind == "env" && told[d.Name] })
+				byFile = &e
+			}
+		}
 		out = append(out, launchBullets(byFile)...)
 		out = append(out, newPointsBullets(eff)...)
 		out = append(out, newVariableBullets(eff)...)
@@ -319,8 +329,20 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 	if rc.Diff != nil && head != nil && base != nil {
 		out = append(out, configBullets(base, head, rc.Diff)...)
 	}
+	// a long list of variables that align the recipe with a sibling: said
+	// by the sibling
+	var envChanges []envChange
 	for _, f := range rc.Files {
-		out = append(out, scriptBullets(ch, f)...)
+		if hs, bs := scriptPair(ch, f); hs != nil && bs != nil {
+			envChanges = append(envChanges, scriptEnvChanges(exportedEnv(bs), exportedEnv(hs))...)
+		}
+	}
+	b, told := alignedEnv(ch, rc.Key, oldKey, envChanges, o)
+	if b != "" {
+		out = append(out, b)
+	}
+	for _, f := range rc.Files {
+		out = append(out, scriptBullets(ch, f, told)...)
 	}
 	if head != nil && base != nil && head.Multinode {
 		out = append(out, modelTableBullets(ch, head.Model)...)
@@ -333,7 +355,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		}
 		for _, p := range all {
 			if !isDriver[p] && strings.HasPrefix(p, "benchmarks/") && ch.Touched(p) {
-				out = append(out, scriptBullets(ch, p)...)
+				out = append(out, scriptBullets(ch, p, nil)...)
 			}
 		}
 	}
@@ -709,7 +731,7 @@ func concOf(rows []config.Row) []int64 {
 
 // scriptBullets describes what changed in a script (environment and
 // engine flags) or names a changed recipe file.
-func scriptBullets(ch *recipe.Change, p string) []string {
+func scriptBullets(ch *recipe.Change, p string, told map[string]bool) []string {
 	if isYAML(p) {
 		return yamlBullets(ch, p, false, false)
 	}
@@ -727,7 +749,7 @@ func scriptBullets(ch *recipe.Change, p string) []string {
 	if hs.ParseErr != nil || bs.ParseErr != nil {
 		return []string{"Update " + p}
 	}
-	out := envBullets(exportedEnv(bs), exportedEnv(hs))
+	out := envBullets(exportedEnv(bs), exportedEnv(hs), told)
 	flagsOf := func(s *lint.Script) *named {
 		var m named
 		for _, f := range s.Flags {
@@ -2469,15 +2491,18 @@ func envStringBullets(old, new string) []string {
 		}
 		return &m
 	}
-	return envBullets(parse(old), parse(new))
+	return envBullets(parse(old), parse(new), nil)
 }
 
 // envBullets compare two sets of variables: "Set A=1", "Change B from x
 // to y", "Remove C"; a value that does not read as written is not quoted
 // ("Set A", "Change how B is set").
-func envBullets(old, new *named) []string {
+func envBullets(old, new *named, told map[string]bool) []string {
 	var out []string
 	for _, k := range new.order {
+		if told[k] {
+			continue
+		}
 		ov, was := old.val[k]
 		nv := new.val[k]
 		switch {
@@ -2492,7 +2517,7 @@ func envBullets(old, new *named) []string {
 		}
 	}
 	for _, k := range old.order {
-		if _, ok := new.val[k]; !ok {
+		if _, ok := new.val[k]; !ok && !told[k] {
 			out = append(out, "Remove "+k)
 		}
 	}
@@ -2567,4 +2592,18 @@ func Suggest(in *changelog.Input, rep *changelog.Report) {
 			rep.Suggested = append(rep.Suggested, d)
 		}
 	}
+}
+
+// scriptPair is the shell script p at head and at base, when both parse
+// (nil otherwise).
+func scriptPair(ch *recipe.Change, p string) (head, base *lint.Script) {
+	if !strings.HasSuffix(p, ".sh") {
+		return nil, nil
+	}
+	hs, _ := ch.Head.Script(p)
+	bs, _ := ch.Base.Script(p)
+	if hs == nil || bs == nil || hs.ParseErr != nil || bs.ParseErr != nil {
+		return nil, nil
+	}
+	return hs, bs
 }

@@ -342,7 +342,7 @@ fi
 `, 1)
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", testfs.Revision("v1", base), s), recipe.NewRev("head", testfs.Revision("v1", head), s), []string{testfs.ScriptPath})
-	got := scriptBullets(ch, testfs.ScriptPath)
+	got := scriptBullets(ch, testfs.ScriptPath, nil)
 	want := "Add --enable-hierarchical-cache, --hicache-ratio 4 and --hicache-write-policy write_through"
 	if !slices.Contains(got, want) {
 		t.Errorf("scriptBullets = %q\nwant one %q", got, want)

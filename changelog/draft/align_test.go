@@ -1,0 +1,75 @@
+package draft
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/internal/testfs"
+	"github.com/perflog/perflog/recipe"
+)
+
+// TestLongEnvSaidByItsSibling: a change of many variables that makes a
+// recipe's environment its sibling's is one bullet naming the sibling,
+// with the variables the sibling does not set as they are listed
+// otherwise; when the sibling sets them otherwise, they are listed.
+func TestLongEnvSaidByItsSibling(t *testing.T) {
+	exports := func(prefix string, n int, v string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "export %s_%d=%s\n", prefix, i, v)
+		}
+		return b.String()
+	}
+	script := func(env string) string {
+		return strings.Replace(testfs.Script, "export VLLM_USE_X=1\n", env, 1)
+	}
+	const sibKey = "k1-fp8-b200-vllm-mtp"
+	sibPath := strings.Replace(testfs.ScriptPath, "k1_fp8_b200_vllm.sh", "k1_fp8_b200_vllm_mtp.sh", 1)
+	sibling := strings.Replace(testfs.RecipeYAML, "k1-fp8-b200-vllm:", sibKey+":", 1)
+	// (its points decode speculatively: its own script, _mtp)
+	sibling = strings.ReplaceAll(sibling, "conc-end: 64 }", "conc-end: 64, spec-decoding: mtp }")
+	sibling = strings.ReplaceAll(sibling, "conc-list: [64, 128] }", "conc-list: [64, 128], spec-decoding: mtp }")
+	rev := func(mine, theirs string) testfs.Files {
+		f := testfs.Revision("v1", script(mine))
+		return f.With("configs/nvidia-master.yaml", f["configs/nvidia-master.yaml"]+fmt.Sprintf(sibling, "v1")).With(sibPath, script(theirs)).
+			With("runners/launch_b200-nb.sh", "#!/bin/bash\nSPEC_SUFFIX=$([[ \"$SPEC_DECODING\" == \"mtp\" ]] && printf '_mtp' || printf '')\n"+
+				"bash \"benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_b200_${FRAMEWORK}${SPEC_SUFFIX}.sh\"\n")
+	}
+	for _, c := range []struct {
+		name, sibValue string
+		want           []string
+		not            []string
+	}{
+		{"aligned", "1",
+			[]string{"Align the environment with " + sibKey + ": 6 variables as it sets them, 10 it does not set removed", "Set MY_VAR=1"},
+			[]string{"Remove OLD_0", "S_0=1"}},
+		{"the sibling sets them otherwise", "2",
+			[]string{"Set MY_VAR=1, S_0=1, S_1=1, S_2=1, S_3=1, S_4=1 and S_5=1"},
+			[]string{"Align the environment"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			theirs := exports("S", 6, c.sibValue)
+			s := &config.Settings{}
+			ch := recipe.NewChange(recipe.NewRev("base", rev(exports("OLD", 10, "1"), theirs), s),
+				recipe.NewRev("head", rev(exports("S", 6, "1")+"export MY_VAR=1\n", theirs), s), []string{testfs.ScriptPath})
+			drafts, err := Entries(ch, Options{})
+			if err != nil || len(drafts) != 1 {
+				t.Fatalf("%v %+v", err, drafts)
+			}
+			got := drafts[0].Description
+			for _, w := range c.want {
+				if !slices.Contains(got, w) {
+					t.Errorf("bullets %q\nwant one %q", got, w)
+				}
+			}
+			for _, n := range c.not {
+				if slices.ContainsFunc(got, func(b string) bool { return strings.Contains(b, n) }) {
+					t.Errorf("bullets %q\nwant none with %q", got, n)
+				}
+			}
+		})
+	}
+}
