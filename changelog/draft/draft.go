@@ -248,9 +248,16 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		byFile := eff
 		if !launched {
 			e := *eff
+			changedIn := yamlLeaves(ch, rc.Files)
 			e.Diffs = slices.DeleteFunc(slices.Clone(eff.Diffs), func(d recipe.LaunchDiff) bool {
 				f := strings.TrimSuffix(d.In, dryrun.SettingsSuffix)
-				return d.Kind == "file" && isYAML(f) && slices.ContainsFunc(rc.Files, func(p string) bool { return p == f || strings.HasSuffix(p, "/"+f) })
+				if d.Kind == "file" && isYAML(f) && slices.ContainsFunc(rc.Files, func(p string) bool { return p == f || strings.HasSuffix(p, "/"+f) }) {
+					return true
+				}
+				// a role's option or variable the file's diff says
+				at, _ := recipe.SplitAt(d.At)
+				name := d.Name[strings.LastIndex(d.Name, " ")+1:]
+				return (d.Kind == "flag" || d.Kind == "env") && changedIn[at][strings.TrimLeft(name, "-")]
 			})
 			byFile = &e
 		}
@@ -2228,6 +2235,10 @@ func yamlBullets(ch *recipe.Change, p string, launched, named bool) []string {
 		switch {
 		case leaf == "container" || leaf == "image":
 			out = append(out, fmt.Sprintf("Update image from %s to %s", c.Old, c.New))
+		case len(segs) == 4 && segs[0] == "backend" && strings.HasSuffix(segs[1], "_config") && (c.OldPath == "" || c.OldPath == c.Path):
+			// a server option of a role ("backend.vllm_config.aggregated.
+			// max-num-seqs"): said as the launch says options
+			out = append(out, roleOptionBullet(segs[2], "--"+leaf, c, " in "+path.Base(p)))
 		case strings.Contains(parent, "env") && claims.IsEnvName(leaf):
 			file := ""
 			if named {
@@ -2235,11 +2246,11 @@ func yamlBullets(ch *recipe.Change, p string, launched, named bool) []string {
 			}
 			switch c.Kind {
 			case config.Added:
-				out = append(out, fmt.Sprintf("Set %s=%s%s", leaf, c.New, file))
+				out = append(out, fmt.Sprintf("Set %s=%s%s", leaf, scalarText(c.New), file))
 			case config.Removed:
 				out = append(out, "Remove "+leaf+file)
 			default:
-				out = append(out, fmt.Sprintf("Change %s from %s to %s%s", leaf, c.Old, c.New, file))
+				out = append(out, fmt.Sprintf("Change %s from %s to %s%s", leaf, scalarText(c.Old), scalarText(c.New), file))
 			}
 		default:
 			other = append(other, c)
@@ -2592,6 +2603,81 @@ func Suggest(in *changelog.Input, rep *changelog.Report) {
 			rep.Suggested = append(rep.Suggested, d)
 		}
 	}
+}
+
+// yamlLeaves are the names of the settings each changed YAML file of
+// files changes (the last part of each changed path), by file.
+func yamlLeaves(ch *recipe.Change, files []string) map[string]map[string]bool {
+	out := map[string]map[string]bool{}
+	for _, p := range files {
+		if !isYAML(p) {
+			continue
+		}
+		nd, ok, err := revfs.ReadFile(ch.Head.Files, p)
+		if err != nil || !ok {
+			continue
+		}
+		od, ok, err := revfs.ReadFile(ch.Base.Files, p)
+		if err != nil || !ok {
+			continue
+		}
+		d, err := config.DiffYAML(od, nd)
+		if err != nil {
+			continue
+		}
+		out[p] = map[string]bool{}
+		for _, c := range d.Changes {
+			out[p][c.Path[strings.LastIndex(c.Path, ".")+1:]] = true
+		}
+	}
+	return out
+}
+
+// roleOptionBullet says the change c of a role's server option in an
+// srt-slurm recipe file: "Change aggregated --max-num-seqs from 32 to
+// 16 in agg.yaml", "Remove decode --enable-cumem-allocator in agg.yaml".
+// A switch (true) is the option alone.
+func roleOptionBullet(role, opt string, c config.Change, in string) string {
+	name := role + " " + opt
+	val := func(v string) string {
+		if v == "true" || v == "" || v == "null" {
+			return ""
+		}
+		if literalValue(v) && !strings.ContainsAny(v, "\n{[") {
+			return " " + v
+		}
+		return ""
+	}
+	switch c.Kind {
+	case config.Added:
+		return "Add " + name + val(c.New) + in
+	case config.Removed:
+		return "Remove " + name + in
+	}
+	o, n := val(c.Old), val(c.New)
+	switch {
+	case o != "" && n != "":
+		return fmt.Sprintf("Change %s from %s to %s%s", name, o[1:], n[1:], in)
+	default:
+		if j, ok := jsonDetail(scalarText(c.Old), scalarText(c.New)); ok {
+			return fmt.Sprintf("Change %s (%s)%s", name, j, in)
+		}
+	}
+	return "Change " + name + in
+}
+
+// scalarText is the text of a scalar rendered in YAML flow style
+// (quotes taken off).
+func scalarText(v string) string {
+	switch {
+	case len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'':
+		return strings.ReplaceAll(v[1:len(v)-1], "''", "'")
+	case len(v) >= 2 && v[0] == '"':
+		if u, err := strconv.Unquote(v); err == nil {
+			return u
+		}
+	}
+	return v
 }
 
 // scriptPair is the shell script p at head and at base, when both parse

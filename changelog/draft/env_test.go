@@ -209,7 +209,7 @@ func gb200Base() testfs.Files {
 // TestYAMLBulletsNameTheirFile: of a recipe whose arms each have a
 // srt-slurm file, a variable's change is said with the file it is in (one
 // arm's may go one way and another's the other); one file alone is not
-// named.
+// named. A value is said without its YAML quotes.
 func TestYAMLBulletsNameTheirFile(t *testing.T) {
 	p := "benchmarks/multi_node/srt-slurm-recipes/m1/tp8.yaml"
 	env := func(v string) string {
@@ -217,29 +217,60 @@ func TestYAMLBulletsNameTheirFile(t *testing.T) {
 	}
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", gb200Base().With(p, env("32")), s), recipe.NewRev("head", gb200Base().With(p, env("16")), s), []string{p})
-	if got, want := yamlBullets(ch, p, false, true), []string{`Change VLLM_SEQS from "32" to "16" in tp8.yaml`}; !slices.Equal(got, want) {
+	if got, want := yamlBullets(ch, p, false, true), []string{`Change VLLM_SEQS from 32 to 16 in tp8.yaml`}; !slices.Equal(got, want) {
 		t.Errorf("named: %q, want %q", got, want)
 	}
-	if got, want := yamlBullets(ch, p, false, false), []string{`Change VLLM_SEQS from "32" to "16"`}; !slices.Equal(got, want) {
+	if got, want := yamlBullets(ch, p, false, false), []string{`Change VLLM_SEQS from 32 to 16`}; !slices.Equal(got, want) {
 		t.Errorf("alone: %q, want %q", got, want)
+	}
+}
+
+// TestYAMLBulletsSayRoleOptions: a role's server option in a srt-slurm
+// file is said as the launch says options, one bullet per change with
+// its value (a JSON option by its keys), not as a path in a list of
+// paths.
+func TestYAMLBulletsSayRoleOptions(t *testing.T) {
+	p := "benchmarks/multi_node/srt-slurm-recipes/m1/agg.yaml"
+	file := func(opts string) string {
+		return "name: x\nbackend:\n  vllm_config:\n    aggregated:\n      tensor-parallel-size: 8\n" + opts
+	}
+	base := file("      max-num-seqs: 32\n      enable-cumem-allocator: true\n      gpu-memory-utilization: 0.9\n      speculative-config: '{\"method\":\"mtp\",\"x\":1}'\n")
+	head := file("      max-num-seqs: 16\n      gpu-memory-utilization: 0.94\n      speculative-config: '{\"method\":\"mtp\"}'\n      enforce-eager: true\n")
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", gb200Base().With(p, base), s), recipe.NewRev("head", gb200Base().With(p, head), s), []string{p})
+	got := yamlBullets(ch, p, false, false)
+	for _, want := range []string{
+		"Change aggregated --max-num-seqs from 32 to 16 in agg.yaml",
+		"Remove aggregated --enable-cumem-allocator in agg.yaml",
+		"Change aggregated --gpu-memory-utilization from 0.9 to 0.94 in agg.yaml",
+		"Change aggregated --speculative-config (remove x) in agg.yaml",
+		"Add aggregated --enforce-eager in agg.yaml",
+	} {
+		if !slices.Contains(got, want) {
+			t.Errorf("bullets %q\nwant one %q", got, want)
+		}
+	}
+	if slices.ContainsFunc(got, func(b string) bool { return strings.HasPrefix(b, "Update ") }) {
+		t.Errorf("bullets %q: options said as a list of paths", got)
 	}
 }
 
 // TestSettingsSaidOnceByTheFile: a multi-node recipe whose concurrency
 // and srt-slurm file both changed is said by the file's diff ("Change
-// dynamo.version from 1.0 to 1.1"), not again from the compared points'
-// settings ("… (settings)", "… by point").
+// dynamo.version from 1.0 to 1.1", "Change prefill --mem-fraction-static
+// from 0.8 to 0.85 in agg.yaml"), not again from the compared points'
+// settings and options ("… (settings)", "… by point").
 func TestSettingsSaidOnceByTheFile(t *testing.T) {
 	p := "benchmarks/multi_node/srt-slurm-recipes/m1/agg.yaml"
-	file := func(v string) string {
-		return "name: x\ndynamo:\n  version: \"" + v + "\"\nbackend:\n  type: sglang\n  sglang_config:\n    prefill:\n      mem-fraction-static: 0.8\n" +
+	file := func(v, mem string) string {
+		return "name: x\ndynamo:\n  version: \"" + v + "\"\nbackend:\n  type: sglang\n  sglang_config:\n    prefill:\n      mem-fraction-static: " + mem + "\n" +
 			"    decode:\n      mem-fraction-static: 0.8\n  prefill_environment:\n    SGLANG_A: \"1\"\n"
 	}
 	cfg := func(conc string) string {
 		return strings.Replace(m1Recipe("m1-fp4-gb200-dynamo-sglang", "agg.yaml"), "conc-list: [8]", "conc-list: "+conc, 1)
 	}
-	base := gb200Base().With("configs/nvidia-master.yaml", cfg("[8, 16]")).With(p, file("1.0"))
-	head := gb200Base().With("configs/nvidia-master.yaml", cfg("[8, 32]")).With(p, file("1.1"))
+	base := gb200Base().With("configs/nvidia-master.yaml", cfg("[8, 16]")).With(p, file("1.0", "0.8"))
+	head := gb200Base().With("configs/nvidia-master.yaml", cfg("[8, 32]")).With(p, file("1.1", "0.85"))
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml", p})
 	drafts, err := Entries(ch, Options{})
@@ -249,6 +280,12 @@ func TestSettingsSaidOnceByTheFile(t *testing.T) {
 	got := drafts[0].Description
 	if !slices.Contains(got, `Change dynamo.version from "1.0" to "1.1" in agg.yaml`) && !slices.Contains(got, `Change dynamo.version from 1.0 to 1.1 in agg.yaml`) {
 		t.Errorf("bullets %q: want the file's change of dynamo.version", got)
+	}
+	if !slices.Contains(got, "Change prefill --mem-fraction-static from 0.8 to 0.85 in agg.yaml") {
+		t.Errorf("bullets %q: want the file's change of the prefill option", got)
+	}
+	if n := len(slices.DeleteFunc(slices.Clone(got), func(b string) bool { return !strings.Contains(b, "mem-fraction-static") })); n != 1 {
+		t.Errorf("bullets %q: the option said %d times", got, n)
 	}
 	if slices.ContainsFunc(got, func(b string) bool { return strings.Contains(b, "(settings)") || strings.Contains(b, "by point") }) {
 		t.Errorf("bullets %q: the same setting said again from the compared points' launches", got)
