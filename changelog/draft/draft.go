@@ -551,28 +551,7 @@ func rowNameOf(r config.Row, keep nameParts) string {
 	} else if keep.scenario && r.Scenario != "" && r.Scenario != "fixed-seq-len" {
 		parts = append(parts, r.Scenario)
 	}
-	var par []string
-	sides := max(len(r.TP), len(r.EP))
-	for i := 0; i < sides; i++ {
-		var p []string
-		for _, d := range []struct {
-			name string
-			v    []int64
-		}{{"EP", r.EP}, {"PP", r.PP}, {"DCP", r.DCP}, {"PCP", r.PCP}} {
-			if i < len(d.v) && d.v[i] > 1 {
-				p = append(p, fmt.Sprintf("%s%d", d.name, d.v[i]))
-			}
-		}
-		if i < len(r.TP) && (r.TP[i] > 1 || len(p) == 0) {
-			// (TP1 beside other parallelism says nothing: "PCP8")
-			p = append([]string{fmt.Sprintf("TP%d", r.TP[i])}, p...)
-		}
-		s := strings.Join(p, "/")
-		if i < len(r.DPA) && r.DPA[i] {
-			s += " DPA"
-		}
-		par = append(par, s)
-	}
+	par := sideNames(r)
 	if len(par) == 2 && r.Aggregated() {
 		// no decode workers: the prefill side is the aggregated server
 		agg := "aggregated " + par[0]
@@ -600,6 +579,34 @@ func rowNameOf(r config.Row, keep nameParts) string {
 		parts = append(parts, "KV offload "+kv)
 	}
 	return strings.Join(parts, " ")
+}
+
+// sideNames names a row's parallelism, one name per side (prefill then
+// decode for a multi-node row): "TP4/EP4 DPA".
+func sideNames(r config.Row) []string {
+	var par []string
+	sides := max(len(r.TP), len(r.EP))
+	for i := 0; i < sides; i++ {
+		var p []string
+		for _, d := range []struct {
+			name string
+			v    []int64
+		}{{"EP", r.EP}, {"PP", r.PP}, {"DCP", r.DCP}, {"PCP", r.PCP}} {
+			if i < len(d.v) && d.v[i] > 1 {
+				p = append(p, fmt.Sprintf("%s%d", d.name, d.v[i]))
+			}
+		}
+		if i < len(r.TP) && (r.TP[i] > 1 || len(p) == 0) {
+			// (TP1 beside other parallelism says nothing: "PCP8")
+			p = append([]string{fmt.Sprintf("TP%d", r.TP[i])}, p...)
+		}
+		s := strings.Join(p, "/")
+		if i < len(r.DPA) && r.DPA[i] {
+			s += " DPA"
+		}
+		par = append(par, s)
+	}
+	return par
 }
 
 func seqName(n int64) string {
@@ -653,13 +660,18 @@ func searchSpaceText(rows []config.Row) string {
 		}
 		conc[n] = append(conc[n], r.Conc...)
 	}
-	var parts []string
-	for _, n := range names {
-		c := slices.Clone(conc[n])
-		slices.Sort(c)
-		parts = append(parts, fmt.Sprintf("%s conc %s", n, concText(slices.Compact(c))))
+	var text string
+	if len(names) > longSearchSpace {
+		text = searchSpaceSummary(rows, len(names))
+	} else {
+		var parts []string
+		for _, n := range names {
+			c := slices.Clone(conc[n])
+			slices.Sort(c)
+			parts = append(parts, fmt.Sprintf("%s conc %s", n, concText(slices.Compact(c))))
+		}
+		text = strings.Join(parts, "; ")
 	}
-	text := strings.Join(parts, "; ")
 	// what the full name of a row says beyond its short one, every row
 	// says: the shared scenario, speculative decoding, KV offload
 	var shared []string
@@ -681,6 +693,98 @@ func searchSpaceText(rows []config.Row) string {
 		text = "(" + strings.Join(shared, ", ") + ") " + text
 	}
 	return text
+}
+
+// longSearchSpace is how many arms searchSpaceText says one by one;
+// more are summarised (searchSpaceSummary).
+const longSearchSpace = 6
+
+// searchSpaceSummary summarises many arms (n): by sequence lengths (or
+// scenario) their number and concurrency range, then each side's
+// parallelism and worker counts: "14 arms: 1k1k 6 (conc 8-4301), 8k1k 8
+// (conc 5-2253); prefill TP4/EP4 DPA, 1-12 workers; decode TP8/EP8 DPA,
+// TP4/EP4, TP32/EP32 DPA or TP16/EP16 DPA, 1-5 workers". A list of 14
+// arms is a dump a reader skims; the shape is what they need.
+func searchSpaceSummary(rows []config.Row, n int) string {
+	type group struct {
+		arms     map[string]bool
+		min, max int64
+	}
+	var order []string
+	groups := map[string]*group{}
+	var sides [][]string // the side names in order, by side
+	var workers [][2]int64
+	for _, r := range rows {
+		g := r.Scenario
+		if r.ISL != 0 {
+			g = seqName(r.ISL) + seqName(r.OSL)
+		}
+		gr := groups[g]
+		if gr == nil {
+			gr = &group{arms: map[string]bool{}, min: -1}
+			groups[g] = gr
+			order = append(order, g)
+		}
+		gr.arms[rowNameOf(r, nameParts{scenario: true, spec: true, kv: true})] = true
+		for _, c := range r.Conc {
+			if gr.min < 0 || c < gr.min {
+				gr.min = c
+			}
+			gr.max = max(gr.max, c)
+		}
+		for i, name := range sideNames(r) {
+			for len(sides) <= i {
+				sides = append(sides, nil)
+				workers = append(workers, [2]int64{})
+			}
+			if !slices.Contains(sides[i], name) {
+				sides[i] = append(sides[i], name)
+			}
+			if i < len(r.Workers) && r.Workers[i] > 0 {
+				w := &workers[i]
+				if w[0] == 0 || r.Workers[i] < w[0] {
+					w[0] = r.Workers[i]
+				}
+				w[1] = max(w[1], r.Workers[i])
+			}
+		}
+	}
+	var gs []string
+	for _, g := range order {
+		gr := groups[g]
+		c := fmt.Sprint(gr.min)
+		if gr.max != gr.min {
+			c = fmt.Sprintf("%d-%d", gr.min, gr.max)
+		}
+		gs = append(gs, fmt.Sprintf("%s %d (conc %s)", g, len(gr.arms), c))
+	}
+	out := fmt.Sprintf("%d arms: %s", n, strings.Join(gs, ", "))
+	role := []string{"prefill ", "decode "}
+	if len(sides) != 2 {
+		role = []string{""}
+	}
+	for i, names := range sides {
+		if i >= len(role) {
+			break
+		}
+		text := role[i] + orList(names)
+		switch w := workers[i]; {
+		case w[1] > 0 && w[0] != w[1]:
+			text += fmt.Sprintf(", %d-%d workers", w[0], w[1])
+		case w[1] > 1:
+			text += fmt.Sprintf(", %d workers", w[1])
+		}
+		out += "; " + text
+	}
+	return out
+}
+
+// orList joins names as "a, b or c".
+func orList(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // rowBullets compares search-space rows by everything but concurrency.

@@ -155,6 +155,35 @@ func TestSearchSpaceAggregated(t *testing.T) {
 	}
 }
 
+// TestSearchSpaceSummarised: more arms than a reader reads one by one
+// are said by their shape: per sequence lengths their number and
+// concurrency range, per side its parallelism and worker counts.
+func TestSearchSpaceSummarised(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("k:\n  image: a\n  multinode: true\n  scenarios:\n    fixed-seq-len:\n")
+	for _, seq := range []struct {
+		isl  int
+		arms [][3]int // prefill workers, decode tp, conc
+	}{
+		{1024, [][3]int{{1, 8, 8}, {1, 16, 615}, {2, 16, 4301}, {2, 32, 666}}},
+		{8192, [][3]int{{1, 4, 5}, {4, 32, 333}, {12, 16, 2253}, {7, 32, 666}}},
+	} {
+		fmt.Fprintf(&b, "    - isl: %d\n      osl: 1024\n      search-space:\n", seq.isl)
+		for _, a := range seq.arms {
+			fmt.Fprintf(&b, "      - { conc-list: [%d], prefill: { num-worker: %d, tp: 4, ep: 4, dp-attn: true }, decode: { num-worker: 1, tp: %d, ep: %d, dp-attn: true } }\n", a[2], a[0], a[1], a[1])
+		}
+	}
+	m, err := config.LoadMaster([]config.File{{Path: "configs/nvidia-master.yaml", Data: []byte(b.String())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := searchSpaceText(m.Recipes["k"].Rows())
+	want := "8 arms: 1k1k 4 (conc 8-4301), 8k1k 4 (conc 5-2253); prefill TP4/EP4 DPA, 1-12 workers; decode TP8/EP8 DPA, TP16/EP16 DPA, TP32/EP32 DPA or TP4/EP4 DPA"
+	if got != want {
+		t.Errorf("searchSpaceText =\n  %q\nwant\n  %q", got, want)
+	}
+}
+
 // TestJSONDetail: a JSON option's change is said by the leaves that
 // changed, when there are few.
 func TestJSONDetail(t *testing.T) {
