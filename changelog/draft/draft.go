@@ -261,15 +261,13 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			})
 			byFile = &e
 		}
-		{
-			// a long list of variables that align the recipe with a
-			// sibling: said by the sibling
-			if b, told := alignedEnv(ch, rc.Key, oldKey, launchEnvChanges(eff), o); b != "" {
-				out = append(out, b)
-				e := *byFile
-				e.Diffs = slices.DeleteFunc(slices.Clone(byFile.Diffs), func(d recipe.LaunchDiff) bool { return d.Kind == "env" && told[d.Name] })
-				byFile = &e
-			}
+		// a long list of variables that align the recipe with a sibling:
+		// said by the sibling
+		if b, told := alignedEnv(ch, rc.Key, oldKey, launchEnvChanges(eff), o); b != "" {
+			out = append(out, b)
+			e := *byFile
+			e.Diffs = slices.DeleteFunc(slices.Clone(byFile.Diffs), func(d recipe.LaunchDiff) bool { return d.Kind == "env" && told[d.Name] })
+			byFile = &e
 		}
 		out = append(out, launchBullets(byFile)...)
 		out = append(out, newPointsBullets(eff)...)
