@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "17"
+const Version = "18"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -149,13 +149,16 @@ type RowQual struct {
 	Seq []string `json:"seq,omitempty"`
 	// KV is KV-cache offloading on or off (a "+/- HiCache" variant).
 	KV *bool `json:"kv_offloading,omitempty"`
+	// Workers are a multi-node layout's prefill and decode worker counts
+	// ("1P2D", "2P-TP4/1D-TP4").
+	Workers []int64 `json:"workers,omitempty"`
 }
 
 // kvNames spells KV-cache features one way.
 var kvNames = strings.NewReplacer("hierarchical cache", "hicache", "hierarchical-cache", "hicache", "radix-cache", "radix cache")
 
 func (q *RowQual) empty() bool {
-	return q == nil || (len(q.TP) == 0 && len(q.EP) == 0 && q.DPA == nil && len(q.Seq) == 0 && q.KV == nil)
+	return q == nil || (len(q.TP) == 0 && len(q.EP) == 0 && q.DPA == nil && len(q.Seq) == 0 && q.KV == nil && len(q.Workers) == 0)
 }
 
 var (
@@ -169,7 +172,9 @@ var (
 	reFlag    = regexp.MustCompile(`(?:^|[\s(\[,'"` + "`" + `/])(--[a-z0-9][a-z0-9_.-]*[a-z0-9])(?:[= ]+("[^"]*"|'[^']*'|[A-Za-z0-9_.:/+-]+))?`)
 	reBare    = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:-[a-z0-9]+){1,6}\b`)
 	// concurrency: "conc 4-64", "conc=48", "concurrency 1, 2 and 4", "conc-list [1, 4]", "c1-c32", "C1/C5"
-	reConc      = regexp.MustCompile(`(?i)\b(?:conc(?:urrenc(?:y|ies))?(?:-list)?|concs)\s*(?:=|:|of|at|to)?\s*(?:\[\s*)?((?:\d+(?:,\d+)*\b)(?:\s*(?:-|–|—|\.\.\.?|to|/|,\s*(?:and\s+)?|\s+and\s+)\s*\d+(?:,\d+)*\b)*)\]?|\b[cC](\d+)((?:\s*(?:-|–|/)\s*[cC]?\d+)*)\b`)
+	reConc = regexp.MustCompile(`(?i)\b(?:conc(?:urrenc(?:y|ies))?(?:-list)?|concs)\s*(?:=|:|of|at|to)?\s*(?:\[\s*)?((?:\d+(?:,\d+)*\b)(?:\s*(?:-|–|—|\.\.\.?|to|/|,\s*(?:and\s+)?|\s+and\s+)\s*\d+(?:,\d+)*\b)*)\]?|\b[cC](\d+)((?:\s*(?:-|–|/)\s*[cC]?\d+)*)\b`)
+	// a multi-node layout: "1P2D", "2P/1D", "1P-TP4/2D-TP4", "1p1d"
+	reWorkers   = regexp.MustCompile(`(?i)\b(\d{1,2})p(?:-(tp|dep|tep)(\d+))?\s*[/+]?\s*(\d{1,2})d(?:-(tp|dep|tep)(\d+))?\b`)
 	rePar       = regexp.MustCompile(`(?i)\b(?:(tp|ep|dp|dep|tep)\s*(?:=|:)?\s*(\d+)|(dpa|dp-attn(?:\s*[=:]?\s*(?:true|false))?|dp-o(?:n|ff)|dp[- ]attention|data[- ]parallel attention|tp-only|non-dp-attention|non-dpa))\b`)
 	reSeq       = regexp.MustCompile(`(?i)\b(?:isl\s*=?\s*(1k|8k|1024|8192)\s*/\s*osl\s*=?\s*(1k|8k|1024|8192)|(1|8)k\s*/?\s*(1|8)k|(1024|8192)\s*/\s*(1024|8192)|isl\s*=?\s*(1024|8192|1k|8k))\b`)
 	reSpec      = regexp.MustCompile(`(?i)\b(non-mtp|no-mtp|no mtp|without mtp|stp|mtp|eagle3?|speculative[- ]decoding|draft tokens|nextn)\b`)
@@ -263,6 +268,28 @@ func ExtractIn(description []string, options func(string) bool) []Claim {
 				cs[j].Rows = parRows(b, pars, cs[j])
 			}
 		}
+		if concs > 1 {
+			// "1k1k: balanced 1P-TP4/1D-TP4 (conc 1-1024) + decode-heavy
+			// 1P-TP4/2D-TP4 (conc 256-2048)": each range is about the
+			// layout it follows
+			at := 0
+			for j := range cs {
+				if cs[j].Kind != KindConc {
+					continue
+				}
+				k := strings.Index(b[at:], cs[j].Text)
+				if k < 0 {
+					continue
+				}
+				pos := at + k
+				at = pos + len(cs[j].Text)
+				if len(cs[j].Rows) == 0 && len(cs[j].Variants) == 0 {
+					if q, ok := layoutBefore(b[:pos], cs); ok {
+						cs[j].Rows = []RowQual{q}
+					}
+				}
+			}
+		}
 		if reNarrative.MatchString(b) || reCounter.MatchString(b) {
 			for j := range cs {
 				cs[j].mention = false // an option named in a story, or in what was not done
@@ -272,12 +299,51 @@ func ExtractIn(description []string, options func(string) bool) []Claim {
 			c.Bullet = i
 			// a range paired with rows of its own ("TP4/EP1 c1-c32 and
 			// TP4/EP4 c64-c256") speaks of every touched row of them too
+			// ("unchanged", "keeps", an offload arm: in its own sentence)
 			c.every = c.Kind == KindConc && (c.Max > 0 || len(c.Range) == 2) &&
-				((concs == 1 && speaksOfEvery(b, c, pars)) || (concs > 1 && len(c.Rows) > 0 && !reSame.MatchString(b) && !reOffload.MatchString(b)))
+				((concs == 1 && speaksOfEvery(b, c, pars)) || (concs > 1 && len(c.Rows) > 0 && !reSame.MatchString(sentenceAround(b, c.Text)) && !reOffload.MatchString(sentenceAround(b, c.Text))))
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// layoutBefore is the multi-node layout a parenthesis opened right after
+// it is about ("1P-TP4/2D-TP4 (conc 256-2048"): before is the bullet up
+// to the range. The sequence lengths its sentence names before it
+// ("8k1k: ...") narrow it too.
+func layoutBefore(before string, cs []Claim) (RowQual, bool) {
+	open := strings.TrimRight(before, " ")
+	if !strings.HasSuffix(open, "(") {
+		return RowQual{}, false
+	}
+	open = strings.TrimRight(strings.TrimSuffix(open, "("), " ")
+	var q RowQual
+	found := false
+	for _, c := range cs {
+		if c.Kind == KindParallel && c.Row != nil && len(c.Row.Workers) == 2 && strings.HasSuffix(open, c.Text) {
+			q, found = *c.Row, true
+		}
+	}
+	if !found {
+		return RowQual{}, false
+	}
+	sentence := open
+	if i := strings.LastIndexAny(sentence, ";"); i >= 0 {
+		sentence = sentence[i+1:]
+	}
+	if i := strings.LastIndex(sentence, ". "); i >= 0 {
+		sentence = sentence[i+2:]
+	}
+	last := -1
+	for _, c := range cs {
+		if c.Kind == KindSeqLen {
+			if i := strings.LastIndex(sentence, c.Text); i > last {
+				last, q.Seq = i, []string{c.Value}
+			}
+		}
+	}
+	return q, true
 }
 
 // reOffload: a bullet that tells rows apart by KV offloading ("resident
@@ -291,7 +357,7 @@ func parRows(bullet string, pars []Claim, conc Claim) []RowQual {
 	var out []RowQual
 	at := 0 // where the last one ended
 	for _, p := range pars {
-		if !rePlainPar.MatchString(p.Text) {
+		if !rePlainPar.MatchString(p.Text) && (p.Row == nil || len(p.Row.Workers) == 0) {
 			return nil // DEP8, TEP4 name rows as layouts do, which differ by era
 		}
 	}
@@ -382,18 +448,28 @@ var reSame = regexp.MustCompile(`(?i)\b(unchanged|untouched|same (?:as before|co
 // as they were. A bullet that names other rows too ("add TP2 and TP8
 // configurations, ..., and add TP8 conc=1-2") leaves it a claim about
 // some row.
+// sentenceAround is the sentence of bullet that holds text's first
+// occurrence (the whole bullet when text is not in it).
+func sentenceAround(bullet, text string) string {
+	i := strings.Index(bullet, text)
+	if i < 0 {
+		return bullet
+	}
+	start, end := strings.LastIndex(bullet[:i], ". ")+1, len(bullet)
+	if j := strings.Index(bullet[i:], ". "); j >= 0 {
+		end = i + j
+	}
+	return bullet[start:end]
+}
+
 func speaksOfEvery(bullet string, c Claim, pars []Claim) bool {
 	if reSame.MatchString(bullet) {
 		return false
 	}
 	// (rows named in another sentence, "TP4 would need ~375 GB/GPU", are
 	// no rows of this range)
-	if i := strings.Index(bullet, c.Text); i >= 0 {
-		start, end := strings.LastIndex(bullet[:i], ". ")+1, len(bullet)
-		if j := strings.Index(bullet[i:], ". "); j >= 0 {
-			end = i + j
-		}
-		sentence := bullet[start:end]
+	if strings.Contains(bullet, c.Text) {
+		sentence := sentenceAround(bullet, c.Text)
 		pars = slices.DeleteFunc(slices.Clone(pars), func(p Claim) bool { return !strings.Contains(sentence, p.Text) })
 		bullet = sentence
 	}
@@ -406,7 +482,8 @@ func speaksOfEvery(bullet string, c Claim, pars []Claim) bool {
 		}
 		in := false
 		for _, q := range c.Rows {
-			in = in || (len(p.Row.TP) > 0 && len(q.TP) > 0 && slices.Equal(p.Row.TP, q.TP)) ||
+			in = in || (len(p.Row.Workers) > 0 && slices.Equal(p.Row.Workers, q.Workers)) ||
+				(len(p.Row.TP) > 0 && len(q.TP) > 0 && slices.Equal(p.Row.TP, q.TP)) ||
 				(len(p.Row.EP) > 0 && len(q.EP) > 0 && slices.Equal(p.Row.EP, q.EP)) ||
 				(p.Row.DPA != nil && q.DPA != nil && *p.Row.DPA == *q.DPA)
 		}
@@ -777,6 +854,11 @@ func extractBullet(b string, options func(string) bool) []Claim {
 			}
 			for _, m := range rePar.FindAllStringSubmatchIndex(ms, -1) {
 				if c, ok := parClaim(ms, m); ok {
+					toks = append(toks, ctoken{m[0], m[1], c})
+				}
+			}
+			for _, m := range reWorkers.FindAllStringSubmatchIndex(ms, -1) {
+				if c, ok := workersClaim(ms, m); ok {
 					toks = append(toks, ctoken{m[0], m[1], c})
 				}
 			}
@@ -1254,6 +1336,9 @@ func applyPar(q *RowQual, c Claim) {
 	}
 	q.TP = append(q.TP, c.Row.TP...)
 	q.EP = append(q.EP, c.Row.EP...)
+	if len(c.Row.Workers) > 0 {
+		q.Workers = c.Row.Workers
+	}
 	if c.Row.DPA != nil {
 		q.DPA = c.Row.DPA
 	}
@@ -1337,6 +1422,40 @@ func seqOf(s string, m []int) string {
 }
 
 // parClaim reads "TP8", "EP=4", "DEP8", "DPA", "TP-only".
+// workersClaim reads a multi-node layout: the worker counts of prefill
+// and decode, and each side's parallelism when it is named ("2P-TP4/1D-TP8").
+// Part of a file's name ("disagg-2p1d-dep8.yaml") it is not.
+func workersClaim(s string, m []int) (Claim, bool) {
+	if m[0] > 0 && strings.ContainsRune("-_/.", rune(s[m[0]-1])) || m[1] < len(s) && strings.ContainsRune("-_.", rune(s[m[1]])) {
+		return Claim{}, false
+	}
+	p, err1 := strconv.ParseInt(s[m[2]:m[3]], 10, 64)
+	d, err2 := strconv.ParseInt(s[m[8]:m[9]], 10, 64)
+	if err1 != nil || err2 != nil || p == 0 || d == 0 {
+		return Claim{}, false
+	}
+	c := Claim{Kind: KindParallel, Text: s[m[0]:m[1]], Row: &RowQual{Workers: []int64{p, d}}}
+	for _, g := range [][2]int{{4, 6}, {10, 12}} { // each side's "-TP4", "-DEP8"
+		if m[g[0]] < 0 {
+			continue
+		}
+		n, err := strconv.ParseInt(s[m[g[1]]:m[g[1]+1]], 10, 64)
+		if err != nil || n <= 0 || n > 1024 {
+			return Claim{}, false
+		}
+		t := true
+		switch strings.ToLower(s[m[g[0]]:m[g[0]+1]]) {
+		case "tp":
+			c.Row.TP = append(c.Row.TP, n)
+		case "dep":
+			c.Row.TP, c.Row.EP, c.Row.DPA = append(c.Row.TP, n), append(c.Row.EP, n), &t
+		case "tep":
+			c.Row.TP, c.Row.EP = append(c.Row.TP, n), append(c.Row.EP, n)
+		}
+	}
+	return c, true
+}
+
 func parClaim(s string, m []int) (Claim, bool) {
 	c := Claim{Kind: KindParallel, Text: s[m[0]:m[1]], Row: &RowQual{}}
 	if m[0] > 0 && (s[m[0]-1] == '-' || s[m[0]-1] == '_') || m[1] < len(s) && (s[m[1]] == '-' || s[m[1]] == '_') && !strings.HasPrefix(s[m[1]:], "-only") {

@@ -35,6 +35,10 @@ func (q *RowQual) match(r config.Row) bool {
 	if q.DPA != nil && !r.HasDPA(*q.DPA) {
 		return false
 	}
+	// (a row that does not say its worker counts is not told apart by them)
+	if len(q.Workers) == 2 && len(r.Workers) == 2 && r.Workers[0] > 0 && r.Workers[1] > 0 && (r.Workers[0] != q.Workers[0] || r.Workers[1] != q.Workers[1]) {
+		return false
+	}
 	if q.KV != nil && *q.KV != (r.KVOffloading != "" && r.KVOffloading != "none") {
 		return false
 	}
@@ -289,6 +293,9 @@ func (q *RowQual) text() string {
 		return "any row"
 	}
 	var p []string
+	if len(q.Workers) == 2 {
+		p = append(p, fmt.Sprintf("%dP%dD", q.Workers[0], q.Workers[1]))
+	}
 	if len(q.TP) > 0 {
 		p = append(p, "tp "+ints(q.TP))
 	}

@@ -650,7 +650,8 @@ func concMutation(ch *recipe.Change, configs []string, res claims.Result) mutati
 // concRow is a search-space row: its parallelism, its sequence lengths
 // and where its highest concurrency is written.
 type concRow struct {
-	tp, ep    int64
+	tp, ep    []int64 // one per side (prefill, decode for a multi-node row)
+	workers   []int64 // a multi-node row's prefill and decode num-worker
 	seq       string
 	high      int64
 	line, col int
@@ -678,12 +679,33 @@ func concRows(n *yaml.Node, seq string) []concRow {
 			seq = isl.Value + "/" + osl.Value
 		}
 		row := concRow{seq: seq}
-		if v := get("tp"); v != nil {
-			row.tp, _ = strconv.ParseInt(v.Value, 10, 64)
+		side := func(m func(string) *yaml.Node) {
+			tp, ep := int64(0), int64(1)
+			if v := m("tp"); v != nil {
+				tp, _ = strconv.ParseInt(v.Value, 10, 64)
+			}
+			if v := m("ep"); v != nil {
+				ep, _ = strconv.ParseInt(v.Value, 10, 64)
+			}
+			row.tp, row.ep = append(row.tp, tp), append(row.ep, ep)
+			if v := m("num-worker"); v != nil {
+				w, _ := strconv.ParseInt(v.Value, 10, 64)
+				row.workers = append(row.workers, w)
+			}
 		}
-		row.ep = 1
-		if v := get("ep"); v != nil {
-			row.ep, _ = strconv.ParseInt(v.Value, 10, 64)
+		if pf, dc := get("prefill"), get("decode"); pf != nil && dc != nil && pf.Kind == yaml.MappingNode && dc.Kind == yaml.MappingNode {
+			for _, sd := range []*yaml.Node{pf, dc} {
+				side(func(k string) *yaml.Node {
+					for i := 0; i+1 < len(sd.Content); i += 2 {
+						if sd.Content[i].Value == k {
+							return sd.Content[i+1]
+						}
+					}
+					return nil
+				})
+			}
+		} else {
+			side(get)
 		}
 		if v := get("conc-end"); v != nil {
 			row.high, _ = strconv.ParseInt(v.Value, 10, 64)
@@ -706,14 +728,20 @@ func rowMatches(r concRow, quals []claims.RowQual) bool {
 	if len(quals) == 0 {
 		return true
 	}
+	overlap := func(want, have []int64) bool {
+		return slices.ContainsFunc(have, func(n int64) bool { return slices.Contains(want, n) })
+	}
 	for _, q := range quals {
-		if len(q.TP) > 0 && !slices.Contains(q.TP, r.tp) {
+		if len(q.TP) > 0 && !overlap(q.TP, r.tp) {
 			continue
 		}
-		if len(q.EP) > 0 && !slices.Contains(q.EP, r.ep) {
+		if len(q.EP) > 0 && !overlap(q.EP, r.ep) {
 			continue
 		}
 		if len(q.Seq) > 0 && !slices.Contains(q.Seq, r.seq) {
+			continue
+		}
+		if len(q.Workers) == 2 && len(r.workers) == 2 && !slices.Equal(q.Workers, r.workers) {
 			continue
 		}
 		return true
