@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -330,6 +331,36 @@ func TestExtractSwitches(t *testing.T) {
 	}
 }
 
+// TestLayoutsQualifyRows: a multi-node layout names rows by their worker
+// counts (and each side's parallelism when it says it); a range in
+// parentheses right after one is about it, within the sequence lengths
+// its sentence names; a layout in a file's name is none.
+func TestLayoutsQualifyRows(t *testing.T) {
+	cs := Extract([]string{"1k1k: balanced 1P-TP4/1D-TP4 (conc 1-1024) + decode-heavy 1P-TP4/2D-TP4 (conc 256-2048). 8k1k: prefill-heavy 2P/1D (conc 128-512)"})
+	want := map[string]string{
+		"conc 1-1024":   `[{"tp":[4,4],"seq":["1024/1024"],"workers":[1,1]}]`,
+		"conc 256-2048": `[{"tp":[4,4],"seq":["1024/1024"],"workers":[1,2]}]`,
+		"conc 128-512":  `[{"seq":["8192/1024"],"workers":[2,1]}]`,
+	}
+	for _, c := range cs {
+		if w, ok := want[c.Text]; ok {
+			got, _ := json.Marshal(c.Rows)
+			if string(got) != w {
+				t.Errorf("%q: rows %s, want %s", c.Text, got, w)
+			}
+			delete(want, c.Text)
+		}
+	}
+	for k := range want {
+		t.Errorf("%q not read", k)
+	}
+	for _, c := range Extract([]string{"Add disagg-gb300-2p1d-dep8-dep12.yaml"}) {
+		if c.Kind == KindParallel && c.Row != nil && len(c.Row.Workers) > 0 {
+			t.Errorf("a file's name read as a layout: %+v", c)
+		}
+	}
+}
+
 // TestRangesPairedWithRowsSpeakOfEvery: in a bullet of several ranges,
 // one paired with rows of its own speaks of every touched row of them;
 // not when KV offloading tells rows apart (which the pairing does not
@@ -344,6 +375,7 @@ func TestRangesPairedWithRowsSpeakOfEvery(t *testing.T) {
 		{"Add resident TP8 c1-c5, and Mooncake DRAM offload c6/c8", false},
 		{"Sweep conc 4-64 and conc 128-256", false},
 		{"TP4 conc 4-64 and TP8 conc 4-64 unchanged", false},
+		{"1k1k: 1P-TP4/1D-TP4 (conc 1-1024) + 1P-TP4/2D-TP4 (conc 256-2048). The client keeps --dsv4", true},
 	} {
 		n := 0
 		for _, c := range Extract([]string{tc.bullet}) {
