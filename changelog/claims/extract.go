@@ -1268,7 +1268,10 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			if c.Negated {
 				continue
 			}
-			c.Strong = gov && verb
+			// (a layout is named mostly to say which rows: "preserving the
+			// legacy 4P2D point", often another recipe's; never called
+			// wrong by itself)
+			c.Strong = gov && verb && len(c.Row.Workers) == 0
 			out = append(out, c)
 		case KindConc:
 			if c.Negated {

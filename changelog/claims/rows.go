@@ -107,6 +107,18 @@ func (s *subject) checkConc(r *Result) {
 			match = append(match, row)
 		}
 	}
+	if len(match) == 0 && slices.ContainsFunc(r.Rows, func(q RowQual) bool { return len(q.Workers) > 0 }) {
+		// "15P+3D" may count nodes, not workers: the layout aside
+		r.Rows = slices.Clone(r.Rows)
+		for i := range r.Rows {
+			r.Rows[i].Workers = nil
+		}
+		for _, row := range rows {
+			if matchAny(r.Rows, row.Row) {
+				match = append(match, row)
+			}
+		}
+	}
 	qual := ""
 	if len(r.Rows) > 0 {
 		qual = " in the rows it is paired with (" + altText(r.Rows) + ")"
