@@ -1007,7 +1007,7 @@ func scriptEnvBullets(ch *recipe.Change, key, sib string) []string {
 		case news != "":
 			// no sibling says it shortly: what no other recipe's file
 			// sets so is the news, the rest is the house's
-			out = append(out, fmt.Sprintf("Env in %s: %d variables; new to the repository: %s", where, len(names), news))
+			out = append(out, fmt.Sprintf("Env in %s: %d variables; %s", where, len(names), news))
 		default:
 			out = append(out, fmt.Sprintf("Env in %s: %s", where, envList(names)))
 		}
@@ -1037,17 +1037,40 @@ func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[st
 	if root == "" {
 		return ""
 	}
-	others := map[string]bool{} // NAME=VALUE
+	// what the repository's other files set: every other srt-slurm file's
+	// environment, and the assignments of its scripts
+	others, named := map[string]bool{}, map[string]bool{} // NAME=VALUE, NAME
 	_ = fs.WalkDir(ch.Head.Files, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || own[p] || !isYAML(p) {
 			return nil
 		}
 		for _, kv := range yamlEnv(ch, p) {
-			others[kv[0]+"="+kv[1]] = true
+			others[kv[0]+"="+kv[1]], named[kv[0]] = true, true
 		}
 		return nil
 	})
-	var news []string
+	for _, top := range []string{"benchmarks", "runners"} {
+		_ = fs.WalkDir(ch.Head.Files, top, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".sh") {
+				return nil
+			}
+			data, ok, err := revfs.ReadFile(ch.Head.Files, p)
+			if err != nil || !ok {
+				return nil
+			}
+			for _, m := range reShellAssign.FindAllSubmatch(data, -1) {
+				v := string(m[2])
+				if u, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
+					v = u
+				} else {
+					v = strings.Trim(v, "'")
+				}
+				others[string(m[1])+"="+v], named[string(m[1])] = true, true
+			}
+			return nil
+		})
+	}
+	var news, values []string
 	for _, n := range order {
 		var fresh []string
 		for v := range vals[n] {
@@ -1055,22 +1078,41 @@ func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[st
 				fresh = append(fresh, v)
 			}
 		}
+		text := n
 		switch {
 		case len(fresh) == 0:
+			continue
 		case len(vals[n]) > 1:
-			news = append(news, n+" (by recipe)")
+			text = n + " (by recipe)"
 		case readsBack(n, fresh[0]):
-			news = append(news, n+"="+fresh[0])
-		default:
-			news = append(news, n)
+			text = n + "=" + fresh[0]
+		}
+		if named[n] {
+			values = append(values, text) // set elsewhere, to another value
+		} else {
+			news = append(news, text)
 		}
 	}
 	const most = 12
-	if len(news) > most {
-		news = append(news[:most:most], fmt.Sprintf("%d more", len(news)-most))
+	list := func(l []string) string {
+		if len(l) > most {
+			l = append(l[:most:most], fmt.Sprintf("%d more", len(l)-most))
+		}
+		return strings.Join(l, ", ")
 	}
-	return strings.Join(news, ", ")
+	var parts []string
+	if len(news) > 0 {
+		parts = append(parts, "new to the repository: "+list(news))
+	}
+	if len(values) > 0 {
+		parts = append(parts, "values new to it: "+list(values))
+	}
+	return strings.Join(parts, "; ")
 }
+
+// reShellAssign finds the variables a shell script assigns: "NAME=V",
+// "export NAME=V", "-e NAME=V" (the value quoted or a plain word).
+var reShellAssign = regexp.MustCompile(`(?m)(?:^|[\s;(])(?:export\s+)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=("[^"\n]*"|'[^'\n]*'|[^\s;)"'\x60]*)`)
 
 // readsBack says whether NAME=v, written in a bullet, is read back as
 // that value by the claims (a value with a comma or a space is not: the

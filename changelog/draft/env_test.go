@@ -294,7 +294,9 @@ func TestSettingsSaidOnceByTheFile(t *testing.T) {
 
 // TestLongEnvSaidByWhatIsNew: a new recipe's long srt-slurm environment,
 // with no sibling that says it shortly, is said by its count and what no
-// other recipe's file sets so, never listed whole.
+// other file of the repository (srt-slurm file or script) sets so, never
+// listed whole: a name set nowhere else is new, one set elsewhere to
+// another value has a new value.
 func TestLongEnvSaidByWhatIsNew(t *testing.T) {
 	vars := func(from, to int) string {
 		var b strings.Builder
@@ -308,18 +310,21 @@ func TestLongEnvSaidByWhatIsNew(t *testing.T) {
 	// as a sibling, differs in most
 	others := strings.ReplaceAll(m1Recipe("m2-fp4-gb200-dynamo-sglang", "a.yaml"), "org/m1", "org/m2") +
 		strings.ReplaceAll(m1Recipe("m3-fp4-gb200-dynamo-sglang", "b.yaml"), "org/m1", "org/m3")
+	// (and a script of the repository sets one of them, so)
 	base := gb200Base().With("configs/nvidia-master.yaml", others).
 		With("benchmarks/multi_node/srt-slurm-recipes/m1/a.yaml", envYAML(vars(0, 7))).
-		With("benchmarks/multi_node/srt-slurm-recipes/m1/b.yaml", envYAML(vars(7, 13)))
+		With("benchmarks/multi_node/srt-slurm-recipes/m1/b.yaml", envYAML(vars(7, 13))).
+		With("benchmarks/single_node/x.sh", "#!/bin/bash\nexport SGLANG_IN_A_SCRIPT=\"on\"\n")
 	head := base.With("configs/nvidia-master.yaml", others+m1Recipe("m1-fp4-gb200-dynamo-sglang", "new.yaml")).
-		With("benchmarks/multi_node/srt-slurm-recipes/m1/new.yaml", envYAML("    SGLANG_SHARED_0: \"9\"\n"+vars(1, 13)+"    SGLANG_NEW: \"1\"\n"))
+		With("benchmarks/multi_node/srt-slurm-recipes/m1/new.yaml", envYAML("    SGLANG_SHARED_0: \"9\"\n"+vars(1, 13)+"    SGLANG_NEW: \"1\"\n    SGLANG_IN_A_SCRIPT: \"on\"\n"))
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml"})
 	drafts, err := Entries(ch, Options{NoDryRun: true})
 	if err != nil || len(drafts) != 1 {
 		t.Fatalf("%v %+v", err, drafts)
 	}
-	want := "Env in its srt-slurm recipe: 14 variables; new to the repository: SGLANG_SHARED_0=9, SGLANG_NEW=1"
+	// (a variable set elsewhere to another value is no new variable)
+	want := "Env in its srt-slurm recipe: 15 variables; new to the repository: SGLANG_NEW=1; values new to it: SGLANG_SHARED_0=9"
 	if !slices.Contains(drafts[0].Description, want) {
 		t.Errorf("bullets %q\nwant one %q", drafts[0].Description, want)
 	}
