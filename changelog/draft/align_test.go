@@ -73,3 +73,28 @@ func TestLongEnvSaidByItsSibling(t *testing.T) {
 		})
 	}
 }
+
+// TestSiblingSameJSONOtherwiseWritten: a new recipe whose option holds
+// the sibling's JSON with its keys in another order passes the same
+// option: no difference is said.
+func TestSiblingSameJSONOtherwiseWritten(t *testing.T) {
+	const newKey = "k1-fp8-b200-vllm-mtp"
+	newPath := strings.Replace(testfs.ScriptPath, "k1_fp8_b200_vllm.sh", "k1_fp8_b200_vllm_mtp.sh", 1)
+	recipeYAML := strings.Replace(testfs.RecipeYAML, "k1-fp8-b200-vllm:", newKey+":", 1)
+	recipeYAML = strings.ReplaceAll(recipeYAML, "conc-end: 64 }", "conc-end: 64, spec-decoding: mtp }")
+	recipeYAML = strings.ReplaceAll(recipeYAML, "conc-list: [64, 128] }", "conc-list: [64, 128], spec-decoding: mtp }")
+	launcher := "#!/bin/bash\nSPEC_SUFFIX=$([[ \"$SPEC_DECODING\" == \"mtp\" ]] && printf '_mtp' || printf '')\n" +
+		"bash \"benchmarks/single_node/${SCENARIO_SUBDIR}${EXP_NAME%%_*}_${PRECISION}_b200_${FRAMEWORK}${SPEC_SUFFIX}.sh\"\n"
+	base := testfs.Revision("v1", testfs.Script).With("runners/launch_b200-nb.sh", launcher)
+	reordered := strings.Replace(testfs.Script, `'{"level": 3, "k1_msa_backend": "cutlass"}'`, `'{"k1_msa_backend": "cutlass", "level": 3}'`, 1)
+	head := base.With("configs/nvidia-master.yaml", base["configs/nvidia-master.yaml"]+fmt.Sprintf(recipeYAML, "v1")).With(newPath, reordered)
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml", newPath})
+	drafts, err := Entries(ch, Options{})
+	if err != nil || len(drafts) != 1 {
+		t.Fatalf("%v %+v", err, drafts)
+	}
+	if got := drafts[0].Description; !slices.Contains(got, "Server options as k1-fp8-b200-vllm's") {
+		t.Errorf("bullets %q\nwant one %q", got, "Server options as k1-fp8-b200-vllm's")
+	}
+}

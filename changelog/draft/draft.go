@@ -2038,6 +2038,9 @@ func siblingBullets(ch *recipe.Change, sib string, eff *recipe.Effect, o Options
 		for _, b := range order(mineAny) {
 			v, all := mineAll[b]
 			tv, tall := theirAll[b]
+			if all && tall && (recipe.LaunchDiff{Base: tv, Head: v}).Respelled() {
+				tv = v // the same value written otherwise (JSON keys reordered, 0.9 and 0.90)
+			}
 			switch {
 			case !theirAny[b] && all:
 				diffs = append(diffs, "adds "+with(b, v))
