@@ -968,7 +968,10 @@ func scriptEnvBullets(ch *recipe.Change, key, sib string) []string {
 				names = append(names, e.Name)
 			}
 		}
-		if len(names) > 0 {
+		switch {
+		case len(names) > dumpEnv:
+			out = append(out, fmt.Sprintf("Env in %s: %s", path.Base(p), envSummary(names)))
+		case len(names) > 0:
 			out = append(out, fmt.Sprintf("Env in %s: %s", path.Base(p), envList(names)))
 		}
 	}
@@ -1013,6 +1016,67 @@ func scriptEnvBullets(ch *recipe.Change, key, sib string) []string {
 		}
 	}
 	return out
+}
+
+// envSummary says a driver script's long list of variables (names, as
+// scriptEnvBullets writes them) by kind: those it sets to a value of its
+// own, named; those with a default, by family ("MC_* (11)"); those it
+// passes on from its caller, named briefly. 40 names in a row are a dump
+// a maintainer cuts.
+func envSummary(names []string) string {
+	var set, passed []string
+	families := map[string]int{}
+	var order []string
+	defaults := 0
+	for _, n := range names {
+		switch {
+		case strings.HasSuffix(n, " (default)"):
+			defaults++
+			f, _, _ := strings.Cut(n, "_")
+			if families[f] == 0 {
+				order = append(order, f)
+			}
+			families[f]++
+		case strings.Contains(n, "="):
+			set = append(set, n)
+		default:
+			passed = append(passed, n)
+		}
+	}
+	parts := []string{fmt.Sprintf("%d variables", len(names))}
+	const most = 8
+	list := func(l []string) string {
+		if len(l) > most {
+			return strings.Join(l[:most], ", ") + fmt.Sprintf(" and %d more", len(l)-most)
+		}
+		return strings.Join(l, ", ")
+	}
+	if len(set) > 0 {
+		parts = append(parts, "set: "+list(set))
+	}
+	if defaults > 0 {
+		slices.SortStableFunc(order, func(a, b string) int { return families[b] - families[a] })
+		var fs []string
+		alone := 0 // families of one: counted
+		for _, f := range order {
+			if families[f] < 2 {
+				alone++
+				continue
+			}
+			fs = append(fs, fmt.Sprintf("%s_* (%d)", f, families[f]))
+		}
+		switch {
+		case alone == 1:
+			fs = append(fs, "1 other")
+		case alone > 1:
+			fs = append(fs, fmt.Sprintf("%d others", alone))
+		}
+		parts = append(parts, fmt.Sprintf("%d with defaults: %s", defaults, list(fs)))
+	}
+	if len(passed) > 0 {
+		parts = append(parts, "passed in: "+list(passed))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // dumpEnv is how many variables of a new recipe's srt-slurm files are
