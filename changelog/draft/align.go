@@ -65,7 +65,8 @@ func scriptEnvChanges(old, new *named) []envChange {
 // alignedEnv says a long list of variable changes by the recipe they
 // align the changed recipe with: "Align the environment with
 // dsv4-fp4-mi355x-sglang: 10 variables as it sets them, 22 it does not
-// set removed". Authors write it so ("Align launcher env vars ... with
+// set removed" (a few set alike are named: "A=1 and B=2 as it sets
+// them"). Authors write it so ("Align launcher env vars ... with
 // fixed-seq-len sibling"); 36 names in three bullets are a dump a
 // maintainer cuts. The sibling is a recipe at head of the same model,
 // precision, framework and node layout (siblingCandidates) whose every
@@ -130,12 +131,20 @@ func alignedEnv(ch *recipe.Change, key, oldKey string, changes []envChange, o Op
 		return "", nil
 	}
 	var parts []string
-	if bestSet > 0 {
-		what := "variables"
-		if bestSet == 1 {
-			what = "variable"
+	const named = 6 // more set alike are counted
+	switch {
+	case bestSet > named:
+		parts = append(parts, fmt.Sprintf("%d variables as it sets them", bestSet))
+	case bestSet > 0:
+		var set []string
+		for _, c := range changes {
+			if bestTold[c.name] && len(c.heads) == 1 {
+				for v := range c.heads {
+					set = append(set, c.name+"="+v)
+				}
+			}
 		}
-		parts = append(parts, fmt.Sprintf("%d %s as it sets them", bestSet, what))
+		parts = append(parts, joinAnd(set)+" as it sets them")
 	}
 	if bestGone > 0 {
 		parts = append(parts, fmt.Sprintf("%d it does not set removed", bestGone))

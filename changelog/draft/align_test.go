@@ -44,8 +44,8 @@ func TestLongEnvSaidByItsSibling(t *testing.T) {
 		not            []string
 	}{
 		{"aligned", "1",
-			[]string{"Align the environment with " + sibKey + ": 6 variables as it sets them, 10 it does not set removed", "Set MY_VAR=1"},
-			[]string{"Remove OLD_0", "S_0=1"}},
+			[]string{"Align the environment with " + sibKey + ": S_0=1, S_1=1, S_2=1, S_3=1, S_4=1 and S_5=1 as it sets them, 10 it does not set removed", "Set MY_VAR=1"},
+			[]string{"Remove OLD_0", "Set S_0"}},
 		{"the sibling sets them otherwise", "2",
 			[]string{"Set MY_VAR=1, S_0=1, S_1=1, S_2=1, S_3=1, S_4=1 and S_5=1"},
 			[]string{"Align the environment"}},

@@ -765,7 +765,7 @@ func searchSpaceSummary(rows []config.Row, n int) string {
 		if i >= len(role) {
 			break
 		}
-		text := role[i] + orList(names)
+		text := role[i] + joinOr(names)
 		switch w := workers[i]; {
 		case w[1] > 0 && w[0] != w[1]:
 			text += fmt.Sprintf(", %d-%d workers", w[0], w[1])
@@ -775,14 +775,6 @@ func searchSpaceSummary(rows []config.Row, n int) string {
 		out += "; " + text
 	}
 	return out
-}
-
-// orList joins names as "a, b or c".
-func orList(names []string) string {
-	if len(names) <= 1 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // rowBullets compares search-space rows by everything but concurrency.
