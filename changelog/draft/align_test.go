@@ -111,3 +111,18 @@ func TestEnvSummary(t *testing.T) {
 		t.Errorf("envSummary =\n  %q\nwant\n  %q", got, want)
 	}
 }
+
+// TestNewFilesSaidByTheirArm: a new srt-slurm file of a recipe whose
+// config changed is said by the arm that names it, not again as a file;
+// without a config change it is said.
+func TestNewFilesSaidByTheirArm(t *testing.T) {
+	f := "benchmarks/multi_node/srt-slurm-recipes/x/disagg-2p1d.yaml"
+	out := []string{"Add 2P1D prefill TP8, decode TP8 conc 64", "Add " + f}
+	changed := recipe.RecipeChange{Files: []string{f}, Diff: &config.RecipeDiff{Changes: []config.Change{{Path: "scenarios.fixed-seq-len[0].search-space[1]", Kind: config.Added}}}}
+	if got := newFilesSaid(changed, slices.Clone(out)); !slices.Equal(got, out[:1]) {
+		t.Errorf("config changed: %q, want %q", got, out[:1])
+	}
+	if got := newFilesSaid(recipe.RecipeChange{Files: []string{f}}, slices.Clone(out)); !slices.Equal(got, out) {
+		t.Errorf("config unchanged: %q, want %q", got, out)
+	}
+}

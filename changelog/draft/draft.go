@@ -280,7 +280,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 				out = append(out, yamlBullets(ch, f, launched, named)...)
 			}
 		}
-		return groupBullets(mergeRoles(mergeFiles(dedupe(out))))
+		return groupBullets(mergeRoles(mergeFiles(dedupe(newFilesSaid(rc, out)))))
 	}
 	var out []string
 	head, _, _ := ch.Head.Recipe(rc.Key)
@@ -364,7 +364,21 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			}
 		}
 	}
-	return groupBullets(mergeFiles(dedupe(out)))
+	return groupBullets(mergeFiles(dedupe(newFilesSaid(rc, out))))
+}
+
+// newFilesSaid leaves out "Add <srt-slurm file>" of a recipe whose config
+// changed: a new srt-slurm file serves the arm that names it, whose own
+// bullet ("Add 2P1D prefill TP8/EP8 DPA, decode TP12/EP12 DPA conc
+// 1152") says it.
+func newFilesSaid(rc recipe.RecipeChange, out []string) []string {
+	if rc.Diff == nil || len(rc.Diff.Changes) == 0 {
+		return out
+	}
+	return slices.DeleteFunc(out, func(b string) bool {
+		f, ok := strings.CutPrefix(b, "Add ")
+		return ok && isYAML(f) && slices.Contains(rc.Files, f)
+	})
 }
 
 // shortEnv is how many variables a new recipe's "Env:" bullet lists
