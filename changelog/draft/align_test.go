@@ -126,3 +126,26 @@ func TestNewFilesSaidByTheirArm(t *testing.T) {
 		t.Errorf("config unchanged: %q, want %q", got, out)
 	}
 }
+
+// TestRemovedTogether: many removed arms are said by what they share and
+// no remaining arm has; few, or nothing shared, are said one by one.
+func TestRemovedTogether(t *testing.T) {
+	row := func(isl int64, ptp, dtp int64) config.Row {
+		return config.Row{Scenario: "fixed-seq-len", ISL: isl, OSL: 1024, TP: []int64{ptp, dtp}, EP: []int64{1, 1}, Workers: []int64{1, 1}}
+	}
+	for _, c := range []struct {
+		name       string
+		gone, kept []config.Row
+		want       string
+	}{
+		{"a sequence length", []config.Row{row(8192, 4, 8), row(8192, 4, 4), row(8192, 8, 8), row(8192, 2, 4)}, []config.Row{row(1024, 4, 8)}, "Remove the 8k1k arms (4)"},
+		{"a side", []config.Row{row(8192, 4, 8), row(1024, 8, 8), row(8192, 8, 8), row(1024, 2, 8)}, []config.Row{row(1024, 4, 4)}, "Remove the decode TP8 arms (4: 1k1k and 8k1k)"},
+		{"few", []config.Row{row(8192, 4, 8), row(8192, 4, 4), row(8192, 8, 8)}, nil, ""},
+		{"nothing shared", []config.Row{row(8192, 4, 8), row(1024, 4, 4), row(8192, 8, 4), row(1024, 2, 8)}, []config.Row{row(1024, 4, 8)}, ""},
+	} {
+		got, ok := removedTogether(c.gone, c.kept)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("%s: %q %v, want %q", c.name, got, ok, c.want)
+		}
+	}
+}

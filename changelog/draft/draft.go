@@ -820,13 +820,74 @@ func rowBullets(old, new []config.Row) []string {
 		}
 	}
 	var gone []string
+	var goneRows []config.Row
 	for k, or := range oldBy {
 		if _, ok := newBy[k]; !ok {
 			gone = append(gone, fmt.Sprintf("Remove %s conc %s", name(or[0]), concText(concOf(or))))
+			goneRows = append(goneRows, or[0])
 		}
+	}
+	if b, ok := removedTogether(goneRows, new); ok {
+		return append(out, b)
 	}
 	sort.Strings(gone)
 	return append(out, gone...)
+}
+
+// manyGone is how many removed arms are said one by one; more that share
+// what no remaining arm has are said together (removedTogether).
+const manyGone = 3
+
+// removedTogether says many removed arms (gone) as what they share and
+// no remaining arm (kept) has: their sequence lengths ("Remove the 8k1k
+// arms (8)") or a side's parallelism ("Remove the decode TP8 arms
+// (6: 1k1k and 8k1k)"). ok is false for few arms, or none such trait.
+func removedTogether(gone, kept []config.Row) (string, bool) {
+	if len(gone) <= manyGone {
+		return "", false
+	}
+	seqOf := func(r config.Row) string {
+		if r.ISL == 0 {
+			return r.Scenario
+		}
+		return seqName(r.ISL) + seqName(r.OSL)
+	}
+	// one trait every gone arm has and no kept arm has
+	shared := func(trait func(config.Row) []string) (string, bool) {
+		count := map[string]int{}
+		for _, r := range gone {
+			for _, t := range slices.Compact(slices.Sorted(slices.Values(trait(r)))) {
+				count[t]++
+			}
+		}
+		for _, t := range slices.Sorted(maps.Keys(count)) {
+			if count[t] == len(gone) && !slices.ContainsFunc(kept, func(r config.Row) bool { return slices.Contains(trait(r), t) }) {
+				return t, true
+			}
+		}
+		return "", false
+	}
+	var seqs []string
+	for _, r := range gone {
+		if s := seqOf(r); !slices.Contains(seqs, s) {
+			seqs = append(seqs, s)
+		}
+	}
+	if t, ok := shared(func(r config.Row) []string { return []string{seqOf(r)} }); ok && t != "" {
+		return fmt.Sprintf("Remove the %s arms (%d)", t, len(gone)), true
+	}
+	slices.Sort(seqs)
+	role := func(r config.Row) []string {
+		sides := sideNames(r)
+		if len(sides) != 2 {
+			return sides
+		}
+		return []string{"prefill " + sides[0], "decode " + sides[1]}
+	}
+	if t, ok := shared(role); ok && t != "" {
+		return fmt.Sprintf("Remove the %s arms (%d: %s)", t, len(gone), joinAnd(seqs)), true
+	}
+	return "", false
 }
 
 func concOf(rows []config.Row) []int64 {
