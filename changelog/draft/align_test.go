@@ -149,3 +149,16 @@ func TestRemovedTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeTableBullets: a model table's change said twice (the same
+// options for prefill and decode, one variable a bullet) is said once.
+func TestMergeTableBullets(t *testing.T) {
+	got := mergeTableBullets([]string{
+		"Add --a 1, --b to prefill_flags of M in t.yaml", "Add --a 1, --b to decode_flags of M in t.yaml",
+		"Set X_A=1 (in M in t.yaml)", "Remove X_C (in M in t.yaml)", "Set X_B=2 (in M in t.yaml)", "Set X_D=3 (in N in t.yaml)",
+	})
+	want := []string{"Add --a 1, --b to prefill_flags and decode_flags of M in t.yaml", "Set X_A=1 and X_B=2 (in M in t.yaml)", "Remove X_C (in M in t.yaml)", "Set X_D=3 (in N in t.yaml)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("mergeTableBullets =\n  %q\nwant\n  %q", got, want)
+	}
+}

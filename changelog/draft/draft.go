@@ -2679,6 +2679,41 @@ func modelTableBullets(ch *recipe.Change, model string) []string {
 			out = append(out, flagStringBullets(of, nf, fmt.Sprintf("%s of %s", leaf, where))...)
 		}
 	}
+	return mergeTableBullets(out)
+}
+
+// mergeTableBullets joins a model table's bullets that say one change
+// twice: the same options added to prefill_flags and decode_flags ("Add
+// --a to prefill_flags and decode_flags of M in f.yaml"), and variables
+// set or removed in one entry ("Set A=1 and B=2 (in M in f.yaml)").
+func mergeTableBullets(bs []string) []string {
+	var out []string
+	for i, b := range bs {
+		if b == "" {
+			continue
+		}
+		if strings.Contains(b, "prefill_flags of ") {
+			twin := strings.Replace(b, "prefill_flags of ", "decode_flags of ", 1)
+			if j := slices.Index(bs[i+1:], twin); j >= 0 {
+				bs[i+1+j] = ""
+				b = strings.Replace(b, "prefill_flags of ", "prefill_flags and decode_flags of ", 1)
+			}
+		}
+		verb, _, _ := strings.Cut(b, " ")
+		k := strings.LastIndex(b, " (in ")
+		if (verb == "Set" || verb == "Remove") && k > 0 && strings.HasSuffix(b, ")") {
+			suffix := b[k:]
+			items := []string{strings.TrimPrefix(b[:k], verb+" ")}
+			for j := i + 1; j < len(bs); j++ {
+				if o := bs[j]; strings.HasPrefix(o, verb+" ") && strings.HasSuffix(o, suffix) && strings.LastIndex(o, " (in ") == len(o)-len(suffix) {
+					items = append(items, strings.TrimSuffix(strings.TrimPrefix(o, verb+" "), suffix))
+					bs[j] = ""
+				}
+			}
+			b = verb + " " + joinAnd(items) + suffix
+		}
+		out = append(out, b)
+	}
 	return out
 }
 
