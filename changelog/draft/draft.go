@@ -2155,6 +2155,9 @@ func siblingBullets(ch *recipe.Change, sib string, eff *recipe.Effect, o Options
 		return strings.TrimPrefix(b, "launch.env.")
 	}
 	with := func(b, v string) string {
+		if strings.ContainsAny(v, ", ") {
+			v = `"` + v + `"` // one value in a list: CUDA_VISIBLE_DEVICES="0,1,2,3"
+		}
 		switch {
 		case v == "" || !literalValue(v):
 			return name(b)
