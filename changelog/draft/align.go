@@ -1,6 +1,7 @@
 package draft
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -174,15 +175,7 @@ func siblingCandidates(head *config.Master, key, oldKey string, me *config.Recip
 		}
 		cs = append(cs, cand{k, s})
 	}
-	slices.SortStableFunc(cs, func(a, b cand) int {
-		switch {
-		case a.s > b.s:
-			return -1
-		case a.s < b.s:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(cs, func(a, b cand) int { return cmp.Compare(b.s, a.s) })
 	var out []string
 	for i := 0; i < len(cs) && i < 3; i++ {
 		out = append(out, cs[i].k)

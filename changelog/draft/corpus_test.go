@@ -33,7 +33,7 @@ func TestDraftAgainstAuthors(t *testing.T) {
 	s := &config.Settings{}
 	var commits, sameKeys, coveredKeys, passed, asAuthor, failures int
 	facts := map[string][2]int{} // kind → {present, total}
-	missedEnv := 0
+	missedEnv, missedConc := 0, 0
 	n := 0
 	err := r.FirstParent(context.Background(), gitscan.WalkOptions{From: head}, func(nd gitscan.Node) error {
 		if len(nd.Parents) == 0 {
@@ -178,6 +178,10 @@ func TestDraftAgainstAuthors(t *testing.T) {
 			f[1]++
 			if needle != "\x00" && strings.Contains(dt, needle) {
 				f[0]++
+			} else if c.Kind == claims.KindConc {
+				if missedConc++; missedConc <= 10 {
+					t.Logf("%s: the author says %q; the draft does not:\n%s", nd.Hash.String()[:10], c.Text, dt)
+				}
 			}
 			facts[c.Kind] = f
 			if c.Kind == claims.KindEnv && confirmed[c.Name] {
