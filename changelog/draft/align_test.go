@@ -101,12 +101,12 @@ func TestSiblingSameJSONOtherwiseWritten(t *testing.T) {
 
 // TestEnvSummary: a driver script's long list of variables is said by
 // kind: those set to a value of its own named, those with a default by
-// family (a family of one counted), those passed in named briefly.
+// family (a family of one by its name), those passed in named briefly.
 func TestEnvSummary(t *testing.T) {
 	names := []string{"TIME_LIMIT=08:00:00 (default)", "MODEL_PATH", "MC_A=1 (default)", "MC_B=2 (default)", "MC_C=3 (default)",
 		"HICACHE_X=a (default)", "HICACHE_Y=b (default)", "MORI_CONN_PATCH=skip", "PREFILL_ENABLE_EP"}
 	got := envSummary(names)
-	want := "9 variables; set: MORI_CONN_PATCH=skip; 6 with defaults: MC_* (3), HICACHE_* (2), 1 other; passed in: MODEL_PATH, PREFILL_ENABLE_EP"
+	want := "9 variables; set: MORI_CONN_PATCH=skip; 6 with defaults: MC_* (3), HICACHE_* (2), TIME_LIMIT; passed in: MODEL_PATH, PREFILL_ENABLE_EP"
 	if got != want {
 		t.Errorf("envSummary =\n  %q\nwant\n  %q", got, want)
 	}

@@ -121,12 +121,14 @@ func scriptEnvBullets(ch *recipe.Change, key, sib string) []string {
 
 // envSummary says a driver script's long list of variables (names, as
 // scriptEnvBullets writes them) by kind: those it sets to a value of its
-// own, named; those with a default, by family ("MC_* (11)"); those it
+// own, named; those with a default, by family ("MC_* (11)", one alone
+// by its name); those it
 // passes on from its caller, named briefly. 40 names in a row are a dump
 // a maintainer cuts.
 func envSummary(names []string) string {
 	var set, passed []string
 	families := map[string]int{}
+	alone := map[string]string{} // a family's name when it has one
 	var order []string
 	defaults := 0
 	for _, n := range names {
@@ -138,6 +140,7 @@ func envSummary(names []string) string {
 				order = append(order, f)
 			}
 			families[f]++
+			alone[f], _, _ = strings.Cut(n, "=")
 		case strings.Contains(n, "="):
 			set = append(set, n)
 		default:
@@ -158,21 +161,14 @@ func envSummary(names []string) string {
 	if defaults > 0 {
 		slices.SortStableFunc(order, func(a, b string) int { return families[b] - families[a] })
 		var fs []string
-		alone := 0 // families of one: counted
 		for _, f := range order {
 			if families[f] < 2 {
-				alone++
+				fs = append(fs, alone[f]) // a family of one: by its name
 				continue
 			}
 			fs = append(fs, fmt.Sprintf("%s_* (%d)", f, families[f]))
 		}
-		switch {
-		case alone == 1:
-			fs = append(fs, "1 other")
-		case alone > 1:
-			fs = append(fs, fmt.Sprintf("%d others", alone))
-		}
-		parts = append(parts, fmt.Sprintf("%d with defaults: %s", defaults, list(fs)))
+		parts = append(parts, fmt.Sprintf("%d with defaults: %s", defaults, strings.Join(fs, ", ")))
 	}
 	if len(passed) > 0 {
 		parts = append(parts, "passed in: "+list(passed))
@@ -185,9 +181,11 @@ func envSummary(names []string) string {
 const dumpEnv = 12
 
 // newEnvText is what a new recipe's srt-slurm environment (order, vals)
-// has that no other srt-slurm file of the head sets so ("A=1, B (by
-// recipe)"); "" when it has nothing of its own (the list then says it:
-// an author names what a recipe sets as others do, too).
+// has that the repository did not before the change: "new to the
+// repository: A=1, B (by recipe)" for names no file held, "values new
+// to it: C=0" for names set otherwise; "" when it has nothing of its own
+// (the list then says it: an author names what a recipe sets as others
+// do, too).
 func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[string]map[string]bool) string {
 	own := map[string]bool{}
 	root := ""
@@ -202,25 +200,34 @@ func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[st
 	if root == "" {
 		return ""
 	}
-	// what the repository's other files set: every other srt-slurm file's
-	// environment, and the assignments of its scripts
+	// what the repository held before the change: every srt-slurm file's
+	// environment, the names of any file, the assignments of its scripts
+	base := ch.Base.Files
 	others, named := map[string]bool{}, map[string]bool{} // NAME=VALUE, NAME
-	_ = fs.WalkDir(ch.Head.Files, root, func(p string, d fs.DirEntry, err error) error {
+	_ = fs.WalkDir(base, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || own[p] || !isYAML(p) {
 			return nil
 		}
-		for _, kv := range yamlEnv(ch, p) {
+		for _, kv := range yamlEnv(base, p) {
 			others[kv[0]+"="+kv[1]], named[kv[0]] = true, true
 		}
 		return nil
 	})
 	for _, top := range []string{"benchmarks", "runners"} {
-		_ = fs.WalkDir(ch.Head.Files, top, func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".sh") {
+		_ = fs.WalkDir(base, top, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || own[p] {
 				return nil
 			}
-			data, ok, err := revfs.ReadFile(ch.Head.Files, p)
-			if err != nil || !ok {
+			data, ok, err := revfs.ReadFile(base, p)
+			if err != nil || !ok || len(data) > 1<<20 {
+				return nil
+			}
+			// a name any other file holds (read with a default, set in a
+			// job file, a model table) is no new name
+			for _, w := range reEnvWord.FindAll(data, -1) {
+				named[string(w)] = true
+			}
+			if !strings.HasSuffix(p, ".sh") && !strings.HasSuffix(p, ".slurm") {
 				return nil
 			}
 			for _, m := range reShellAssign.FindAllSubmatch(data, -1) {
@@ -275,6 +282,9 @@ func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[st
 	return strings.Join(parts, "; ")
 }
 
+// reEnvWord is a variable's name in any text.
+var reEnvWord = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
+
 // reShellAssign finds the variables a shell script assigns: "NAME=V",
 // "export NAME=V", "-e NAME=V" (the value quoted or a plain word).
 var reShellAssign = regexp.MustCompile(`(?m)(?:^|[\s;(])(?:export\s+)?([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=("[^"\n]*"|'[^'\n]*'|[^\s;)"'\x60]*)`)
@@ -312,7 +322,7 @@ func recipeYAMLEnv(ch *recipe.Change, drivers []string) (order []string, vals ma
 			continue
 		}
 		files++
-		for _, kv := range yamlEnv(ch, p) {
+		for _, kv := range yamlEnv(ch.Head.Files, p) {
 			if vals[kv[0]] == nil {
 				vals[kv[0]] = map[string]bool{}
 				order = append(order, kv[0])
@@ -382,8 +392,8 @@ func yamlEnvLike(ch *recipe.Change, sib string, order []string, vals map[string]
 // yamlEnv lists the variables a YAML file at head sets, in document
 // order: the entries of every mapping named env or ending in environment
 // (an srt-slurm recipe's benchmark, frontend and worker environments).
-func yamlEnv(ch *recipe.Change, p string) [][2]string {
-	v := loadYAML(ch.Head.Files, p)
+func yamlEnv(files fs.FS, p string) [][2]string {
+	v := loadYAML(files, p)
 	if v == nil {
 		return nil
 	}

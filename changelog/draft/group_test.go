@@ -155,7 +155,8 @@ func TestSearchSpaceAggregated(t *testing.T) {
 	}
 }
 
-// TestSearchSpaceSummarised: more arms than a reader reads one by one
+// TestSearchSpaceSummarised: more arms than a reader reads one by one (a
+// dozen)
 // are said by their shape: per sequence lengths their number and
 // concurrency range, per side its parallelism and worker counts.
 func TestSearchSpaceSummarised(t *testing.T) {
@@ -165,8 +166,8 @@ func TestSearchSpaceSummarised(t *testing.T) {
 		isl  int
 		arms [][3]int // prefill workers, decode tp, conc
 	}{
-		{1024, [][3]int{{1, 8, 8}, {1, 16, 615}, {2, 16, 4301}, {2, 32, 666}}},
-		{8192, [][3]int{{1, 4, 5}, {4, 32, 333}, {12, 16, 2253}, {7, 32, 666}}},
+		{1024, [][3]int{{1, 8, 8}, {1, 16, 615}, {2, 16, 4301}, {2, 32, 666}, {3, 16, 900}, {4, 16, 1000}, {5, 16, 1100}}},
+		{8192, [][3]int{{1, 4, 5}, {4, 32, 333}, {12, 16, 2253}, {7, 32, 666}, {3, 32, 700}, {5, 32, 800}, {6, 32, 900}}},
 	} {
 		fmt.Fprintf(&b, "    - isl: %d\n      osl: 1024\n      search-space:\n", seq.isl)
 		for _, a := range seq.arms {
@@ -178,7 +179,7 @@ func TestSearchSpaceSummarised(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := searchSpaceText(m.Recipes["k"].Rows())
-	want := "8 arms: 1k1k 4 (conc 8-4301), 8k1k 4 (conc 5-2253); prefill TP4/EP4 DPA, 1-12 workers; decode TP8/EP8 DPA, TP16/EP16 DPA, TP32/EP32 DPA or TP4/EP4 DPA"
+	want := "14 arms: 1k1k 7 (conc 8-4301), 8k1k 7 (conc 5-2253); prefill TP4/EP4 DPA, 1-12 workers; decode TP8/EP8 DPA, TP16/EP16 DPA, TP32/EP32 DPA or TP4/EP4 DPA"
 	if got != want {
 		t.Errorf("searchSpaceText =\n  %q\nwant\n  %q", got, want)
 	}

@@ -292,8 +292,9 @@ func searchSpaceText(rows []config.Row) string {
 }
 
 // longSearchSpace is how many arms searchSpaceText says one by one;
-// more are summarised (searchSpaceSummary).
-const longSearchSpace = 6
+// more are summarised (searchSpaceSummary). Authors list up to a dozen
+// shapes with their concurrencies themselves (kimik2.5-fp4-gb300's 11).
+const longSearchSpace = 12
 
 // searchSpaceSummary summarises many arms (n): by sequence lengths (or
 // scenario) their number and concurrency range, then each side's
