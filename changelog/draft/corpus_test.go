@@ -217,10 +217,14 @@ func TestDraftAgainstAuthors(t *testing.T) {
 	// The conc facts: claims v9 reads 129 in the authors' bullets where v8
 	// read 120 (a remark after ", which" or between dashes is its own
 	// clause now); the draft states 123 of them since stop 54's drafts,
-	// 95%)
+	// 95%. Stop 57: 122 and 38 of the 45 confirmed env facts, one fewer
+	// each, both found by chance before: 1338e34689's "conc-list
+	// [64,96,128]" in a dump of 41 variables (MC_MASTER_THREADS=64), now
+	// said by kind; 17220ce03f's AIPERF_EXTRA_INPUTS, which the
+	// repository held with the same value before the change, so no news)
 	if commits < 200 || pct(coveredKeys, commits) < 95 || pct(passed, commits) < 97.5 || pct(asAuthor, commits) < 99.5 ||
-		pct(facts[claims.KindImage][0], facts[claims.KindImage][1]) < 90 || pct(facts[claims.KindConc][0], facts[claims.KindConc][1]) < 95 ||
-		pct(facts[claims.KindEnv][0], facts[claims.KindEnv][1]) < 76.5 || pct(facts["confirmed env"][0], facts["confirmed env"][1]) < 85 {
+		pct(facts[claims.KindImage][0], facts[claims.KindImage][1]) < 90 || pct(facts[claims.KindConc][0], facts[claims.KindConc][1]) < 94.5 ||
+		pct(facts[claims.KindEnv][0], facts[claims.KindEnv][1]) < 76.5 || pct(facts["confirmed env"][0], facts["confirmed env"][1]) < 84 {
 		t.Errorf("the draft fell below its measured agreement with the authors")
 	}
 }
