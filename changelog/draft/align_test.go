@@ -162,3 +162,30 @@ func TestMergeTableBullets(t *testing.T) {
 		t.Errorf("mergeTableBullets =\n  %q\nwant\n  %q", got, want)
 	}
 }
+
+// TestConvertedArmIsOneChange: an arm whose expert parallelism or DP
+// attention changed, nothing else, is one change, not an addition and a
+// removal.
+func TestConvertedArmIsOneChange(t *testing.T) {
+	row := func(ep int64, dpa bool, conc ...int64) config.Row {
+		return config.Row{Scenario: "agentic-coding", TP: []int64{8}, EP: []int64{ep}, DPA: []bool{dpa}, Conc: conc}
+	}
+	old := []config.Row{row(1, false, 1, 2, 4), row(1, true, 48, 64, 96)}
+	new := []config.Row{row(1, false, 1, 2, 4), row(8, true, 48)}
+	got := rowBullets(old, new)
+	want := []string{"Change TP8 DPA to TP8/EP8 DPA, conc from [48, 64, 96] to 48"}
+	if !slices.Equal(got, want) {
+		t.Errorf("rowBullets = %q, want %q", got, want)
+	}
+}
+
+// TestFollowsPoints: a value that is every point's own tp, ep or conc
+// follows the point.
+func TestFollowsPoints(t *testing.T) {
+	pls := []recipe.PointLaunch{{Point: recipe.LaunchPoint{TP: 8, EP: 8, Conc: 48}}, {Point: recipe.LaunchPoint{TP: 8, EP: 8, Conc: 64}}}
+	for v, want := range map[string]bool{"8": true, "48": false, "4": false, "fp8": false} {
+		if got := followsPoints(v, pls); got != want {
+			t.Errorf("followsPoints(%q) = %v, want %v", v, got, want)
+		}
+	}
+}

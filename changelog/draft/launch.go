@@ -899,6 +899,25 @@ func addedLaunchBullets(e *recipe.Effect) []string {
 // newVariableBullets'. What the new points no longer pass is not said:
 // the recipe's other points still pass it, which the claims read as a
 // removal that did not happen.)
+// followsPoints says whether a value is every point's own tp, ep or
+// conc ("--ep-size 8" of points of ep 8): the search space says it.
+func followsPoints(v string, pls []recipe.PointLaunch) bool {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || len(pls) == 0 {
+		return false
+	}
+	for _, f := range []func(p *recipe.LaunchPoint) int64{
+		func(p *recipe.LaunchPoint) int64 { return p.TP },
+		func(p *recipe.LaunchPoint) int64 { return p.EP },
+		func(p *recipe.LaunchPoint) int64 { return p.Conc },
+	} {
+		if !slices.ContainsFunc(pls, func(pl recipe.PointLaunch) bool { return f(&pl.Point) != n }) {
+			return true
+		}
+	}
+	return false
+}
+
 func newPointsBullets(e *recipe.Effect) []string {
 	if len(e.Base) == 0 {
 		return nil
@@ -951,7 +970,7 @@ func newPointsBullets(e *recipe.Effect) []string {
 		// (an option the base points pass with values of their own, such
 		// as --max-num-seqs 2*CONC, follows the point: a new point's own
 		// value of it is not news)
-		if name, ok := option(k); ok && !baseAny[k][newAlike[k]] && !told[k] && len(baseAny[k]) < 2 {
+		if name, ok := option(k); ok && !baseAny[k][newAlike[k]] && !told[k] && len(baseAny[k]) < 2 && !followsPoints(newAlike[k], added) {
 			if v := newAlike[k]; v != "" && literalValue(v) {
 				name += " " + v
 			}

@@ -81,6 +81,13 @@ func itemFieldBullet(r *config.Recipe, c config.Change) (string, bool) {
 }
 
 // rowKey identifies a search-space row apart from its concurrencies.
+// parallelKey is a row's key without its expert parallelism and DP
+// attention: two rows of one key are one arm converted.
+func parallelKey(r config.Row) string {
+	r.EP, r.DPA = nil, nil
+	return rowKey(r)
+}
+
 func rowKey(r config.Row) string {
 	// a field written with its default is the field left out: "ep: 1,
 	// dp-attn: false" is the row "tp: 8" was
@@ -392,11 +399,38 @@ func rowBullets(old, new []config.Row) []string {
 		}
 		newBy[k] = append(newBy[k], r)
 	}
+	// an arm converted (its EP or DP attention changed, nothing else): one
+	// change, not an addition and a removal
+	converted := map[string]string{} // new key → old key
+	for _, k := range order {
+		if _, ok := oldBy[k]; ok {
+			continue
+		}
+		var cands []string
+		for ok := range oldBy {
+			if _, kept := newBy[ok]; !kept && parallelKey(oldBy[ok][0]) == parallelKey(newBy[k][0]) {
+				cands = append(cands, ok)
+			}
+		}
+		if len(cands) == 1 && !slices.Contains(slices.Collect(maps.Values(converted)), cands[0]) {
+			converted[k] = cands[0]
+		}
+	}
 	var out []string
 	for _, k := range order {
 		nr := newBy[k]
 		or := oldBy[k]
 		nc, oc := concOf(nr), concOf(or)
+		if ok, was := converted[k]; was {
+			or = oldBy[ok]
+			oc = concOf(or)
+			text := fmt.Sprintf("Change %s to %s", name(or[0]), name(nr[0]))
+			if !slices.Equal(nc, oc) {
+				text += fmt.Sprintf(", conc from %s to %s", concText(oc), concText(nc))
+			}
+			out = append(out, text)
+			continue
+		}
 		switch {
 		case len(or) == 0:
 			out = append(out, fmt.Sprintf("Add %s conc %s", name(nr[0]), concText(nc)))
@@ -406,8 +440,12 @@ func rowBullets(old, new []config.Row) []string {
 	}
 	var gone []string
 	var goneRows []config.Row
+	wasConverted := map[string]bool{}
+	for _, ok := range converted {
+		wasConverted[ok] = true
+	}
 	for k, or := range oldBy {
-		if _, ok := newBy[k]; !ok {
+		if _, ok := newBy[k]; !ok && !wasConverted[k] {
 			gone = append(gone, fmt.Sprintf("Remove %s conc %s", name(or[0]), concText(concOf(or))))
 			goneRows = append(goneRows, or[0])
 		}
