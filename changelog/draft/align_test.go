@@ -9,6 +9,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/testfs"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 // TestLongEnvSaidByItsSibling: a change of many variables that makes a
@@ -179,13 +180,27 @@ func TestConvertedArmIsOneChange(t *testing.T) {
 	}
 }
 
-// TestFollowsPoints: a value that is every point's own tp, ep or conc
-// follows the point.
+// TestFollowsPoints: an option whose value is every point's own tp, ep
+// or conc, at the base points too, follows the point; a literal that
+// only equals the new points' parameter does not.
 func TestFollowsPoints(t *testing.T) {
-	pls := []recipe.PointLaunch{{Point: recipe.LaunchPoint{TP: 8, EP: 8, Conc: 48}}, {Point: recipe.LaunchPoint{TP: 8, EP: 8, Conc: 64}}}
-	for v, want := range map[string]bool{"8": true, "48": false, "4": false, "fp8": false} {
-		if got := followsPoints(v, pls); got != want {
-			t.Errorf("followsPoints(%q) = %v, want %v", v, got, want)
+	pl := func(ep, conc int64, flags ...dryrun.ArgFlag) recipe.PointLaunch {
+		return recipe.PointLaunch{Point: recipe.LaunchPoint{TP: 8, EP: ep, Conc: conc},
+			Launch: &dryrun.Launch{Status: dryrun.StatusLaunched, Servers: []dryrun.Command{{Argv: []string{"sglang"}, Flags: flags}}}}
+	}
+	ep := func(v string) dryrun.ArgFlag { return dryrun.ArgFlag{Name: "--ep-size", Values: []string{v}} }
+	added := []recipe.PointLaunch{pl(8, 48, ep("8"))}
+	for _, c := range []struct {
+		name string
+		base []recipe.PointLaunch
+		want bool
+	}{
+		{"the base points pass their own ep", []recipe.PointLaunch{pl(1, 4, ep("1")), pl(1, 8, ep("1"))}, true},
+		{"no base point passes it", []recipe.PointLaunch{pl(1, 4), pl(1, 8)}, false},
+		{"a base point passes another value", []recipe.PointLaunch{pl(1, 4, ep("2"))}, false},
+	} {
+		if got := followsPoints("launch.flags.--ep-size", "8", added, c.base); got != c.want {
+			t.Errorf("%s: followsPoints = %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -899,11 +899,15 @@ func addedLaunchBullets(e *recipe.Effect) []string {
 // newVariableBullets'. What the new points no longer pass is not said:
 // the recipe's other points still pass it, which the claims read as a
 // removal that did not happen.)
-// followsPoints says whether a value is every point's own tp, ep or
-// conc ("--ep-size 8" of points of ep 8): the search space says it.
-func followsPoints(v string, pls []recipe.PointLaunch) bool {
+// followsPoints says whether option k follows a parameter of the points
+// (their tp, ep or conc): the new points (added) pass their own value of
+// it, v, and every base point that passes it passes its own ("--ep-size
+// 1" at ep 1, "--ep-size 8" at ep 8). The search space says it then. A
+// literal that only equals the parameter ("--cuda-graph-max-bs 4" at tp
+// 4, which no base point passes) does not follow it.
+func followsPoints(k, v string, added, base []recipe.PointLaunch) bool {
 	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || len(pls) == 0 {
+	if err != nil || len(added) == 0 {
 		return false
 	}
 	for _, f := range []func(p *recipe.LaunchPoint) int64{
@@ -911,7 +915,19 @@ func followsPoints(v string, pls []recipe.PointLaunch) bool {
 		func(p *recipe.LaunchPoint) int64 { return p.EP },
 		func(p *recipe.LaunchPoint) int64 { return p.Conc },
 	} {
-		if !slices.ContainsFunc(pls, func(pl recipe.PointLaunch) bool { return f(&pl.Point) != n }) {
+		if slices.ContainsFunc(added, func(pl recipe.PointLaunch) bool { return f(&pl.Point) != n }) {
+			continue
+		}
+		seen, all := false, true
+		for i := range base {
+			bv, ok := base[i].Facts()[k]
+			if !ok {
+				continue
+			}
+			seen = true
+			all = all && bv == strconv.FormatInt(f(&base[i].Point), 10)
+		}
+		if seen && all {
 			return true
 		}
 	}
@@ -970,7 +986,7 @@ func newPointsBullets(e *recipe.Effect) []string {
 		// (an option the base points pass with values of their own, such
 		// as --max-num-seqs 2*CONC, follows the point: a new point's own
 		// value of it is not news)
-		if name, ok := option(k); ok && !baseAny[k][newAlike[k]] && !told[k] && len(baseAny[k]) < 2 && !followsPoints(newAlike[k], added) {
+		if name, ok := option(k); ok && !baseAny[k][newAlike[k]] && !told[k] && len(baseAny[k]) < 2 && !followsPoints(k, newAlike[k], added, e.Base) {
 			if v := newAlike[k]; v != "" && literalValue(v) {
 				name += " " + v
 			}
