@@ -426,6 +426,15 @@ func joinAnd(vs []string) string {
 	return strings.Join(vs[:len(vs)-1], ", ") + " and " + vs[len(vs)-1]
 }
 
+// capped joins at most most items with ", ", and says how many more
+// there are ("a, b, 3 more").
+func capped(items []string, most int) string {
+	if len(items) > most {
+		items = append(items[:most:most], fmt.Sprintf("%d more", len(items)-most))
+	}
+	return strings.Join(items, ", ")
+}
+
 // joinOr is "a", "a or b", "a, b or c".
 func joinOr(vs []string) string {
 	if len(vs) < 2 {

@@ -265,19 +265,12 @@ func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[st
 			news = append(news, text)
 		}
 	}
-	const most = 12
-	list := func(l []string) string {
-		if len(l) > most {
-			l = append(l[:most:most], fmt.Sprintf("%d more", len(l)-most))
-		}
-		return strings.Join(l, ", ")
-	}
 	var parts []string
 	if len(news) > 0 {
-		parts = append(parts, "new to the repository: "+list(news))
+		parts = append(parts, "new to the repository: "+capped(news, 12))
 	}
 	if len(values) > 0 {
-		parts = append(parts, "values new to it: "+list(values))
+		parts = append(parts, "values new to it: "+capped(values, 12))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -794,13 +794,7 @@ func siblingBullets(ch *recipe.Change, sib string, eff *recipe.Effect, o Options
 		}
 		return diffs
 	}
-	const most = 12
-	list := func(diffs []string) string {
-		if len(diffs) > most {
-			diffs = append(diffs[:most:most], fmt.Sprintf("%d more", len(diffs)-most))
-		}
-		return strings.Join(diffs, ", ")
-	}
+	list := func(diffs []string) string { return capped(diffs, 12) }
 	var out []string
 	if diffs := except(mineAll, mineAny, theirAll, theirAny); len(diffs) == 0 {
 		out = append(out, "Server options as "+sib+"'s")
