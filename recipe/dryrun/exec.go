@@ -79,10 +79,41 @@ func (s *dryRun) call(ctx context.Context, args []string, funcs map[string]*synt
 			return append([]string{args[0], sourceMark + p}, args[2:]...), nil
 		}
 	case "eval":
+		if n := len(args); n > 2 && strings.HasPrefix(args[n-1], evalNamesWord) {
+			names := strings.Split(strings.TrimPrefix(args[n-1], evalNamesWord), ",")
+			args = args[:n-1]
+			if out := strings.TrimSpace(strings.Join(args[1:], " ")); unknownWord.MatchString(out) {
+				// the output of a program the sandbox does not run: what
+				// it sets is unknown, never unset
+				var b strings.Builder
+				q, err := syntax.Quote(out, syntax.LangBash)
+				if err != nil {
+					q = "''"
+				}
+				for _, name := range names {
+					if isVarName(name) {
+						fmt.Fprintf(&b, "%s=%s\n", name, q)
+					}
+				}
+				s.unknown(s.at(ctx, "eval"), "eval of %s: %s unknown", out, strings.Join(names, ", "))
+				args = []string{"eval", b.String()}
+			}
+		}
 		if len(args) > 1 {
 			if code, ok := rewriteCode(strings.Join(args[1:], " "), "eval"); ok {
 				return []string{"eval", code}, nil
 			}
+		}
+	case "which":
+		// answered as command -v answers a program: taken as installed
+		var names []string
+		for _, a := range args[1:] {
+			if !strings.HasPrefix(a, "-") {
+				names = append(names, "file="+a)
+			}
+		}
+		if len(names) > 0 {
+			return append([]string{lookupCommand, "-p"}, names...), nil
 		}
 	case "set":
 		return setArgs(args), nil
@@ -117,6 +148,9 @@ func (s *dryRun) call(ctx context.Context, args []string, funcs map[string]*synt
 	}
 	return args, nil
 }
+
+// unknownWord matches a value that is one unknown value, whole.
+var unknownWord = regexp.MustCompile(`^<unknown:[^<>\s]*>$`)
 
 // loopCommand counts a loop's turns (see rewrite).
 const loopCommand = "perflog-loop"
@@ -205,6 +239,9 @@ func (s *dryRun) execHandler(ctx context.Context, args []string) error {
 }
 
 func (s *dryRun) exec(ctx context.Context, dir string, env expand.Environ, args []string) error {
+	if nodes, ok := srunTasks(ctx, args, env); ok {
+		return s.srun(ctx, dir, env, args, nodes)
+	}
 	for i := range args {
 		if i > 0 && !isWrapper(args) {
 			break
@@ -232,6 +269,9 @@ func (s *dryRun) exec(ctx context.Context, dir string, env expand.Environ, args 
 		}
 		return nil
 	}
+	if ok, err := s.sbatch(ctx, dir, env, args); ok {
+		return err
+	}
 	if file, sargs, extra, ok := s.scriptOf(dir, args); ok {
 		if len(extra) > 0 {
 			env = withEnv(env, extra)
@@ -258,16 +298,31 @@ var infra = map[string]bool{"sleep": true, "srun": true, "salloc": true, "sbatch
 	"hf": true, "huggingface-cli": true, "nvidia-smi": true, "rocm-smi": true, "amd-smi": true, "pip": true, "echo": true,
 	"date": true, "hostname": true, "tail": true, "tar": true, "curl": true, "wget": true, "kill": true, "sed": true}
 
-// idleQuery says whether a command asks which processes use the GPUs
-// (nvidia-smi --query-compute-apps=...): launchers refuse to start on a
-// busy machine ("[ERROR] GPU busy from previous run"), and the dry run
-// is of a machine fit to run the point, where the answer is empty.
+// idleQuery says whether a command asks what uses the GPUs
+// (nvidia-smi --query-compute-apps=..., rocm-smi --showmemuse):
+// launchers refuse to start on a busy machine ("[ERROR] GPU busy from
+// previous run"), and the dry run is of a machine fit to run the point,
+// where the answer is empty.
 func idleQuery(name string, args []string) bool {
-	if name != "nvidia-smi" {
+	for _, a := range args {
+		switch {
+		case name == "nvidia-smi" && strings.HasPrefix(a, "--query-compute-apps"),
+			name == "rocm-smi" && a == "--showmemuse":
+			return true
+		}
+	}
+	return false
+}
+
+// healthQuery says whether a command asks a server for its HTTP status
+// (curl -w '%{http_code}'), as launch paths poll servers they started
+// until they answer.
+func healthQuery(name string, args []string) bool {
+	if name != "curl" {
 		return false
 	}
-	for _, a := range args {
-		if strings.HasPrefix(a, "--query-compute-apps") {
+	for i, a := range args {
+		if (a == "-w" || a == "--write-out") && i+1 < len(args) && strings.TrimSpace(args[i+1]) == "%{http_code}" {
 			return true
 		}
 	}
@@ -369,7 +424,10 @@ func dockerRun(args []string, env expand.Environ) (container, bool) {
 		case "-w", "--workdir":
 			c.dir = path.Clean(val)
 		case "--entrypoint":
-			entry = []string{val}
+			entry = nil // "" resets the image's
+			if val != "" {
+				entry = []string{val}
+			}
 		}
 	}
 	if i >= len(args) {
@@ -403,13 +461,13 @@ func (s *dryRun) scriptOf(dir string, args []string) (file string, sargs []strin
 		base := path.Base(a)
 		if base == "bash" || base == "sh" {
 			j := i + 1
-			for j < len(args) && strings.HasPrefix(args[j], "-") && args[j] != "-c" {
+			for j < len(args) && strings.HasPrefix(args[j], "-") && !dashC(args[j]) {
 				j++
 			}
-			if j+1 < len(args) && args[j] == "-c" {
+			if j+1 < len(args) && dashC(args[j]) {
 				return "-c", args[j+1:], extra, true
 			}
-			if j < len(args) && args[j] != "-c" {
+			if j < len(args) && !dashC(args[j]) {
 				if _, exists := s.read(s.abs(dir, args[j])); exists {
 					return args[j], args[j+1:], extra, true
 				}
@@ -423,6 +481,11 @@ func (s *dryRun) scriptOf(dir string, args []string) (file string, sargs []strin
 		}
 	}
 	return "", nil, nil, false
+}
+
+// dashC says whether a shell option word holds -c ("-c", "-lc", "-ec").
+func dashC(a string) bool {
+	return len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.Contains(a[1:], "c")
 }
 
 func withEnv(env expand.Environ, extra []string) expand.Environ {
@@ -659,6 +722,18 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 		return nil
 	case "mkdir", "chmod", "chown", "ln", "sync":
 		return nil
+	case "scontrol":
+		// the nodes of a dry run's job, one a line (a plain list only)
+		if len(args) >= 3 && args[1] == "show" && args[2] == "hostnames" {
+			list := hc.Env.Get("SLURM_JOB_NODELIST").String()
+			if len(args) > 3 {
+				list = args[3]
+			}
+			if nodes, ok := nodeList(list); ok {
+				fmt.Fprintln(out, strings.Join(nodes, "\n"))
+				return nil
+			}
+		}
 	case "touch":
 		for _, a := range operands() {
 			p := s.abs(dir, a)
@@ -696,6 +771,14 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 	}
 	if idleQuery(name, args[1:]) {
 		return nil // a machine fit to run the point has no process on its GPUs
+	}
+	if healthQuery(name, args[1:]) {
+		// a run whose servers came up: a health probe's status is 200
+		s.mu.Lock()
+		s.stubbed[name] = true
+		s.mu.Unlock()
+		fmt.Fprint(out, "200")
+		return nil
 	}
 	s.mu.Lock()
 	s.stubbed[name] = true

@@ -128,19 +128,28 @@ func homes(w *syntax.Word) {
 
 // prelude restores the TMPDIR the runner was given (or unsets it): the
 // first statement of every program the sandbox runs.
-func prelude(env expand.Environ) *syntax.Stmt {
+func prelude(env expand.Environ, arg0 string) []*syntax.Stmt {
 	src := "unset TMPDIR"
 	if vr := env.Get("TMPDIR"); vr.IsSet() && vr.Exported {
 		if q, err := syntax.Quote(vr.String(), syntax.LangBash); err == nil {
 			src = "export TMPDIR=" + q
 		}
 	}
+	q, err := syntax.Quote(arg0, syntax.LangBash)
+	if err != nil {
+		q = "bash"
+	}
+	src += "\n" + arg0Var + "=" + q
 	f, err := syntax.NewParser().Parse(strings.NewReader(src), "")
-	if err != nil || len(f.Stmts) != 1 {
+	if err != nil || len(f.Stmts) != 2 {
 		panic(fmt.Sprintf("prelude %q: %v", src, err))
 	}
-	return f.Stmts[0]
+	return f.Stmts
 }
+
+// arg0Var holds a run's $0 (see bashSource): a shell variable of the
+// run, never exported.
+const arg0Var = "__perflog_arg0"
 
 // lookupCommand is what command -v/-V, type and hash run when a name
 // they look up is not the shell's own (see lookup).
@@ -313,6 +322,7 @@ func rewriteCode(code, self string) (string, bool) {
 	if len(code) > maxCode {
 		return "", false
 	}
+	code = inertMarkers(code)
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(code), self)
 	if err != nil || unsupported(f) != "" {
 		return "", false
@@ -323,6 +333,42 @@ func rewriteCode(code, self string) (string, bool) {
 		return "", false
 	}
 	return b.String(), true
+}
+
+// inertMarkers escapes the unknown values in shell code made of a run's
+// values (bash -c "... $X ...", eval "$(cmd)"): an unquoted
+// <unknown:name> would read as redirections from and to files; escaped,
+// it stays the word it was. Quoted ones are left as they are.
+func inertMarkers(code string) string {
+	if !strings.Contains(code, UnknownMarker) {
+		return code
+	}
+	var b strings.Builder
+	quote := byte(0) // ' or ", or 0 outside quotes
+	for i := 0; i < len(code); i++ {
+		c := code[i]
+		switch {
+		case quote == 0 && strings.HasPrefix(code[i:], UnknownMarker):
+			end := strings.IndexByte(code[i:], '>')
+			if end < 0 {
+				b.WriteString(code[i:])
+				return b.String()
+			}
+			b.WriteString(`\` + code[i:i+end] + `\>`)
+			i += end
+			continue
+		case c == '\\' && quote != '\'' && i+1 < len(code):
+			b.WriteByte(c)
+			i++
+			c = code[i]
+		case quote == 0 && (c == '\'' || c == '"'):
+			quote = c
+		case quote != 0 && c == quote:
+			quote = 0
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
 
 // maxCode bounds the shell code the sandbox parses (a script, a sourced

@@ -219,8 +219,13 @@ func rewrite(f *syntax.File, self string) {
 			if n.Op == syntax.TsUsrOwn || n.Op == syntax.TsGrpOwn {
 				n.Op = syntax.TsExists // see ownerTests
 			}
+		case *syntax.CallExpr:
+			if names := evalNames(n); names != "" {
+				n.Args = append(n.Args, lit(names))
+			}
 		case *syntax.DblQuoted:
 			bashSource(n.Parts, name)
+			bigParams(n.Parts)
 			processParams(n.Parts)
 			arithParts(n.Parts)
 		case *syntax.DeclClause:
@@ -270,6 +275,7 @@ func rewrite(f *syntax.File, self string) {
 				homes(n)
 			}
 			bashSource(n.Parts, name)
+			bigParams(n.Parts)
 			processParams(n.Parts)
 			arithParts(n.Parts)
 			for i, p := range n.Parts {
@@ -522,7 +528,11 @@ func (c *Cache) sourceable(data []byte) []byte {
 				if n.Background && n.Semicolon.IsValid() {
 					// "X &" runs as "{ X & wait $!; }", as rewrite has it
 					o, amp := int(n.Position.Offset()), int(n.Semicolon.Offset())+1
-					edits = append(edits, edit{o, o, "{ "}, edit{amp, amp, " wait $!; }"})
+					closing := " wait $!; }"
+					if next := strings.TrimLeft(string(out[amp:min(len(out), amp+64)]), " \t"); next != "" && !strings.ContainsAny(next[:1], "\n);}#&|") {
+						closing += ";" // "X & Y" on one line: Y after the block
+					}
+					edits = append(edits, edit{o, o, "{ "}, edit{amp, amp, closing})
 				}
 				if d, ok := n.Cmd.(*syntax.DeclClause); ok {
 					if names := exportNames(d); len(names) > 0 {
@@ -536,6 +546,11 @@ func (c *Cache) sourceable(data []byte) []byte {
 				if n.Op == syntax.TsUsrOwn || n.Op == syntax.TsGrpOwn {
 					o := int(n.OpPos.Offset())
 					edits = append(edits, edit{o, o + 2, "-e"}) // see ownerTests
+				}
+			case *syntax.CallExpr:
+				if names := evalNames(n); names != "" {
+					e := int(n.Args[1].End().Offset())
+					edits = append(edits, edit{e, e, " " + names}) // as rewrite has it
 				}
 			case *syntax.Word:
 				if lit, home, name, ok := tildeUser(n); ok && !hdocs[n] {
@@ -567,6 +582,11 @@ func (c *Cache) sourceable(data []byte) []byte {
 			case *syntax.ParamExp:
 				if v := processParam(n); v != "" {
 					edits = append(edits, edit{int(n.Pos().Offset()), int(n.End().Offset()), v})
+				} else if x := bigParam(n); x != nil {
+					var b strings.Builder
+					if syntax.NewPrinter().Print(&b, &syntax.Word{Parts: []syntax.WordPart{x}}) == nil {
+						edits = append(edits, edit{int(n.Pos().Offset()), int(n.End().Offset()), b.String()})
+					}
 				}
 			}
 			return true
@@ -596,8 +616,10 @@ func (c *Cache) sourceable(data []byte) []byte {
 }
 
 // bashSource replaces $BASH_SOURCE and ${BASH_SOURCE[0]}, which the
-// interpreter does not set, and $0, which it loses in a background job,
-// with the script's path as bash was given it.
+// interpreter does not set, with the script's path from the workspace,
+// and $0, which it loses in a background job, with arg0Var: the word
+// the running script was started by (bash ./submit.sh: ./submit.sh),
+// which a file it sources sees too.
 func bashSource(parts []syntax.WordPart, self string) {
 	for i, p := range parts {
 		pe, ok := p.(*syntax.ParamExp)
@@ -605,7 +627,7 @@ func bashSource(parts []syntax.WordPart, self string) {
 			continue
 		}
 		if pe.Param.Value == "0" && pe.Index == nil {
-			parts[i] = &syntax.Lit{Value: self}
+			parts[i] = &syntax.ParamExp{Dollar: pe.Dollar, Rbrace: pe.Rbrace, Param: &syntax.Lit{ValuePos: pe.Param.ValuePos, ValueEnd: pe.Param.ValueEnd, Value: arg0Var}}
 			continue
 		}
 		if pe.Param.Value != "BASH_SOURCE" {
@@ -649,6 +671,91 @@ func processParam(pe *syntax.ParamExp) string {
 	}
 	return ""
 }
+
+// evalNames reads `eval "$(cmd)"`: the variables the output of cmd may
+// set, as the word "perflog-evalnames=A,B" that rewrite appends to the
+// eval ("" for another command). When cmd is a program the sandbox does
+// not run (python3 -c '... print(f"A={x}") ...'), its output is unknown,
+// and so is every variable it would set (call): the names are those its
+// text assigns to in upper case (NAME=" or NAME=').
+func evalNames(c *syntax.CallExpr) string {
+	if len(c.Args) != 2 || c.Args[0].Lit() != "eval" || len(c.Args[1].Parts) != 1 {
+		return ""
+	}
+	dq, ok := c.Args[1].Parts[0].(*syntax.DblQuoted)
+	if !ok || len(dq.Parts) != 1 {
+		return ""
+	}
+	cs, ok := dq.Parts[0].(*syntax.CmdSubst)
+	if !ok {
+		return ""
+	}
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, &syntax.File{Stmts: cs.Stmts}); err != nil {
+		return ""
+	}
+	var names []string
+	for _, m := range assignedName.FindAllStringSubmatch(b.String(), -1) {
+		if !slices.Contains(names, m[1]) {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	return evalNamesWord + strings.Join(names, ",")
+}
+
+// evalNamesWord starts the word evalNames appends.
+const evalNamesWord = "perflog-evalnames="
+
+// assignedName matches an assignment a program prints for a shell to
+// evaluate: NAME=" or NAME=' (escaped or not), NAME in upper case.
+var assignedName = regexp.MustCompile(`(?:^|[^A-Za-z0-9_])([A-Z_][A-Z0-9_]*)=\\?["']`)
+
+// bigParams replaces the positional parameters from ${10} on, which
+// mvdan.cc/sh's interpreter reads as unset (it knows $1 to $9), with
+// what reads them (bigParam).
+func bigParams(parts []syntax.WordPart) {
+	for i, p := range parts {
+		if pe, ok := p.(*syntax.ParamExp); ok {
+			if x := bigParam(pe); x != nil {
+				parts[i] = x
+			}
+		}
+	}
+}
+
+// bigParam is what reads ${N}, N >= 10: ${@:N:1}, and with an expansion
+// (${10:-true}) the same in a command substitution that first sets a
+// variable to it, or leaves it unset when there are fewer parameters
+// (nil: pe is another parameter, or a form it leaves as it is).
+func bigParam(pe *syntax.ParamExp) syntax.WordPart {
+	if pe.Param == nil || len(pe.Param.Value) < 2 || strings.Trim(pe.Param.Value, "0123456789") != "" ||
+		pe.Length || pe.Excl || pe.Width || pe.IsSet || pe.Index != nil || pe.Slice != nil || pe.Repl != nil || pe.Names != 0 {
+		return nil
+	}
+	n := pe.Param.Value
+	if pe.Exp == nil {
+		return &syntax.ParamExp{Param: &syntax.Lit{Value: "@"},
+			Slice: &syntax.Slice{Offset: &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: n}}},
+				Length: &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "1"}}}}}
+	}
+	var b strings.Builder
+	x := &syntax.ParamExp{Param: &syntax.Lit{Value: bigParamVar}, Exp: pe.Exp}
+	if syntax.NewPrinter().Print(&b, &syntax.Word{Parts: []syntax.WordPart{x}}) != nil {
+		return nil
+	}
+	src := fmt.Sprintf(`if [ $# -ge %s ]; then %s="${@:%s:1}"; else unset %s; fi; printf '%%s' "%s"`, n, bigParamVar, n, bigParamVar, b.String())
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return nil
+	}
+	return &syntax.CmdSubst{Stmts: f.Stmts}
+}
+
+// bigParamVar holds a parameter for bigParam's substitution.
+const bigParamVar = "__perflog_param"
 
 // parseBash parses a script as bash. One that mvdan.cc/sh refuses for an
 // associative-array key it reads as arithmetic ([a:b]=x, ${M[$a:$b]}) is
@@ -714,7 +821,10 @@ func readsVarOnly(x syntax.ArithmExpr) bool {
 		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
 			pure = false
 		case *syntax.ParamExp:
+			// the shell's own parameters ($1, $#, $?) are not in the
+			// environment arith reads: the interpreter evaluates those
 			reads = true
+			pure = n.Param != nil && isVarName(n.Param.Value)
 		case *syntax.Lit:
 			if isVarName(n.Value) {
 				reads = true

@@ -294,7 +294,7 @@ func (s *dryRun) runScript(ctx context.Context, dir string, env expand.Environ, 
 	if err != nil {
 		return err
 	}
-	return s.run(ctx, dir, env, prog, args)
+	return s.run(ctx, dir, env, prog, file, args)
 }
 
 // runCode runs `bash -c CODE [NAME ARGS...]`.
@@ -303,7 +303,7 @@ func (s *dryRun) runCode(ctx context.Context, dir string, env expand.Environ, ar
 	if len(args[0]) > maxCode {
 		return fmt.Errorf("bash -c: %d KiB of code, over the %d KiB the sandbox runs", len(args[0])>>10, maxCode>>10)
 	}
-	prog, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(args[0]), "bash -c")
+	prog, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(inertMarkers(args[0])), "bash -c")
 	if err == nil {
 		if u := unsupported(prog); u != "" {
 			err = errors.New(u)
@@ -318,12 +318,19 @@ func (s *dryRun) runCode(ctx context.Context, dir string, env expand.Environ, ar
 	if len(args) > 2 {
 		params = args[2:]
 	}
-	return s.run(ctx, dir, env, prog, params)
+	arg0 := "bash"
+	if len(args) > 1 {
+		arg0 = args[1]
+	}
+	if at != "" && !strings.HasPrefix(at, "?") {
+		ctx = context.WithValue(ctx, codeSite{}, at)
+	}
+	return s.run(ctx, dir, env, prog, arg0, params)
 }
 
 // run runs a parsed program as a new bash process would: a fresh shell
 // with the exported environment.
-func (s *dryRun) run(ctx context.Context, dir string, env expand.Environ, prog *syntax.File, args []string) error {
+func (s *dryRun) run(ctx context.Context, dir string, env expand.Environ, prog *syntax.File, arg0 string, args []string) error {
 	s.mu.Lock()
 	s.depth++
 	depth := s.depth
@@ -336,7 +343,7 @@ func (s *dryRun) run(ctx context.Context, dir string, env expand.Environ, prog *
 	if depth > 8 {
 		return fmt.Errorf("scripts run each other deeper than 8")
 	}
-	pre := prelude(env)
+	pre := prelude(env, arg0)
 	env = hermeticEnv{expand.ListEnviron(exportedPairs(env)...)}
 	funcs := s.cache.sourcedFuncs()
 	r, err := interp.New(
@@ -356,7 +363,7 @@ func (s *dryRun) run(ctx context.Context, dir string, env expand.Environ, prog *
 	r.Dir = dir
 	r.Reset()
 	r.Funcs = funcs
-	prog = &syntax.File{Name: prog.Name, Stmts: append([]*syntax.Stmt{pre}, prog.Stmts...), Last: prog.Last}
+	prog = &syntax.File{Name: prog.Name, Stmts: append(pre, prog.Stmts...), Last: prog.Last}
 	return r.Run(ctx, prog)
 }
 
@@ -404,11 +411,18 @@ func (s *dryRun) at(ctx context.Context, word ...string) string {
 			best, score = p, sc
 		}
 	}
+	if site, ok := ctx.Value(codeSite{}).(string); ok && site != "" && score < 3 {
+		return site // bash -c CODE: where it was run (a file that has a command here by chance is not it)
+	}
 	if best == "" {
 		return fmt.Sprintf("?:%d", line)
 	}
 	return fmt.Sprintf("%s:%d", best, line)
 }
+
+// codeSite carries, into the run of `bash -c CODE`, the file:line that
+// ran it: what CODE launches is said to be launched there.
+type codeSite struct{}
 
 // runReads is how the run read its shell files.
 func (s *dryRun) runReads() *runReads {
