@@ -3,6 +3,8 @@ package recipe
 import (
 	"context"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/perflog/perflog/recipe/dryrun"
@@ -40,10 +42,7 @@ func (r *Rev) patterns() *dryrun.Patterns {
 // DryRunPoint runs one point's launcher in the sandbox (nil for a point
 // that is not dry-run).
 func (r *Rev) DryRunPoint(ctx context.Context, p *LaunchPoint, o dryrun.Options) *dryrun.Launch {
-	if p.Multinode {
-		if p.Recipe == "" {
-			return nil
-		}
+	if p.Multinode && p.Recipe != "" {
 		return dryrun.Describe(r.Files, p.Recipe)
 	}
 	if p.Note != "" || p.Launcher == "" {
@@ -52,7 +51,52 @@ func (r *Rev) DryRunPoint(ctx context.Context, p *LaunchPoint, o dryrun.Options)
 	if o.Patterns == nil {
 		o.Patterns = r.patterns()
 	}
-	return dryrun.Run(ctx, r.Files, p.Launcher, nil, p.Env, o)
+	l := dryrun.Run(ctx, r.Files, p.Launcher, nil, p.Env, o)
+	if p.Multinode && l != nil {
+		roles(l)
+		if l.Status == dryrun.StatusNoServer {
+			// a multi-node path ends in jobs and containers the dry run
+			// follows only as far as it can read them: no server seen is
+			// not known to be none
+			l.Status, l.Reason = dryrun.StatusUnknown, "the multi-node launch path ended without a server the dry run could follow"
+		}
+	}
+	return l
+}
+
+// roleOrder puts prefill workers first, then decode, then the others.
+func roleOrder(role string) int {
+	switch role {
+	case "prefill":
+		return 0
+	case "decode":
+		return 1
+	}
+	return 2
+}
+
+// roles names the workers of a dry-run multi-node launch by what each
+// server was told it is (sglang's --disaggregation-mode prefill|decode,
+// vLLM's kv_role kv_producer|kv_consumer), else "worker", as a described
+// launch names them.
+func roles(l *dryrun.Launch) {
+	defer slices.SortStableFunc(l.Servers, func(a, b dryrun.Command) int { return roleOrder(a.Role) - roleOrder(b.Role) })
+	for i := range l.Servers {
+		c := &l.Servers[i]
+		c.Role = "worker"
+		if v, ok := c.Flag("--disaggregation-mode"); ok && len(v) > 0 && !strings.Contains(v[0], dryrun.UnknownMarker) {
+			c.Role = v[0]
+			continue
+		}
+		for _, a := range c.Argv {
+			switch {
+			case strings.Contains(a, "kv_producer"):
+				c.Role = "prefill"
+			case strings.Contains(a, "kv_consumer"):
+				c.Role = "decode"
+			}
+		}
+	}
 }
 
 // DryRunKey dry-runs every point of a recipe (point > 0: that point

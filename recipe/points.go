@@ -179,6 +179,8 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 							} else if note != "" {
 								base.Note = "multi-node: " + note + ", not dry-run"
 							}
+						} else if run.Script != "" && base.Launcher != "" {
+							base.Note = "" // a driver script of the tree: dry-run (below, when the workflow gives its environment)
 						}
 					case run.Script == "":
 						base.Note = run.Note
@@ -195,6 +197,9 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 						duration = r.agenticDuration(&item)
 					}
 					r.setPointEnv(rec, e, &pt, label, dramGB(hw[label], item.DRAMUtilization, &pt, e), duration)
+					if pt.Multinode && pt.Recipe == "" && pt.Note == "" && !strings.HasSuffix(pt.EnvFrom, ".yml") && !strings.HasSuffix(pt.EnvFrom, ".yaml") {
+						pt.Note = "multi-node: " + pt.EnvFrom + ", not dry-run"
+					}
 					r.applyEnvSettings(&pt)
 					out = append(out, pt)
 				}

@@ -72,6 +72,8 @@ type Rev struct {
 	gen     *sweepGenerator // generator(), once read
 	wf      *pointWorkflow  // workflow(), once read
 	wfRead  bool
+	mwf     *pointWorkflow // multinodeWorkflow(), once read
+	mwfRead bool
 	sweep   *SweepCache
 	options map[string]bool  // Options(), once read
 	engines map[string]uint8 // the engines of the scripts that pass each option

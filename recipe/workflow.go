@@ -62,8 +62,8 @@ type template struct {
 
 // readTemplate reads a template from its parsed file (nil: the file is
 // no single-node template).
-func readTemplate(name string, doc *yaml.Node) *template {
-	if doc == nil || strings.Contains(name, "multinode") || child(child(doc, "on"), "workflow_call") == nil || launchStep(doc) == nil {
+func readTemplate(name string, doc *yaml.Node, multinode bool) *template {
+	if doc == nil || strings.Contains(name, "multinode") != multinode || child(child(doc, "on"), "workflow_call") == nil || launchStep(doc) == nil {
 		return nil
 	}
 	t := &template{tmpl: name, file: workflowDir + "/" + name, scripts: map[string][]*syntax.Stmt{}}
@@ -114,9 +114,18 @@ const maxWorkflowSize = 1 << 20
 // workflow is the revision's point workflow, read once (nil: none).
 func (r *Rev) workflow() *pointWorkflow {
 	if !r.wfRead {
-		r.wf, r.wfRead = readPointWorkflow(r.Files, r.sweep), true
+		r.wf, r.wfRead = readPointWorkflow(r.Files, r.sweep, false), true
 	}
 	return r.wf
+}
+
+// multinodeWorkflow is the revision's workflow of multi-node points
+// (benchmark-multinode-tmpl.yml today), read once (nil: none).
+func (r *Rev) multinodeWorkflow() *pointWorkflow {
+	if !r.mwfRead {
+		r.mwf, r.mwfRead = readPointWorkflow(r.Files, r.sweep, true), true
+	}
+	return r.mwf
 }
 
 // yamlDoc parses a workflow file; nil when it does not parse.
@@ -199,7 +208,13 @@ func launchStep(wf *yaml.Node) *yaml.Node {
 // launch step is looked for only without it.
 const templateName = "benchmark-tmpl.yml"
 
-func readPointWorkflow(files fs.FS, cache *SweepCache) *pointWorkflow {
+// multinodeTemplateName is the template of multi-node points.
+const multinodeTemplateName = "benchmark-multinode-tmpl.yml"
+
+// readPointWorkflow reads the template of single-node points, or of
+// multi-node points (a template whose name says "multinode"), and its
+// callers.
+func readPointWorkflow(files fs.FS, cache *SweepCache, multinode bool) *pointWorkflow {
 	paths, err := revfs.ListFiles(files, workflowDir)
 	if err != nil || len(paths) == 0 {
 		return nil
@@ -220,11 +235,15 @@ func readPointWorkflow(files fs.FS, cache *SweepCache) *pointWorkflow {
 			w.names = append(w.names, path.Base(p))
 		}
 	}
-	for _, name := range append([]string{templateName}, w.names...) {
+	first := templateName
+	if multinode {
+		first = multinodeTemplateName
+	}
+	for _, name := range append([]string{first}, w.names...) {
 		if !slices.Contains(w.names, name) {
 			continue
 		}
-		if t := w.readTemplate(name); t != nil {
+		if t := w.readTemplate(name, multinode); t != nil {
 			w.template = t
 			w.use(name)
 			return w
@@ -234,14 +253,17 @@ func readPointWorkflow(files fs.FS, cache *SweepCache) *pointWorkflow {
 }
 
 // readTemplate is the file as a template, read once per content.
-func (w *pointWorkflow) readTemplate(name string) *template {
+func (w *pointWorkflow) readTemplate(name string, multinode bool) *template {
 	id := w.fileID(name)
+	if id != "" {
+		id += fmt.Sprintf("\x00%v", multinode)
+	}
 	if id != "" && w.cache != nil {
 		if t, ok := w.cache.tmpls.Get(id); ok {
 			return t
 		}
 	}
-	t := readTemplate(name, w.doc(name))
+	t := readTemplate(name, w.doc(name), multinode)
 	if id != "" && w.cache != nil {
 		w.cache.tmpls.Put(id, t)
 	}

@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"sort"
@@ -283,6 +284,9 @@ func runExports(stmts []*syntax.Stmt, env map[string]string) error {
 				if name == "echo" || name == "printf" || name == ":" || name == "true" {
 					continue // output only (the launcher's environment is unchanged)
 				}
+				if name == "set" && !allexport(x.Args[1:]) {
+					continue // the step's own shell options (set -x): not the launcher's
+				}
 				return fmt.Errorf("line %d: %s is not read", st.Pos().Line(), name)
 			case *syntax.DeclClause:
 				if x.Variant.Value != "export" {
@@ -316,6 +320,18 @@ func runExports(stmts []*syntax.Stmt, env map[string]string) error {
 		return nil
 	}
 	return run(stmts)
+}
+
+// allexport says whether set's words may turn allexport on (set -a,
+// set -o allexport), or are not plain words.
+func allexport(args []*syntax.Word) bool {
+	for _, w := range args {
+		l := w.Lit()
+		if l == "" || l == "allexport" || (strings.HasPrefix(l, "-") && strings.Contains(l, "a")) {
+			return true
+		}
+	}
+	return false
 }
 
 func assign(a *syntax.Assign, env map[string]string, word func(*syntax.Word) (string, error)) error {
@@ -371,26 +387,16 @@ func bracketTest(cond []*syntax.Stmt, word func(*syntax.Word) (string, error)) (
 // else perflog's table of today's workflow.
 func (r *Rev) setPointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label, dram string, duration int64) {
 	table := pointEnv(rec, e, p, label, dram, r.generator(), duration)
+	if p.Multinode {
+		r.setMultinodeEnv(rec, e, p, label, table)
+		return
+	}
 	w := r.workflow()
 	why := "no workflow runs a launcher"
 	if w != nil {
 		env, err := w.cachedEnv(p.Scenario, matrixConfig(rec, e, p, label, table), p.Runner)
 		if err == nil {
-			// what the runner itself sets
-			for _, k := range runnerOwn {
-				if _, ok := env[k]; !ok {
-					env[k] = table[k]
-				}
-			}
-			if _, ok := env["RUNNER_NAME"]; !ok {
-				env["RUNNER_NAME"] = p.Runner // GitHub's own variable
-			}
-			for _, k := range runnerFiles {
-				if _, ok := env[k]; ok { // the runner's value wins over the workflow's
-					env[k] = dryrun.UnknownMarker + "github." + strings.ToLower(strings.TrimPrefix(k, "GITHUB_")) + ">"
-				}
-			}
-			p.Env, p.EnvFrom = env, w.file
+			p.Env, p.EnvFrom = runnerEnv(env, p, table), w.file
 			return
 		}
 		why = err.Error()
@@ -401,6 +407,87 @@ func (r *Rev) setPointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, l
 		table["SCENARIO_SUBDIR"] = ""
 	}
 	p.Env, p.EnvFrom = table, "perflog's table of the workflow ("+why+")"
+}
+
+// runnerEnv adds to a workflow's environment what the runner itself
+// sets.
+func runnerEnv(env map[string]string, p *LaunchPoint, table map[string]string) map[string]string {
+	for _, k := range runnerOwn {
+		if _, ok := env[k]; !ok {
+			env[k] = table[k]
+		}
+	}
+	if _, ok := env["RUNNER_NAME"]; !ok {
+		env["RUNNER_NAME"] = p.Runner // GitHub's own variable
+	}
+	for _, k := range runnerFiles {
+		if _, ok := env[k]; ok { // the runner's value wins over the workflow's
+			env[k] = dryrun.UnknownMarker + "github." + strings.ToLower(strings.TrimPrefix(k, "GITHUB_")) + ">"
+		}
+	}
+	return env
+}
+
+// setMultinodeEnv sets a multi-node point's environment from the
+// revision's multi-node workflow; it reports whether it could (there is
+// no table of it to fall back on: such a point is not dry-run).
+func (r *Rev) setMultinodeEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label string, table map[string]string) bool {
+	w := r.multinodeWorkflow()
+	if w == nil {
+		p.Env, p.EnvFrom = table, "perflog's table of the single-node workflow (no multi-node workflow runs a launcher)"
+		return false
+	}
+	env, err := w.cachedEnv(p.Scenario, multinodeMatrix(rec, e, p, label, table), p.Runner)
+	if err != nil {
+		p.Env, p.EnvFrom = table, "perflog's table of the single-node workflow ("+err.Error()+")"
+		return false
+	}
+	p.Env, p.EnvFrom = runnerEnv(env, p, table), w.file
+	return true
+}
+
+// multinodeMatrix is a multi-node entry as the sweep generator writes it
+// for the multi-node workflow: the point's fields with its workers'
+// (prefill, decode), the entry's concurrencies as one list, disagg.
+func multinodeMatrix(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label string, table map[string]string) *ghexpr.Object {
+	o := matrixConfig(rec, e, p, label, table)
+	side := func(sd *config.Side) any {
+		m := map[string]any{"num-worker": sd.Workers.Or(1), "tp": sd.TP.Or(1), "ep": sd.EP.Or(1), "dp-attn": sd.DPAttn.V,
+			"pp": sd.PP.Or(1), "dcp-size": sd.DCP.Or(1), "pcp-size": sd.PCP.Or(1)}
+		if len(sd.Settings) > 0 {
+			m["additional-settings"] = sd.Settings
+		}
+		return fromGo(m)
+	}
+	if e.Prefill != nil {
+		o.Set("prefill", side(e.Prefill))
+	}
+	if e.Decode != nil {
+		o.Set("decode", side(e.Decode))
+	}
+	if p.Scenario != "agentic-coding" {
+		o.Set("conc", fromGo(e.Conc))
+	}
+	disagg := false
+	if v, ok := rec.Setting("disagg"); ok {
+		disagg = strings.EqualFold(v, "true")
+	}
+	o.Set("disagg", disagg)
+	return o
+}
+
+// fromGo is a Go value (maps, slices, numbers, strings, bools) as an
+// expression's value.
+func fromGo(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	x, err := ghexpr.FromJSON(string(b))
+	if err != nil {
+		return nil
+	}
+	return x
 }
 
 // runnerFiles are the files the runner gives a step (GITHUB_STEP_SUMMARY):
