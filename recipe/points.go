@@ -179,6 +179,11 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 							} else if note != "" {
 								base.Note = "multi-node: " + note + ", not dry-run"
 							}
+						} else if scenario == "agentic-coding" {
+							// the generator batches an agentic multi-node row's
+							// concurrencies and names and sizes it its own way,
+							// which perflog does not read yet
+							base.Note = "multi-node agentic: its driver script is not dry-run yet"
 						} else if run.Script != "" && base.Launcher != "" {
 							base.Note = "" // a driver script of the tree: dry-run (below, when the workflow gives its environment)
 						}

@@ -1,6 +1,7 @@
 package claims
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/testfs"
 	"github.com/perflog/perflog/recipe"
+	"github.com/perflog/perflog/recipe/dryrun"
 )
 
 func TestCheck(t *testing.T) {
@@ -210,6 +212,44 @@ func TestSetClaimOfAReadVariable(t *testing.T) {
 		rs := Check(ch, []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{bullet}, Lines: []int{3}, Line: 1}})
 		if len(rs) != 1 || rs[0].Verdict != want {
 			t.Errorf("%q: %+v, want one %s", bullet, rs, want)
+		}
+	}
+}
+
+// TestHiddenOptions: a server that passes options the dry run cannot read
+// (flags printed by a program it does not run) may pass the one a bullet
+// names: its absence is unverified, never contradicted; a value stated
+// wrong for an option it does show is still contradicted.
+func TestHiddenOptions(t *testing.T) {
+	hidden := strings.Replace(testfs.Script, "--max-num-seqs 256", `--max-num-seqs 256 $(python3 -c 'print("--x 1")')`, 1)
+	base := testfs.Revision("v0.11.0", hidden)
+	head := testfs.Revision("v0.13.0", hidden)
+	for _, f := range []testfs.Files{base, head} { // a launcher that runs the script: the claims read the dry run
+		f["runners/launch_b200-nb.sh"] = "#!/bin/bash\nbash " + testfs.ScriptPath + "\n"
+	}
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
+		[]string{"configs/nvidia-master.yaml", testfs.ScriptPath})
+	for bullet, want := range map[string]string{
+		"Add --enable-prefix-caching":    "flag:unverified",
+		"Remove --enable-prefix-caching": "flag:unverified",
+		"Add --kv-cache-dtype fp4":       "flag:contradicted",
+	} {
+		e := []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{bullet}, Lines: []int{3}, Line: 1}}
+		effs, err := ch.Effects(context.Background(), dryrun.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		effects := map[string]*recipe.Effect{}
+		for j := range effs {
+			effects[effs[j].Key] = &effs[j]
+		}
+		var got []string
+		for _, r := range CheckLaunched(context.Background(), ch, e, effects) {
+			got = append(got, r.Kind+":"+r.Verdict)
+		}
+		if strings.Join(got, " ") != want {
+			t.Errorf("%q: %s, want %s", bullet, strings.Join(got, " "), want)
 		}
 	}
 }

@@ -140,6 +140,11 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 		case r.Negated && found:
 			r.set(Contradicted, fmt.Sprintf("%s launches %s although it meets %s", where, r.Name, cond), s.launchEvidence(c))
 			return true
+		case !r.Negated && !found && strings.HasPrefix(r.Name, "-") && hidden(lp.servers) != nil:
+			c := hidden(lp.servers)
+			r.set(Unverified, fmt.Sprintf("%s meets %s; whether it launches %s is not known: %s passes options the dry run cannot read (%s)",
+				where, cond, r.Name, c.Program(), c.HiddenOptions()[0]), s.launchEvidence(c))
+			return true
 		case !r.Negated && !found:
 			r.set(Contradicted, fmt.Sprintf("%s meets %s and launches without %s", where, cond, r.Name), s.launchEvidence(lp.servers[0]))
 			return true
@@ -167,6 +172,30 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 		}
 	}
 	r.set(Confirmed, fmt.Sprintf("%s %s %s %s", which, cond, verb, r.Name), s.launchEvidence(s.points[0].servers[0]))
+	return true
+}
+
+// hidden is the first of the commands that may pass options the dry run
+// cannot name (nil: none).
+func hidden(cs []*dryrun.Command) *dryrun.Command {
+	for _, c := range cs {
+		if len(c.HiddenOptions()) > 0 {
+			return c
+		}
+	}
+	return nil
+}
+
+// hiddenOptions makes an option claim that no server passes unverified
+// when a server may pass options the dry run cannot read: their absence
+// is not known.
+func (s *subject) hiddenOptions(r *Result, n int) bool {
+	c := hidden(s.launched)
+	if c == nil {
+		return false
+	}
+	r.set(Unverified, fmt.Sprintf("the dry run's %d points do not show %s, but %s passes options it cannot read (%s)",
+		n, r.Name, c.Program(), c.HiddenOptions()[0]), s.launchEvidence(c))
 	return true
 }
 
@@ -213,6 +242,9 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 	value := r.Value
 	if strings.HasPrefix(value, "-") {
 		value = "" // "--a --b": two options, not a value
+	}
+	if len(with) == 0 && s.hiddenOptions(r, n) {
+		return true
 	}
 	if r.Negated {
 		if len(with) == 0 {

@@ -177,6 +177,26 @@ func (c *Command) Flag(name string) ([]string, bool) {
 	return vals, found
 }
 
+// HiddenOptions returns the elements of the command line that are
+// unknown values where options may stand: an unknown word that is not
+// the one value right after an option (`--tp 8 <unknown:python3>`, as a
+// variable of flags printed by a program the sandbox does not run
+// expands). Such a command may pass options the dry run cannot name, so
+// an option's absence from it is not known.
+func (c *Command) HiddenOptions() []string {
+	var out []string
+	for i, a := range c.Argv {
+		if i == 0 || !strings.HasPrefix(a, UnknownMarker) || !strings.HasSuffix(a, ">") || strings.Count(a, UnknownMarker) != 1 {
+			continue
+		}
+		if prev := c.Argv[i-1]; strings.HasPrefix(prev, "-") && !strings.Contains(prev, "=") && !isNumber(prev) {
+			continue // an option's value
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // EnvChanges lists the variables of the command's environment that the
 // launch path set or changed from the workflow's (base), sorted: what
 // the recipe's files chose, not what every point is given.
