@@ -2,6 +2,7 @@ package recipe
 
 import (
 	"context"
+	"maps"
 	"runtime"
 	"slices"
 	"strings"
@@ -53,6 +54,10 @@ func (r *Rev) DryRunPoint(ctx context.Context, p *LaunchPoint, o dryrun.Options)
 	}
 	l := dryrun.Run(ctx, r.Files, p.Launcher, nil, p.Env, o)
 	if p.Multinode && l != nil {
+		// a memo's launch is shared: what is said of it here goes on a copy
+		c := *l
+		c.Servers = slices.Clone(l.Servers)
+		l = &c
 		roles(l)
 		if l.Status == dryrun.StatusNoServer {
 			// a multi-node path ends in jobs and containers the dry run
@@ -127,9 +132,29 @@ func (r *Rev) DryRunKeys(ctx context.Context, keys []string, point int, o dryrun
 	if o.Sandbox == nil { // the points share what their dry runs parse
 		o.Sandbox = dryrun.InProcess()
 	}
+	// points the workflow gives the same environment (a multi-node row's
+	// concurrencies share one job) are dry-run once, and share the launch
+	first := map[string]int{}
+	same := make([]int, len(out)) // the point whose launch a point shares
+	var runs []int
+	for i := range out {
+		same[i] = i
+		if p := &out[i].Point; p.Multinode && p.Recipe == "" {
+			k := p.Launcher + "\x00" + p.Note
+			for _, name := range slices.Sorted(maps.Keys(p.Env)) {
+				k += "\x00" + name + "=" + p.Env[name]
+			}
+			if j, ok := first[k]; ok {
+				same[i] = j
+				continue
+			}
+			first[k] = i
+		}
+		runs = append(runs, i)
+	}
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), len(out))) {
+	for range max(1, min(runtime.GOMAXPROCS(0), len(runs))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -138,7 +163,7 @@ func (r *Rev) DryRunKeys(ctx context.Context, keys []string, point int, o dryrun
 			}
 		}()
 	}
-	for i := range out {
+	for _, i := range runs {
 		if ctx.Err() != nil {
 			break
 		}
@@ -148,6 +173,9 @@ func (r *Rev) DryRunKeys(ctx context.Context, keys []string, point int, o dryrun
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	for i := range out {
+		out[i].Launch = out[same[i]].Launch
 	}
 	return out, nil
 }

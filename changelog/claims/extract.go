@@ -29,6 +29,21 @@ const (
 	KindAppendOnly = "append-only"   // append-only: true (only new search-space points)
 )
 
+// reConditional matches an option a bullet names as one passed only at
+// times: "conditional --x", "optional --x", "--x when set".
+var reConditional = regexp.MustCompile(`(?i)\b(?:conditional(?:ly)?|optional(?:ly)?)\s+(?:pass(?:es)?\s+|adds?\s+)?(--?[A-Za-z][\w.-]*)|(--?[A-Za-z][\w.-]*)\s+(?:only\s+)?(?:when|if)\s+(?:set|given|enabled|requested)\b`)
+
+// conditionalOption says whether the bullet names option as passed only
+// at times (reConditional).
+func conditionalOption(bullet, option string) bool {
+	for _, m := range reConditional.FindAllStringSubmatch(bullet, -1) {
+		if m[1] == option || m[2] == option {
+			return true
+		}
+	}
+	return false
+}
+
 // Claim is one checkable statement of a description bullet.
 type Claim struct {
 	Kind string `json:"kind"`
@@ -295,6 +310,11 @@ func ExtractIn(description []string, options func(string) bool) []Claim {
 				cs[j].mention = false // an option named in a story, or in what was not done
 			}
 		}
+		cs = slices.DeleteFunc(cs, func(c Claim) bool {
+			// "conditional --kv_cache_dtype": what a script can pass, not
+			// what every point does
+			return c.Kind == KindFlag && conditionalOption(b, c.Name)
+		})
 		for _, c := range cs {
 			c.Bullet = i
 			// a range paired with rows of its own ("TP4/EP1 c1-c32 and

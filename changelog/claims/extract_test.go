@@ -408,3 +408,26 @@ func TestMeetsDPAttention(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionalOptionIsNoLaunchClaim: an option a bullet names as passed
+// only at times ("conditional --kv_cache_dtype") is what a script can do,
+// not what every point launches.
+func TestConditionalOptionIsNoLaunchClaim(t *testing.T) {
+	for bullet, want := range map[string]int{
+		"server_atom.sh: conditional --kv_cache_dtype, MAX_MODEL_LEN support": 0,
+		"Optionally pass --enable-eplb":                                       0,
+		"Pass --enable-eplb when set":                                         0,
+		"server_atom.sh: --kv_cache_dtype, MAX_MODEL_LEN support":             1,
+		"Add --enable-eplb":                                                   1,
+	} {
+		n := 0
+		for _, c := range Extract([]string{bullet}) {
+			if c.Kind == KindFlag {
+				n++
+			}
+		}
+		if n != want {
+			t.Errorf("%q: %d option claims, want %d", bullet, n, want)
+		}
+	}
+}

@@ -48,8 +48,17 @@ file:line that starts them; every other command succeeds without running.
 Without --point, one line per point; with --point N, the whole launch of that
 point: the server's command line, the variables the launch path set, the
 client, and what could not be evaluated. --format json gives every point in
-full. Multi-node recipes are listed as not dry-run. --worktree dry-runs the work
-tree as it is, uncommitted changes included (what verify --worktree judges).`,
+full. --worktree dry-runs the work tree as it is, uncommitted changes included
+(what verify --worktree judges).
+
+Multi-node recipes: a fixed-seq-len recipe whose driver script is in the
+repository is dry-run with the multi-node workflow's environment, through the
+Slurm job it submits (the job starts at once; each srun task is a node, the
+last first) into each node's container; its servers are named by role
+(prefill, decode). What only the cluster knows (the job id, node addresses) and
+what a program the sandbox does not run prints (python3 -c reading a YAML
+file) are unknown. A recipe an srt-slurm recipe file describes is read from
+that file; the rest are listed as not dry-run, with why.`,
 		Example: `  $ perflog config launch dsr1-fp8-mi355x-sglang
   $ perflog config launch dsr1-fp8-mi355x-sglang --point 3
   $ perflog config launch 'dsv4-*' --rev HEAD~5 --format json`,

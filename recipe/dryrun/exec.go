@@ -298,20 +298,22 @@ var infra = map[string]bool{"sleep": true, "srun": true, "salloc": true, "sbatch
 	"hf": true, "huggingface-cli": true, "nvidia-smi": true, "rocm-smi": true, "amd-smi": true, "pip": true, "echo": true,
 	"date": true, "hostname": true, "tail": true, "tar": true, "curl": true, "wget": true, "kill": true, "sed": true}
 
-// idleQuery says whether a command asks what uses the GPUs
-// (nvidia-smi --query-compute-apps=..., rocm-smi --showmemuse):
-// launchers refuse to start on a busy machine ("[ERROR] GPU busy from
-// previous run"), and the dry run is of a machine fit to run the point,
-// where the answer is empty.
-func idleQuery(name string, args []string) bool {
+// idleQuery answers a command that asks what uses the GPUs as an idle
+// machine does: nvidia-smi --query-compute-apps=... lists no process,
+// rocm-smi --showmemuse has no memory in use. Launchers refuse to start
+// on a busy machine ("[ERROR] GPU busy from previous run"), and the dry
+// run is of a machine fit to run the point. ok is false for another
+// command.
+func idleQuery(name string, args []string) (answer string, ok bool) {
 	for _, a := range args {
 		switch {
-		case name == "nvidia-smi" && strings.HasPrefix(a, "--query-compute-apps"),
-			name == "rocm-smi" && a == "--showmemuse":
-			return true
+		case name == "nvidia-smi" && strings.HasPrefix(a, "--query-compute-apps"):
+			return "", true
+		case name == "rocm-smi" && a == "--showmemuse":
+			return "GPU[0]\t\t: GPU Memory Allocated (VRAM%): 0\n", true
 		}
 	}
-	return false
+	return "", false
 }
 
 // healthQuery says whether a command asks a server for its HTTP status
@@ -769,8 +771,9 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 			return nil
 		}
 	}
-	if idleQuery(name, args[1:]) {
-		return nil // a machine fit to run the point has no process on its GPUs
+	if idle, ok := idleQuery(name, args[1:]); ok {
+		fmt.Fprint(out, idle) // a machine fit to run the point has no process on its GPUs
+		return nil
 	}
 	if healthQuery(name, args[1:]) {
 		// a run whose servers came up: a health probe's status is 200

@@ -155,3 +155,19 @@ wait_or_die() {
 		}
 	}
 }
+
+// TestIdleGPUs: a launch path that waits for idle GPUs (benchmark_lib.sh's
+// wait_for_amd_gpu_clean, under pipefail and errexit) goes on, as on a
+// machine fit to run the point.
+func TestIdleGPUs(t *testing.T) {
+	l := runScriptT(t, `set -eo pipefail
+used=$(rocm-smi --showmemuse 2>/dev/null | grep -oE "GPU Memory Allocated \(VRAM%\): [0-9]+" | awk '{if ($NF > m) m = $NF} END {print m+0}')
+[ "$used" -le 10 ] || exit 1
+busy=$(nvidia-smi --query-compute-apps=pid --format=csv,noheader)
+[ -z "$busy" ] || exit 1
+vllm serve m
+`, nil)
+	if l.Status != StatusLaunched {
+		t.Fatalf("status %s (%s at %s)", l.Status, l.Reason, l.EndedAt)
+	}
+}
