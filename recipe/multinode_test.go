@@ -1,7 +1,12 @@
 package recipe
 
 import (
+	"bufio"
+	"compress/gzip"
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -53,5 +58,128 @@ func TestMultinodeDriverScriptIsDryRun(t *testing.T) {
 	}
 	if tp["prefill"] != "4" || tp["decode"] != "8" || len(l.Servers) != 2 {
 		t.Errorf("servers by role: tp %v (%d servers), want prefill tp 4, decode tp 8", tp, len(l.Servers))
+	}
+}
+
+// TestMultinodePointsAgainstTheGenerator: at the sample's head, every
+// multi-node point perflog dry-runs through a driver script gets the
+// environment of the matrix entry the repository's own sweep generator
+// writes for it (testdata/oracle/generator-multinode.jsonl.gz: its
+// multi-node fixed-seq-len entries at #2707), field for field, and every
+// such entry of those frameworks is one of perflog's rows.
+func TestMultinodePointsAgainstTheGenerator(t *testing.T) {
+	f, err := os.Open("../testdata/oracle/generator-multinode.jsonl.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type side struct {
+		Workers  int64    `json:"num-worker"`
+		TP       int64    `json:"tp"`
+		EP       int64    `json:"ep"`
+		DPAttn   bool     `json:"dp-attn"`
+		PP       int64    `json:"pp"`
+		DCP      int64    `json:"dcp-size"`
+		PCP      int64    `json:"pcp-size"`
+		Settings []string `json:"additional-settings"`
+	}
+	type entry struct {
+		Image, Model, Precision, Framework, Runner string
+		Prefix                                     string  `json:"model-prefix"`
+		ISL, OSL, MaxLen                           int64   `json:"-"`
+		Spec                                       string  `json:"spec-decoding"`
+		Exp                                        string  `json:"exp-name"`
+		Conc                                       []int64 `json:"conc"`
+		Disagg                                     bool    `json:"disagg"`
+		Prefill, Decode                            side
+	}
+	var gen []map[string]string // each entry as the environment its launcher gets
+	frameworks := map[string]int{}
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var e entry
+		var raw map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
+			t.Fatal(err)
+		}
+		env := map[string]string{"IMAGE": e.Image, "MODEL": e.Model, "MODEL_PREFIX": e.Prefix, "PRECISION": e.Precision,
+			"FRAMEWORK": e.Framework, "SPEC_DECODING": e.Spec, "EXP_NAME": e.Exp, "DISAGG": fmt.Sprint(e.Disagg),
+			"ISL": fmt.Sprint(raw["isl"]), "OSL": fmt.Sprint(raw["osl"]), "MAX_MODEL_LEN": fmt.Sprint(raw["max-model-len"])}
+		var concs []string
+		for _, c := range e.Conc {
+			concs = append(concs, fmt.Sprint(c))
+		}
+		env["CONC_LIST"] = strings.Join(concs, " ")
+		for pre, s := range map[string]side{"PREFILL_": e.Prefill, "DECODE_": e.Decode} {
+			env[pre+"NUM_WORKERS"], env[pre+"TP"], env[pre+"EP"] = fmt.Sprint(s.Workers), fmt.Sprint(s.TP), fmt.Sprint(s.EP)
+			env[pre+"DP_ATTN"], env[pre+"PP_SIZE"] = fmt.Sprint(s.DPAttn), fmt.Sprint(s.PP)
+			env[pre+"DCP_SIZE"], env[pre+"PCP_SIZE"] = fmt.Sprint(s.DCP), fmt.Sprint(s.PCP)
+			for _, kv := range s.Settings {
+				k, v, _ := strings.Cut(kv, "=")
+				env[k] = v
+			}
+		}
+		gen = append(gen, env)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	r, head := testcorpus.Open(t, nil)
+	rev := NewRev(head.String()[:10], r.Tree(head), nil)
+	keys, err := rev.Keys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]bool{} // perflog's rows, by the generator entry they match
+	points := 0
+	for _, k := range keys {
+		pts, err := rev.LaunchPoints(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pts {
+			if !p.Multinode || p.Recipe != "" || p.Note != "" {
+				continue
+			}
+			points++
+			match := -1
+			for i, g := range gen {
+				ok := true
+				for name, v := range g {
+					if p.Env[name] != v {
+						ok = false
+						break
+					}
+				}
+				if ok {
+					match = i
+					break
+				}
+			}
+			if match < 0 {
+				t.Errorf("%s point %s: no generator entry has its environment (EXP_NAME=%s CONC_LIST=%q PREFILL_TP=%s DECODE_TP=%s)",
+					k, p.Label(), p.Env["EXP_NAME"], p.Env["CONC_LIST"], p.Env["PREFILL_TP"], p.Env["DECODE_TP"])
+				continue
+			}
+			rows[fmt.Sprint(match)] = true
+			frameworks[gen[match]["FRAMEWORK"]]++
+		}
+	}
+	want := 0
+	for _, g := range gen {
+		if frameworks[g["FRAMEWORK"]] > 0 {
+			want++
+		}
+	}
+	if points < 100 || len(rows) != want {
+		t.Errorf("%d points dry-run through driver scripts make %d of the generator's rows, want all %d rows of their frameworks %v", points, len(rows), want, frameworks)
 	}
 }
