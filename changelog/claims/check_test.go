@@ -259,3 +259,24 @@ func TestHiddenOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestAboutAWorkersSetting: a claim about a variable or option is about
+// the same setting of a multi-node worker ("decode X"), and a value
+// written "empty" is the empty value.
+func TestAboutAWorkersSetting(t *testing.T) {
+	c := Claim{Kind: KindEnv, Name: "DISABLE_CUSTOM_ALL_REDUCE"}
+	for name, want := range map[string]bool{"DISABLE_CUSTOM_ALL_REDUCE": true, "decode DISABLE_CUSTOM_ALL_REDUCE": true,
+		"prefill DISABLE_CUSTOM_ALL_REDUCE": true, "decode OTHER": false, "--x DISABLE_CUSTOM_ALL_REDUCE": false} {
+		if got := c.about(recipe.LaunchDiff{Kind: "env", Name: name}); got != want {
+			t.Errorf("about %q: %v, want %v", name, got, want)
+		}
+	}
+	for _, v := range []string{"", "empty", `""`, "''", "Empty"} {
+		if !sameValue(v, "") {
+			t.Errorf("%q is not the empty value", v)
+		}
+	}
+	if sameValue("0", "empty") {
+		t.Error(`"0" is the empty value`)
+	}
+}

@@ -48,8 +48,18 @@ func truthy(v string) (bool, bool) {
 	return false, false
 }
 
+// emptyWord says whether a value is empty as a bullet writes it: "",
+// "empty", '""' or "”".
+func emptyWord(v string) bool {
+	switch strings.ToLower(v) {
+	case "", "empty", `""`, "''":
+		return true
+	}
+	return false
+}
+
 func sameValue(a, b string) bool {
-	if strings.EqualFold(a, b) {
+	if strings.EqualFold(a, b) || (emptyWord(a) && emptyWord(b)) {
 		return true
 	}
 	x, ok1 := truthy(a)

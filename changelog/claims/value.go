@@ -204,8 +204,12 @@ func (s *subject) launchedChange(r *Result) (ok bool) {
 // variable claim names: a server's, router's or client's option for a
 // flag, a variable for an env claim.
 func (c *Claim) about(d recipe.LaunchDiff) bool {
-	if d.Name != c.Name {
-		return false
+	if name := d.Name; name != c.Name {
+		// a multi-node worker's setting carries its role ("decode --x")
+		role, rest, ok := strings.Cut(name, " ")
+		if !ok || rest != c.Name || strings.HasPrefix(role, "-") {
+			return false
+		}
 	}
 	if c.Kind == KindEnv {
 		return d.Kind == "env"

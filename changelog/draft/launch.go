@@ -189,6 +189,9 @@ func launchBullets(e *recipe.Effect) []string {
 			out = append(out, fmt.Sprintf("Remove %s%s", name, where))
 		case literalValue(d.Base) && literalValue(d.Head) && d.Base != "" && d.Head != "":
 			out = append(out, fmt.Sprintf("Change %s from %s to %s%s", name, d.Base, d.Head, where))
+		case d.Kind == "env" && literalValue(d.Base) && literalValue(d.Head) && (d.Base == "") != (d.Head == ""):
+			// a variable set empty, or set from empty: both values said
+			out = append(out, fmt.Sprintf("Change %s from %s to %s%s", name, emptyText(d.Base), emptyText(d.Head), where))
 		default:
 			detail := ""
 			if j, ok := jsonDetail(d.Base, d.Head); ok {
@@ -198,6 +201,14 @@ func launchBullets(e *recipe.Effect) []string {
 		}
 	}
 	return pairReplacements(out, swaps)
+}
+
+// emptyText is a variable's value in a bullet: "empty" for "".
+func emptyText(v string) string {
+	if v == "" {
+		return "empty"
+	}
+	return v
 }
 
 // conditionalBullet says where the head's points pass an option or set
