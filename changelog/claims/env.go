@@ -48,8 +48,8 @@ func truthy(v string) (bool, bool) {
 	return false, false
 }
 
-// emptyWord says whether a value is empty as a bullet writes it: "",
-// "empty", '""' or "”".
+// emptyWord says whether a value is empty as a bullet writes it: nothing,
+// the word "empty", or a pair of quotes.
 func emptyWord(v string) bool {
 	switch strings.ToLower(v) {
 	case "", "empty", `""`, "''":
