@@ -10,7 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/testcorpus"
+	"github.com/perflog/perflog/internal/testfs"
 	"github.com/perflog/perflog/recipe/dryrun"
 )
 
@@ -181,5 +183,49 @@ func TestMultinodePointsAgainstTheGenerator(t *testing.T) {
 	}
 	if points < 100 || len(rows) != want {
 		t.Errorf("%d points dry-run through driver scripts make %d of the generator's rows, want all %d rows of their frameworks %v", points, len(rows), want, frameworks)
+	}
+}
+
+// TestPointIdentityOfRepeatedWorkers: two rows of the same workers whose
+// concurrency lists share a value make two points of that value, told
+// apart by their order, so a point is never matched with the other row's
+// (a launch diff of "32x64 -> 2x4x8x16x32" on a change of neither).
+func TestPointIdentityOfRepeatedWorkers(t *testing.T) {
+	cfg := `m1-fp8-mi355x-sglang-disagg:
+  image: img:v1
+  model: org/m1
+  model-prefix: m1
+  runner: mi355x-disagg
+  precision: fp8
+  framework: sglang-disagg
+  multinode: true
+  disagg: true
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { conc-list: [2, 4, 32], prefill: { num-worker: 1, tp: 8 }, decode: { num-worker: 1, tp: 8 } }
+      - { conc-list: [32, 64], prefill: { num-worker: 1, tp: 8 }, decode: { num-worker: 1, tp: 8 } }
+`
+	files := testfs.Files{
+		"configs/amd-master.yaml":       cfg,
+		"configs/nvidia-master.yaml":    "{}\n",
+		"configs/runners.yaml":          "labels:\n  mi355x-disagg: [mi355x-amds_0]\n",
+		"runners/launch_mi355x-amds.sh": "#!/bin/bash\n",
+	}
+	pts, err := NewRev("head", files, &config.Settings{}).LaunchPoints("m1-fp8-mi355x-sglang-disagg")
+	if err != nil || len(pts) != 5 {
+		t.Fatalf("%d points (%v), want 5", len(pts), err)
+	}
+	ids := map[string]int{}
+	for _, p := range pts {
+		ids[p.ID()]++
+	}
+	if len(ids) != 5 {
+		t.Errorf("ids %v: two points share one", ids)
+	}
+	if pts[2].ID() == pts[3].ID() || pts[3].Dup != 1 {
+		t.Errorf("the two conc 32 points: %q and %q", pts[2].ID(), pts[3].ID())
 	}
 }

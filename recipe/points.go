@@ -55,6 +55,10 @@ type LaunchPoint struct {
 	Recipe string `json:"recipe,omitempty"`
 	// Note says why a point is not dry-run (multi-node, no script).
 	Note string `json:"note,omitempty"`
+	// Dup numbers the points of the recipe with the same identity
+	// otherwise, in file order (0 for the first): two multi-node rows of
+	// the same workers whose concurrency lists share a value.
+	Dup int `json:"dup,omitempty"`
 }
 
 // ID is the point's identity across revisions: its scenario, sequence
@@ -62,6 +66,14 @@ type LaunchPoint struct {
 // The same point at base and head is compared, whatever else (image,
 // model, script) the change did to its environment.
 func (p *LaunchPoint) ID() string {
+	id := p.baseID()
+	if p.Dup > 0 {
+		id += fmt.Sprintf("|#%d", p.Dup)
+	}
+	return id
+}
+
+func (p *LaunchPoint) baseID() string {
 	if p.Multinode {
 		return fmt.Sprintf("%s|%d/%d|%s|%s|%s|c%d", p.Scenario, p.ISL, p.OSL, p.Sides, p.Spec, p.Recipe, p.Conc)
 	}
@@ -210,6 +222,12 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 				}
 			}
 		}
+	}
+	seen := map[string]int{}
+	for i := range out {
+		id := out[i].baseID()
+		out[i].Dup = seen[id]
+		seen[id]++
 	}
 	return out, nil
 }
