@@ -237,7 +237,10 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		// the same settings is left out: a point whose concurrency changed
 		// is new, and its launch compared with none)
 		allMatched := eff.Matched() == len(eff.Head) && len(eff.Base) == len(eff.Head)
-		launched := len(eff.Diffs) > 0 && allMatched
+		// (a launch whose servers take settings the dry run could not read,
+		// as AMD's multi-node servers read models.yaml through a program,
+		// leaves those to the file's diff)
+		launched := len(eff.Diffs) > 0 && allMatched && !readsUnread(eff)
 		byFile := eff
 		if !launched {
 			e := *eff
@@ -263,6 +266,11 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 			byFile = &e
 		}
 		out = append(out, launchBullets(byFile)...)
+		if head, _, _ := ch.Head.Recipe(rc.Key); head != nil && head.Multinode && readsUnread(eff) {
+			// the servers' settings a program reads from the model's table
+			// (AMD's models.yaml): the table's diff says them
+			out = append(out, modelTableBullets(ch, head.Model)...)
+		}
 		out = append(out, newPointsBullets(eff)...)
 		out = append(out, newVariableBullets(eff)...)
 		// (one file of several names its variables' changes: one arm's
@@ -416,6 +424,32 @@ func groupBullets(bullets []string) []string {
 }
 
 // isYAML says whether a path names a YAML file.
+// readsUnread says whether a server of the effect's launches, at either
+// side, takes options or variables the dry run could not read (an
+// unknown word where options stand, a variable a program it does not run
+// would set).
+func readsUnread(eff *recipe.Effect) bool {
+	for _, side := range [][]recipe.PointLaunch{eff.Base, eff.Head} {
+		for _, pl := range side {
+			if pl.Launch == nil {
+				continue
+			}
+			for i := range pl.Launch.Servers {
+				c := &pl.Launch.Servers[i]
+				if len(c.HiddenOptions()) > 0 {
+					return true
+				}
+				for _, v := range c.Env {
+					if strings.HasPrefix(v, dryrun.UnknownMarker) && strings.Count(v, dryrun.UnknownMarker) == 1 && strings.HasSuffix(v, ">") {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
 func isYAML(p string) bool { return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml") }
 
 // joinAnd is "a", "a and b", "a, b and c".
