@@ -175,9 +175,6 @@ func (s *dryRun) sbatch(ctx context.Context, dir string, env expand.Environ, arg
 	if _, isExit := interp.IsExitStatus(err); isExit {
 		// the job failed; its submission did not (a run that stopped, at
 		// a budget or at its client, stops here too)
-		s.mu.Lock()
-		s.stubbed["sbatch"] = true
-		s.mu.Unlock()
 		return true, nil
 	}
 	return true, err
