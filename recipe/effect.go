@@ -57,6 +57,10 @@ type LaunchDiff struct {
 	At string
 	// Points are the head points it reaches (their Index).
 	Points []int
+	// Follows marks a variable whose value at each side is the point's
+	// own concurrency list (BENCH_MAX_CONCURRENCY=1x2x4 of a multi-node
+	// row with conc [1, 2, 4]): the search space says it.
+	Follows bool `json:",omitempty"`
 }
 
 // String renders a difference the way bullets and messages say it:
@@ -421,7 +425,10 @@ func diffLaunches(b, h *PointLaunch) []LaunchDiff {
 		return append(append([]dryrun.Command(nil), l.Servers...), l.Routers...)
 	}
 	out = append(out, inArgvOrder(diffMaps("flag", flagMap(cmds(bl)), flagMap(cmds(hl)), at), cmds(hl), cmds(bl))...)
-	out = append(out, diffMaps("env", envMap(bl, b.Point.Env), envMap(hl, h.Point.Env), at)...)
+	for _, d := range diffMaps("env", envMap(bl, b.Point.Env), envMap(hl, h.Point.Env), at) {
+		d.Follows = !d.BaseAbsent && !d.HeadAbsent && concList(d.Base, b.Point.Env["CONC_LIST"]) && concList(d.Head, h.Point.Env["CONC_LIST"])
+		out = append(out, d)
+	}
 	bf, hf := fileMap(bl), fileMap(hl)
 	for _, d := range diffMaps("file", bf, hf, at) {
 		// a config file: its settings ("key: value" lines) that differ
@@ -464,7 +471,22 @@ func (d LaunchDiff) Harness() bool {
 	if i := strings.LastIndex(name, " "); i >= 0 {
 		name = name[i+1:] // "decode --port"
 	}
-	return d.Kind == "client" || (d.Kind == "flag" && infraOption.MatchString(name))
+	return d.Kind == "client" || d.Follows || (d.Kind == "flag" && infraOption.MatchString(name))
+}
+
+// concList says whether v is the concurrency list list (CONC_LIST, space
+// separated) written with any one separator ("1x2x4", "1,2,4", "1 2 4").
+func concList(v, list string) bool {
+	want := strings.Fields(list)
+	if len(want) < 2 {
+		return false // one value: a coincidence as likely as a rule
+	}
+	for _, sep := range []string{"x", ",", " "} {
+		if strings.Join(want, sep) == v {
+			return true
+		}
+	}
+	return false
 }
 
 // Respelled reports whether a difference is one value written two ways:

@@ -229,3 +229,22 @@ func TestPointIdentityOfRepeatedWorkers(t *testing.T) {
 		t.Errorf("the two conc 32 points: %q and %q", pts[2].ID(), pts[3].ID())
 	}
 }
+
+// TestVariableThatFollowsTheConcurrencies: a variable whose value is the
+// point's own concurrency list (BENCH_MAX_CONCURRENCY=1x2x4) changes with
+// the search space; its change is the harness's, not the recipe's.
+func TestVariableThatFollowsTheConcurrencies(t *testing.T) {
+	pl := func(list, bench, other string) *PointLaunch {
+		return &PointLaunch{Point: LaunchPoint{Multinode: true, Env: map[string]string{"CONC_LIST": list}},
+			Launch: &dryrun.Launch{Status: dryrun.StatusLaunched, Servers: []dryrun.Command{{Argv: []string{"python3"}, Role: "decode",
+				Env: map[string]string{"CONC_LIST": list, "BENCH_MAX_CONCURRENCY": bench, "OTHER": other}}}}}
+	}
+	ds := diffLaunches(pl("32 64", "32x64", "1"), pl("2 4 8", "2x4x8", "2"))
+	follows := map[string]bool{}
+	for _, d := range ds {
+		follows[d.Name] = d.Harness()
+	}
+	if !follows["decode BENCH_MAX_CONCURRENCY"] || follows["decode OTHER"] || len(ds) != 2 {
+		t.Errorf("diffs %+v: want BENCH_MAX_CONCURRENCY the harness's, OTHER the recipe's", ds)
+	}
+}
