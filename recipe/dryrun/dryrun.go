@@ -125,6 +125,7 @@ var DefaultPatterns = &Patterns{
 	Routers: [][]string{
 		{"python*", "-m", "sglang_router.launch_router"},
 		{"vllm-router"},
+		{"atomesh", "launch"},
 	},
 	Clients: [][]string{
 		{"python*", "*benchmark_serving.py"},

@@ -264,6 +264,7 @@ func (s *dryRun) exec(ctx context.Context, dir string, env expand.Environ, args 
 		return err
 	}
 	if c, ok := dockerRun(args, env); ok {
+		s.bindFiles(c.binds)
 		if len(c.argv) > 0 {
 			return s.exec(ctx, c.dir, c.env, c.argv)
 		}
@@ -283,6 +284,9 @@ func (s *dryRun) exec(ctx context.Context, dir string, env expand.Environ, args 
 			}
 			s.mu.Unlock()
 		}
+		// what the script prints goes where this command's output goes (a
+		// capture: JOB_ID=$(bash ./submit.sh), IP=$(srun bash -c 'ip ...'))
+		ctx = context.WithValue(ctx, stdoutKey{}, interp.HandlerCtx(ctx).Stdout)
 		if file == "-c" {
 			return s.runCode(ctx, dir, env, sargs)
 		}
@@ -381,9 +385,45 @@ func isWrapper(args []string) bool {
 }
 
 type container struct {
-	dir  string
-	env  expand.Environ
-	argv []string
+	dir   string
+	env   expand.Environ
+	argv  []string
+	binds [][2]string // -v SOURCE:TARGET, absolute paths
+}
+
+// bindFields splits a bind SOURCE:TARGET[:OPTIONS] at its colons, not at
+// those inside an unknown value (/logs/x_<unknown:slurm.job_id>.env).
+func bindFields(v string) []string {
+	var out []string
+	start, depth := 0, 0
+	for i := 0; i < len(v); i++ {
+		switch {
+		case strings.HasPrefix(v[i:], UnknownMarker):
+			depth++
+			i += len(UnknownMarker) - 1
+		case v[i] == '>' && depth > 0:
+			depth--
+		case v[i] == ':' && depth == 0:
+			out = append(out, v[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, v[start:])
+}
+
+// bindFiles makes a file the run wrote, bound into a container (docker -v
+// FILE:/config/x.env), readable at its place there. The overlay is the
+// run's one file system, so the file is there for every later reader; a
+// directory bound elsewhere (the tree at /workspace) is not followed.
+func (s *dryRun) bindFiles(binds [][2]string) {
+	for _, b := range binds {
+		s.mu.Lock()
+		data, ok := s.overlay[path.Clean(b[0])]
+		s.mu.Unlock()
+		if ok && b[1] != b[0] {
+			s.write(path.Clean(b[1]), data, false)
+		}
+	}
 }
 
 // dockerBool are docker run options without a value.
@@ -425,6 +465,10 @@ func dockerRun(args []string, env expand.Environ) (container, bool) {
 			}
 		case "-w", "--workdir":
 			c.dir = path.Clean(val)
+		case "-v", "--volume":
+			if f := bindFields(val); len(f) >= 2 && strings.HasPrefix(f[0], "/") && strings.HasPrefix(f[1], "/") {
+				c.binds = append(c.binds, [2]string{f[0], f[1]})
+			}
 		case "--entrypoint":
 			entry = nil // "" resets the image's
 			if val != "" {

@@ -579,6 +579,17 @@ func (c *Cache) sourceable(data []byte) []byte {
 					o, r := int(n.OpPos.Offset()), int(ps.Rparen.Offset())
 					edits = append(edits, edit{o, int(ps.OpPos.Offset()) + 2, `<<<"$(`}, edit{r, r + 1, `)"`})
 				}
+			case *syntax.ArithmExp:
+				// $((A / B)) reading variables: evaluated as rewrite has it
+				// (arithParts), so that an unknown operand is an unknown
+				// result, not 0
+				if !n.Bracket && readsVarOnly(n.X) {
+					var b strings.Builder
+					if syntax.NewPrinter().Print(&b, n.X) == nil && !strings.Contains(b.String(), "'") {
+						edits = append(edits, edit{int(n.Pos().Offset()), int(n.End().Offset()), "$(" + arithCommand + " '" + b.String() + "')"})
+						return false
+					}
+				}
 			case *syntax.ParamExp:
 				if v := processParam(n); v != "" {
 					edits = append(edits, edit{int(n.Pos().Offset()), int(n.End().Offset()), v})

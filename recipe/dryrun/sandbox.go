@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"regexp"
 	"runtime"
@@ -349,7 +350,7 @@ func (s *dryRun) run(ctx context.Context, dir string, env expand.Environ, prog *
 	r, err := interp.New(
 		interp.Env(env),
 		interp.Params(append([]string{"--"}, args...)...),
-		interp.StdIO(nil, &lockedWriter{s: s}, &lockedWriter{s: s}),
+		interp.StdIO(nil, s.stdout(ctx), &lockedWriter{s: s}),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) { return s.call(ctx, args, funcs) }),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.execHandler }),
 		interp.OpenHandler(s.open),
@@ -365,6 +366,19 @@ func (s *dryRun) run(ctx context.Context, dir string, env expand.Environ, prog *
 	r.Funcs = funcs
 	prog = &syntax.File{Name: prog.Name, Stmts: append(pre, prog.Stmts...), Last: prog.Last}
 	return r.Run(ctx, prog)
+}
+
+// stdoutKey carries, into a script run by a command, where that
+// command's output goes (see exec).
+type stdoutKey struct{}
+
+// stdout is where a run's output goes: its caller's, else the run's own
+// (what no one captures).
+func (s *dryRun) stdout(ctx context.Context) io.Writer {
+	if w, ok := ctx.Value(stdoutKey{}).(io.Writer); ok && w != nil {
+		return w
+	}
+	return &lockedWriter{s: s}
 }
 
 type lockedWriter struct{ s *dryRun }

@@ -3,6 +3,7 @@ package dryrun
 import (
 	"context"
 	"fmt"
+	"io"
 	"path"
 	"strconv"
 	"strings"
@@ -171,7 +172,9 @@ func (s *dryRun) sbatch(ctx context.Context, dir string, env expand.Environ, arg
 	} else {
 		fmt.Fprintln(hc.Stdout, "Submitted batch job "+JobID)
 	}
-	err := s.runScript(context.WithValue(ctx, inJob{}, true), jobDir, expand.ListEnviron(pairs...), rest[0], rest[1:])
+	// (the job's output goes to its --output file, not to the caller)
+	jctx := context.WithValue(context.WithValue(ctx, inJob{}, true), stdoutKey{}, io.Writer(nil))
+	err := s.runScript(jctx, jobDir, expand.ListEnviron(pairs...), rest[0], rest[1:])
 	if _, isExit := interp.IsExitStatus(err); isExit {
 		// the job failed; its submission did not (a run that stopped, at
 		// a budget or at its client, stops here too)

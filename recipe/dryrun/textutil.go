@@ -30,8 +30,11 @@ var awks = map[string]bool{"awk": true, "gawk": true, "mawk": true}
 // input or an argument holds an unknown value, or for a use it does not
 // know (the program is then stubbed).
 func textProgram(ctx context.Context, env expand.Environ, name string, args []string, in []byte) (out []byte, status int, ok bool) {
-	if bytes.Contains(in, []byte(UnknownMarker)) || slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, UnknownMarker) }) {
+	if slices.ContainsFunc(args, func(a string) bool { return strings.Contains(a, UnknownMarker) }) {
 		return nil, 0, false // an unknown separator, set or count makes the output unknown too
+	}
+	if bytes.Contains(in, []byte(UnknownMarker)) && !aroundUnknowns(name, args) {
+		return nil, 0, false // what it does to an unknown value is unknown
 	}
 	switch {
 	case awks[name]:
@@ -43,6 +46,50 @@ func textProgram(ctx context.Context, env expand.Environ, name string, args []st
 	}
 	out, ok = textTool(name, args, in)
 	return out, 0, ok
+}
+
+// aroundUnknowns says whether a text program leaves the unknown values
+// of its input whole, as words among others: it only takes lines (head,
+// tail), joins them (paste -s -d with a delimiter of punctuation), or
+// swaps a punctuation or space character for another (tr ' ' ',',
+// sed 's/ /,/g'), none of which can touch "<unknown:name>". The list
+// of node addresses a job writes ($(echo "${IPS[*]}" | sed 's/ /,/g'))
+// then keeps one unknown address a node, not one unknown list.
+func aroundUnknowns(name string, args []string) bool {
+	plain := func(s string) bool {
+		for _, c := range s {
+			if c == '<' || c == '>' || c == ':' || c == '_' || c == '\\' || c == '[' || c == ']' || c == '.' || c == '*' || c == '^' || c == '$' ||
+				(c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') {
+				return false
+			}
+		}
+		return true
+	}
+	switch name {
+	case "head", "tail":
+		_, ok := countArg(args)
+		return ok
+	case "paste":
+		for _, a := range args {
+			if d, ok := strings.CutPrefix(a, "-sd"); ok && plain(d) {
+				continue
+			}
+			if a == "-s" || a == "-" || (strings.HasPrefix(a, "-d") && plain(a[2:])) {
+				continue
+			}
+			return false
+		}
+		return true
+	case "tr":
+		return len(args) == 2 && plain(args[0]) && plain(args[1]) && len(args[0]) == len(args[1])
+	case "sed":
+		if len(args) != 1 || !strings.HasPrefix(args[0], "s") || len(args[0]) < 4 {
+			return false
+		}
+		parts := strings.Split(args[0][2:], args[0][1:2])
+		return len(parts) == 3 && parts[0] != "" && plain(parts[0]) && plain(parts[1]) && (parts[2] == "" || parts[2] == "g")
+	}
+	return false
 }
 
 // textTool runs a text utility on known input (textProgram checks it);
@@ -200,6 +247,12 @@ func paste(args []string, lines []string) ([]byte, bool) {
 // trChars is tr SET1 SET2 and tr -d SET, of single characters (no
 // ranges or classes).
 func trChars(args []string, in []byte) ([]byte, bool) {
+	args = slices.Clone(args)
+	for i, a := range args {
+		// the escapes tr reads in a set: \n, \t, \\
+		args[i] = strings.NewReplacer(`\\`, "\x00", `\n`, "\n", `\t`, "\t").Replace(a)
+		args[i] = strings.ReplaceAll(args[i], "\x00", `\`)
+	}
 	plain := func(s string) bool { return s != "" && !strings.ContainsAny(s, `\[-`) }
 	switch {
 	case len(args) == 2 && args[0] == "-d" && plain(args[1]):

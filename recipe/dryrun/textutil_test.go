@@ -116,3 +116,28 @@ python3 -m sglang.launch_server --squash "$SQUASH" --gpus "$GPUS" > /workspace/s
 		t.Errorf("--gpus %v: want unknown", v)
 	}
 }
+
+// TestTextAroundUnknowns: a text program that only moves lines, joins
+// them or swaps punctuation keeps each unknown value whole; one that could
+// change it makes the whole output unknown.
+func TestTextAroundUnknowns(t *testing.T) {
+	u := func(n string) string { return UnknownMarker + n + ">" }
+	in := []byte(u("a") + " " + u("b") + " " + u("c") + "\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string // "" when unknown
+	}{
+		{"sed", []string{"s/ /,/g"}, u("a") + "," + u("b") + "," + u("c") + "\n"},
+		{"tr", []string{" ", ","}, u("a") + "," + u("b") + "," + u("c") + "\n"},
+		{"sed", []string{"s/a/b/g"}, ""},
+		{"sed", []string{"s/[ ]/,/g"}, ""},
+		{"tr", []string{"a-z", "A-Z"}, ""},
+		{"cut", []string{"-d:", "-f1"}, ""},
+	} {
+		out, _, ok := textProgram(context.Background(), nil, tc.name, tc.args, in)
+		if got := string(out); (tc.want == "" && ok) || (tc.want != "" && got != tc.want) {
+			t.Errorf("%s %q: %q (ok %v), want %q", tc.name, tc.args, got, ok, tc.want)
+		}
+	}
+}
