@@ -1,8 +1,6 @@
 package recipe
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"fmt"
 	"os"
@@ -32,23 +30,11 @@ func (p genPoint) id() string {
 // that revision (recorded without perflog's code).
 func readGeneratorPoints(t *testing.T) map[int][]genPoint {
 	t.Helper()
-	f, err := os.Open("../testdata/oracle/generator-points.tsv.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[int][]genPoint{}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	sc.Scan() // header
-	for sc.Scan() {
-		c := strings.Split(sc.Text(), "\t")
+	for _, line := range oracleLines(t, "generator-points.tsv.gz", 1<<20)[1:] { // (a header first)
+		c := strings.Split(line, "\t")
 		if len(c) < 15 {
-			t.Fatalf("short row %q", sc.Text())
+			t.Fatalf("short row %q", line)
 		}
 		pr, _ := strconv.Atoi(c[0])
 		out[pr] = append(out[pr], genPoint{c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13]})

@@ -1,8 +1,6 @@
 package recipe
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -56,22 +54,11 @@ func (p *realPoint) id() string {
 // readRealLaunches reads the oracle and resolves each call's environment.
 func readRealLaunches(t *testing.T) []*realPoint {
 	t.Helper()
-	f, err := os.Open(realLaunchFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []*realPoint
 	chain := map[string]map[string]string{} // pr|key → the last call's env
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 16<<20), 16<<20)
-	for sc.Scan() {
+	for _, line := range oracleLines(t, strings.TrimPrefix(realLaunchFile, "../testdata/oracle/"), 16<<20) {
 		p := &realPoint{}
-		if err := json.Unmarshal(sc.Bytes(), p); err != nil {
+		if err := json.Unmarshal([]byte(line), p); err != nil {
 			t.Fatal(err)
 		}
 		ck := strconv.Itoa(p.PR) + "|" + p.Key
@@ -92,9 +79,6 @@ func readRealLaunches(t *testing.T) []*realPoint {
 		}
 		chain[ck] = cur
 		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return out
 }

@@ -54,27 +54,16 @@ func TestMultinodeLaunchesAgainstRealBash(t *testing.T) {
 	if !testcorpus.Long() {
 		t.Skip("a dry run of every recorded multi-node entry (" + testcorpus.LongEnv + "=1 runs it)")
 	}
-	f, err := os.Open("../testdata/oracle/real-launch-multinode.jsonl.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var entries []realMultinode
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 32<<20), 32<<20)
-	for sc.Scan() {
+	for _, line := range oracleLines(t, "real-launch-multinode.jsonl.gz", 32<<20) {
 		var e realMultinode
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatal(err)
 		}
 		entries = append(entries, e)
 	}
-	if err := sc.Err(); err != nil || len(entries) < 30 {
-		t.Fatalf("%d entries read (%v)", len(entries), err)
+	if len(entries) < 30 {
+		t.Fatalf("%d entries read", len(entries))
 	}
 	r, head := testcorpus.Open(t, nil)
 	rev := NewRev(head.String()[:10], r.Tree(head), nil)
@@ -238,4 +227,30 @@ func compareOptions(real []string, dry *dryrun.Command, where string, note func(
 			note("option only the dry run passed", "%s: %s %s", where, name, d)
 		}
 	}
+}
+
+// oracleLines reads the lines of a gzipped file of testdata/oracle
+// (recorded without perflog's code; see its README), a line at most max
+// bytes, failing the test on an error.
+func oracleLines(t *testing.T, name string, max int) []string {
+	t.Helper()
+	f, err := os.Open("../testdata/oracle/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	sc := bufio.NewScanner(zr)
+	sc.Buffer(make([]byte, max), max)
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return out
 }

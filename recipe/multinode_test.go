@@ -1,12 +1,9 @@
 package recipe
 
 import (
-	"bufio"
-	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -70,15 +67,6 @@ func TestMultinodeDriverScriptIsDryRun(t *testing.T) {
 // multi-node fixed-seq-len entries at #2707), field for field, and every
 // such entry of those frameworks is one of perflog's rows.
 func TestMultinodePointsAgainstTheGenerator(t *testing.T) {
-	f, err := os.Open("../testdata/oracle/generator-multinode.jsonl.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	type side struct {
 		Workers  int64    `json:"num-worker"`
 		TP       int64    `json:"tp"`
@@ -101,15 +89,13 @@ func TestMultinodePointsAgainstTheGenerator(t *testing.T) {
 	}
 	var gen []map[string]string // each entry as the environment its launcher gets
 	frameworks := map[string]int{}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
+	for _, line := range oracleLines(t, "generator-multinode.jsonl.gz", 1<<20) {
 		var e entry
 		var raw map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatal(err)
 		}
-		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil {
+		if err := json.Unmarshal([]byte(line), &raw); err != nil {
 			t.Fatal(err)
 		}
 		env := map[string]string{"IMAGE": e.Image, "MODEL": e.Model, "MODEL_PREFIX": e.Prefix, "PRECISION": e.Precision,
@@ -130,9 +116,6 @@ func TestMultinodePointsAgainstTheGenerator(t *testing.T) {
 			}
 		}
 		gen = append(gen, env)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	r, head := testcorpus.Open(t, nil)
 	rev := NewRev(head.String()[:10], r.Tree(head), nil)

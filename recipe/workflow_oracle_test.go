@@ -1,9 +1,6 @@
 package recipe
 
 import (
-	"bufio"
-	"compress/gzip"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,24 +30,12 @@ func (p *wfPoint) id() string {
 // README): one row per point and variable.
 func readWorkflowOracle(t *testing.T) []*wfPoint {
 	t.Helper()
-	f, err := os.Open("../testdata/oracle/workflow-env.tsv.gz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []*wfPoint
 	byID := map[string]*wfPoint{}
-	sc := bufio.NewScanner(zr)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	sc.Scan() // header
-	for sc.Scan() {
-		c := strings.Split(sc.Text(), "\t")
+	for _, line := range oracleLines(t, "workflow-env.tsv.gz", 1<<20)[1:] { // (a header first)
+		c := strings.Split(line, "\t")
 		if len(c) != 16 {
-			t.Fatalf("row of %d columns: %q", len(c), sc.Text())
+			t.Fatalf("row of %d columns: %q", len(c), line)
 		}
 		pr, _ := strconv.Atoi(c[0])
 		p := &wfPoint{pr: pr, key: c[2], scenario: c[3], isl: c[4], osl: c[5], tp: c[6], ep: c[7], dpa: c[8], conc: c[9], spec: c[10], kvOff: c[11]}
