@@ -43,7 +43,7 @@ var slurmBool = map[string]bool{"--parsable": true, "--exclusive": true, "--spre
 	"--wait": true, "-W": true, "--requeue": true, "--no-requeue": true, "--overcommit": true, "-O": true,
 	"--test-only": true, "--use-min-nodes": true, "--contiguous": true, "--unbuffered": true, "-u": true,
 	"--overlap": true, "--exact": true, "--pty": true, "-l": true, "--label": true, "--no-kill": true, "-k": true,
-	"--quiet": true, "-Q": true, "--verbose": true, "-v": true, "--mpi=none": true, "--kill-on-bad-exit": true}
+	"--quiet": true, "-Q": true, "--verbose": true, "-v": true, "--kill-on-bad-exit": true, "-K": true}
 
 // slurmArgs splits a Slurm command's options from what follows them
 // (sbatch's script, srun's command): opts by name ("-N" and "--nodes"
@@ -59,7 +59,7 @@ func slurmArgs(args []string) (opts map[string]string, rest []string) {
 			return opts, args[i+1:]
 		}
 		name, val, hasVal := strings.Cut(a, "=")
-		if !hasVal && !slurmBool[a] && !strings.HasPrefix(a, "--kill-on-bad-exit") && i+1 < len(args) {
+		if !hasVal && !slurmBool[a] && i+1 < len(args) {
 			if len(a) > 2 && !strings.HasPrefix(a, "--") { // -N3
 				name, val = a[:2], a[2:]
 			} else {
