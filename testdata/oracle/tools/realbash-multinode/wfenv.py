@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Environment + launch-step text for a multi-node matrix entry, evaluated from the
 repository's own workflows as GitHub Actions would (own ${{ }} evaluator: ghexpr.py /
-ghyaml.py, copied from the earlier workflow-env helper).
+ghyaml.py of the earlier workflow-env helper, testdata/oracle/tools/workflow-env/,
+copied beside this file to run it).
 
 Chain: run-sweep.yml job sweep-multi-node-<1k1k|8k1k> `with:` (matrix.config = the entry)
  -> benchmark-multinode-tmpl.yml inputs (declared types/defaults) -> template `env:`
