@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "19"
+const Version = "20"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -183,6 +183,7 @@ var (
 	// a tag after "to" or "from" in an image clause
 	reTag     = regexp.MustCompile(`(?i)\b(from|to)\s+` + "`?" + `(v?[0-9][A-Za-z0-9._+-]*|nightly[A-Za-z0-9._+-]*|latest\s*$|rc[0-9][A-Za-z0-9._+-]*)`)
 	reEnvSet  = regexp.MustCompile(`\b([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)=("[^"]*"|'[^']*'|[^\s,;)\]` + "`" + `]+)`)
+	reEnvPair = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=[^\s,;/]+(/)[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=`)
 	reEnvName = regexp.MustCompile(`\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b`)
 	reFlag    = regexp.MustCompile(`(?:^|[\s(\[,'"` + "`" + `/])(--[a-z0-9][a-z0-9_.-]*[a-z0-9])(?:[= ]+("[^"]*"|'[^']*'|[A-Za-z0-9_.:/+-]+))?`)
 	reBare    = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:-[a-z0-9]+){1,6}\b`)
@@ -228,8 +229,11 @@ var (
 	reRunKind = regexp.MustCompile(`(?i)\b(?:max-)?(?:throughput|latency)[ -](?:runs?|arms?|points?|configs?|scenarios?|sweeps?|modes?|jobs?|recipes?)\b`)
 	// counterfactual and old-state markers: what follows is not the head
 	reCounter = regexp.MustCompile(`(?i)\b(rather than|instead of|previously|formerly|was|were|used to|will|would|could|should|vs\.?|versus|compared (?:to|with)|than|replacing|in place of|originally|old|no longer|until|once|if|when|unless|pending|future|follow-?up|todo|later|unlike|ahead of|attempt\w*|re-attempt\w*|tried|trying|avoid\w*|deliberately|upstream|sibling|default(?:s|ed)? to)\b`)
-	reNeg     = regexp.MustCompile(`(?i)^(remove[sd]?|removing|drop(?:s|ped|ping)?|delete[sd]?|deleting|disable[sd]?|disabling|unset|strip(?:ped)?|without|no|not|never|omit(?:s|ted)?|exclude[sd]?|excluding|revert(?:s|ed)?|stop|prune[sd]?|skip(?:s|ped)?)$`)
-	rePos     = regexp.MustCompile(`(?i)^(add(?:s|ed|ing)?|set(?:s|ting)?|enable[sd]?|enabling|pass(?:es|ed)?|use[sd]?|using|export(?:s|ed)?|keep(?:s)?|kept|bump(?:s|ed)?|update[sd]?|upgrade[sd]?|switch(?:es|ed)?|introduce[sd]?|apply|applie[sd]|include[sd]?|extend(?:s|ed)?|expand(?:s|ed)?|restore[sd]?|re-?enable[sd]?|with|via|pin(?:s|ned)?|move[sd]?|align(?:s|ed)?|raise[sd]?|raising|lower(?:s|ed|ing)?|increase[sd]?|increasing|decrease[sd]?|decreasing|reduce[sd]?|reducing)$`)
+	// determiner: a negation that stands before a noun rather than a
+	// verb; it reaches along a list of names, not across other settings.
+	determiner = map[string]bool{"no": true, "not": true, "without": true, "never": true}
+	reNeg      = regexp.MustCompile(`(?i)^(remove[sd]?|removing|drop(?:s|ped|ping)?|delete[sd]?|deleting|disable[sd]?|disabling|unset|strip(?:ped)?|without|no|not|never|omit(?:s|ted)?|exclude[sd]?|excluding|revert(?:s|ed)?|stop|prune[sd]?|skip(?:s|ped)?)$`)
+	rePos      = regexp.MustCompile(`(?i)^(add(?:s|ed|ing)?|set(?:s|ting)?|enable[sd]?|enabling|pass(?:es|ed)?|use[sd]?|using|export(?:s|ed)?|keep(?:s)?|kept|bump(?:s|ed)?|update[sd]?|upgrade[sd]?|switch(?:es|ed)?|introduce[sd]?|apply|applie[sd]|include[sd]?|extend(?:s|ed)?|expand(?:s|ed)?|restore[sd]?|re-?enable[sd]?|with|via|pin(?:s|ned)?|move[sd]?|align(?:s|ed)?|raise[sd]?|raising|lower(?:s|ed|ing)?|increase[sd]?|increasing|decrease[sd]?|decreasing|reduce[sd]?|reducing)$`)
 )
 
 // stopWords are words after a flag that are not its value.
@@ -439,13 +443,13 @@ func listedBefore(bullet string, pars []Claim, c Claim) bool {
 	return true
 }
 
-// rePostNeg: a removal said after the name ("X=1 dropped", "--x
-// removed").
-// A removal scoped to some arms ("dropped on the lmcache arm only") is
-// not one of the whole recipe: only one that ends the clause counts.
 // reRerun: a bullet of a re-run, which repeats what the original PR
 // changed ("Rerun update SGLang image from v0.5.10.post1 to v0.5.11").
 var reRerun = regexp.MustCompile(`(?i)^\W*(?:re-?run|re-?trigger|retrigger)\b`)
+
+// reBoth ends a text that puts what follows both ways: "with and without
+// EP and dp-attn".
+var reBoth = regexp.MustCompile(`(?i)\bwith\s+(?:and|or)\s+without\s+(?:[\w/-]+\s*(?:,|and|or)\s*)*$`)
 
 // rePostGone: an option said to be gone after it, or after the list it
 // ends ("--a & --b is no longer available in sglang, so ...").
@@ -455,7 +459,10 @@ var rePostGone = regexp.MustCompile(`(?i)^(?:\s*(?:&|and|,)\s*[-\w` + "`" + `'"]
 // disabled").
 var rePostOff = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+|stays\s+|remains\s+)?(?:disabled|turned off|switched off|off)\b`)
 
-var rePostNeg = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+|was\s+|were\s+)?(?:dropped|removed|deleted|stripped|gone)\s*(?:[.;,]|$)`)
+// rePostNeg: a removal said after the name ("X=1 dropped", "--x
+// removed"). A removal scoped to some arms ("dropped on the lmcache arm only") is
+// not one of the whole recipe: only one that ends the clause counts.
+var rePostNeg = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+|was\s+|were\s+)?(?:dropped|removed|deleted|stripped|omitted|gone)\s*(?:[.;,]|$)`)
 
 // reSame: wording that says rows kept what they ran ("conc1-2
 // unchanged"), so a range in it speaks of no change.
@@ -741,6 +748,9 @@ func extractBullet(b string, options func(string) bool) []Claim {
 		when, spans := conditions(string(masked))
 		for _, sp := range spans {
 			mask(sp[0], sp[1])
+		}
+		for _, m := range reEnvPair.FindAllStringSubmatchIndex(string(masked), -1) {
+			mask(m[2], m[3]) // "PREFILL_NODES=1/DECODE_NODES=1": two settings
 		}
 		ms := string(masked)
 		for _, m := range reEnvSet.FindAllStringSubmatchIndex(ms, -1) {
@@ -1054,6 +1064,9 @@ func (c *clauseReader) polarityAt(pos int) polarity {
 			return polarity{verb: true, governed: true, list: list}
 		}
 		if reNeg.MatchString(w) {
+			if !list && determiner[w] && strings.Contains(masked[words[i][1]:pos], ",") {
+				break // "no EP, dp-attn off, X=1": "no" negates EP only
+			}
 			return polarity{neg: true, verb: true, governed: true, list: list, soft: strings.HasPrefix(w, "disabl")}
 		}
 		if rePos.MatchString(w) || (i == 0 && reLeadVerb.MatchString(w)) {
@@ -1514,7 +1527,11 @@ func parClaim(s string, m []int) (Claim, bool) {
 	// "+/- DPA", "DPA on/off": both
 	pre := strings.TrimSpace(s[max(0, m[0]-4):m[0]])
 	post := strings.TrimSpace(s[m[1]:min(len(s), m[1]+8)])
-	if strings.HasSuffix(pre, "+/-") || strings.HasSuffix(pre, "±") || strings.HasPrefix(post, "on/off") || strings.HasPrefix(post, "off/on") {
+	if rePostOff.MatchString(s[m[1]:]) && !strings.HasPrefix(post, "off/on") {
+		c.Row.DPA = &f // "dp-attn off"
+	}
+	if strings.HasSuffix(pre, "+/-") || strings.HasSuffix(pre, "±") || strings.HasPrefix(post, "on/off") || strings.HasPrefix(post, "off/on") ||
+		reBoth.MatchString(s[:m[0]]) {
 		c.Row.DPA = nil
 		c.Negated = true // no restriction, no claim
 	}

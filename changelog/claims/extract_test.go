@@ -135,6 +135,15 @@ func TestExtract(t *testing.T) {
 		{"Set SGLANG_Y=1 when dp-attn=false", []string{"env SGLANG_Y=1 when dp-attn = false"}, ""},
 		{"Set SGLANG_Z=1 when TP=true", []string{"env SGLANG_Z=1"}, ""},
 		{"Expand the TP sweep (included TP=4) for 8k/1k configuration for conc=4 to 64", []string{"conc 4-64 (8192/1024)"}, "conc"},
+		// "no" negates the noun it stands before, not a comma list of other settings (#1762)
+		{"no EP, dp-attn off, PREFILL_NODES=1/DECODE_NODES=1", []string{"env PREFILL_NODES=1", "env DECODE_NODES=1"}, "env"},
+		{"no EP, dp-attn off, PREFILL_NODES=1", []string{"parallel dp-attn false"}, "parallel"},
+		{"no SGLANG_A=1, SGLANG_B=1 or SGLANG_C", []string{"env! SGLANG_A=1", "env! SGLANG_B=1", "env! SGLANG_C"}, "env"},
+		{"without --enable-dp-attention, --disable-radix-cache", []string{"flag! --enable-dp-attention", "flag! --disable-radix-cache"}, "flag"},
+		{"H200 has no FP4 path, so --enable-dp-attention is omitted", []string{"flag! --enable-dp-attention"}, "flag"},
+		{"Sweeps with and without EP and dp-attn at 1k1k, conc 1-1024", []string{"conc 1-1024 (1024/1024)"}, "conc"},
+		{"Without this arg, MTP acceptance rates are artificially high", []string{"spec-decoding mtp"}, "spec-decoding"},
+		{"no --enable-dp-attention, cuda graphs off, --disable-radix-cache", []string{"flag! --enable-dp-attention", "flag --disable-radix-cache"}, "flag"},
 	} {
 		var got []string
 		for _, c := range Extract([]string{tc.bullet}) {
