@@ -641,3 +641,26 @@ wait $!
 		t.Error("MODEL (the workflow's) is said at a line of the scripts")
 	}
 }
+
+// TestEvalLaunchIsPlacedAtTheEval: a server started by eval is said to
+// start on the eval's line, and of two evals whose code starts alike (one
+// per role), at its own.
+func TestEvalLaunchIsPlacedAtTheEval(t *testing.T) {
+	l := runScriptT(t, scriptHead+`
+PRE="python3 -m sglang.launch_server --disaggregation-mode prefill --tp $TP"
+DEC="python3 -m sglang.launch_server --disaggregation-mode decode --tp $TP"
+eval "$DEC" \
+  > /workspace/decode.log 2>&1 &
+eval "$PRE" > /workspace/server.log 2>&1 &
+`+scriptTail, nil)
+	if len(l.Servers) != 2 {
+		t.Fatalf("servers %d (%s: %s)", len(l.Servers), l.Status, l.Reason)
+	}
+	for _, s := range l.Servers {
+		mode, _ := s.Flag("--disaggregation-mode")
+		want := map[string]string{"decode": "benchmarks/run.sh:6", "prefill": "benchmarks/run.sh:8"}[strings.Join(mode, "")]
+		if s.At != want {
+			t.Errorf("%s server at %q, want %q", mode, s.At, want)
+		}
+	}
+}

@@ -60,6 +60,9 @@ func (s *dryRun) call(ctx context.Context, args []string, funcs map[string]*synt
 		return l, nil
 	}
 	args = ownerTests(args)
+	if args[0] == "eval" && len(args) > 1 {
+		s.noteEval(ctx, args)
+	}
 	switch args[0] {
 	case "source", ".":
 		if len(args) >= 2 {
@@ -600,7 +603,7 @@ func (s *dryRun) record(ctx context.Context, env expand.Environ, into *[]Command
 	if len(wrapper) > 0 {
 		first = wrapper[0]
 	}
-	c := Command{Argv: append([]string(nil), argv...), At: s.at(ctx, first), Env: map[string]string{}}
+	c := Command{Argv: append([]string(nil), argv...), At: s.at(ctx, append([]string{first}, argv...)...), Env: map[string]string{}}
 	if len(wrapper) > 0 {
 		c.Wrapper = append([]string(nil), wrapper...)
 	}

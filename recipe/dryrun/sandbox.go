@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -50,6 +51,9 @@ type dryRun struct {
 	overlay map[string][]byte // absolute path → content written
 	gone    map[string]bool   // tree files removed
 	sources map[string][]byte // shell files read, for positions
+	// evals: code run by eval, with the file:line of the eval, so that
+	// what it launches is placed there (positions in it are the code's)
+	evals   []evalCode
 	stubbed map[string]bool
 	launch  Launch
 	stderr  bytes.Buffer
@@ -400,8 +404,9 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 // at names a handler's position: file:line of the shell file holding a
 // command at that offset and line. Positions carry no file name, so the
 // files read are searched: one whose text there starts with the
-// command's first word (word, when given) wins over one where the line
-// merely matches.
+// command's first word (word[0], when given) wins over one where the line
+// merely matches. Code run by eval whose text there starts with that word
+// wins over both; among several, the one holding most of the other words.
 func (s *dryRun) at(ctx context.Context, word ...string) string {
 	hc := interp.HandlerCtx(ctx)
 	if !hc.Pos.IsValid() {
@@ -425,6 +430,27 @@ func (s *dryRun) at(ctx context.Context, word ...string) string {
 			best, score = p, sc
 		}
 	}
+	site, most := "", 0
+	for _, e := range s.evals {
+		if len(word) == 0 || word[0] == "" || off >= len(e.code) || bytes.Count(e.code[:off], []byte{'\n'})+1 != line ||
+			!bytes.HasPrefix(e.code[off:], []byte(word[0])) {
+			continue
+		}
+		// codes alike at this position (one per role) are told apart
+		// by how many of the command's words each holds
+		n := 1
+		for _, w := range word[1:] {
+			if w != "" && bytes.Contains(e.code[off:], []byte(w)) {
+				n++
+			}
+		}
+		if n >= most { // on a tie, the latest eval
+			site, most = e.site, n
+		}
+	}
+	if site != "" {
+		return site // eval CODE: where it was run
+	}
 	if site, ok := ctx.Value(codeSite{}).(string); ok && site != "" && score < 3 {
 		return site // bash -c CODE: where it was run (a file that has a command here by chance is not it)
 	}
@@ -432,6 +458,31 @@ func (s *dryRun) at(ctx context.Context, word ...string) string {
 		return fmt.Sprintf("?:%d", line)
 	}
 	return fmt.Sprintf("%s:%d", best, line)
+}
+
+// evalCode is code an eval ran, and the file:line of the eval.
+type evalCode struct {
+	site string
+	code []byte
+}
+
+// maxEvals bounds the eval codes kept for positions: the latest.
+const maxEvals = 64
+
+// noteEval keeps the code of `eval ARGS` at the eval's own position.
+func (s *dryRun) noteEval(ctx context.Context, args []string) {
+	site := s.at(ctx, "eval")
+	if site == "" || strings.HasPrefix(site, "?") {
+		return
+	}
+	code := []byte(strings.Join(args[1:], " "))
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.evals = slices.DeleteFunc(s.evals, func(e evalCode) bool { return e.site == site && bytes.Equal(e.code, code) })
+	if len(s.evals) == maxEvals {
+		s.evals = s.evals[1:]
+	}
+	s.evals = append(s.evals, evalCode{site, code}) // the latest last
 }
 
 // codeSite carries, into the run of `bash -c CODE`, the file:line that
