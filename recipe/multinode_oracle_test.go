@@ -150,9 +150,16 @@ func TestMultinodeLaunchesAgainstRealBash(t *testing.T) {
 					}
 				}
 				for name, d := range dry.Env {
-					if _, ok := c.Env[name]; !ok && !multinodeStandIn.MatchString(name) {
-						note("variable only the dry run passed", "%s: %s=%s", where, name, d)
+					if _, ok := c.Env[name]; ok || multinodeStandIn.MatchString(name) {
+						continue
 					}
+					if strings.Contains(d, dryrun.UnknownMarker) {
+						// set by the branch of a test of an unknown value the
+						// dry run did not take: it may be, and is said unknown
+						count["variable the dry run may pass (unknown)"]++
+						continue
+					}
+					note("variable only the dry run passed", "%s: %s=%s", where, name, d)
 				}
 			}
 		}
@@ -177,7 +184,7 @@ func TestMultinodeLaunchesAgainstRealBash(t *testing.T) {
 	// what a branch on a value a program printed did not take, and what
 	// server_atom.sh's python heredoc prints (docs/dev/launch-oracle.md):
 	// missing, where the dry run should say unknown; no more than measured
-	for class, most := range map[string]int{"option only real bash passed": 11, "variable only real bash passed": 29} {
+	for class, most := range map[string]int{"option only real bash passed": 11, "variable only real bash passed": 16} {
 		if count[class] > most {
 			t.Errorf("%d: %s (measured: %d)", count[class], class, most)
 		}

@@ -3,7 +3,8 @@ package dryrun
 import (
 	"fmt"
 	"io"
-	"sort"
+	"regexp"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -58,7 +59,7 @@ func (s *dryRun) branch(hc interp.HandlerContext, out io.Writer, op, at string, 
 		}
 		b := s.branches[i]
 		s.branches = s.branches[:i] // an inner branch left by return or break closes too
-		var set []string
+		set := untakenSettings(b.marker, operands)
 		seen := map[string]bool{}
 		hc.Env.Each(func(name string, _ expand.Variable) bool {
 			if seen[name] {
@@ -82,9 +83,9 @@ func (s *dryRun) branch(hc interp.HandlerContext, out io.Writer, op, at string, 
 		if len(set) == 0 {
 			return
 		}
-		sort.Strings(set)
+		slices.Sort(set)
 		fmt.Fprintln(out, strings.Join(set, "\n"))
-		u := Unknown{At: b.at, What: fmt.Sprintf("a test of a value the sandbox does not know (%s) decides this branch: what it exports is unknown", b.marker)}
+		u := Unknown{At: b.at, What: fmt.Sprintf("a test of a value the sandbox does not know (%s) decides this branch: what it exports, and what the branch not taken would add, is unknown", b.marker)}
 		for _, x := range s.launch.Unknowns {
 			if x == u {
 				return
@@ -94,6 +95,209 @@ func (s *dryRun) branch(hc interp.HandlerContext, out io.Writer, op, at string, 
 			s.launch.Unknowns = append(s.launch.Unknowns, u)
 		}
 	}
+}
+
+// untakenSettings is the code that makes what the other branch of an
+// if adds to a launch (its settings, see branchSettings) unknown: the
+// branch that did not run may be the one the machine takes. The text a
+// branch appends stays, followed by the unknown value the test read
+// (marker): "--enable-two-batch-overlap <unknown:python3>" says the
+// option may be passed, where it stands; a NAME=VALUE becomes
+// NAME=<unknown>, an export of NAME too.
+func untakenSettings(marker string, settings []string) []string {
+	m, err := syntax.Quote(marker, syntax.LangBash)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, st := range settings {
+		kind, rest, _ := strings.Cut(st, ":")
+		name, text, _ := strings.Cut(rest, ":")
+		if !syntax.ValidName(name) {
+			continue
+		}
+		switch kind {
+		case "append":
+			out = append(out, name+`="${`+name+`-}`+text+` "`+m)
+		case "array":
+			out = append(out, name+"+=("+text+" "+m+")")
+		case "option":
+			out = append(out, name+`="`+text+` "`+m)
+		case "pair":
+			if q, err := syntax.Quote(text+"="+marker, syntax.LangBash); err == nil && syntax.ValidName(text) {
+				out = append(out, name+"="+q)
+			}
+		case "export":
+			out = append(out, "export "+name+"="+m)
+		}
+	}
+	return out
+}
+
+// branchSettings lists, as "KIND:NAME:TEXT", what a branch's assignments
+// add to a launch when it runs:
+//   - append: options or NAME=VALUE appended to a variable ("X=\"$X
+//     --flag\"", "X+=..."; TEXT is what is appended, as it stands between
+//     double quotes);
+//   - array: options or NAME=VALUE appended to an array (X+=(...); TEXT
+//     the words);
+//   - option: a variable set to options ("X=\"--a 1\""; TEXT the value);
+//   - pair: a variable set to NAME=VALUE, for a command's environment
+//     (TEXT is NAME);
+//   - export: a variable exported.
+//
+// A TEXT holds only literal text and parameters ($v, ${v:-x}), so that
+// running it again expands as the branch would; an assignment of
+// anything else, and of other values, is left out: shell variables that
+// decide guards are the machine's, as in openBranch.
+func branchSettings(body []*syntax.Stmt) []string {
+	var out []string
+	add := func(kind, name, text string) {
+		if st := kind + ":" + name + ":" + text; !slices.Contains(out, st) {
+			out = append(out, st)
+		}
+	}
+	for _, st := range body {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.FuncDecl, *syntax.Subshell, *syntax.CmdSubst, *syntax.ProcSubst:
+				return false
+			case *syntax.DeclClause:
+				if n.Variant != nil && n.Variant.Value == "export" {
+					for _, a := range n.Args {
+						if a.Name != nil && a.Value != nil {
+							add("export", a.Name.Value, "")
+						}
+					}
+				}
+				return false
+			case *syntax.CallExpr:
+				if len(n.Args) > 0 {
+					return true
+				}
+				for _, a := range n.Assigns {
+					if a.Name == nil || a.Index != nil {
+						continue
+					}
+					name := a.Name.Value
+					switch {
+					case a.Append && a.Array != nil:
+						var words []string
+						for _, e := range a.Array.Elems {
+							if e.Index != nil || e.Value == nil {
+								words = nil
+								break
+							}
+							t, ok := quotable(e.Value.Parts)
+							if !ok {
+								words = nil
+								break
+							}
+							words = append(words, `"`+t+`"`)
+						}
+						if len(words) > 0 && launchText(strings.Trim(words[0], `"`)) {
+							add("array", name, strings.Join(words, " "))
+						}
+					case a.Value == nil:
+					case a.Append:
+						if t, ok := quotable(a.Value.Parts); ok && launchText(t) {
+							add("append", name, t)
+						}
+					case startsWithParam(a.Value, name):
+						if t, ok := quotable(unquoted(a.Value.Parts)[1:]); ok && launchText(t) {
+							add("append", name, t)
+						}
+					default:
+						t, ok := quotable(a.Value.Parts)
+						if !ok {
+							break
+						}
+						if m := reEnvPair.FindStringSubmatch(t); m != nil {
+							add("pair", name, m[1])
+						} else if strings.HasPrefix(t, "-") {
+							add("option", name, t)
+						}
+					}
+				}
+				return false
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// launchText says whether text appended to a variable is of a command
+// line: it opens with an option or a NAME=VALUE. What else a branch
+// appends (the names a check found missing) decides guards.
+func launchText(t string) bool {
+	t = strings.TrimLeft(t, " ")
+	return strings.HasPrefix(t, "-") || reEnvPair.MatchString(t)
+}
+
+// reEnvPair matches a NAME=VALUE text, NAME a variable's name.
+var reEnvPair = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=`)
+
+// unquoted is a word's parts, a double-quoted word's inner ones.
+func unquoted(parts []syntax.WordPart) []syntax.WordPart {
+	if len(parts) == 1 {
+		if dq, ok := parts[0].(*syntax.DblQuoted); ok {
+			return dq.Parts
+		}
+	}
+	return parts
+}
+
+// startsWithParam says whether w opens with $name or ${name}.
+func startsWithParam(w *syntax.Word, name string) bool {
+	parts := unquoted(w.Parts)
+	if len(parts) == 0 {
+		return false
+	}
+	pe, ok := parts[0].(*syntax.ParamExp)
+	return ok && pe.Param != nil && pe.Param.Value == name && pe.Index == nil && !pe.Length && !pe.Excl && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil
+}
+
+// quotable is parts as text that stands between double quotes and
+// expands as the parts do: literals without quotes, backslashes or
+// backquotes, single-quoted text without those, and plain parameters
+// ($v, ${v}, ${v:-x} with a literal x). ok is false for anything else.
+func quotable(parts []syntax.WordPart) (string, bool) {
+	var b strings.Builder
+	for _, p := range unquoted(parts) {
+		switch p := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(p.Value)
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			b.WriteString(p.Value)
+		case *syntax.ParamExp:
+			if p.Param == nil || !syntax.ValidName(p.Param.Value) || p.Index != nil || p.Length || p.Excl || p.Slice != nil || p.Repl != nil || p.Names != 0 {
+				return "", false
+			}
+			if p.Exp == nil {
+				b.WriteString("${" + p.Param.Value + "}")
+				break
+			}
+			if p.Exp.Word == nil {
+				return "", false
+			}
+			def, ok := quotable(p.Exp.Word.Parts)
+			if !ok || strings.Contains(def, "}") {
+				return "", false
+			}
+			b.WriteString("${" + p.Param.Value + p.Exp.Op.String() + def + "}")
+		default:
+			return "", false
+		}
+	}
+	t := b.String()
+	if strings.ContainsAny(t, "\"\\`\n") {
+		return "", false
+	}
+	return t, true
 }
 
 // shellVars are the string variables of env, by name.
@@ -160,19 +364,36 @@ func trackBranches(n *syntax.IfClause, at string, lit func(string) *syntax.Word)
 	if len(words) == 0 {
 		return
 	}
-	wrap := func(body []*syntax.Stmt) []*syntax.Stmt {
+	// each branch's close also makes what the other branch sets unknown
+	// (untakenSettings); an if without an else that sets any gets one
+	plain := n.Else == nil || len(n.Else.Cond) == 0
+	var thenSets, elseSets []string
+	if plain {
+		thenSets = branchSettings(n.Then)
+		if n.Else != nil {
+			elseSets = branchSettings(n.Else.Then)
+		}
+	}
+	wrap := func(body []*syntax.Stmt, other []string) []*syntax.Stmt {
 		enter := []*syntax.Word{lit(branchCommand), lit("enter"), lit(at)}
 		for _, w := range words {
 			enter = append(enter, &syntax.Word{Parts: append([]syntax.WordPart(nil), w.Parts...)})
 		}
+		exitArgs := []*syntax.Word{lit(branchCommand), lit("exit"), lit(at)}
+		for _, o := range other {
+			exitArgs = append(exitArgs, lit(o))
+		}
 		exit := &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{&syntax.CmdSubst{
-			Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: []*syntax.Word{lit(branchCommand), lit("exit"), lit(at)}}}}}}}}}
+			Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: exitArgs}}}}}}}}
 		out := []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: enter}}}
 		out = append(out, body...)
 		return append(out, &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{lit("eval"), exit}}})
 	}
-	n.Then = wrap(n.Then)
-	if n.Else != nil && len(n.Else.Cond) == 0 {
-		n.Else.Then = wrap(n.Else.Then)
+	n.Then = wrap(n.Then, elseSets)
+	switch {
+	case n.Else != nil && plain:
+		n.Else.Then = wrap(n.Else.Then, thenSets)
+	case n.Else == nil && len(thenSets) > 0:
+		n.Else = &syntax.IfClause{Position: n.End(), Then: wrap(nil, thenSets)}
 	}
 }

@@ -472,8 +472,10 @@ vllm serve "$MODEL" $EXTRA > /workspace/server.log 2>&1 &
 	if v := srv.Env["HSA_NO_SCRATCH_RECLAIM"]; !strings.Contains(v, UnknownMarker) {
 		t.Errorf("HSA_NO_SCRATCH_RECLAIM=%q, want unknown", v)
 	}
-	if _, found := srv.Env["FW_OK"]; found {
-		t.Errorf("the other branch ran too: %v", srv.Env)
+	if v := srv.Env["FW_OK"]; !strings.Contains(v, UnknownMarker) {
+		// the branch not taken may be the machine's: what it exports
+		// is unknown, not absent (nor 1: it did not run)
+		t.Errorf("FW_OK=%q, want unknown", v)
 	}
 	if strings.Join(srv.Argv, " ") != "vllm serve m --scratch-off" {
 		// a shell variable the branch set stays as set: such variables
@@ -493,6 +495,69 @@ vllm serve "$MODEL" $EXTRA > /workspace/server.log 2>&1 &
 	}
 	if !found {
 		t.Errorf("the unknown branch is not said: %+v", l.Unknowns)
+	}
+}
+
+// TestDryRunUntakenBranch: the branch of a test of an unknown value
+// that the dry run did not take may be the one the machine takes: what
+// it would add to a launch (options appended, a NAME=VALUE for the
+// server's environment, an export) is unknown, never absent. Other
+// shell variables it sets are left alone.
+func TestDryRunUntakenBranch(t *testing.T) {
+	const settings = `tbo=$(python3 -c 'print(cfg["tbo"])')
+FLAGS="--tp $TP"
+ARGS=(--port 1)
+GUARD=ok
+if [[ "$tbo" == "True" ]]; then
+    FLAGS="$FLAGS --enable-two-batch-overlap"
+    ARGS+=(--x)
+    SDMA_ENV="MORI_ENABLE_SDMA=true"
+    export TBO_ON=1
+    GUARD=bad
+fi
+`
+	const launch = `[ "$GUARD" = ok ] || exit 1
+CMD="A=1 ${SDMA_ENV:-} python3 -m sglang.launch_server $FLAGS ${ARGS[*]}"
+eval "$CMD" > /workspace/server.log 2>&1 &
+`
+	t.Run("script", func(t *testing.T) {
+		checkUntaken(t, runScriptT(t, scriptHead+settings+launch+scriptTail, nil), "benchmarks/run.sh:7")
+	})
+	t.Run("sourced", func(t *testing.T) {
+		files := testfs.Files{"benchmarks/benchmark_lib.sh": lib, "benchmarks/settings.sh": settings,
+			"benchmarks/run.sh": scriptHead + "source \"$(dirname \"$0\")/settings.sh\"\n" + launch + scriptTail}
+		env := map[string]string{"PATH": "/bin", "MODEL": "m", "TP": "8", "CONC": "4", "PORT": "8888"}
+		checkUntaken(t, Run(context.Background(), files, "benchmarks/run.sh", nil, env, Options{Timeout: 3 * time.Second}), "benchmarks/settings.sh:5")
+	})
+}
+
+func checkUntaken(t *testing.T, l *Launch, at string) {
+	t.Helper()
+	srv := l.Server()
+	if srv == nil {
+		t.Fatalf("no server: %s %s %+v", l.Status, l.Reason, l.Unknowns)
+	}
+	said := false
+	for _, u := range l.Unknowns {
+		said = said || (u.At == at && strings.Contains(u.What, "decides this branch"))
+	}
+	if !said {
+		t.Errorf("the branch at %s is not said: %+v", at, l.Unknowns)
+	}
+	// the options stay where the branch puts them, each marked unknown
+	if got, want := strings.Join(srv.Argv, " "), "python3 -m sglang.launch_server --tp 8 --enable-two-batch-overlap <unknown:python3> --port 1 --x <unknown:python3>"; got != want {
+		t.Errorf("argv %q\nwant %q", got, want)
+	}
+	if v, _ := srv.Flag("--tp"); strings.Join(v, " ") != "8" {
+		t.Errorf("--tp %q: an option before the branch's keeps its value", v)
+	}
+	for _, name := range []string{"MORI_ENABLE_SDMA", "TBO_ON"} {
+		if v := srv.Env[name]; !strings.Contains(v, UnknownMarker) {
+			t.Errorf("%s=%q, want unknown", name, v)
+		}
+	}
+	if srv.Env["A"] != "1" {
+		t.Errorf("env %v", srv.Env)
 	}
 }
 
@@ -662,5 +727,45 @@ eval "$PRE" > /workspace/server.log 2>&1 &
 		if s.At != want {
 			t.Errorf("%s server at %q, want %q", mode, s.At, want)
 		}
+	}
+}
+
+// TestUnknownInCodeAssignment: an unknown value in code run by bash -c,
+// as a variable's value for the command, stays the marker (real bash
+// removes the quoting inertMarkers adds; so does the dry run).
+func TestUnknownInCodeAssignment(t *testing.T) {
+	l := runScriptT(t, scriptHead+`
+V=$(python3 -c 'print(1)')
+CMD="A=1 B=$V python3 -m sglang.launch_server --x=$V"
+bash -c "$CMD" > /workspace/server.log 2>&1 &
+`+scriptTail, nil)
+	srv := l.Server()
+	if srv == nil {
+		t.Fatalf("no server: %s %s", l.Status, l.Reason)
+	}
+	if got := srv.Env["B"]; got != "<unknown:python3>" {
+		t.Errorf("B=%q, want the marker", got)
+	}
+	if v, _ := srv.Flag("--x"); strings.Join(v, "") != "<unknown:python3>" {
+		t.Errorf("--x %q", v)
+	}
+}
+
+// TestDryRunUntakenBranchGuard: a check that collects what is missing in
+// a branch on an unknown value ("${!v:-}" empty) is a guard: the names it
+// would collect are not made unknown, and the run goes on as on a machine
+// fit to run the point.
+func TestDryRunUntakenBranchGuard(t *testing.T) {
+	l := runScriptT(t, scriptHead+`
+PORT=$(python3 -c 'print(8000)')
+missing=()
+for v in PORT MODEL; do
+  if [[ -z "${!v:-}" ]]; then missing+=("$v"); fi
+done
+[[ ${#missing[@]} -eq 0 ]] || { echo "missing: ${missing[*]}" >&2; exit 1; }
+vllm serve "$MODEL" --port "$PORT" > /workspace/server.log 2>&1 &
+`+scriptTail, nil)
+	if l.Server() == nil {
+		t.Fatalf("the check stopped the run: %s %s", l.Status, l.Reason)
 	}
 }

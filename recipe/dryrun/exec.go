@@ -666,7 +666,14 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 		return nil
 	}
 	if args[0] == branchCommand && len(args) >= 3 {
-		s.branch(hc, out, args[1], args[2], args[3:])
+		at := args[2]
+		if line, ok := strings.CutPrefix(at, "-"); ok { // a sourced file's: its file found by position
+			site := s.at(ctx, branchCommand)
+			if i := strings.LastIndexByte(site, ':'); i >= 0 {
+				at = site[:i+1] + line
+			}
+		}
+		s.branch(hc, out, args[1], at, args[3:])
 		return nil
 	}
 	if args[0] == exportCommand && len(args) >= 3 {

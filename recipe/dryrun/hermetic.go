@@ -337,7 +337,7 @@ func rewriteCode(code, self string) (string, bool) {
 
 // inertMarkers escapes the unknown values in shell code made of a run's
 // values (bash -c "... $X ...", eval "$(cmd)"): an unquoted
-// <unknown:name> would read as redirections from and to files; escaped,
+// <unknown:name> would read as redirections from and to files; quoted,
 // it stays the word it was. Quoted ones are left as they are.
 func inertMarkers(code string) string {
 	if !strings.Contains(code, UnknownMarker) {
@@ -354,7 +354,11 @@ func inertMarkers(code string) string {
 				b.WriteString(code[i:])
 				return b.String()
 			}
-			b.WriteString(`\` + code[i:i+end] + `\>`)
+			if m := code[i : i+end+1]; !strings.Contains(m, "'") {
+				b.WriteString("'" + m + "'") // quoted, not escaped: the interpreter keeps a backslash in an assignment's value
+			} else {
+				b.WriteString(`\` + code[i:i+end] + `\>`)
+			}
 			i += end
 			continue
 		case c == '\\' && quote != '\'' && i+1 < len(code):

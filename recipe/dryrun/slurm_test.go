@@ -99,10 +99,11 @@ vllm serve m --a "$A" --b "$B" --c "$C" --d "$D"
 
 func TestInertMarkers(t *testing.T) {
 	for in, want := range map[string]string{
-		`ls <unknown:x>`:          `ls \<unknown:x\>`,
+		`ls <unknown:x>`:          `ls '<unknown:x>'`,
+		`A=<unknown:x> ls`:        `A='<unknown:x>' ls`,
 		`ls "<unknown:x>"`:        `ls "<unknown:x>"`,
 		`ls '<unknown:x>' <a`:     `ls '<unknown:x>' <a`,
-		`echo \"<unknown:x>\"`:    `echo \"\<unknown:x\>\"`,
+		`echo \"<unknown:x>\"`:    `echo \"'<unknown:x>'\"`,
 		`echo "a \" <unknown:x>"`: `echo "a \" <unknown:x>"`,
 	} {
 		if got := inertMarkers(in); got != want {
