@@ -33,6 +33,7 @@ var claimsDigest = map[string]string{
 	"18": "f22851f965456be6", // multi-node layouts ("1P2D", "2P-TP4/1D-TP4") qualify rows (never called wrong by themselves, and set aside when no row has them: they may count nodes), a range in parentheses after one is about it; "unchanged"/"keeps" and offload arms keep a range about some row only in its own sentence
 	"19": "54b6f09f9d068467", // an option named as passed at times ("conditional --x", "optionally pass --x", "--x when set") is no launch claim; an option a server may pass unread (flags a program the sandbox does not run printed) is not known absent: the files decide
 	"20": "7bc80a488a9446f0", // a determiner ("no", "without") negates the names it stands before, not settings after a comma ("no EP, dp-attn off, X=1"); "A=1/B=1" is two settings; "with and without dp-attn" restricts no row; "dp-attn off" is dp-attn false; "X is omitted" removes X
+	"21": "7bc80a488a9446f0", // the same reading; a variable absent from a server that exported what a program printed (Command.HiddenEnv) is not known absent: the files decide
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

@@ -139,6 +139,8 @@ func TestMultinodeLaunchesAgainstRealBash(t *testing.T) {
 					}
 					d, ok := dry.Env[name]
 					switch {
+					case !ok && len(dry.HiddenEnv) > 0:
+						count["variable the dry run may pass unread"]++ // it exported what a program printed
 					case !ok:
 						note("variable only real bash passed", "%s: %s=%s", where, name, v)
 					case strings.Contains(d, dryrun.UnknownMarker):
@@ -181,16 +183,18 @@ func TestMultinodeLaunchesAgainstRealBash(t *testing.T) {
 			t.Errorf("%d: %s", count[bad], bad)
 		}
 	}
-	// what a branch on a value a program printed did not take, and what
-	// server_atom.sh's python heredoc prints (docs/dev/launch-oracle.md):
-	// missing, where the dry run should say unknown; no more than measured
-	for class, most := range map[string]int{"option only real bash passed": 11, "variable only real bash passed": 16} {
-		if count[class] > most {
-			t.Errorf("%d: %s (measured: %d)", count[class], class, most)
+	// what a value a program printed decides (a branch on it not taken,
+	// server_atom.sh's python heredoc and the pairs it exports) is
+	// unknown, never missing
+	for _, class := range []string{"option only real bash passed", "variable only real bash passed"} {
+		if count[class] > 0 {
+			t.Errorf("%d: %s", count[class], class)
 		}
 	}
-	if count["option the same"] < 1000 || count["variable the same"] < 9800 {
-		t.Errorf("options the same %d, variables the same %d: fewer than measured (1,021 and 9,903)", count["option the same"], count["variable the same"])
+	// 998 and 9,878 since models_atom.yaml's settings are unknown (the
+	// recording's defaults matched where that file sets none)
+	if count["option the same"] < 990 || count["variable the same"] < 9850 {
+		t.Errorf("options the same %d, variables the same %d: fewer than measured (998 and 9,878)", count["option the same"], count["variable the same"])
 	}
 }
 

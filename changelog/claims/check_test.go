@@ -260,6 +260,45 @@ func TestHiddenOptions(t *testing.T) {
 	}
 }
 
+// TestHiddenEnv: a server that starts after an export of pairs a program
+// printed may start with a variable a bullet names: the launch does not
+// decide its absence, the files do; a variable it shows still decides.
+func TestHiddenEnv(t *testing.T) {
+	hidden := strings.Replace(testfs.Script, "export VLLM_USE_X=1", "export VLLM_USE_X=1\nfor p in $(python3 -c 'print(\"A_B=1\")'); do export \"$p\"; done", 1)
+	base := testfs.Revision("v0.11.0", hidden)
+	head := testfs.Revision("v0.13.0", hidden)
+	for _, f := range []testfs.Files{base, head} {
+		f["runners/launch_b200-nb.sh"] = "#!/bin/bash\nbash " + testfs.ScriptPath + "\n"
+	}
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
+		[]string{"configs/nvidia-master.yaml", testfs.ScriptPath})
+	effs, err := ch.Effects(context.Background(), dryrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	effects := map[string]*recipe.Effect{}
+	for j := range effs {
+		effects[effs[j].Key] = &effs[j]
+		for _, pt := range effs[j].Head {
+			if pt.Launch == nil || len(pt.Launch.Servers) == 0 || len(pt.Launch.Servers[0].HiddenEnv) == 0 {
+				t.Fatalf("the server does not say it may start with variables it cannot name: %+v", pt.Launch)
+			}
+		}
+	}
+	for bullet, launchDecides := range map[string]bool{
+		"Remove VLLM_OLD_SETTING=1": false,
+		"Set VLLM_USE_X=1":          true,
+	} {
+		e := []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{bullet}, Lines: []int{3}, Line: 1}}
+		for _, r := range CheckLaunched(context.Background(), ch, e, effects) {
+			if fromLaunch := strings.Contains(r.Reason, "server"); fromLaunch != launchDecides {
+				t.Errorf("%q: %s (%s): decided by the launch %v, want %v", bullet, r.Verdict, r.Reason, fromLaunch, launchDecides)
+			}
+		}
+	}
+}
+
 // TestAboutAWorkersSetting: a claim about a variable or option is about
 // the same setting of a multi-node worker ("decode X"), and a value
 // written "empty" is the empty value.

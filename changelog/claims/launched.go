@@ -145,6 +145,11 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 			r.set(Unverified, fmt.Sprintf("%s meets %s; whether it launches %s is not known: %s passes options the dry run cannot read (%s)",
 				where, cond, r.Name, c.Program(), c.HiddenOptions()[0]), s.launchEvidence(c))
 			return true
+		case !found && r.Kind == KindEnv && hiddenEnv(lp.servers) != nil:
+			c := hiddenEnv(lp.servers)
+			r.set(Unverified, fmt.Sprintf("%s meets %s; whether it starts with %s is not known: it exports what a program the dry run does not run printed (%s)",
+				where, cond, r.Name, c.HiddenEnv[0]), s.launchEvidence(c))
+			return true
 		case !r.Negated && !found:
 			r.set(Contradicted, fmt.Sprintf("%s meets %s and launches without %s", where, cond, r.Name), s.launchEvidence(lp.servers[0]))
 			return true
@@ -180,6 +185,17 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 func hidden(cs []*dryrun.Command) *dryrun.Command {
 	for _, c := range cs {
 		if len(c.HiddenOptions()) > 0 {
+			return c
+		}
+	}
+	return nil
+}
+
+// hiddenEnv is the first of cs that may start with variables the dry
+// run cannot name (Command.HiddenEnv), nil when none.
+func hiddenEnv(cs []*dryrun.Command) *dryrun.Command {
+	for _, c := range cs {
+		if len(c.HiddenEnv) > 0 {
 			return c
 		}
 	}
@@ -422,6 +438,9 @@ func (s *subject) launchedEnv(r *Result) (ok bool) {
 	}
 	n := len(s.launched)
 	if r.Negated {
+		if len(with) == 0 && hiddenEnv(s.launched) != nil {
+			return false // a server may start with it unnamed: the files decide
+		}
 		if len(with) == 0 {
 			r.set(Confirmed, fmt.Sprintf("no server of the %s starts with %s set", s.pointCount(), name), s.launchEvidence(s.launched[0]))
 			return true

@@ -288,6 +288,9 @@ func writeCommand(w io.Writer, role string, c *dryrun.Command, base map[string]s
 			}
 		}
 	}
+	if len(c.HiddenEnv) > 0 {
+		printf(w, "  env      (more, not known: it exported %s, pairs a program printed)\n", strings.Join(c.HiddenEnv, ", "))
+	}
 	for _, name := range slices.Sorted(maps.Keys(c.Files)) {
 		content := c.Files[name]
 		if c.Role != "" {

@@ -769,3 +769,52 @@ vllm serve "$MODEL" --port "$PORT" > /workspace/server.log 2>&1 &
 		t.Fatalf("the check stopped the run: %s %s", l.Status, l.Reason)
 	}
 }
+
+// TestDryRunHiddenExport: an export of pairs a program printed (for p in
+// $ENVS; do export "$p"; done) exports what the dry run cannot name: the
+// server says so, and the run goes on.
+func TestDryRunHiddenExport(t *testing.T) {
+	l := runScriptT(t, scriptHead+`
+ENVS=$(python3 -c 'print("A=1 B=2")')
+vllm serve "$MODEL" --port 1 > /workspace/early.log 2>&1 &
+for p in $ENVS; do export "$p"; done
+export KNOWN=1
+vllm serve "$MODEL" > /workspace/server.log 2>&1 &
+`+scriptTail, nil)
+	if len(l.Servers) != 2 {
+		t.Fatalf("servers %d: %s %s", len(l.Servers), l.Status, l.Reason)
+	}
+	if h := l.Servers[0].HiddenEnv; len(h) != 0 {
+		t.Errorf("a server started before the export: hidden env %q", h)
+	}
+	if h := l.Servers[1].HiddenEnv; !slices.Equal(h, []string{"<unknown:python3>"}) {
+		t.Errorf("hidden env %q, want the unknown word exported", h)
+	}
+	if l.Servers[1].Env["KNOWN"] != "1" {
+		t.Errorf("env %v", l.Servers[1].Env)
+	}
+}
+
+// TestDryRunProgramWritesAssignments: a python program whose output, a
+// file of shell assignments, is sourced (ATOM's models_atom.yaml reader)
+// sets each variable its text prints: unknown, never unset.
+func TestDryRunProgramWritesAssignments(t *testing.T) {
+	l := runScriptT(t, scriptHead+`
+f=$(mktemp)
+python3 << PYEOF > "$f"
+m = {}
+print(f"MODEL_FLAGS='{m.get('flags', '')}'")
+print(f"_YAML_BLOCK_SIZE='{m.get('block_size', '')}'")
+PYEOF
+source "$f"
+BLOCK="${_YAML_BLOCK_SIZE:-16}"
+vllm serve "$MODEL" --block-size "$BLOCK" $MODEL_FLAGS > /workspace/server.log 2>&1 &
+`+scriptTail, nil)
+	srv := l.Server()
+	if srv == nil {
+		t.Fatalf("no server: %s %s", l.Status, l.Reason)
+	}
+	if got, want := strings.Join(srv.Argv, " "), "vllm serve m --block-size <unknown:python3> <unknown:python3>"; got != want {
+		t.Errorf("argv %q\nwant %q", got, want)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"path"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -607,6 +608,9 @@ func (s *dryRun) record(ctx context.Context, env expand.Environ, into *[]Command
 	if len(wrapper) > 0 {
 		c.Wrapper = append([]string(nil), wrapper...)
 	}
+	s.mu.Lock()
+	c.HiddenEnv = slices.Clone(s.hiddenEnv)
+	s.mu.Unlock()
 	exported(env, func(name, value string) {
 		if name != "SECONDS" {
 			c.Env[name] = value
@@ -852,10 +856,45 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 		s.unknown(s.at(ctx), "%s polled %d times: taken to fail", name, maxTurns)
 		return interp.NewExitStatus(1)
 	}
+	if f, ok := out.(*overlayFile); ok && (name == "python3" || name == "python") {
+		if names := s.printedNames(hc, args); len(names) > 0 {
+			// a program that writes shell assignments to a file (to be
+			// sourced): each variable its text assigns is unknown, never
+			// unset
+			q, _ := syntax.Quote(UnknownMarker+name+">", syntax.LangBash)
+			for _, n := range names {
+				fmt.Fprintf(f, "%s=%s\n", n, q)
+			}
+			s.unknown(s.at(ctx), "%s writes %s to a file: unknown", name, strings.Join(names, ", "))
+			return nil
+		}
+	}
 	if out != io.Discard && out != nil {
 		if _, isTerm := out.(*lockedWriter); !isTerm {
 			fmt.Fprintf(out, "%s%s>", UnknownMarker, name)
 		}
 	}
 	return nil
+}
+
+// printedNames are the variables a python program (its -c code, or the
+// program it reads on stdin: a here-document) prints assignments of, as
+// evalNames reads them.
+func (s *dryRun) printedNames(hc interp.HandlerContext, args []string) []string {
+	var code string
+	if i := slices.Index(args, "-c"); i > 0 && i+1 < len(args) {
+		code = args[i+1]
+	} else if len(args) == 1 || (len(args) == 2 && args[1] == "-") {
+		if hc.Stdin != nil {
+			b, _ := io.ReadAll(io.LimitReader(hc.Stdin, maxCode))
+			code = string(b)
+		}
+	}
+	var names []string
+	for _, m := range assignedName.FindAllStringSubmatch(code, -1) {
+		if !slices.Contains(names, m[1]) && isVarName(m[1]) {
+			names = append(names, m[1])
+		}
+	}
+	return names
 }

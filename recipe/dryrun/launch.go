@@ -30,6 +30,11 @@ type Command struct {
 	// -e/--env); a variable left out was set where the dry run cannot
 	// name (the workflow, an assignment to a variable exported before).
 	EnvAt map[string]string `json:"env_at,omitempty"`
+	// HiddenEnv lists unknown words the run exported where names stand
+	// before this command started (export "$pair" of what a program the
+	// sandbox does not run printed): the command may start with
+	// variables Env does not name.
+	HiddenEnv []string `json:"hidden_env,omitempty"`
 	// Files are files the run wrote that Argv names (e.g. an
 	// --extra_llm_api_options YAML), with their content.
 	Files map[string]string `json:"files,omitempty"`

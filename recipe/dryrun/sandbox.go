@@ -57,9 +57,13 @@ type dryRun struct {
 	stubbed map[string]bool
 	launch  Launch
 	stderr  bytes.Buffer
-	ended   string // file:line of the last exit
-	depth   int
-	loops   map[string]int // turns per loop
+	// hiddenEnv: unknown words exported where names stand (export
+	// "$pair" of what a program printed); each command recorded since
+	// may start with variables the dry run cannot name
+	hiddenEnv []string
+	ended     string // file:line of the last exit
+	depth     int
+	loops     map[string]int // turns per loop
 	// branches are the open branches of ifs whose test read a value the
 	// sandbox does not know (see branch)
 	branches []openBranch
@@ -393,12 +397,33 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 		// interpreter's named pipe was refused (noTempDir)
 		w.s.refuse("a process substitution, which the sandbox refuses at run time")
 	}
+	if m := reHiddenExport.FindSubmatch(p); m != nil {
+		w.s.hideEnv(string(m[1]))
+	}
 	w.s.mu.Lock()
 	defer w.s.mu.Unlock()
 	if w.s.stderr.Len() < 64<<10 {
 		w.s.stderr.Write(p)
 	}
 	return len(p), nil
+}
+
+// reHiddenExport is the interpreter's complaint at an export of an
+// unknown word (export "$pair", the pair a program printed).
+var reHiddenExport = regexp.MustCompile(`declare: invalid name "(` + regexp.QuoteMeta(UnknownMarker) + `[^"]*)"`)
+
+// hideEnv notes an unknown word exported where a name stands: what it
+// would export is the machine's.
+func (s *dryRun) hideEnv(word string) {
+	s.mu.Lock()
+	seen := slices.Contains(s.hiddenEnv, word)
+	if !seen && len(s.hiddenEnv) < 16 {
+		s.hiddenEnv = append(s.hiddenEnv, word)
+	}
+	s.mu.Unlock()
+	if !seen {
+		s.unknown("", "exports %s, what a program the sandbox does not run printed: the servers may start with variables it cannot name", word)
+	}
 }
 
 // at names a handler's position: file:line of the shell file holding a
