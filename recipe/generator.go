@@ -32,7 +32,11 @@ type sweepGenerator struct {
 	// defining it (validation.py beside it does; read for an agentic
 	// point only)
 	durationElsewhere bool
-	dir               string // the generator's directory
+	// agenticBatch is how many concurrencies of a multi-node agentic row
+	// share one allocation (MAX_MULTINODE_AGENTIC_CONCURRENCIES_PER_ALLOCATION:
+	// 4 from #1970, 1 since #2309)
+	agenticBatch int
+	dir          string // the generator's directory
 }
 
 // generatorPaths are where the generator has lived, newest first.
@@ -48,11 +52,13 @@ var (
 	reDurationGet = regexp.MustCompile(`agentic_config\.get\(\s*Fields\.DURATION\.value\s*,\s*(\d+)\s*\)`)
 	// DEFAULT_AGENTIC_DURATION_SECONDS = 3600 (validation.py)
 	reDurationDefault = regexp.MustCompile(`DEFAULT_AGENTIC_DURATION_SECONDS\s*=\s*(\d+)`)
+	// MAX_MULTINODE_AGENTIC_CONCURRENCIES_PER_ALLOCATION = 1
+	reAgenticBatch = regexp.MustCompile(`(?m)^MAX_MULTINODE_AGENTIC_CONCURRENCIES_PER_ALLOCATION\s*=\s*(\d+)`)
 )
 
 // todaysGenerator is the generator perflog was written against.
 var todaysGenerator = sweepGenerator{modelLenPad: 256, seqNames: map[[2]int64]string{{1024, 1024}: "1k1k", {8192, 1024}: "8k1k"},
-	agenticDuration: 3600}
+	agenticDuration: 3600, agenticBatch: 1}
 
 // parseGenerator reads what it can of a generator's source (and of the
 // validation module beside it); what it cannot read stays today's.
@@ -72,6 +78,11 @@ func parseGenerator(src []byte) sweepGenerator {
 		}
 	} else if bytes.Contains(src, []byte("DEFAULT_AGENTIC_DURATION_SECONDS")) {
 		g.durationElsewhere = true
+	}
+	if m := reAgenticBatch.FindSubmatch(src); m != nil {
+		if n, ok := small(m[1]); ok && n > 0 && n < 1<<10 {
+			g.agenticBatch = int(n)
+		}
 	}
 	if m := rePad.FindSubmatch(src); m != nil {
 		if n, err := strconv.ParseInt(string(m[1]), 10, 64); err == nil && n >= 0 && n < 1<<20 {

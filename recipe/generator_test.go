@@ -1,8 +1,10 @@
 package recipe
 
 import (
+	"fmt"
 	"testing"
 
+	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/testfs"
 )
 
@@ -55,6 +57,41 @@ func TestPointEnvFollowsTheGenerator(t *testing.T) {
 		}
 		if l := p.Label(); l != "1 ("+c.label+")" {
 			t.Errorf("%s: label %s", c.name, l)
+		}
+	}
+}
+
+// TestMultinodeAgenticEntry: a multi-node agentic row's points are sized
+// and named as the generator of their revision writes them: batches of
+// its concurrencies (MAX_MULTINODE_AGENTIC_CONCURRENCIES_PER_ALLOCATION:
+// 4 at #2127, 1 since #2170), each side's workers and parallelism in the
+// exp-name, and the KV offloading only when there is one.
+func TestMultinodeAgenticEntry(t *testing.T) {
+	if g := parseGenerator([]byte("MAX_MULTINODE_AGENTIC_CONCURRENCIES_PER_ALLOCATION = 4\n")); g.agenticBatch != 4 {
+		t.Errorf("batch %d, want 4", g.agenticBatch)
+	}
+	if g := parseGenerator([]byte("x = 1\n")); g.agenticBatch != 1 {
+		t.Errorf("batch %d without the constant, want today's 1", g.agenticBatch)
+	}
+	concs := []int64{2, 4, 8, 16, 32}
+	for conc, want := range map[int64]string{2: "[2 4 8 16]", 16: "[2 4 8 16]", 32: "[32]"} {
+		if got := fmt.Sprint(agenticBatch(concs, conc, 4)); got != want {
+			t.Errorf("batch of %d: %s, want %s", conc, got, want)
+		}
+	}
+	if got := fmt.Sprint(agenticBatch(concs, 8, 1)); got != "[8]" {
+		t.Errorf("batch of 8 by 1: %s", got)
+	}
+	n := func(v int64) config.Opt[int64] { return config.Opt[int64]{V: v, Set: true} }
+	e := &config.Entry{Prefill: &config.Side{Workers: n(1), TP: n(8), EP: n(8), DPAttn: config.Opt[bool]{V: true, Set: true}},
+		Decode: &config.Side{Workers: n(2), TP: n(8)}}
+	for _, tc := range []struct{ kv, backend, want string }{
+		{"dram", "hicache", "dsv4_p1x8ep8dpa_d2x8_conc2x4_kvdram-hicache"},
+		{"none", "", "dsv4_p1x8ep8dpa_d2x8_conc2x4"},
+	} {
+		p := &LaunchPoint{KVOffloading: tc.kv, KVBackend: tc.backend}
+		if got := multinodeAgenticName("dsv4", e, []int64{2, 4}, p); got != tc.want {
+			t.Errorf("exp-name %q, want %q", got, tc.want)
 		}
 	}
 }

@@ -185,17 +185,15 @@ func (r *Rev) LaunchPoints(key string) ([]LaunchPoint, error) {
 					case multinode:
 						base.Sides = sides(e)
 						base.Note = "multi-node: run by srt-slurm or a driver script, not dry-run"
-						if cf := e.Settings()["CONFIG_FILE"]; cf != "" && !strings.Contains(cf, ":") {
+						if cf := e.Settings()["CONFIG_FILE"]; cf != "" && strings.Contains(cf, ":") {
+							// srt-slurm's override syntax (FILE:VARIANT[0])
+							base.Note = "multi-node: an srt-slurm recipe with an override (" + cf + "), not read"
+						} else if cf != "" {
 							if path, note, _ := res.RecipeFile(cf); path != "" {
 								base.Recipe, base.Note = path, ""
 							} else if note != "" {
 								base.Note = "multi-node: " + note + ", not dry-run"
 							}
-						} else if scenario == "agentic-coding" {
-							// the generator batches an agentic multi-node row's
-							// concurrencies and names and sizes it its own way,
-							// which perflog does not read yet
-							base.Note = "multi-node agentic: its driver script is not dry-run yet"
 						} else if run.Script != "" && base.Launcher != "" {
 							base.Note = "" // a driver script of the tree: dry-run (below, when the workflow gives its environment)
 						}
@@ -270,6 +268,18 @@ func dramGB(h config.Hardware, util float64, p *LaunchPoint, e *config.Entry) st
 	}
 	avail := min(h.DRAMMiB, maxAgenticDRAMMiB)
 	gpus := p.TP * e.PP.Or(1) * e.PCP.Or(1)
+	if w := e.Prefill; w != nil {
+		// a multi-node point: a prefill worker's share of its node
+		// (the generator's worker_gpus_per_node; it refuses a worker
+		// that does not tile its nodes)
+		gpus = w.TP.Or(1) * w.PP.Or(1) * w.PCP.Or(1)
+		switch {
+		case gpus > h.GPUs && gpus%h.GPUs != 0, gpus <= h.GPUs && h.GPUs%gpus != 0:
+			return ""
+		case gpus > h.GPUs:
+			gpus = h.GPUs
+		}
+	}
 	// exact decimal arithmetic, as the generator's Decimal
 	u := new(big.Rat)
 	u.SetString(strconv.FormatFloat(util, 'f', -1, 64))

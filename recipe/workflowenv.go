@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -437,7 +438,7 @@ func (r *Rev) setMultinodeEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoin
 		p.Env, p.EnvFrom = table, "perflog's table of the single-node workflow (no multi-node workflow runs a launcher)"
 		return false
 	}
-	env, err := w.cachedEnv(p.Scenario, multinodeMatrix(rec, e, p, label, table), p.Runner)
+	env, err := w.cachedEnv(p.Scenario, multinodeMatrix(rec, e, p, label, table, r.generator()), p.Runner)
 	if err != nil {
 		p.Env, p.EnvFrom = table, "perflog's table of the single-node workflow ("+err.Error()+")"
 		return false
@@ -449,7 +450,7 @@ func (r *Rev) setMultinodeEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoin
 // multinodeMatrix is a multi-node entry as the sweep generator writes it
 // for the multi-node workflow: the point's fields with its workers'
 // (prefill, decode), the entry's concurrencies as one list, disagg.
-func multinodeMatrix(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label string, table map[string]string) *ghexpr.Object {
+func multinodeMatrix(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label string, table map[string]string, gen *sweepGenerator) *ghexpr.Object {
 	o := matrixConfig(rec, e, p, label, table)
 	side := func(sd *config.Side) any {
 		m := map[string]any{"num-worker": sd.Workers.Or(1), "tp": sd.TP.Or(1), "ep": sd.EP.Or(1), "dp-attn": sd.DPAttn.V,
@@ -467,6 +468,10 @@ func multinodeMatrix(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label 
 	}
 	if p.Scenario != "agentic-coding" {
 		o.Set("conc", fromGo(e.Conc))
+	} else {
+		batch := agenticBatch(e.Conc, p.Conc, gen.agenticBatch)
+		o.Set("conc", fromGo(batch))
+		o.Set("exp-name", multinodeAgenticName(rec.ModelPrefix, e, batch, p))
 	}
 	disagg := false
 	if v, ok := rec.Setting("disagg"); ok {
@@ -474,6 +479,48 @@ func multinodeMatrix(rec *config.Recipe, e *config.Entry, p *LaunchPoint, label 
 	}
 	o.Set("disagg", disagg)
 	return o
+}
+
+// agenticBatch is the batch of a multi-node agentic row's concurrencies
+// that conc runs in: the generator's chunks of size n, in the row's
+// order (chunk_multinode_agentic_concurrencies).
+func agenticBatch(concs []int64, conc int64, n int) []int64 {
+	n = max(n, 1)
+	for i := 0; i < len(concs); i += n {
+		chunk := concs[i:min(i+n, len(concs))]
+		if slices.Contains(chunk, conc) {
+			return chunk
+		}
+	}
+	return []int64{conc}
+}
+
+// multinodeAgenticName is the generator's exp-name of a multi-node agentic
+// entry (multinode_agentic_exp_name): each side's workers, TP, EP and DP
+// attention, the batch, and the KV offloading when there is one.
+func multinodeAgenticName(prefix string, e *config.Entry, batch []int64, p *LaunchPoint) string {
+	tag := func(sd *config.Side, role string) string {
+		if sd == nil {
+			return role + "?"
+		}
+		t := fmt.Sprintf("%s%dx%d", role, sd.Workers.Or(1), sd.TP.Or(1))
+		if ep := sd.EP.Or(1); ep != 1 {
+			t += fmt.Sprintf("ep%d", ep)
+		}
+		if sd.DPAttn.V {
+			t += "dpa"
+		}
+		return t
+	}
+	concs := make([]string, len(batch))
+	for i, c := range batch {
+		concs[i] = strconv.FormatInt(c, 10)
+	}
+	name := prefix + "_" + tag(e.Prefill, "p") + "_" + tag(e.Decode, "d") + "_conc" + strings.Join(concs, "x")
+	if p.KVOffloading != "" && p.KVOffloading != "none" {
+		name += "_kv" + p.KVOffloading + "-" + p.KVBackend
+	}
+	return name
 }
 
 // fromGo is a Go value (maps, slices, numbers, strings, bools) as an

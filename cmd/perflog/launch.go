@@ -51,8 +51,9 @@ client, and what could not be evaluated. --format json gives every point in
 full. --worktree dry-runs the work tree as it is, uncommitted changes included
 (what verify --worktree judges).
 
-Multi-node recipes: a fixed-seq-len recipe whose driver script is in the
-repository is dry-run with the multi-node workflow's environment, through the
+Multi-node recipes: a recipe whose driver script is in the repository is
+dry-run with the multi-node workflow's environment (an agentic row batched and
+named as the revision's sweep generator does), through the
 Slurm job it submits (the job starts at once; each srun task is a node, the
 last first) into each node's container; its servers are named by role
 (prefill, decode). What only the cluster knows (the job id, node addresses) and
