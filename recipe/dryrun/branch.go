@@ -59,7 +59,7 @@ func (s *dryRun) branch(hc interp.HandlerContext, out io.Writer, op, at string, 
 		}
 		b := s.branches[i]
 		s.branches = s.branches[:i] // an inner branch left by return or break closes too
-		set := untakenSettings(b.marker, operands)
+		set := untakenSettings(b.marker, operands, func(name string) string { return hc.Env.Get(name).String() })
 		seen := map[string]bool{}
 		hc.Env.Each(func(name string, _ expand.Variable) bool {
 			if seen[name] {
@@ -99,12 +99,15 @@ func (s *dryRun) branch(hc interp.HandlerContext, out io.Writer, op, at string, 
 
 // untakenSettings is the code that makes what the other branch of an
 // if adds to a launch (its settings, see branchSettings) unknown: the
-// branch that did not run may be the one the machine takes. The text a
-// branch appends stays, followed by the unknown value the test read
-// (marker): "--enable-two-batch-overlap <unknown:python3>" says the
-// option may be passed, where it stands; a NAME=VALUE becomes
-// NAME=<unknown>, an export of NAME too.
-func untakenSettings(marker string, settings []string) []string {
+// branch that did not run may be the one the machine takes. Of the
+// options it would put in a variable, those the variable does not hold
+// already (as the branch taken, or the script before, set it) are added,
+// followed by the unknown value the test read (marker):
+// "--enable-two-batch-overlap <unknown:python3>" says the option may be
+// passed, where it stands. A NAME=VALUE becomes NAME=<unknown> after
+// what the variable holds; an export of NAME exports it unknown. get is
+// the shell's variables.
+func untakenSettings(marker string, settings []string, get func(string) string) []string {
 	m, err := syntax.Quote(marker, syntax.LangBash)
 	if err != nil {
 		return nil
@@ -117,21 +120,102 @@ func untakenSettings(marker string, settings []string) []string {
 			continue
 		}
 		switch kind {
-		case "append":
-			out = append(out, name+`="${`+name+`-}`+text+` "`+m)
+		case "append", "option":
+			add, ok := expandSimple(text, get)
+			if !ok {
+				continue
+			}
+			cur := get(name)
+			if extra := newGroups(cur, add); extra != "" {
+				q, err := syntax.Quote(strings.TrimSpace(cur+" "+extra)+" "+marker, syntax.LangBash)
+				if err == nil {
+					out = append(out, name+"="+q)
+				}
+			}
 		case "array":
 			out = append(out, name+"+=("+text+" "+m+")")
-		case "option":
-			out = append(out, name+`="`+text+` "`+m)
 		case "pair":
 			if q, err := syntax.Quote(text+"="+marker, syntax.LangBash); err == nil && syntax.ValidName(text) {
-				out = append(out, name+"="+q)
+				out = append(out, name+`="${`+name+`:+${`+name+`} }"`+q)
 			}
 		case "export":
 			out = append(out, "export "+name+"="+m)
 		}
 	}
 	return out
+}
+
+// newGroups is what of add's options (each with the words after it) cur
+// does not hold as they are, in add's order ("" when none).
+func newGroups(cur, add string) string {
+	have := map[string]bool{}
+	for _, g := range optionGroups(cur) {
+		have[g] = true
+	}
+	var out []string
+	for _, g := range optionGroups(add) {
+		if !have[g] {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+// optionGroups splits a command line's words into groups, each an option
+// and the words up to the next one.
+func optionGroups(s string) []string {
+	var out []string
+	for _, w := range strings.Fields(s) {
+		if strings.HasPrefix(w, "-") || len(out) == 0 {
+			out = append(out, w)
+		} else {
+			out[len(out)-1] += " " + w
+		}
+	}
+	return out
+}
+
+// expandSimple expands the parameters of a text branchSettings kept
+// (${v}, ${v:-x}, ${v-x}, ${v:+x}, ${v+x}) with get; ok is false for
+// another form.
+func expandSimple(text string, get func(string) string) (string, bool) {
+	var b strings.Builder
+	for {
+		i := strings.Index(text, "${")
+		if i < 0 {
+			b.WriteString(text)
+			return b.String(), true
+		}
+		b.WriteString(text[:i])
+		j := strings.IndexByte(text[i:], '}')
+		if j < 0 {
+			return "", false
+		}
+		inner := text[i+2 : i+j]
+		text = text[i+j+1:]
+		k := strings.IndexAny(inner, ":-+")
+		if k < 0 {
+			b.WriteString(get(inner))
+			continue
+		}
+		name, op := inner[:k], inner[k:]
+		v := get(name)
+		switch {
+		case strings.HasPrefix(op, ":-"):
+			if v == "" {
+				v = op[2:]
+			}
+		case strings.HasPrefix(op, ":+"):
+			if v != "" {
+				v = op[2:]
+			}
+		case strings.HasPrefix(op, "-"), strings.HasPrefix(op, "+"):
+			return "", false // set or unset: the shell's to tell
+		default:
+			return "", false
+		}
+		b.WriteString(v)
+	}
 }
 
 // branchSettings lists, as "KIND:NAME:TEXT", what a branch's assignments

@@ -751,6 +751,34 @@ bash -c "$CMD" > /workspace/server.log 2>&1 &
 	}
 }
 
+// TestDryRunUntakenElse: of two branches that set the same variable, the
+// one taken keeps its setting, and what the other's adds to it follows,
+// unknown (an option both set alike is not said twice).
+func TestDryRunUntakenElse(t *testing.T) {
+	l := runScriptT(t, scriptHead+`
+v=$(python3 -c 'print(1)')
+if [[ -n "$v" ]]; then
+    EXTRA="--a 1 --c 3"
+    PAIR="A_X=1"
+else
+    EXTRA="--a 1 --b 2"
+    PAIR="B_Y=2"
+fi
+CMD="${PAIR} vllm serve $MODEL $EXTRA"
+eval "$CMD" > /workspace/server.log 2>&1 &
+`+scriptTail, nil)
+	srv := l.Server()
+	if srv == nil {
+		t.Fatalf("no server: %s %s", l.Status, l.Reason)
+	}
+	if got, want := strings.Join(srv.Argv, " "), "vllm serve m --a 1 --c 3 --b 2 <unknown:python3>"; got != want {
+		t.Errorf("argv %q, want %q", got, want)
+	}
+	if srv.Env["A_X"] != "1" || srv.Env["B_Y"] != "<unknown:python3>" {
+		t.Errorf("env A_X=%q B_Y=%q", srv.Env["A_X"], srv.Env["B_Y"])
+	}
+}
+
 // TestDryRunUntakenBranchGuard: a check that collects what is missing in
 // a branch on an unknown value ("${!v:-}" empty) is a guard: the names it
 // would collect are not made unknown, and the run goes on as on a machine
