@@ -216,6 +216,20 @@ func TestSetClaimOfAReadVariable(t *testing.T) {
 	}
 }
 
+// launchedChange is an image bump of the sample recipe whose script is
+// script at both revisions, run by its launcher: the claims read the dry
+// run.
+func launchedChange(script string) *recipe.Change {
+	base := testfs.Revision("v0.11.0", script)
+	head := testfs.Revision("v0.13.0", script)
+	for _, f := range []testfs.Files{base, head} {
+		f["runners/launch_b200-nb.sh"] = "#!/bin/bash\nbash " + testfs.ScriptPath + "\n"
+	}
+	s := &config.Settings{}
+	return recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
+		[]string{"configs/nvidia-master.yaml", testfs.ScriptPath})
+}
+
 // TestHiddenOptions: a server that passes options the dry run cannot read
 // (flags printed by a program it does not run) may pass the one a bullet
 // names: the launch does not decide its absence, the files do (here: no
@@ -223,14 +237,7 @@ func TestSetClaimOfAReadVariable(t *testing.T) {
 // still contradicted by the launch.
 func TestHiddenOptions(t *testing.T) {
 	hidden := strings.Replace(testfs.Script, "--max-num-seqs 256", `--max-num-seqs 256 $(python3 -c 'print("--x 1")')`, 1)
-	base := testfs.Revision("v0.11.0", hidden)
-	head := testfs.Revision("v0.13.0", hidden)
-	for _, f := range []testfs.Files{base, head} { // a launcher that runs the script: the claims read the dry run
-		f["runners/launch_b200-nb.sh"] = "#!/bin/bash\nbash " + testfs.ScriptPath + "\n"
-	}
-	s := &config.Settings{}
-	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
-		[]string{"configs/nvidia-master.yaml", testfs.ScriptPath})
+	ch := launchedChange(hidden)
 	for bullet, want := range map[string]string{
 		"Add --enable-prefix-caching":    "flag:contradicted passed by none of the files",
 		"Remove --enable-prefix-caching": "flag:confirmed passed by none of the files",
@@ -265,14 +272,7 @@ func TestHiddenOptions(t *testing.T) {
 // decide its absence, the files do; a variable it shows still decides.
 func TestHiddenEnv(t *testing.T) {
 	hidden := strings.Replace(testfs.Script, "export VLLM_USE_X=1", "export VLLM_USE_X=1\nfor p in $(python3 -c 'print(\"A_B=1\")'); do export \"$p\"; done", 1)
-	base := testfs.Revision("v0.11.0", hidden)
-	head := testfs.Revision("v0.13.0", hidden)
-	for _, f := range []testfs.Files{base, head} {
-		f["runners/launch_b200-nb.sh"] = "#!/bin/bash\nbash " + testfs.ScriptPath + "\n"
-	}
-	s := &config.Settings{}
-	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
-		[]string{"configs/nvidia-master.yaml", testfs.ScriptPath})
+	ch := launchedChange(hidden)
 	effs, err := ch.Effects(context.Background(), dryrun.Options{})
 	if err != nil {
 		t.Fatal(err)

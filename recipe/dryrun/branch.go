@@ -439,6 +439,19 @@ func branchWords(cond []*syntax.Stmt) []*syntax.Word {
 	return out
 }
 
+// ifSettings is what each branch of an if sets (branchSettings) when its
+// else, if any, is plain (not an elif: an elif is an if of its own).
+func ifSettings(n *syntax.IfClause) (plain bool, thenSets, elseSets []string) {
+	plain = n.Else == nil || len(n.Else.Cond) == 0
+	if plain {
+		thenSets = branchSettings(n.Then)
+		if n.Else != nil {
+			elseSets = branchSettings(n.Else.Then)
+		}
+	}
+	return plain, thenSets, elseSets
+}
+
 // trackBranches makes each branch of an if whose test compares words
 // ("if [[ $v -lt 177 ]]; then ... else ... fi") open with
 // "perflog-branch enter AT WORDS..." and close with
@@ -450,14 +463,7 @@ func trackBranches(n *syntax.IfClause, at string, lit func(string) *syntax.Word)
 	}
 	// each branch's close also makes what the other branch sets unknown
 	// (untakenSettings); an if without an else that sets any gets one
-	plain := n.Else == nil || len(n.Else.Cond) == 0
-	var thenSets, elseSets []string
-	if plain {
-		thenSets = branchSettings(n.Then)
-		if n.Else != nil {
-			elseSets = branchSettings(n.Else.Then)
-		}
-	}
+	plain, thenSets, elseSets := ifSettings(n)
 	wrap := func(body []*syntax.Stmt, other []string) []*syntax.Stmt {
 		enter := []*syntax.Word{lit(branchCommand), lit("enter"), lit(at)}
 		for _, w := range words {

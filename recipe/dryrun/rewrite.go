@@ -595,14 +595,7 @@ func (c *Cache) sourceable(data []byte) []byte {
 					}
 					return ` eval "$(` + strings.Join(args, " ") + `)"; `
 				}
-				plain := n.Else == nil || len(n.Else.Cond) == 0
-				var thenSets, elseSets []string
-				if plain {
-					thenSets = branchSettings(n.Then)
-					if n.Else != nil {
-						elseSets = branchSettings(n.Else.Then)
-					}
-				}
+				plain, thenSets, elseSets := ifSettings(n)
 				o := int(n.ThenPos.Offset()) + len("then")
 				edits = append(edits, edit{o, o, enter})
 				fi := int(n.FiPos.Offset())
