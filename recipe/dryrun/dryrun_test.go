@@ -846,3 +846,55 @@ vllm serve "$MODEL" --block-size "$BLOCK" $MODEL_FLAGS > /workspace/server.log 2
 		t.Errorf("argv %q\nwant %q", got, want)
 	}
 }
+
+// TestDockerEnvFile: a container started with --env-file gets the
+// variables of the file the run wrote (NAME=VALUE, or NAME from the
+// caller), and one it cannot read makes its variables unknown, not
+// absent.
+func TestDockerEnvFile(t *testing.T) {
+	l := runScriptT(t, scriptHead+`
+export FROM_CALLER=7
+{ echo "A_VAR=1"; echo "# a comment"; echo "FROM_CALLER"; echo "SPACED=a b"; } > /tmp/client.env
+docker run --rm --env-file /tmp/client.env --entrypoint "" img bash -lc 'vllm serve "$MODEL" --port 1 > /workspace/server.log 2>&1 &'
+docker run --rm --env-file /nowhere/x.env img bash -lc 'vllm serve m --port 2'
+`+scriptTail, map[string]string{"MODEL": "m"})
+	if len(l.Servers) != 2 {
+		t.Fatalf("servers %d: %s %s", len(l.Servers), l.Status, l.Reason)
+	}
+	env := l.Servers[0].Env
+	if env["A_VAR"] != "1" || env["FROM_CALLER"] != "7" || env["SPACED"] != "a b" {
+		t.Errorf("env from the file: %v", env)
+	}
+	if _, ok := env["# a comment"]; ok {
+		t.Errorf("a comment read as a variable")
+	}
+	if len(l.Servers[0].HiddenEnv) != 0 || len(l.Servers[1].HiddenEnv) != 1 {
+		t.Errorf("hidden env %q and %q: only the container of the file not read may start with what it cannot name", l.Servers[0].HiddenEnv, l.Servers[1].HiddenEnv)
+	}
+}
+
+// TestGrepOfAFile: grep reads a file the run wrote or the tree holds as
+// grep does (a match, no match, status 2 for a file that is not there);
+// a health probe's body (curl -o FILE -w '%{http_code}') is written,
+// empty, so a probe that greps it for an error passes as on a machine
+// whose server came up.
+func TestGrepOfAFile(t *testing.T) {
+	l := runScriptT(t, scriptHead+`
+echo "hello world" > /tmp/a.txt
+r=""
+grep -q world /tmp/a.txt && r="${r}match "
+grep -q nothing /tmp/a.txt || r="${r}nomatch "
+grep -q x /tmp/missing.txt; r="${r}status$? "
+grep -c CONC benchmarks/run.sh > /tmp/n; r="${r}count$(cat /tmp/n) "
+code=$(curl -s -o /tmp/canary.out -w '%{http_code}' -X POST "http://x:30000/v1/chat/completions")
+if [ "$code" = "200" ] && ! grep -qE "circuits open|No available" /tmp/canary.out 2>/dev/null; then r="${r}canary"; fi
+vllm serve "$r" > /workspace/server.log 2>&1 &
+`+scriptTail, nil)
+	srv := l.Server()
+	if srv == nil {
+		t.Fatalf("no server: %s %s", l.Status, l.Reason)
+	}
+	if got, want := srv.Argv[2], "match nomatch status2 count3 canary"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}

@@ -267,8 +267,12 @@ func (s *dryRun) exec(ctx context.Context, dir string, env expand.Environ, args 
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if c, ok := dockerRun(args, env); ok {
+	if c, ok := dockerRun(args, env, func(p string) ([]byte, bool) { return s.read(s.abs(dir, p)) }); ok {
 		s.bindFiles(c.binds)
+		for _, f := range c.missing {
+			s.unknown(s.at(ctx, args[0]), "docker --env-file %s: a file the run did not write, outside the tree: its variables are unknown", f)
+			s.hideEnv(UnknownMarker + "env-file " + f + ">")
+		}
 		if len(c.argv) > 0 {
 			return s.exec(ctx, c.dir, c.env, c.argv)
 		}
@@ -393,6 +397,9 @@ type container struct {
 	env   expand.Environ
 	argv  []string
 	binds [][2]string // -v SOURCE:TARGET, absolute paths
+	// missing: --env-file files the run cannot read (the machine's):
+	// the container may start with variables the dry run cannot name
+	missing []string
 }
 
 // bindFields splits a bind SOURCE:TARGET[:OPTIONS] at its colons, not at
@@ -437,9 +444,10 @@ var dockerBool = map[string]bool{"--rm": true, "--privileged": true, "-i": true,
 
 // dockerRun reads `docker run [options] IMAGE [command]` (podman too):
 // the command runs in the container with the environment its --env
-// options pass (NAME=VALUE, or NAME from the caller) and its --workdir
-// (default Workspace).
-func dockerRun(args []string, env expand.Environ) (container, bool) {
+// options pass (NAME=VALUE, or NAME from the caller) and its --env-file
+// files hold (read with read: a line NAME=VALUE, or NAME from the
+// caller; # comments), and its --workdir (default Workspace).
+func dockerRun(args []string, env expand.Environ, read func(string) ([]byte, bool)) (container, bool) {
 	b := path.Base(args[0])
 	if (b != "docker" && b != "podman") || len(args) < 3 || args[1] != "run" {
 		return container{}, false
@@ -466,6 +474,23 @@ func dockerRun(args []string, env expand.Environ) (container, bool) {
 				pairs = append(pairs, val)
 			} else if vr := env.Get(val); vr.IsSet() {
 				pairs = append(pairs, val+"="+vr.String())
+			}
+		case "--env-file":
+			data, ok := read(val)
+			if !ok {
+				c.missing = append(c.missing, val)
+				break
+			}
+			for _, line := range strings.Split(string(data), "\n") {
+				line = strings.TrimRight(line, "\r")
+				if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
+					continue
+				}
+				if strings.Contains(line, "=") {
+					pairs = append(pairs, line)
+				} else if vr := env.Get(line); vr.IsSet() {
+					pairs = append(pairs, line+"="+vr.String())
+				}
 			}
 		case "-w", "--workdir":
 			c.dir = path.Clean(val)
@@ -816,6 +841,25 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 		}
 		return nil
 	}
+	if name == "grep" {
+		// grep of one file the run can read (the tree, or what it wrote):
+		// as of its text on stdin; of one it cannot, status 2 as grep's
+		if opts, file, ok := grepFile(args[1:]); ok {
+			data, found := s.read(s.abs(dir, file))
+			if !found && (strings.HasPrefix(s.abs(dir, file), Workspace+"/") || strings.HasPrefix(s.abs(dir, file), "/tmp/")) {
+				return interp.NewExitStatus(2)
+			}
+			if found {
+				if res, status, ok := grepText(opts, data); ok {
+					out.Write(res)
+					if status != 0 {
+						return interp.NewExitStatus(uint8(status))
+					}
+					return nil
+				}
+			}
+		}
+	}
 	if textTools[name] || name == "grep" || awks[name] {
 		var in []byte
 		if hc.Stdin != nil && name != "seq" {
@@ -834,10 +878,17 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 		return nil
 	}
 	if healthQuery(name, args[1:]) {
-		// a run whose servers came up: a health probe's status is 200
+		// a run whose servers came up: a health probe's status is 200,
+		// with an empty body where -o puts it (a probe may grep it for
+		// an error)
 		s.mu.Lock()
 		s.stubbed[name] = true
 		s.mu.Unlock()
+		for i, a := range args[1:] {
+			if (a == "-o" || a == "--output") && i+2 < len(args) && args[i+2] != "/dev/null" && args[i+2] != "-" {
+				s.write(s.abs(hc.Dir, args[i+2]), nil, false)
+			}
+		}
 		fmt.Fprint(out, "200")
 		return nil
 	}

@@ -130,3 +130,37 @@ func grepText(args []string, in []byte) (out []byte, status int, ok bool) {
 	}
 	return []byte(b.String()), status, true
 }
+
+// grepFile splits grep's arguments into its options and pattern (opts)
+// and one file operand; ok is false without exactly one, or with a file
+// named by an unknown value.
+func grepFile(args []string) (opts []string, file string, ok bool) {
+	var files []string
+	pattern := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-e" && i+1 < len(args):
+			opts = append(opts, a, args[i+1])
+			pattern = true
+			i++
+		case a == "--":
+			rest := args[i+1:]
+			if !pattern && len(rest) > 0 {
+				opts, rest, pattern = append(opts, "--", rest[0]), rest[1:], true
+			}
+			files = append(files, rest...)
+			i = len(args)
+		case strings.HasPrefix(a, "-") && a != "-":
+			opts = append(opts, a)
+		case !pattern:
+			opts, pattern = append(opts, a), true
+		default:
+			files = append(files, a)
+		}
+	}
+	if len(files) != 1 || files[0] == "-" || strings.Contains(files[0], UnknownMarker) {
+		return nil, "", false
+	}
+	return opts, files[0], true
+}

@@ -303,6 +303,8 @@ func (s *dryRun) runScript(ctx context.Context, dir string, env expand.Environ, 
 	if err != nil {
 		return err
 	}
+	// a script run from bash -c code places its commands in its own file
+	ctx = context.WithValue(ctx, codeSite{}, "")
 	return s.run(ctx, dir, env, prog, file, args)
 }
 
@@ -337,6 +339,12 @@ func (s *dryRun) runCode(ctx context.Context, dir string, env expand.Environ, ar
 	return s.run(ctx, dir, env, prog, arg0, params)
 }
 
+// maxDepth bounds how deep scripts run each other. A multi-node agentic
+// client is 9 deep (launcher, driver, submit.sh, job.slurm, srun's bash
+// -c, the server container, server.sh, the client container,
+// trace_replay.sh).
+const maxDepth = 16
+
 // run runs a parsed program as a new bash process would: a fresh shell
 // with the exported environment.
 func (s *dryRun) run(ctx context.Context, dir string, env expand.Environ, prog *syntax.File, arg0 string, args []string) error {
@@ -349,8 +357,9 @@ func (s *dryRun) run(ctx context.Context, dir string, env expand.Environ, prog *
 		s.depth--
 		s.mu.Unlock()
 	}()
-	if depth > 8 {
-		return fmt.Errorf("scripts run each other deeper than 8")
+	if depth > maxDepth {
+		s.unknown(s.at(ctx), "scripts run each other deeper than %d: the run stops", maxDepth)
+		return fmt.Errorf("scripts run each other deeper than %d", maxDepth)
 	}
 	pre := prelude(env, arg0)
 	env = hermeticEnv{expand.ListEnviron(exportedPairs(env)...)}
