@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "21"
+const Version = "22"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -406,11 +406,30 @@ func parRows(bullet string, pars []Claim, conc Claim) []RowQual {
 	// the range right after them ("tp4 ep4 entries (conc 32-256)"), not
 	// in another clause ("..., MTP, hicache) over 7 points at conc 32-384")
 	k := strings.Index(bullet[at:], conc.Text)
-	if k < 0 || strings.ContainsAny(bullet[at:at+k], ",;:)") || len(strings.Fields(bullet[at:at+k])) > 4 {
+	if k < 0 || strings.ContainsAny(bullet[at:at+k], ",;:)") || wordsBetween(bullet[at:at+k]) > 4 {
 		return nil
 	}
 	return out
 }
+
+// wordsBetween counts the words between a bullet's rows and its range,
+// leaving out sequence lengths and the words joining them, which qualify
+// the same rows ("1P+1D TP8/EP1 CI smoke sweep for 1k1k and 8k1k (conc
+// 8-512)": three).
+func wordsBetween(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		w = strings.ToLower(strings.Trim(w, "(["))
+		if w == "" || w == "and" || w == "for" || w == "at" || reSeqLenWord.MatchString(w) {
+			continue
+		}
+		n++
+	}
+	return n
+}
+
+// reSeqLenWord is a sequence length written as a word (1k1k, 8k/1k).
+var reSeqLenWord = regexp.MustCompile(`^\d+k/?\d+k$`)
 
 // rePlainPar: a parallelism written as tp/ep and a number.
 var rePlainPar = regexp.MustCompile(`(?i)^(tp|ep)\s*[=:]?\s*\d+$`)

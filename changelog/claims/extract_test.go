@@ -140,6 +140,7 @@ func TestExtract(t *testing.T) {
 		{"no EP, dp-attn off, PREFILL_NODES=1", []string{"parallel dp-attn false"}, "parallel"},
 		{"no SGLANG_A=1, SGLANG_B=1 or SGLANG_C", []string{"env! SGLANG_A=1", "env! SGLANG_B=1", "env! SGLANG_C"}, "env"},
 		{"without --enable-dp-attention, --disable-radix-cache", []string{"flag! --enable-dp-attention", "flag! --disable-radix-cache"}, "flag"},
+		{"1P+1D TP8/EP1 CI smoke sweep for 1k1k and 8k1k (conc 8-512)", []string{"conc 8-512 (1P1D, tp 8, ep 1)"}, "conc"},
 		{"H200 has no FP4 path, so --enable-dp-attention is omitted", []string{"flag! --enable-dp-attention"}, "flag"},
 		{"Sweeps with and without EP and dp-attn at 1k1k, conc 1-1024", []string{"conc 1-1024 (1024/1024)"}, "conc"},
 		{"Without this arg, MTP acceptance rates are artificially high", []string{"spec-decoding mtp"}, "spec-decoding"},
