@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Run the repository's own sweep generator (full-sweep, the brief's command) at HEAD,
 once on all master files and once per config key on a file holding only that key;
-select the multi-node fixed-seq-len sglang-disagg / atom-disagg entries on mi355x runners.
+select the multi-node fixed-seq-len sglang-disagg / atom-disagg entries on mi355x runners
+(with --agentic: the multi-node agentic-coding ones instead -> entries-agentic.json).
 
 Writes /tmp/mnrb/work/gen/{cmd.txt,full.json,perkey.json,check.json,entries.json}."""
 import json, os, subprocess, sys, collections, yaml
@@ -24,9 +25,12 @@ def run(files):
     return json.loads(p.stdout), None
 
 
+AGENTIC = '--agentic' in sys.argv   # select the agentic-coding entries instead of the fixed-seq-len ones
+
+
 def selected(e):
-    return (('prefill' in e or 'decode' in e) and e.get('scenario-type') != 'agentic-coding'
-            and e.get('framework') in ('sglang-disagg', 'atom-disagg') and str(e.get('runner', '')).startswith('mi355x'))
+    return (('prefill' in e or 'decode' in e) and (e.get('scenario-type') == 'agentic-coding') == AGENTIC
+            and e.get('framework') in ('sglang-disagg', 'atom-disagg') and str(e.get('runner', '')).split(':', 1)[-1].startswith('mi355x'))  # label mi355x* or cluster:mi355x*
 
 
 def canon(e):
@@ -78,8 +82,8 @@ def main():
         entries.append(dict(index=i, key=key, keys_with_identical_entry=sorted(set(ks)) if len(set(ks)) > 1 else [], entry=e))
     check['selected'] = len(entries)
     check['selected_without_key'] = sum(1 for x in entries if not x['key'])
-    json.dump(check, open(OUT + '/check.json', 'w'), indent=1)
-    json.dump(entries, open(OUT + '/entries.json', 'w'), indent=1)
+    json.dump(check, open(OUT + ('/check-agentic.json' if AGENTIC else '/check.json'), 'w'), indent=1)
+    json.dump(entries, open(OUT + ('/entries-agentic.json' if AGENTIC else '/entries.json'), 'w'), indent=1)
     print(json.dumps({k: v for k, v in check.items() if k != 'key_errors'}), len(check['key_errors']), 'key errors')
 
 

@@ -2,7 +2,8 @@
 """Run every selected multi-node entry's launch step under real bash in a private
 pid+mount namespace with recording stubs, and write /tmp/mnrb/out/real-launch-multinode.jsonl.gz.
 
-Usage: run_all.py [--only IDX,IDX] [--timeout SECS] [--keep]"""
+Usage: run_all.py [--only IDX,IDX] [--timeout SECS] [--keep] [--agentic]
+(--agentic: the agentic-coding entries of gen.py --agentic -> real-launch-multinode-agentic.jsonl.gz)"""
 import argparse, gzip, json, os, shutil, subprocess, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import wfenv
@@ -54,11 +55,11 @@ def parse_records(recdir):
     out = []
     for t, pid, fn in recs:
         parts = open(os.path.join(recdir, fn), 'rb').read().decode('utf-8', 'replace').split('\0')
-        cmd, cwd, node, rank, where, argc = parts[:6]
+        cmd, cwd, node, rank, where, image, argc = parts[:7]
         argc = int(argc)
-        argv = parts[6:6 + argc]
+        argv = parts[7:7 + argc]
         env = {}
-        for item in parts[6 + argc:]:
+        for item in parts[7 + argc:]:
             if '=' in item:
                 k, _, v = item.partition('=')
                 env[k] = v
@@ -66,7 +67,7 @@ def parse_records(recdir):
             if k in DROP or (k == 'PATH' and env[k] == HARNESS_PATH) or (k == 'HOME' and env[k] == '/home/runner' and where == 'host'):
                 del env[k]
         out.append(dict(cmd=cmd, argv=argv, env=env, cwd=cwd, node=node or None,
-                        rank=int(rank) if rank.lstrip('-').isdigit() else None, where=where or None))
+                        rank=int(rank) if rank.lstrip('-').isdigit() else None, where=where or None, image=image or None))
     return out
 
 
@@ -97,6 +98,8 @@ def kind_of(c):
         return 'router'
     if cmd in ('lm_eval', 'lm-eval', 'aiperf'):
         return 'client'
+    if cmd in ('uv', 'hf'):          # agentic client setup: uv venv/pip, hf dataset download
+        return 'agentic-setup'
     if cmd in ('sbatch', 'srun', 'scontrol'):
         return 'slurm'
     if cmd == 'docker' and 'run' in a[:3]:
@@ -153,10 +156,11 @@ def main():
     ap.add_argument('--timeout', type=int, default=300)
     ap.add_argument('--out', default='')
     ap.add_argument('--bundle-modes', action='store_true', help='run the tree with the modes the bundle stores (server.sh not executable)')
+    ap.add_argument('--agentic', action='store_true', help='the agentic-coding entries (gen.py --agentic)')
     a = ap.parse_args()
     build_inputs()
     C = wfenv.Ctx()
-    ents = json.load(open(f'{WORK}/gen/entries.json'))
+    ents = json.load(open(f'{WORK}/gen/{"entries-agentic.json" if a.agentic else "entries.json"}'))
     only = {int(x) for x in a.only.split(',') if x}
     os.makedirs(OUT, exist_ok=True)
     lines = []
@@ -172,11 +176,11 @@ def main():
             k = kind_of(c)
             if k in ('server', 'router', 'client'):
                 calls.append(dict(kind=k, cmd=c['cmd'], argv=c['argv'], env=c['env'], rank=c['rank'],
-                                  node=c['node'], where=c['where'], cwd=c['cwd']))
+                                  node=c['node'], where=c['where'], cwd=c['cwd'], image=c['image']))
             elif k:
                 aux.append(dict(kind=k, cmd=c['cmd'], argv=c['argv'], rank=c['rank'], node=c['node'], where=c['where']))
         results = sorted(f for f in res['ws_after'] if f.endswith('.json'))
-        logd = f'{WORK}/logs/{"bundle-modes/" if a.bundle_modes else ""}n{n:02d}'
+        logd = f'{WORK}/logs/{"agentic/" if a.agentic else ""}{"bundle-modes/" if a.bundle_modes else ""}n{n:02d}'
         subprocess.run(['rm', '-rf', logd]); os.makedirs(logd)
         subprocess.run(f'cp -a {WORK}/run/slot0/artifacts/. {WORK}/run/slot0/err {WORK}/run/slot0/out {logd}/ 2>/dev/null', shell=True)
         rec = dict(n=n, key=x['key'], generator_index=x['index'], entry=e,
@@ -193,7 +197,7 @@ def main():
         for c in calls:
             ks[c['kind']] = ks.get(c['kind'], 0) + 1
         print(f'{n:2d} {x["key"]:45s} exit={res["exit"]} to={res["timed_out"]} {res["secs"]:6.1f}s calls={ks} results={len(results)} node_exits={[x["exit"] for x in res["node_exits"]]}', flush=True)
-    name = 'real-launch-multinode.jsonl.gz' if not only else 'partial.jsonl.gz'
+    name = ('real-launch-multinode-agentic.jsonl.gz' if a.agentic else 'real-launch-multinode.jsonl.gz') if not only else 'partial.jsonl.gz'
     if a.bundle_modes:
         name = 'bundle-modes-' + name
     if a.out:

@@ -5,7 +5,9 @@ import gzip, json, sys, collections
 def load(p):
     return [json.loads(l) for l in gzip.open(p, 'rt')]
 
-main = load('/tmp/mnrb/out/real-launch-multinode.jsonl.gz')
+AG = '--agentic' in sys.argv
+sys.argv = [a for a in sys.argv if a != '--agentic']
+main = load('/tmp/mnrb/out/real-launch-multinode' + ('-agentic' if AG else '') + '.jsonl.gz')
 kinds = collections.Counter(c['kind'] for d in main for c in d['calls'])
 print('entries', len(main), 'calls', sum(kinds.values()), dict(kinds))
 print('by framework', dict(collections.Counter(d['framework'] for d in main)))

@@ -55,6 +55,9 @@ class Ctx:
         raise KeyError(f'no mi355x-amds runner for label {label}')
 
     def caller_job(self, e):
+        if e.get('scenario-type') == 'agentic-coding':     # run-sweep.yml dispatches multi_node['agentic'] here
+            jid = 'sweep-multi-node-agentic'
+            return jid, self.caller['jobs'][jid]
         jid = 'sweep-multi-node-' + SEQ[(e['isl'], e['osl'])]
         return jid, self.caller['jobs'][jid]
 
@@ -140,7 +143,8 @@ def launch(C, e):
 
 if __name__ == '__main__':
     C = Ctx()
-    ents = json.load(open('/tmp/mnrb/work/gen/entries.json'))
+    ents = json.load(open('/tmp/mnrb/work/gen/' + ('entries-agentic.json' if '--agentic' in sys.argv else 'entries.json')))
+    sys.argv = [a for a in sys.argv if a != '--agentic']
     i = int(sys.argv[1]) if len(sys.argv) > 1 else 0
     L = launch(C, ents[i]['entry'])
     for k in sorted(L['env']):

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Recording stub for the programs a GPU cluster has (installed as symlinks named after them).
 # Record file /.rb/rec/<usec>.<pid>.<rand>, NUL-separated:
-#   cmd, cwd, node, rank, where, argc, argv..., then `env -0` of the call.
+#   cmd, cwd, node, rank, where, image (the docker image of a container, else empty), argc, argv..., then `env -0` of the call.
 # node/rank/where come from /.rb/id (a per-mount-namespace directory: the runner host,
 # the sbatch batch step, each srun task, each docker container), never from the environment.
 RB_CMD=${0##*/}
@@ -11,7 +11,7 @@ REAL_PY=/usr/bin/python3
 _id() { local v=""; read -r v < "/.rb/id/$1" 2>/dev/null; printf '%s' "$v"; }
 _rec() {
     local f=/.rb/rec/${EPOCHREALTIME/./}.$$.$RANDOM
-    { printf '%s\0' "$RB_CMD" "$PWD" "$(_id node)" "$(_id rank)" "$(_id where)" "$#" "$@"; /usr/bin/env -0; } > "$f.tmp" 2>/dev/null
+    { printf '%s\0' "$RB_CMD" "$PWD" "$(_id node)" "$(_id rank)" "$(_id where)" "$(_id image)" "$#" "$@"; /usr/bin/env -0; } > "$f.tmp" 2>/dev/null
     /usr/bin/mv -f "$f.tmp" "$f" 2>/dev/null
 }
 _nodeidx() { local n; n=$(_id node); n=${n##*[!0-9]}; echo "${n:-99}"; }
@@ -104,6 +104,18 @@ atomesh|vllm-router|sglang-router|mooncake_master|trtllm-serve|atom-serve)
     _server ;;
 lm_eval|lm-eval|aiperf)
     _write_result "$@"; exit 0 ;;
+uv)
+    # `uv venv [opts] DIR` makes a venv whose python/aiperf/hf are these stubs; `uv pip ...` succeeds
+    if [[ "$1" == venv ]]; then
+        shift; d=""
+        while [[ $# -gt 0 ]]; do
+            case "$1" in --python|-p|--prompt) shift 2 ;; -*) shift ;; *) d=$1; shift ;; esac
+        done
+        d=${d:-.venv}
+        /usr/bin/mkdir -p "$d/bin"
+        for n in python python3 aiperf hf; do /usr/bin/ln -sf /.rb/stubs/.stub.sh "$d/bin/$n"; done
+    fi
+    exit 0 ;;
 sudo)
     while [[ $# -gt 0 ]]; do
         case "$1" in
@@ -151,10 +163,17 @@ curl)
         : > "$ST/curl/$key"
     fi
     body='{"object":"list","data":[{"id":"model","object":"model"}],"choices":[{"text":"ok","message":{"content":"ok"}}]}'
+    case "$url" in
+        # an idle sglang worker answers POST /flush_cache at once (trace_replay.sh's clear_kv_caches)
+        */flush_cache) body='Cache flushed.' ;;
+        # uv's installer script: puts a `uv` (this stub) into $UV_INSTALL_DIR (benchmark_lib.sh ensure_agentic_uv)
+        https://astral.sh/uv/install.sh)
+            body='d=${UV_INSTALL_DIR:-$HOME/.local/bin}; mkdir -p "$d" && ln -sf /.rb/stubs/.stub.sh "$d/uv" && echo "installing to $d"' ;;
+    esac
     if [[ -n "$out" && "$out" != - ]]; then
         [[ "$out" != /dev/null ]] && { /usr/bin/mkdir -p "$(/usr/bin/dirname "$out")" 2>/dev/null; echo "$body" > "$out"; }
     else
-        case "$url" in */v1/*|*/generate) echo "$body" ;; esac
+        case "$url" in */v1/*|*/generate|*/flush_cache|https://astral.sh/uv/install.sh) echo "$body" ;; esac
     fi
     [[ "$wfmt" == *'%{http_code}'* ]] && printf '%s' "${wfmt//%\{http_code\}/200}"
     exit 0 ;;
