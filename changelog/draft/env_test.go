@@ -38,8 +38,9 @@ func TestDraftNamesAnAddedRecipesVariables(t *testing.T) {
 
 // TestDraftReadsTheModelTable: a change to the recipe's model in a
 // per-model table of server settings (AMD's models_vllm.yaml) is
-// described option by option and variable by variable; another model's
-// entry, changed too, is not this recipe's.
+// described option by option, variable by variable, and nested setting
+// by setting, in the model's entries for each run type too (-AgentX);
+// another model's entry, changed too, is not this recipe's.
 func TestDraftReadsTheModelTable(t *testing.T) {
 	recipeYAML := `k1-fp4-mi355x-vllm-disagg:
   image: vllm/vllm-openai-rocm:%s
@@ -58,7 +59,10 @@ func TestDraftReadsTheModelTable(t *testing.T) {
 `
 	table := func(k1flags, k1env, otherEnv string) string {
 		return "K1-MXFP4:\n  decode_flags: \"" + k1flags + "\"\n  env: \"" + k1env + "\"\n  hf_dir: \"models--amd--K1\"\n" +
-			"Other-Model:\n  env: \"" + otherEnv + "\"\n"
+			"Other-Model:\n  env: \"" + otherEnv + "\"\n" +
+			// the model's entry for a run type (models.yaml's -AgentX), with
+			// nested settings
+			"K1-MXFP4-AgentX:\n  prefill:\n    mem_fraction_static: " + map[bool]string{true: "0.85", false: "0.72"}[otherEnv == "O_A=2"] + "\n    disable_cuda_graph: true\n"
 	}
 	base := testfs.Files{
 		"configs/nvidia-master.yaml":                       "{}\n",
@@ -84,13 +88,14 @@ func TestDraftReadsTheModelTable(t *testing.T) {
 		"Change VLLM_C from x to y (in K1-MXFP4 in models_vllm.yaml)",
 		"Set VLLM_D=INT4 (in K1-MXFP4 in models_vllm.yaml)",
 		"Remove VLLM_B (in K1-MXFP4 in models_vllm.yaml)",
+		"Change prefill mem_fraction_static from 0.72 to 0.85 (in K1-MXFP4-AgentX in models_vllm.yaml)",
 	} {
 		if !slices.Contains(got, want) {
 			t.Errorf("no bullet %q", want)
 		}
 	}
 	for _, b := range got {
-		if strings.Contains(b, "O_A") || strings.Contains(b, "VLLM_A") || strings.Contains(b, "hf_dir") {
+		if strings.Contains(b, "O_A") || strings.Contains(b, "VLLM_A") || strings.Contains(b, "hf_dir") || strings.Contains(b, "disable_cuda_graph") {
 			t.Errorf("bullet %q is about what did not change for this recipe", b)
 		}
 	}

@@ -3,6 +3,7 @@ package draft
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strconv"
@@ -124,55 +125,108 @@ func yamlBullets(ch *recipe.Change, p string, launched, named bool) []string {
 // model in the per-model tables of server settings its harness reads
 // (InferenceX's AMD models_vllm.yaml: a top-level key per model, e.g.
 // Kimi-K2.5-MXFP4, holding prefill and decode flag strings and an env
-// string), for each such YAML file under benchmarks/ the change touched:
-// the options each flag string gained, lost or changed, and the variables
-// of the env string.
+// string; models.yaml: an entry per run type, DeepSeek-V4-Pro-AgentX and
+// -DI, with nested settings), for each such YAML file under benchmarks/
+// the change touched: the options each flag string gained, lost or
+// changed, the variables of the env string, and other settings by value.
 func modelTableBullets(ch *recipe.Change, model string) []string {
 	if model == "" {
 		return nil
 	}
 	names := []string{path.Base(model), strings.ReplaceAll(model, "/", "-")}
-	entry := func(f fs.FS, p string) *pyyaml.Value {
+	// the model's entries: its own, and its variants by run type
+	// (models.yaml's DeepSeek-V4-Pro-AgentX and -DI, which
+	// server_sglang.sh picks)
+	entries := func(f fs.FS, p string) map[string]*pyyaml.Value {
 		v := loadYAML(f, p)
-		for _, n := range names {
-			if e, ok := v.Get(n); ok && e.Kind == pyyaml.Map {
-				return e
+		out := map[string]*pyyaml.Value{}
+		if v == nil || v.Kind != pyyaml.Map {
+			return out
+		}
+		for _, pr := range v.Pairs {
+			for _, n := range names {
+				if (pr.Key.Str == n || strings.HasPrefix(pr.Key.Str, n+"-")) && pr.Value.Kind == pyyaml.Map {
+					out[pr.Key.Str] = pr.Value
+				}
 			}
 		}
-		return nil
+		return out
 	}
 	var out []string
 	for _, p := range ch.Changed {
 		if !strings.HasPrefix(p, "benchmarks/") || !isYAML(p) {
 			continue
 		}
-		ne, oe := entry(ch.Head.Files, p), entry(ch.Base.Files, p)
-		if ne == nil || oe == nil {
-			continue
-		}
-		where := fmt.Sprintf("%s in %s", path.Base(model), path.Base(p))
-		for _, pr := range ne.Pairs {
-			ov, _ := oe.Get(pr.Key.Str)
-			if pr.Value.Kind != pyyaml.Str || ov == nil || ov.Kind != pyyaml.Str || ov.Str == pr.Value.Str {
-				continue
+		heads, bases := entries(ch.Head.Files, p), entries(ch.Base.Files, p)
+		for _, name := range slices.Sorted(maps.Keys(heads)) {
+			if oe := bases[name]; oe != nil {
+				out = append(out, tableEntryBullets(heads[name], oe, fmt.Sprintf("%s in %s", name, path.Base(p)), "")...)
 			}
-			leaf := pr.Key.Str
-			if strings.Contains(strings.ToLower(leaf), "env") {
-				for _, b := range envStringBullets(ov.Str, pr.Value.Str) {
-					out = append(out, b+" (in "+where+")")
-				}
-				continue
-			}
-			nf, nok := dryrun.FlagString(pr.Value.Str)
-			of, ook := dryrun.FlagString(ov.Str)
-			if !nok || !ook || !strings.Contains(pr.Value.Str+ov.Str, "--") {
-				out = append(out, fmt.Sprintf("Update %s of %s", leaf, where))
-				continue
-			}
-			out = append(out, flagStringBullets(of, nf, fmt.Sprintf("%s of %s", leaf, where))...)
 		}
 	}
 	return mergeTableBullets(out)
+}
+
+// tableEntryBullets are the changes of one model entry of a table (ne
+// against oe), its nested settings by their path ("prefill
+// mem_fraction_static"): flag strings by option, env strings by
+// variable, other values by value.
+func tableEntryBullets(ne, oe *pyyaml.Value, where, prefix string) []string {
+	var out []string
+	for _, pr := range ne.Pairs {
+		ov, _ := oe.Get(pr.Key.Str)
+		if ov == nil {
+			continue
+		}
+		if pr.Value.Kind == pyyaml.Map && ov.Kind == pyyaml.Map {
+			out = append(out, tableEntryBullets(pr.Value, ov, where, prefix+pr.Key.Str+" ")...)
+			continue
+		}
+		if pr.Value.Kind != pyyaml.Str || ov.Kind != pyyaml.Str {
+			if scalar(pr.Value) && scalar(ov) && !pyyaml.Equal(pr.Value, ov) {
+				out = append(out, fmt.Sprintf("Change %s%s from %s to %s (in %s)", prefix, pr.Key.Str, valueText(ov), valueText(pr.Value), where))
+			}
+			continue
+		}
+		if ov.Str == pr.Value.Str {
+			continue
+		}
+		leaf := prefix + pr.Key.Str
+		if strings.Contains(strings.ToLower(leaf), "env") {
+			for _, b := range envStringBullets(ov.Str, pr.Value.Str) {
+				out = append(out, b+" (in "+where+")")
+			}
+			continue
+		}
+		nf, nok := dryrun.FlagString(pr.Value.Str)
+		of, ook := dryrun.FlagString(ov.Str)
+		if !nok || !ook || !strings.Contains(pr.Value.Str+ov.Str, "--") {
+			out = append(out, fmt.Sprintf("Update %s of %s", leaf, where))
+			continue
+		}
+		out = append(out, flagStringBullets(of, nf, fmt.Sprintf("%s of %s", leaf, where))...)
+	}
+	return out
+}
+
+// scalar says whether a value is a number, a boolean or a string.
+func scalar(v *pyyaml.Value) bool {
+	switch v.Kind {
+	case pyyaml.Int, pyyaml.Float, pyyaml.Bool, pyyaml.Str:
+		return true
+	}
+	return false
+}
+
+// valueText is a scalar as the table writes it (0.85, true, text).
+func valueText(v *pyyaml.Value) string {
+	switch v.Kind {
+	case pyyaml.Str:
+		return v.Str
+	case pyyaml.Bool:
+		return strconv.FormatBool(v.Bool)
+	}
+	return v.Repr()
 }
 
 // mergeTableBullets joins a model table's bullets that say one change
