@@ -839,3 +839,52 @@ func TestDamagedIndexIsCorruption(t *testing.T) {
 		}
 	}
 }
+
+// TestTreeFollowsLinks: a symbolic link of the commit to a file of the
+// commit reads as that file (InferenceX's runners/launch_b200-dgxc-slurm.sh
+// names launch_b200-dgxc.sh); one that leaves the tree, names nothing or
+// loops does not read.
+func TestTreeFollowsLinks(t *testing.T) {
+	m := newMemRepo(t)
+	w, err := m.r.Worktree()
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{
+		"runners/launch_b-slurm.sh": "launch_b.sh",
+		"runners/twice.sh":          "launch_b-slurm.sh",
+		"runners/out.sh":            "../../etc/passwd",
+		"runners/abs.sh":            "/etc/passwd",
+		"runners/none.sh":           "nothing.sh",
+		"runners/loop1.sh":          "loop2.sh",
+		"runners/loop2.sh":          "loop1.sh",
+	}
+	for link, target := range links {
+		if err := w.Filesystem.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Add(link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	head := m.commit("links", map[string]string{"runners/launch_b.sh": "echo b\n"})
+	tree := FromRepository(m.r).Tree(head)
+	for _, p := range []string{"runners/launch_b-slurm.sh", "runners/twice.sh"} {
+		data, err := fs.ReadFile(tree, p)
+		if err != nil || string(data) != "echo b\n" {
+			t.Errorf("%s: %q %v, want the file it links to", p, data, err)
+		}
+		if fi, err := fs.Stat(tree, p); err != nil || !fi.Mode().IsRegular() {
+			t.Errorf("stat %s: %v %v", p, fi, err)
+		}
+	}
+	next := m.commit("the file changes", map[string]string{"runners/launch_b.sh": "echo c\n"})
+	if a, b := tree.PathID("runners/twice.sh", false), FromRepository(m.r).Tree(next).PathID("runners/twice.sh", false); a == b || a == "" {
+		t.Errorf("a link's id %q does not change with the file it names (%q)", a, b)
+	}
+	for _, p := range []string{"runners/out.sh", "runners/abs.sh", "runners/none.sh", "runners/loop1.sh"} {
+		if data, err := fs.ReadFile(tree, p); err == nil {
+			t.Errorf("%s read as %q", p, data)
+		}
+	}
+}

@@ -44,6 +44,12 @@ func (t *Tree) read(path string) (data []byte, ok bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
+	if ok && e.mode&modeMask == modeSymlink {
+		_, e, ok, err = t.follow(path, e)
+		if err != nil {
+			return nil, false, err
+		}
+	}
 	if !ok || e.mode&modeMask != modeFile {
 		t.files[path] = nil
 		return nil, false, nil
@@ -65,6 +71,40 @@ func (t *Tree) entry(path string) (e treeEntry, ok bool, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.lookup(path)
+}
+
+// maxLinks bounds the symbolic links followed to one file.
+const maxLinks = 8
+
+// follow resolves a symbolic link at p to the entry it names in the
+// tree (t.mu held): a relative target, read from the link's directory,
+// at most maxLinks links deep. ok is false for a link that leaves the
+// tree, names nothing, or loops: a checkout would not reach a file of
+// the commit there.
+func (t *Tree) follow(p string, e treeEntry) (string, treeEntry, bool, error) {
+	for hops := 0; e.mode&modeMask == modeSymlink; hops++ {
+		if hops == maxLinks {
+			return "", e, false, nil
+		}
+		target, err := t.r.ReadBlob(e.hash)
+		if err != nil {
+			return "", e, false, err
+		}
+		tg := string(target)
+		if tg == "" || path.IsAbs(tg) {
+			return "", e, false, nil
+		}
+		next := path.Join(path.Dir(p), tg)
+		if next == ".." || strings.HasPrefix(next, "../") || next == "." {
+			return "", e, false, nil
+		}
+		ne, ok, err := t.lookup(next)
+		if err != nil || !ok {
+			return "", e, false, err
+		}
+		p, e = next, ne
+	}
+	return p, e, true, nil
 }
 
 // lookup is entry for a caller holding t.mu.
@@ -89,8 +129,9 @@ func (t *Tree) rootTree() (plumbing.Hash, error) {
 }
 
 // A Tree is an fs.FS of the commit's files: regular and executable files
-// read as regular files, directories as directories, symbolic links and
-// submodules as irregular entries that cannot be opened.
+// read as regular files, directories as directories, a symbolic link to
+// a file of the commit (relative, inside the tree) as that file, and
+// other links and submodules as irregular entries that cannot be opened.
 var _ interface {
 	fs.ReadFileFS
 	fs.ReadDirFS
@@ -139,6 +180,11 @@ func (t *Tree) Stat(name string) (fs.FileInfo, error) {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrInvalid}
 	}
 	e, ok, err := t.entry(treePath(name))
+	if err == nil && ok && e.mode&modeMask == modeSymlink {
+		t.mu.Lock()
+		_, e, ok, err = t.follow(treePath(name), e) // what the link names, as os.Stat
+		t.mu.Unlock()
+	}
 	if err != nil || !ok {
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: orNotExist(err)}
 	}
@@ -213,10 +259,15 @@ type treeDirEntry struct {
 	info treeInfo
 }
 
-func (e treeDirEntry) Name() string               { return e.info.name }
-func (e treeDirEntry) IsDir() bool                { return e.info.IsDir() }
-func (e treeDirEntry) Type() fs.FileMode          { return e.info.Mode().Type() }
-func (e treeDirEntry) Info() (fs.FileInfo, error) { return e.t.Stat(e.path) }
+func (e treeDirEntry) Name() string      { return e.info.name }
+func (e treeDirEntry) IsDir() bool       { return e.info.IsDir() }
+func (e treeDirEntry) Type() fs.FileMode { return e.info.Mode().Type() }
+func (e treeDirEntry) Info() (fs.FileInfo, error) {
+	if e.info.Mode()&fs.ModeSymlink != 0 {
+		return e.info, nil // the link itself, as fs.DirEntry's Info (lstat)
+	}
+	return e.t.Stat(e.path)
+}
 
 // treeInfo describes an entry of a tree.
 type treeInfo struct {
@@ -298,8 +349,8 @@ func (t *Tree) Walk(dir string, fn func(path string, blob plumbing.Hash) error) 
 }
 
 // PathID says what path holds at the commit without reading it: a
-// file's object id, or (dir) the names of a directory's files, one per
-// line; "" for nothing there.
+// file's object id (a link's, with that of the file it names), or (dir)
+// the names of a directory's files, one per line; "" for nothing there.
 func (t *Tree) PathID(path string, dir bool) string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -338,6 +389,13 @@ func (t *Tree) pathID(path string, dir bool) string {
 	e, ok, err := t.r.lookup(root, path)
 	if err != nil || !ok {
 		return ""
+	}
+	if e.mode&modeMask == modeSymlink {
+		// what the link reads as: the file it names (a change to that
+		// file changes what the path holds)
+		if _, fe, ok, err := t.follow(path, e); err == nil && ok {
+			return e.hash.String() + ">" + fe.hash.String()
+		}
 	}
 	return e.hash.String()
 }
