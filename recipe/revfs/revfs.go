@@ -18,8 +18,9 @@ import (
 // The files of one revision are an fs.FS: a commit's tree (*gitscan.Tree)
 // or a work tree on disk (Dir). Paths are slash-separated and relative to
 // the repository root; only regular files count as files (a directory, a
-// symbolic link in a tree, or a path that leads outside a work tree reads
-// as no file). ReadFile, Exists and ListFiles read them so.
+// symbolic link that does not lead to a file of the revision, or a path
+// that leads outside a work tree reads as no file; one that does reads as
+// that file). ReadFile, Exists and ListFiles read them so.
 
 // ReadFile returns a file's content; ok is false when no regular file is
 // there.
@@ -99,16 +100,17 @@ func absent(err error) bool {
 		(errors.As(err, &pe) && strings.Contains(pe.Err.Error(), "escapes"))
 }
 
-// Dir is a work tree on disk read as an fs.FS, as git would commit it:
-// reads are confined to it (os.Root), a symbolic link anywhere on a path
-// reads as nothing there (a commit holds a link, not what it points at),
-// and so does the repository's .git (where a CI checkout keeps its
-// token).
+// Dir is a work tree on disk read as an fs.FS, as a checkout of it would
+// run: reads are confined to it (os.Root); a symbolic link to a file of
+// the work tree reads as that file (as gitscan.Tree reads a commit's: a
+// relative target inside the tree, at most 8 links); a link anywhere
+// else on a path reads as nothing there, and so does the repository's
+// .git (where a CI checkout keeps its token), through a link too.
 type Dir string
 
 // Open opens a file or directory of the work tree.
 func (d Dir) Open(name string) (fs.File, error) {
-	root, err := d.root(name)
+	root, name, err := d.resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +120,7 @@ func (d Dir) Open(name string) (fs.File, error) {
 
 // Stat describes a file or directory of the work tree.
 func (d Dir) Stat(name string) (fs.FileInfo, error) {
-	root, err := d.root(name)
+	root, name, err := d.resolve(name)
 	if err != nil {
 		return nil, err
 	}
@@ -126,36 +128,67 @@ func (d Dir) Stat(name string) (fs.FileInfo, error) {
 	return fs.Stat(root.FS(), name)
 }
 
-// root opens the work tree for reading name: an error when name is not
-// a valid path, lies under .git, or passes through a symbolic link.
-func (d Dir) root(name string) (*os.Root, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+// maxLinks bounds the symbolic links followed to one file.
+const maxLinks = 8
+
+// resolve opens the work tree for reading name, and names the file a
+// link at name leads to (name itself when it is none).
+func (d Dir) resolve(name string) (*os.Root, string, error) {
+	for hops := 0; ; hops++ {
+		root, target, err := d.root(name)
+		if err != nil || target == "" {
+			return root, name, err
+		}
+		root.Close()
+		next := path.Join(path.Dir(name), target)
+		if hops == maxLinks || path.IsAbs(target) || next == ".." || strings.HasPrefix(next, "../") || next == "." {
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		name = next
 	}
-	root, err := os.OpenRoot(string(d))
+}
+
+// root opens the work tree for reading name: an error when name is not
+// a valid path, lies under .git, or passes through a symbolic link
+// before its last element; target is what a link at its last element
+// names ("" for none).
+func (d Dir) root(name string) (root *os.Root, target string, err error) {
+	if !fs.ValidPath(name) {
+		return nil, "", &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	}
+	root, err = os.OpenRoot(string(d))
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	if name == "." {
-		return root, nil
+		return root, "", nil
 	}
 	parts := strings.Split(name, "/")
 	for i := range parts {
 		if parts[i] == ".git" {
 			root.Close()
-			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 		}
 		fi, err := root.Lstat(strings.Join(parts[:i+1], "/"))
 		if err != nil {
 			root.Close()
-			return nil, err
+			return nil, "", err
 		}
-		if fi.Mode()&fs.ModeSymlink != 0 {
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if i < len(parts)-1 {
 			root.Close()
-			return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
 		}
+		t, err := root.Readlink(name)
+		if err != nil || t == "" {
+			root.Close()
+			return nil, "", &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+		}
+		return root, t, nil
 	}
-	return root, nil
+	return root, "", nil
 }
 
 // MaxScriptSize bounds the files perflog parses as scripts or recipes.

@@ -10,9 +10,10 @@ import (
 
 // TestDir: a work tree reads as an fs.FS (the standard library's checks),
 // and ReadFile, Exists and ListFiles count regular files inside it only,
-// as a commit would hold them: a directory, a symbolic link (to a file
-// inside or outside, or through a linked directory), or the .git
-// directory (where a CI checkout keeps its token) is no file.
+// as a checkout would run them: a link to a file inside reads as that
+// file (through another link too); a directory, a link to a file outside
+// or to .git (where a CI checkout keeps its token), a path through a
+// linked directory, or .git itself is no file. ListFiles lists no link.
 func TestDir(t *testing.T) {
 	top := t.TempDir()
 	wt := filepath.Join(top, "wt")
@@ -29,11 +30,12 @@ func TestDir(t *testing.T) {
 		t.Skip(err)
 	}
 	os.Symlink("launch_b200.sh", filepath.Join(wt, "runners", "launch_in.sh"))
+	os.Symlink("launch_in.sh", filepath.Join(wt, "runners", "launch_twice.sh"))
 	os.Symlink("runners", filepath.Join(wt, "linked"))
 	os.MkdirAll(filepath.Join(wt, ".git"), 0o755)
 	os.WriteFile(filepath.Join(wt, ".git", "config"), []byte("extraheader = token\n"), 0o644)
 	os.Symlink("../.git/config", filepath.Join(wt, "runners", "cfg"))
-	for p, want := range map[string]bool{"runners/launch_b200.sh": true, "runners/launch_in.sh": false, "runners/launch_out.sh": false,
+	for p, want := range map[string]bool{"runners/launch_b200.sh": true, "runners/launch_in.sh": true, "runners/launch_twice.sh": true, "runners/launch_out.sh": false,
 		"linked/launch_b200.sh": false, ".git/config": false, "runners/cfg": false,
 		"runners": false, "nope.sh": false, "../secret": false, "/etc/passwd": false, "runners/launch_b200.sh/x": false} {
 		data, ok, err := ReadFile(Dir(wt), p)
