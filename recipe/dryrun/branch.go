@@ -351,9 +351,13 @@ func quotable(parts []syntax.WordPart) (string, bool) {
 	for _, p := range unquoted(parts) {
 		switch p := p.(type) {
 		case *syntax.Lit:
+			if strings.ContainsAny(p.Value, "$`\"\\") {
+				return "", false
+			}
 			b.WriteString(p.Value)
 		case *syntax.SglQuoted:
-			if p.Dollar {
+			// between double quotes its $ and ` would expand: not kept
+			if p.Dollar || strings.ContainsAny(p.Value, "$`\"\\") {
 				return "", false
 			}
 			b.WriteString(p.Value)

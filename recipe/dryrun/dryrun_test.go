@@ -751,6 +751,21 @@ bash -c "$CMD" > /workspace/server.log 2>&1 &
 	}
 }
 
+// TestDryRunUntakenBranchRunsNothing: text a branch not taken holds in
+// single quotes is not run when its settings are said unknown.
+func TestDryRunUntakenBranchRunsNothing(t *testing.T) {
+	l := runScriptT(t, scriptHead+`
+v=$(python3 -c 'print(1)')
+ARGS=(--a)
+if [[ "$v" == "x" ]]; then ARGS+=('--b=$(touch /workspace/ran)'); fi
+[ -e /workspace/ran ] && exit 7
+vllm serve m "${ARGS[@]}" > /workspace/server.log 2>&1 &
+`+scriptTail, nil)
+	if srv := l.Server(); srv == nil || slices.Contains(srv.Argv, "--b=") {
+		t.Fatalf("%s %s %+v", l.Status, l.Reason, srv)
+	}
+}
+
 // TestDryRunUntakenElse: of two branches that set the same variable, the
 // one taken keeps its setting, and what the other's adds to it follows,
 // unknown (an option both set alike is not said twice).
