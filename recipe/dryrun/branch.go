@@ -30,6 +30,16 @@ type openBranch struct {
 // exports (eval'd by the script) that make each variable the branch
 // exported unknown.
 func (s *dryRun) branch(hc interp.HandlerContext, out io.Writer, op, at string, operands []string) {
+	// the code is written after the lock is let go: out may be the run's
+	// own output, whose writer takes the lock
+	if code := s.branchCode(hc, op, at, operands); code != "" {
+		fmt.Fprintln(out, code)
+	}
+}
+
+// branchCode does branch's bookkeeping (s.mu held) and returns the code
+// to write ("" for none).
+func (s *dryRun) branchCode(hc interp.HandlerContext, op, at string, operands []string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch op {
@@ -46,7 +56,7 @@ func (s *dryRun) branch(hc interp.HandlerContext, out io.Writer, op, at string, 
 			}
 		}
 		if marker == "" {
-			return
+			return ""
 		}
 		s.branches = append(s.branches, openBranch{at: at, marker: marker, before: shellVars(hc.Env)})
 	case "exit":
@@ -55,7 +65,7 @@ func (s *dryRun) branch(hc interp.HandlerContext, out io.Writer, op, at string, 
 			i--
 		}
 		if i < 0 {
-			return
+			return ""
 		}
 		b := s.branches[i]
 		s.branches = s.branches[:i] // an inner branch left by return or break closes too
@@ -81,20 +91,16 @@ func (s *dryRun) branch(hc interp.HandlerContext, out io.Writer, op, at string, 
 			return true
 		})
 		if len(set) == 0 {
-			return
+			return ""
 		}
 		slices.Sort(set)
-		fmt.Fprintln(out, strings.Join(set, "\n"))
 		u := Unknown{At: b.at, What: fmt.Sprintf("a test of a value the sandbox does not know (%s) decides this branch: what it exports, and what the branch not taken would add, is unknown", b.marker)}
-		for _, x := range s.launch.Unknowns {
-			if x == u {
-				return
-			}
-		}
-		if len(s.launch.Unknowns) < 50 {
+		if !slices.Contains(s.launch.Unknowns, u) && len(s.launch.Unknowns) < 50 {
 			s.launch.Unknowns = append(s.launch.Unknowns, u)
 		}
+		return strings.Join(set, "\n")
 	}
+	return ""
 }
 
 // untakenSettings is the code that makes what the other branch of an
@@ -133,7 +139,19 @@ func untakenSettings(marker string, settings []string, get func(string) string) 
 				}
 			}
 		case "array":
-			out = append(out, name+"+=("+text+" "+m+")")
+			var words []string
+			for _, w := range strings.Split(text, arraySep) {
+				x, ok := expandSimple(w, get)
+				q, err := syntax.Quote(x, syntax.LangBash)
+				if !ok || err != nil {
+					words = nil
+					break
+				}
+				words = append(words, q)
+			}
+			if len(words) > 0 {
+				out = append(out, name+"+=("+strings.Join(words, " ")+" "+m+")")
+			}
 		case "pair":
 			if q, err := syntax.Quote(text+"="+marker, syntax.LangBash); err == nil && syntax.ValidName(text) {
 				out = append(out, name+`="${`+name+`:+${`+name+`} }"`+q)
@@ -224,7 +242,7 @@ func expandSimple(text string, get func(string) string) (string, bool) {
 //     --flag\"", "X+=..."; TEXT is what is appended, as it stands between
 //     double quotes);
 //   - array: options or NAME=VALUE appended to an array (X+=(...); TEXT
-//     the words);
+//     the words, joined by arraySep);
 //   - option: a variable set to options ("X=\"--a 1\""; TEXT the value);
 //   - pair: a variable set to NAME=VALUE, for a command's environment
 //     (TEXT is NAME);
@@ -277,10 +295,10 @@ func branchSettings(body []*syntax.Stmt) []string {
 								words = nil
 								break
 							}
-							words = append(words, `"`+t+`"`)
+							words = append(words, t)
 						}
-						if len(words) > 0 && launchText(strings.Trim(words[0], `"`)) {
-							add("array", name, strings.Join(words, " "))
+						if len(words) > 0 && launchText(words[0]) {
+							add("array", name, strings.Join(words, arraySep))
 						}
 					case a.Value == nil:
 					case a.Append:
@@ -318,6 +336,9 @@ func launchText(t string) bool {
 	t = strings.TrimLeft(t, " ")
 	return strings.HasPrefix(t, "-") || reEnvPair.MatchString(t)
 }
+
+// arraySep joins the words of an array setting.
+const arraySep = "\x1f"
 
 // reEnvPair matches a NAME=VALUE text, NAME a variable's name.
 var reEnvPair = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)=`)
@@ -369,8 +390,8 @@ func quotable(parts []syntax.WordPart) (string, bool) {
 				b.WriteString("${" + p.Param.Value + "}")
 				break
 			}
-			if p.Exp.Word == nil {
-				return "", false
+			if p.Exp.Word == nil || (p.Exp.Op != syntax.DefaultUnsetOrNull && p.Exp.Op != syntax.AlternateUnsetOrNull) {
+				return "", false // ${v:?msg} exits, ${v:=x} assigns: the branch not taken would do neither
 			}
 			def, ok := quotable(p.Exp.Word.Parts)
 			if !ok || strings.Contains(def, "}") {
@@ -475,7 +496,9 @@ func trackBranches(n *syntax.IfClause, at string, lit func(string) *syntax.Word)
 		}
 		exitArgs := []*syntax.Word{lit(branchCommand), lit("exit"), lit(at)}
 		for _, o := range other {
-			exitArgs = append(exitArgs, lit(o))
+			if !strings.Contains(o, "'") { // quoted: a literal would be globbed against the files
+				exitArgs = append(exitArgs, &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: o}}})
+			}
 		}
 		exit := &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{&syntax.CmdSubst{
 			Stmts: []*syntax.Stmt{{Cmd: &syntax.CallExpr{Args: exitArgs}}}}}}}}

@@ -455,6 +455,7 @@ func dockerRun(args []string, env expand.Environ, read func(string) ([]byte, boo
 	c := container{dir: Workspace}
 	var pairs []string
 	var entry []string
+	envFileBytes := 0
 	i := 2
 	for ; i < len(args); i++ {
 		a := args[i]
@@ -477,10 +478,11 @@ func dockerRun(args []string, env expand.Environ, read func(string) ([]byte, boo
 			}
 		case "--env-file":
 			data, ok := read(val)
-			if !ok {
+			if !ok || envFileBytes+len(data) > maxEnvFile {
 				c.missing = append(c.missing, val)
 				break
 			}
+			envFileBytes += len(data)
 			for _, line := range strings.Split(string(data), "\n") {
 				line = strings.TrimRight(line, "\r")
 				if strings.TrimSpace(line) == "" || strings.HasPrefix(strings.TrimSpace(line), "#") {
@@ -509,8 +511,31 @@ func dockerRun(args []string, env expand.Environ, read func(string) ([]byte, boo
 		return c, true // no image: nothing runs
 	}
 	c.argv = append(entry, args[i+1:]...)
-	c.env = expand.ListEnviron(pairs...)
+	c.env = expand.ListEnviron(lastPairs(pairs)...)
 	return c, true
+}
+
+// maxEnvFile bounds what a docker run's --env-file files hold in all: a
+// file past it is one the run cannot read (its variables unknown).
+const maxEnvFile = 256 << 10
+
+// lastPairs keeps the last NAME=VALUE of each name, in order (the
+// environment a later one sets; ListEnviron's own de-duplication is
+// quadratic in the duplicates).
+func lastPairs(pairs []string) []string {
+	last := make(map[string]int, len(pairs))
+	for i, p := range pairs {
+		name, _, _ := strings.Cut(p, "=")
+		last[name] = i
+	}
+	out := pairs[:0:0]
+	for i, p := range pairs {
+		name, _, _ := strings.Cut(p, "=")
+		if last[name] == i {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // scriptOf finds the shell script a command runs: "bash FILE ARGS",

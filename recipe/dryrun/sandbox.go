@@ -419,7 +419,9 @@ func (w *lockedWriter) Write(p []byte) (int, error) {
 
 // reHiddenExport is the interpreter's complaint at an export of an
 // unknown word (export "$pair", the pair a program printed).
-var reHiddenExport = regexp.MustCompile(`declare: invalid name "(` + regexp.QuoteMeta(UnknownMarker) + `[^"]*)"`)
+// Only a marker of the sandbox's own form counts (a script could print
+// the complaint itself, but only to the effect an export of its own has).
+var reHiddenExport = regexp.MustCompile(`^declare: invalid name "(` + regexp.QuoteMeta(UnknownMarker) + `[A-Za-z0-9_.+-]{1,64}>)"\n?$`)
 
 // hideEnv notes an unknown word exported where a name stands: what it
 // would export is the machine's.
