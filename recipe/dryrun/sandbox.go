@@ -502,8 +502,13 @@ type evalCode struct {
 	code []byte
 }
 
-// maxEvals bounds the eval codes kept for positions: the latest.
-const maxEvals = 64
+// maxEvals bounds the eval codes kept for positions (the latest), and
+// maxEvalCode the size of one: every command's place is looked for in
+// each.
+const (
+	maxEvals    = 64
+	maxEvalCode = 16 << 10
+)
 
 // noteEval keeps the code of `eval ARGS` at the eval's own position.
 func (s *dryRun) noteEval(ctx context.Context, args []string) {
@@ -512,6 +517,9 @@ func (s *dryRun) noteEval(ctx context.Context, args []string) {
 		return
 	}
 	code := []byte(strings.Join(args[1:], " "))
+	if len(code) > maxEvalCode {
+		return // what it runs is placed by its file
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.evals = slices.DeleteFunc(s.evals, func(e evalCode) bool { return e.site == site && bytes.Equal(e.code, code) })
