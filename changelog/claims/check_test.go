@@ -230,6 +230,20 @@ func launchedChange(script string) *recipe.Change {
 		[]string{"configs/nvidia-master.yaml", testfs.ScriptPath})
 }
 
+// effectsByKey is a change's effects by recipe key.
+func effectsByKey(t *testing.T, ch *recipe.Change) map[string]*recipe.Effect {
+	t.Helper()
+	effs, err := ch.Effects(context.Background(), dryrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	effects := map[string]*recipe.Effect{}
+	for j := range effs {
+		effects[effs[j].Key] = &effs[j]
+	}
+	return effects
+}
+
 // TestHiddenOptions: a server that passes options the dry run cannot read
 // (flags printed by a program it does not run) may pass the one a bullet
 // names: the launch does not decide its absence, the files do (here: no
@@ -244,14 +258,7 @@ func TestHiddenOptions(t *testing.T) {
 		"Add --kv-cache-dtype fp4":       "flag:contradicted launches --kv-cache-dtype fp8",
 	} {
 		e := []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{bullet}, Lines: []int{3}, Line: 1}}
-		effs, err := ch.Effects(context.Background(), dryrun.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		effects := map[string]*recipe.Effect{}
-		for j := range effs {
-			effects[effs[j].Key] = &effs[j]
-		}
+		effects := effectsByKey(t, ch)
 		var got []string
 		for _, r := range CheckLaunched(context.Background(), ch, e, effects) {
 			got = append(got, r.Kind+":"+r.Verdict)
@@ -273,14 +280,9 @@ func TestHiddenOptions(t *testing.T) {
 func TestHiddenEnv(t *testing.T) {
 	hidden := strings.Replace(testfs.Script, "export VLLM_USE_X=1", "export VLLM_USE_X=1\nfor p in $(python3 -c 'print(\"A_B=1\")'); do export \"$p\"; done", 1)
 	ch := launchedChange(hidden)
-	effs, err := ch.Effects(context.Background(), dryrun.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	effects := map[string]*recipe.Effect{}
-	for j := range effs {
-		effects[effs[j].Key] = &effs[j]
-		for _, pt := range effs[j].Head {
+	effects := effectsByKey(t, ch)
+	for _, eff := range effects {
+		for _, pt := range eff.Head {
 			if pt.Launch == nil || len(pt.Launch.Servers) == 0 || len(pt.Launch.Servers[0].HiddenEnv) == 0 {
 				t.Fatalf("the server does not say it may start with variables it cannot name: %+v", pt.Launch)
 			}
