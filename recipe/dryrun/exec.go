@@ -720,14 +720,7 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 		return nil
 	}
 	if args[0] == branchCommand && len(args) >= 3 {
-		at := args[2]
-		if line, ok := strings.CutPrefix(at, "-"); ok { // a sourced file's: its file found by position
-			site := s.at(ctx, branchCommand)
-			if i := strings.LastIndexByte(site, ':'); i >= 0 {
-				at = site[:i+1] + line
-			}
-		}
-		s.branch(hc, out, args[1], at, args[3:])
+		s.branch(hc, out, args[1], args[2], args[3:])
 		return nil
 	}
 	if args[0] == exportCommand && len(args) >= 3 {
@@ -867,14 +860,17 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 		return nil
 	}
 	if name == "grep" {
-		// grep of one file the run can read (the tree, or what it wrote):
-		// as of its text on stdin; of one it cannot, status 2 as grep's
+		// grep of one file whose text is known: the revision's, or a
+		// health probe's body; as of its text on stdin. (A file the run
+		// wrote otherwise, a server's log, holds on a machine what the
+		// dry run did not write: grep is stubbed there, as before.)
 		if opts, file, ok := grepFile(args[1:]); ok {
-			data, found := s.read(s.abs(dir, file))
-			if !found && (strings.HasPrefix(s.abs(dir, file), Workspace+"/") || strings.HasPrefix(s.abs(dir, file), "/tmp/")) {
-				return interp.NewExitStatus(2)
-			}
-			if found {
+			p := s.abs(dir, file)
+			s.mu.Lock()
+			_, written := s.overlay[p]
+			known := !written || s.bodies[p]
+			s.mu.Unlock()
+			if data, found := s.read(p); found && known {
 				if res, status, ok := grepText(opts, data); ok {
 					out.Write(res)
 					if status != 0 {
@@ -911,7 +907,14 @@ func (s *dryRun) builtin(ctx context.Context, dir string, args []string) error {
 		s.mu.Unlock()
 		for i, a := range args[1:] {
 			if (a == "-o" || a == "--output") && i+2 < len(args) && args[i+2] != "/dev/null" && args[i+2] != "-" {
-				s.write(s.abs(hc.Dir, args[i+2]), nil, false)
+				p := s.abs(hc.Dir, args[i+2])
+				s.write(p, nil, false)
+				s.mu.Lock()
+				if s.bodies == nil {
+					s.bodies = map[string]bool{}
+				}
+				s.bodies[p] = true
+				s.mu.Unlock()
 			}
 		}
 		fmt.Fprint(out, "200")

@@ -569,48 +569,6 @@ func (c *Cache) sourceable(data []byte) []byte {
 				}
 			case *syntax.DblQuoted:
 				quoted = append(quoted, [2]int{int(n.Pos().Offset()), int(n.End().Offset())})
-			case *syntax.IfClause:
-				// branches tracked as trackBranches has it; AT is "-LINE",
-				// the file found by position
-				if len(n.Cond) == 0 || !n.ThenPos.IsValid() {
-					break
-				}
-				var words []string
-				for _, w := range branchWords(n.Cond) {
-					if t, ok := plainWord(out, w); ok {
-						words = append(words, t)
-					}
-				}
-				if len(words) == 0 {
-					break
-				}
-				at := fmt.Sprintf("-%d", n.Pos().Line())
-				enter := " " + branchCommand + " enter " + at + " " + strings.Join(words, " ") + ";"
-				exit := func(other []string) string {
-					args := []string{branchCommand, "exit", at}
-					for _, o := range other {
-						if q, err := syntax.Quote(o, syntax.LangBash); err == nil {
-							args = append(args, q)
-						}
-					}
-					return ` eval "$(` + strings.Join(args, " ") + `)"; `
-				}
-				plain, thenSets, elseSets := ifSettings(n)
-				o := int(n.ThenPos.Offset()) + len("then")
-				edits = append(edits, edit{o, o, enter})
-				fi := int(n.FiPos.Offset())
-				switch {
-				case n.Else == nil && len(thenSets) > 0:
-					edits = append(edits, edit{fi, fi, exit(nil) + "else" + enter + exit(thenSets)})
-				case n.Else == nil:
-					edits = append(edits, edit{fi, fi, exit(nil)})
-				case plain:
-					e := int(n.Else.Position.Offset())
-					edits = append(edits, edit{e, e, exit(elseSets)}, edit{e + len("else"), e + len("else"), enter}, edit{fi, fi, exit(thenSets)})
-				default: // elif: its own clause closes the body before it
-					e := int(n.Else.Position.Offset())
-					edits = append(edits, edit{e, e, exit(nil)})
-				}
 			case *syntax.Redirect:
 				if n.Hdoc != nil {
 					quoted = append(quoted, [2]int{int(n.Hdoc.Pos().Offset()), int(n.Hdoc.End().Offset())})
@@ -666,37 +624,6 @@ func (c *Cache) sourceable(data []byte) []byte {
 	}
 	c.text.Put(key, out)
 	return out
-}
-
-// plainWord is the text of w in src when the word can stand as a
-// command's argument as it is: made of literals without shell syntax,
-// quoted strings and parameters ("$v", ${v:-x}, 177); not a pattern or
-// a regular expression of [[ ]], nor a word that runs a command.
-func plainWord(src []byte, w *syntax.Word) (string, bool) {
-	for _, p := range w.Parts {
-		switch p := p.(type) {
-		case *syntax.Lit:
-			if strings.ContainsAny(p.Value, "()|&;<> \t\n*?[]{}\\") {
-				return "", false
-			}
-		case *syntax.SglQuoted, *syntax.DblQuoted, *syntax.ParamExp:
-		default:
-			return "", false
-		}
-	}
-	runs := false // a command substitution would run again
-	syntax.Walk(w, func(n syntax.Node) bool {
-		switch n.(type) {
-		case *syntax.CmdSubst, *syntax.ProcSubst:
-			runs = true
-		}
-		return !runs
-	})
-	o, e := int(w.Pos().Offset()), int(w.End().Offset())
-	if runs || o < 0 || e > len(src) || o >= e || bytes.ContainsAny(src[o:e], "\n") {
-		return "", false
-	}
-	return string(src[o:e]), true
 }
 
 // bashSource replaces $BASH_SOURCE and ${BASH_SOURCE[0]}, which the

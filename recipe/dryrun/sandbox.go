@@ -49,6 +49,9 @@ type dryRun struct {
 
 	mu      sync.Mutex
 	overlay map[string][]byte // absolute path → content written
+	// bodies: files the dry run wrote as a health probe's response body
+	// (curl -o): their content is what a server that came up answers
+	bodies  map[string]bool
 	gone    map[string]bool   // tree files removed
 	sources map[string][]byte // shell files read, for positions
 	// evals: code run by eval, with the file:line of the eval, so that
@@ -512,6 +515,9 @@ const (
 
 // noteEval keeps the code of `eval ARGS` at the eval's own position.
 func (s *dryRun) noteEval(ctx context.Context, args []string) {
+	if strings.TrimSpace(strings.Join(args[1:], "")) == "" {
+		return // nothing runs (a branch's close, mostly)
+	}
 	site := s.at(ctx, "eval")
 	if site == "" || strings.HasPrefix(site, "?") {
 		return
