@@ -969,11 +969,5 @@ func (s *dryRun) printedNames(hc interp.HandlerContext, args []string) []string 
 			code = string(b)
 		}
 	}
-	var names []string
-	for _, m := range assignedName.FindAllStringSubmatch(code, -1) {
-		if !slices.Contains(names, m[1]) && isVarName(m[1]) {
-			names = append(names, m[1])
-		}
-	}
-	return names
+	return assignedNames(code)
 }

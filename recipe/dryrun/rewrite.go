@@ -705,16 +705,23 @@ func evalNames(c *syntax.CallExpr) string {
 	if err := syntax.NewPrinter().Print(&b, &syntax.File{Stmts: cs.Stmts}); err != nil {
 		return ""
 	}
-	var names []string
-	for _, m := range assignedName.FindAllStringSubmatch(b.String(), -1) {
-		if !slices.Contains(names, m[1]) {
-			names = append(names, m[1])
-		}
-	}
+	names := assignedNames(b.String())
 	if len(names) == 0 {
 		return ""
 	}
 	return evalNamesWord + strings.Join(names, ",")
+}
+
+// assignedNames are the names a program's text assigns to in upper case
+// (NAME=" or NAME='), each once, in order.
+func assignedNames(code string) []string {
+	var names []string
+	for _, m := range assignedName.FindAllStringSubmatch(code, -1) {
+		if !slices.Contains(names, m[1]) && isVarName(m[1]) {
+			names = append(names, m[1])
+		}
+	}
+	return names
 }
 
 // evalNamesWord starts the word evalNames appends.
