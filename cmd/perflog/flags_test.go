@@ -18,7 +18,7 @@ func parseWith[T any](newCmd func(*Factory, func(context.Context, *T) error) *co
 	io, _, _, _ := iostreams.Test()
 	var got *T
 	cmd := newCmd(newFactory(io), func(_ context.Context, o *T) error { got = o; return nil })
-	cmd.SetArgs(args)
+	cmd.SetArgs(append([]string{}, args...)) // (never nil: cobra reads os.Args for nil)
 	cmd.SetOut(io.ErrOut)
 	cmd.SetErr(io.ErrOut)
 	err := cmd.Execute()

@@ -29,7 +29,7 @@ func TestReportFlags(t *testing.T) {
 		f := newFactory(io)
 		var got *ReportOptions
 		cmd := newReportCmd(f, func(_ context.Context, o *ReportOptions) error { got = o; return nil })
-		cmd.SetArgs(c.args)
+		cmd.SetArgs(append([]string{}, c.args...))
 		cmd.SetOut(io.ErrOut)
 		cmd.SetErr(io.ErrOut)
 		err := cmd.Execute()
