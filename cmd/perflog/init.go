@@ -34,7 +34,8 @@ func newInitCmd(f *Factory, runF func(context.Context, *InitOptions) error) *cob
 repository (the changelog, the master configs, the GitHub repository from the
 origin remote) and every other setting commented out at its default, and
 .github/workflows/perflog.yml, the workflow that runs the gate on pull
-requests. An existing file is left alone unless --force is given. It declares
+requests. An existing file is kept (and said so) unless --force is given, so
+init can run again to add what is missing. It declares
 perflog the merge driver of the changelog in .gitattributes and prints the git
 config command that defines the driver (see perflog changelog merge).`,
 		Args: argsFor(),
@@ -67,7 +68,8 @@ func initRun(opts *InitOptions) error {
 	for _, name := range []string{config.SettingsFile, ".github/workflows/perflog.yml"} {
 		full := filepath.Join(root, filepath.FromSlash(name))
 		if _, err := os.Stat(full); err == nil && !opts.Force {
-			return &flagError{err: fmt.Errorf("%s exists; pass --force to replace it", name), hint: "Run 'perflog init --help' for usage."}
+			fmt.Fprintf(opts.Factory.IO.ErrOut, "kept %s (it exists; --force replaces it)\n", name)
+			continue
 		} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
