@@ -301,7 +301,9 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if opts.Comment {
 		postComment(ctx, opts, ws, rep, hdr)
 	}
-	writeStepSummary(opts.Factory, rep, hdr, ws.settings.Repository())
+	if opts.Format != "sarif" && opts.Format != "json" {
+		writeStepSummary(opts.Factory, rep, hdr, ws.settings.Repository())
+	}
 	if !rep.OK() {
 		return errFindings
 	}
@@ -309,16 +311,23 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 }
 
 // writeStepSummary appends the markdown report to the job summary of a
-// GitHub Actions run (the file GITHUB_STEP_SUMMARY names), whatever
-// --format: the runner shows it on the run's page. A summary that cannot
-// be written is a warning, never the verdict.
+// GitHub Actions run (the file GITHUB_STEP_SUMMARY names) for a run read
+// by people (text, github, markdown; not sarif or json, whose runs repeat
+// one beside it): the runner shows it on the run's page. A step's summary
+// holds one report per pair of revisions (the action runs verify once per
+// format). A summary that cannot be written is a warning, never the
+// verdict.
 func writeStepSummary(f *Factory, rep *changelog.Report, hdr verifyHeader, repo string) {
 	path := f.Getenv("GITHUB_STEP_SUMMARY")
 	if path == "" || f.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
-	var b bytes.Buffer
-	if err := writeMarkdown(&b, rep, hdr, repo); err != nil {
+	mark := fmt.Sprintf("<!-- perflog changelog verify %s %s -->\n", hdr.base, hdr.head)
+	if old, err := os.ReadFile(path); err == nil && bytes.Contains(old, []byte(mark)) {
+		return
+	}
+	b := bytes.NewBufferString(mark)
+	if err := writeMarkdown(b, rep, hdr, repo); err != nil {
 		return
 	}
 	file, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
