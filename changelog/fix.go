@@ -2,8 +2,11 @@ package changelog
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+
+	"github.com/perflog/perflog/config"
 )
 
 // Fixable are the rules whose findings `perflog changelog fix` repairs:
@@ -21,6 +24,9 @@ type FixOptions struct {
 	// PR, when not 0, is this change's pull request: its new entries'
 	// placeholder links are set to its canonical link.
 	PR int
+	// Path and BaseRev name the file and the base revision in messages
+	// (defaults: perf-changelog.yaml, "BASE").
+	Path, BaseRev string
 }
 
 // FixResult is a repaired changelog and what was repaired.
@@ -29,6 +35,9 @@ type FixResult struct {
 	// Repairs say each repair, in a sentence; none when the file needs
 	// none.
 	Repairs []string
+	// Notes say what was left as it was, and why (a placeholder link
+	// while the PR is not known).
+	Notes []string
 }
 
 // FixRefusal is a repair fix will not make: it would have to choose
@@ -47,6 +56,7 @@ func (r *FixRefusal) Error() string { return "cannot fix perf-changelog.yaml: " 
 // changed is refused (*FixRefusal).
 func Fix(base, head []byte, o FixOptions) (*FixResult, error) {
 	refuse := func(format string, a ...any) error { return &FixRefusal{Reason: fmt.Sprintf(format, a...)} }
+	path, baseRev := cmp.Or(o.Path, config.DefaultChangelog), cmp.Or(o.BaseRev, "BASE")
 	b, err := parseSide("base", base)
 	if err != nil {
 		return nil, refuse("the base's changelog does not parse: %v", err)
@@ -68,7 +78,7 @@ func Fix(base, head []byte, o FixOptions) (*FixResult, error) {
 			j++
 		}
 		if j == len(h.f.Entries) {
-			return nil, refuse("entry %d of the base (%s) is gone from the file or its content changed; fix restores bytes, not content: restore it by hand (git show BASE:perf-changelog.yaml)", i+1, entryName(be))
+			return nil, refuse("entry %d of the base (%s) is gone from the file or its content changed; fix restores bytes, not content: restore it by hand (git show %s:%s)", i+1, entryName(be), baseRev, path)
 		}
 		at[i], used[j] = j, true
 		j++
@@ -149,7 +159,13 @@ func Fix(base, head []byte, o FixOptions) (*FixResult, error) {
 			end = added[0].Start
 		}
 		hist := bytes.TrimRight(head[:end], "\n")
-		if !bytes.Equal(hist, bytes.TrimRight(history, "\n")) {
+		// (blank lines, spaces among them, between the history and the
+		// new entries are a separator's, not the history's)
+		same := bytes.Equal(hist, bytes.TrimRight(history, "\n"))
+		if len(added) > 0 {
+			same = bytes.Equal(bytes.TrimRight(hist, " \t\r\n"), bytes.TrimRight(history, " \t\r\n"))
+		}
+		if !same {
 			line := bytes.Count(hist[:commonPrefixLen(hist, history)], []byte("\n")) + 1
 			res.Repairs = append(res.Repairs, fmt.Sprintf("restored the history's bytes from the base (the first difference is at line %d)", line))
 		}
@@ -162,15 +178,19 @@ func Fix(base, head []byte, o FixOptions) (*FixResult, error) {
 			res.Repairs = append(res.Repairs, "one empty line before each new entry, and one newline at the end")
 		}
 	}
-	if o.PR > 0 {
-		for _, e := range added {
-			if lk.isPlaceholder(e.PRLink()) {
-				res.Repairs = append(res.Repairs, fmt.Sprintf("set the pr-link of the new entry for %s to %s (was %s)", entryName(e), lk.forPR(o.PR), e.PRLink()))
-			}
+	for _, e := range added {
+		switch {
+		case !lk.isPlaceholder(e.PRLink()):
+		case o.PR > 0:
+			res.Repairs = append(res.Repairs, fmt.Sprintf("set the pr-link of the new entry for %s to %s (was %s)", entryName(e), lk.forPR(o.PR), e.PRLink()))
+		default:
+			res.Notes = append(res.Notes, fmt.Sprintf("the new entry for %s keeps its pr-link %s: this change's PR is not known (pass --pr N)", entryName(e), e.PRLink()))
 		}
 	}
 	if bytes.Equal(out, head) {
 		res.Repairs = nil
+	} else if len(res.Repairs) == 0 { // (spaces the history ended with, say)
+		res.Repairs = append(res.Repairs, "restored the history's bytes from the base")
 	}
 	res.Bytes = out
 	return &res, nil

@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -17,9 +18,14 @@ func TestFix(t *testing.T) {
 		pr         int
 		want       string
 		repairs    []string // substrings, in order
+		not        string   // a repair it must not say
+		note       string   // a note it must say
 		refused    string
 	}{
-		{name: "nothing to repair", head: base + "\n" + mine, want: base + "\n" + mine},
+		{name: "nothing to repair", head: base + "\n" + mine, want: base + "\n" + mine,
+			note: "the new entry for mine keeps its pr-link XXX: this change's PR is not known (pass --pr N)"},
+		{name: "a separator of spaces", head: base + "  \n" + mine,
+			want: base + "\n" + mine, repairs: []string{"one empty line before each new entry"}, not: "restored the history's bytes"},
 		{name: "inserted above existing entries", head: a + "\n" + mine + "\n" + b,
 			want: base + "\n" + mine, repairs: []string{"moved 1 new entry of this change to the end, after the 2 entries of the base"}},
 		{name: "a stray whitespace line in history", head: a + "  \n" + b + "\n" + mine,
@@ -38,10 +44,10 @@ func TestFix(t *testing.T) {
 			want: base + "\n" + mine, repairs: []string{"restored the history's bytes"}},
 		{name: "an entry's content changed", head: strings.Replace(a, "Update a", "Update A", 1) + "\n" + b + "\n" + mine,
 			refused: "entry 1 of the base (a) is gone from the file or its content changed"},
-		{name: "an entry deleted", head: a + "\n" + mine, refused: "entry 2 of the base (b) is gone"},
+		{name: "an entry deleted", head: a + "\n" + mine, refused: "entry 2 of the base (b) is gone from the file or its content changed; fix restores bytes, not content: restore it by hand (git show main:perf-changelog.yaml)"},
 		{name: "YAML that does not parse", head: base + "\n- config-keys: [\n", refused: "does not parse"},
 	} {
-		res, err := Fix([]byte(base), []byte(c.head), FixOptions{Repository: "SemiAnalysisAI/InferenceX", PR: c.pr})
+		res, err := Fix([]byte(base), []byte(c.head), FixOptions{Repository: "SemiAnalysisAI/InferenceX", PR: c.pr, BaseRev: "main"})
 		if c.refused != "" {
 			var r *FixRefusal
 			if !errors.As(err, &r) || !strings.Contains(err.Error(), c.refused) {
@@ -62,6 +68,12 @@ func TestFix(t *testing.T) {
 				t.Errorf("%s: repairs %q, want %q", c.name, res.Repairs, r)
 			}
 		}
+		if c.not != "" && strings.Contains(got, c.not) {
+			t.Errorf("%s: repairs %q, none of them %q", c.name, res.Repairs, c.not)
+		}
+		if notes := strings.Join(res.Notes, "\n"); !strings.Contains(notes, c.note) || (c.note == "" && notes != "" && c.pr > 0) {
+			t.Errorf("%s: notes %q, want %q", c.name, res.Notes, c.note)
+		}
 		if c.want == c.head && len(res.Repairs) > 0 {
 			t.Errorf("%s: nothing to repair, yet %q", c.name, res.Repairs)
 		}
@@ -71,6 +83,31 @@ func TestFix(t *testing.T) {
 		again, err := Fix([]byte(base), res.Bytes, FixOptions{Repository: "SemiAnalysisAI/InferenceX", PR: c.pr})
 		if err != nil || len(again.Repairs) > 0 {
 			t.Errorf("%s: fixing the fixed file: %v %q", c.name, err, again.Repairs)
+		}
+	}
+}
+
+// TestVerifySaysWhenFixWouldRefuse: verify reports findings fix repairs
+// and, where fix would refuse the file, why (its hint must not send a
+// contributor to a refusal).
+func TestVerifySaysWhenFixWouldRefuse(t *testing.T) {
+	const L = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
+	a, b := mergeBlock("a", L+"1"), mergeBlock("b", L+"2")
+	base := a + "\n" + b
+	mine := mergeBlock("mine", L+"42")
+	for _, c := range []struct {
+		name, head, refused string
+	}{
+		{"inserted above an entry: fix repairs it", a + "\n" + mine + "\n" + b, ""},
+		{"inserted above an entry whose text changed", strings.Replace(a, "Update a", "Update A", 1) + "\n" + mine + "\n" + b,
+			"entry 1 of the base (a) is gone from the file or its content changed"},
+	} {
+		rep := Verify(&Input{Base: []byte(base), Head: []byte(c.head), PR: 42, BaseRev: "main"}, ProfileFull)
+		if !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Rule == RuleNotAtEnd }) {
+			t.Fatalf("%s: no %s among %v", c.name, RuleNotAtEnd, rep.Findings)
+		}
+		if (c.refused == "") != (rep.FixRefused == "") || !strings.Contains(rep.FixRefused, c.refused) {
+			t.Errorf("%s: FixRefused %q, want %q", c.name, rep.FixRefused, c.refused)
 		}
 	}
 }

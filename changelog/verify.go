@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -108,6 +109,10 @@ type Report struct {
 	// changelog new` would append for them (filled by the caller: the
 	// draft package, a layer above, drafts them).
 	Suggested []DraftEntry
+	// FixRefused, when findings `perflog changelog fix` repairs are
+	// reported, is why fix would refuse this file ("" when it would
+	// repair them).
+	FixRefused string
 }
 
 // MissingEntries are the recipes a coverage/missing-entry finding names.
@@ -156,7 +161,23 @@ func Verify(in *Input, p Profile) *Report {
 	}
 	rep.Findings = applySeverities(rep.Findings, in.Settings, p)
 	SortFindings(rep.Findings)
+	rep.FixRefused = fixRefusal(in, rep.Findings)
 	return rep
+}
+
+// fixRefusal is why Fix would refuse the head file, when a finding it
+// repairs is reported: a hint to run it must not send a contributor to
+// a refusal.
+func fixRefusal(in *Input, fs []Finding) string {
+	if in.Base == nil || in.Head == nil || !slices.ContainsFunc(fs, func(f Finding) bool { return Fixable[f.Rule] && f.Suppressed == "" }) {
+		return ""
+	}
+	_, err := Fix(in.Base, in.Head, FixOptions{Repository: in.Repository, PR: in.PR, Path: in.Path, BaseRev: in.BaseRev})
+	var r *FixRefusal
+	if errors.As(err, &r) {
+		return r.Reason
+	}
+	return ""
 }
 
 // headLines returns a file's lines at head: the changelog's from the

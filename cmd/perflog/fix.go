@@ -96,7 +96,7 @@ func fixRun(ctx context.Context, opts *FixOptions) error {
 	if err := changelog.CheckSize(path, len(cur)); err != nil {
 		return err
 	}
-	res, err := changelog.Fix(old, cur, changelog.FixOptions{Repository: ws.settings.Repository(), PR: pr})
+	res, err := changelog.Fix(old, cur, changelog.FixOptions{Repository: ws.settings.Repository(), PR: pr, Path: path, BaseRev: baseName})
 	var refusal *changelog.FixRefusal
 	if errors.As(err, &refusal) {
 		return fmt.Errorf("%w; %s is left as it is", err, path)
@@ -105,6 +105,9 @@ func fixRun(ctx context.Context, opts *FixOptions) error {
 		return err
 	}
 	w := opts.Factory.IO.ErrOut
+	for _, n := range res.Notes {
+		printf(w, "%s: note: %s\n", path, n)
+	}
 	if len(res.Repairs) == 0 {
 		printf(w, "%s: nothing to repair (against %s)\n", path, baseName)
 		return nil
