@@ -79,6 +79,24 @@ func parseSide(name string, raw []byte) (*mergeSide, error) {
 	return s, nil
 }
 
+// rawFault is what the incumbent's contract refuses in a side's bytes as
+// a whole ("" when nothing; an empty side is a file that did not exist).
+func rawFault(raw []byte) string {
+	switch {
+	case len(raw) == 0:
+		return ""
+	case raw[len(raw)-1] != '\n':
+		return "does not end with a newline"
+	case bytes.IndexByte(raw, '\r') >= 0:
+		return "contains CR characters"
+	case bytes.IndexByte(raw, '\t') >= 0:
+		return "contains tabs"
+	case bytes.IndexByte(raw, 0) >= 0:
+		return "contains NUL bytes"
+	}
+	return ""
+}
+
 // blank reports whether a file holds only line breaks and spaces.
 func blank(raw []byte) bool { return len(bytes.Trim(raw, " \r\n")) == 0 }
 
@@ -91,10 +109,22 @@ func sameEntry(a, b *Entry) bool {
 // common ancestor base (each given as bytes; an empty base is a file that
 // did not exist). The result keeps upstream byte for byte and appends
 // contrib's new entries; a pr-link correction contrib made to an entry
-// upstream left as it was is applied. Anything else, a history edit on
-// the contributing side, an entry either side deleted, a side that does
-// not parse, is a *MergeConflict.
+// upstream left as it was is applied. Upstream's own edits and deletions
+// are the mainline's, kept. Anything else, a history edit or a deletion
+// on the contributing side, a correction of an entry upstream changed, a
+// side that does not parse, is a *MergeConflict.
 func Merge(base, upstream, contrib []byte, o MergeOptions) (*MergeResult, error) {
+	if o.PR > 0 {
+		// the incumbent's contract reads each side whole first
+		for _, s := range []struct {
+			name string
+			raw  []byte
+		}{{"base", base}, {"upstream", upstream}, {"contributing", contrib}} {
+			if why := rawFault(s.raw); why != "" {
+				return nil, conflictf("the %s side %s", s.name, why)
+			}
+		}
+	}
 	b, err := parseSide("base", base)
 	if err != nil {
 		return nil, err
@@ -109,10 +139,10 @@ func Merge(base, upstream, contrib []byte, o MergeOptions) (*MergeResult, error)
 	}
 	lk := newLinks(o.Repository)
 	nb := len(b.f.Entries)
-	for _, s := range []*mergeSide{u, c} {
-		if len(s.f.Entries) < nb {
-			return nil, conflictf("the %s side has %d entries where the common ancestor has %d: an entry was deleted", s.name, len(s.f.Entries), nb)
-		}
+	// (upstream's file is kept as it is, its own deletions too: they are
+	// the mainline's)
+	if len(c.f.Entries) < nb {
+		return nil, conflictf("the %s side has %d entries where the common ancestor has %d: an entry was deleted", c.name, len(c.f.Entries), nb)
 	}
 	// what the contributing side did to history
 	type fix struct {
@@ -161,7 +191,11 @@ func Merge(base, upstream, contrib []byte, o MergeOptions) (*MergeResult, error)
 	// corrections, on upstream's bytes, last first (offsets stay valid)
 	for k := len(fixes) - 1; k >= 0; k-- {
 		fx := fixes[k]
-		be, ue := b.f.Entries[fx.at], u.f.Entries[fx.at]
+		be := b.f.Entries[fx.at]
+		if fx.at >= len(u.f.Entries) {
+			return nil, conflictf("the upstream side no longer has entry %d (%s), whose pr-link the contributing side corrected; resolve it by hand", fx.at+1, entryName(be))
+		}
+		ue := u.f.Entries[fx.at]
 		switch {
 		case ue.Identity() != be.Identity():
 			return nil, conflictf("the upstream side changed entry %d (%s), whose pr-link the contributing side corrected; resolve it by hand", fx.at+1, entryName(ue))

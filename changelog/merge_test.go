@@ -90,6 +90,15 @@ func TestMergeAsDriver(t *testing.T) {
 		{name: "upstream's history is upstream's", base: base,
 			upstream: strings.Replace(base, "Update a", "Update a, fixed", 1) + "\n" + mergeBlock("up", L+"2"), contri: base + "\n" + mergeBlock("pr", L+"3"),
 			want: strings.Replace(base, "Update a", "Update a, fixed", 1) + "\n" + mergeBlock("up", L+"2") + "\n" + mergeBlock("pr", L+"3")},
+		{name: "upstream deleted an entry", base: base + "\n" + mergeBlock("b", L+"4"),
+			upstream: base, contri: base + "\n" + mergeBlock("b", L+"4") + "\n" + mergeBlock("pr", L+"3"),
+			want: base + "\n" + mergeBlock("pr", L+"3")},
+		{name: "upstream deleted an entry and appended one", base: base + "\n" + mergeBlock("b", L+"4"),
+			upstream: base + "\n" + mergeBlock("up", L+"2"), contri: base + "\n" + mergeBlock("b", L+"4") + "\n" + mergeBlock("pr", L+"3"),
+			want: base + "\n" + mergeBlock("up", L+"2") + "\n" + mergeBlock("pr", L+"3")},
+		{name: "a correction of an entry upstream deleted", base: base + "\n" + mergeBlock("b", "XXX"),
+			upstream: base, contri: base + "\n" + mergeBlock("b", L+"4"),
+			conflict: "the upstream side no longer has entry 2 (b), whose pr-link the contributing side corrected"},
 		{name: "a history edit on the contributing side", base: base,
 			upstream: base + "\n" + mergeBlock("up", L+"2"), contri: strings.Replace(base, "Update a", "Update a, fixed", 1) + "\n" + mergeBlock("pr", L+"3"),
 			conflict: "deleted or rewrote entry 1 (a, line 1"},
@@ -184,4 +193,30 @@ func FuzzMerge(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMergeWithPRSaysWhatTheBytesBreak: under the incumbent's contract
+// (a PR number), a side whose bytes it refuses as a whole is refused
+// with the incumbent's reason, not a later rule's.
+func TestMergeWithPRSaysWhatTheBytesBreak(t *testing.T) {
+	const L = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
+	base := mergeBlock("a", L+"1")
+	up, pr := base+"\n"+mergeBlock("up", L+"2"), base+"\n"+mergeBlock("pr", "XXX")
+	for _, c := range []struct{ name, base, upstream, contri, want string }{
+		{"CRLF base", strings.ReplaceAll(base, "\n", "\r\n"), up, pr, "the base side contains CR characters"},
+		{"no final newline at base", strings.TrimSuffix(base, "\n"), up, pr, "the base side does not end with a newline"},
+		{"a tab upstream", base, up + "\t\n", pr, "the upstream side contains tabs"},
+		{"a NUL on the PR's side", base, up, pr + "\x00\n", "the contributing side contains NUL bytes"},
+	} {
+		_, err := Merge([]byte(c.base), []byte(c.upstream), []byte(c.contri), MergeOptions{Repository: "SemiAnalysisAI/InferenceX", PR: 42})
+		var mc *MergeConflict
+		if !errors.As(err, &mc) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	// without a PR number (git's driver), a CRLF file merges as CRLF
+	crlf := func(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+	if res, err := Merge([]byte(crlf(base)), []byte(crlf(up)), []byte(crlf(pr)), MergeOptions{Repository: "SemiAnalysisAI/InferenceX"}); err != nil || !strings.HasSuffix(string(res.Bytes), "\r\n") {
+		t.Errorf("CRLF as a driver: %v", err)
+	}
 }
