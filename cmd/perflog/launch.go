@@ -104,7 +104,10 @@ that file; the rest are listed as not dry-run, with why.`,
 // launchResult is the JSON document of --format json. Field names are a
 // public contract: add, never rename.
 type launchResult struct {
-	Rev           string               `json:"rev"`
+	Rev string `json:"rev"`
+	// Worktree says the points were read from the work tree (Rev is
+	// HEAD, under it).
+	Worktree      bool                 `json:"worktree,omitempty"`
 	Points        []recipe.PointLaunch `json:"points"`
 	SchemaVersion int                  `json:"schema_version"`
 }
@@ -146,7 +149,7 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 		if pls == nil {
 			pls = []recipe.PointLaunch{}
 		}
-		return writeJSON(out, launchResult{Rev: h.String(), Points: pls, SchemaVersion: jsonSchemaVersion})
+		return writeJSON(out, launchResult{Rev: h.String(), Worktree: opts.Worktree, Points: pls, SchemaVersion: jsonSchemaVersion})
 	}
 	if opts.Point > 0 {
 		for i := range pls {
@@ -180,7 +183,11 @@ func launchRun(ctx context.Context, opts *LaunchOptions) error {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
 	}
-	fmt.Fprintf(opts.Factory.IO.ErrOut, "%d points at %s: %s; --point N shows one in full\n", len(pls), shortHash(h), strings.Join(parts, ", "))
+	where := "at " + shortHash(h)
+	if opts.Worktree {
+		where = "in the work tree (HEAD " + shortHash(h) + ")"
+	}
+	fmt.Fprintf(opts.Factory.IO.ErrOut, "%d points %s: %s; --point N shows one in full\n", len(pls), where, strings.Join(parts, ", "))
 	return nil
 }
 
