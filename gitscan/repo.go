@@ -283,6 +283,16 @@ func (r *Repo) Resolve(rev string) (plumbing.Hash, error) {
 	return *h, nil
 }
 
+// Branch is the short name of the branch HEAD is on ("" when HEAD is
+// detached or unreadable).
+func (r *Repo) Branch() string {
+	ref, err := r.repo.Storer.Reference(plumbing.HEAD)
+	if err != nil || ref.Type() != plumbing.SymbolicReference || !ref.Target().IsBranch() {
+		return ""
+	}
+	return ref.Target().Short()
+}
+
 // Commit is the metadata of one commit.
 type Commit struct {
 	Hash    plumbing.Hash

@@ -459,8 +459,10 @@ func postComment(ctx context.Context, opts *VerifyOptions, ws *workspace, rep *c
 
 // nothingCommitted refuses a contributor's run that would judge someone
 // else's commit: HEAD is the base branch's last commit (nothing committed
-// beyond it) while the work tree holds uncommitted changes, or while --pr
-// names another PR than that commit's.
+// beyond it) while the work tree holds uncommitted changes, while --pr
+// names another PR than that commit's, or on a branch of its own (a
+// branch other than main or GITHUB_BASE_REF: the contributor's, with
+// nothing in it yet).
 func nothingCommitted(ws *workspace, head plumbing.Hash, opts *VerifyOptions) error {
 	c, err := ws.repo.Commit(head)
 	if err != nil {
@@ -469,7 +471,9 @@ func nothingCommitted(ws *workspace, head plumbing.Hash, opts *VerifyOptions) er
 	theirs, hasPR := c.PR()
 	dirty, _ := ws.repo.WorktreeChanges(head, load.WorktreePaths(ws.settings))
 	other := opts.PRSet && hasPR && theirs != opts.PR
-	if len(dirty) == 0 && !other {
+	branch := ws.repo.Branch()
+	ownBranch := branch != "" && branch != "main" && branch != opts.Factory.Getenv("GITHUB_BASE_REF")
+	if len(dirty) == 0 && !other && !ownBranch {
 		return nil
 	}
 	what := "the base branch's last commit " + shortHash(head)
@@ -477,6 +481,9 @@ func nothingCommitted(ws *workspace, head plumbing.Hash, opts *VerifyOptions) er
 		what += fmt.Sprintf(" (#%d)", theirs)
 	}
 	why := "nothing is committed beyond it"
+	if ownBranch {
+		why = "nothing is committed on " + branch + " beyond it"
+	}
 	if len(dirty) > 0 {
 		why += "; the work tree has uncommitted changes (" + firstOf(dirty, 3) + ")"
 	}
