@@ -210,6 +210,32 @@ func TestJSONDetail(t *testing.T) {
 	}
 }
 
+// TestJSONDetailByPoint: a JSON option whose values differ by point is
+// said by the leaf changes every point shares, then the paths that
+// changed otherwise, by point (#2707's --compilation-config).
+func TestJSONDetailByPoint(t *testing.T) {
+	p := func(a, b string) [2]string { return [2]string{a, b} }
+	for _, c := range []struct {
+		pairs [][2]string
+		want  string
+		ok    bool
+	}{
+		{[][2]string{
+			p(`{"cudagraph_mode":"FULL_DECODE_ONLY","cudagraph_capture_sizes":[2,4],"mode":0}`, `{"cudagraph_mode":"FULL_AND_PIECEWISE","cudagraph_capture_sizes":[2,4,100]}`),
+			p(`{"cudagraph_mode":"FULL_DECODE_ONLY","cudagraph_capture_sizes":[2,4,6,8],"mode":0}`, `{"cudagraph_mode":"FULL_AND_PIECEWISE","cudagraph_capture_sizes":[2,4,6,8,100]}`),
+		}, `cudagraph_mode from "FULL_DECODE_ONLY" to "FULL_AND_PIECEWISE", remove mode, cudagraph_capture_sizes by point`, true},
+		// a leaf one point changes and another does not: by point
+		{[][2]string{p(`{"a":1,"b":1}`, `{"a":2,"b":1}`), p(`{"a":1,"b":1}`, `{"a":2,"b":3}`)}, "a from 1 to 2, b by point", true},
+		{[][2]string{p(`{"a":1}`, `{"a":2}`), p(`fp8`, `{"a":2}`)}, "", false},
+		{[][2]string{p(`{"a":1,"b":1,"c":1,"d":1}`, `{"a":2,"b":2,"c":2,"d":2}`)}, "", false},
+	} {
+		got, ok := jsonDetailByPoint(c.pairs)
+		if got != c.want || ok != c.ok {
+			t.Errorf("jsonDetailByPoint(%q) = %q, %v; want %q, %v", c.pairs, got, ok, c.want, c.ok)
+		}
+	}
+}
+
 // TestItemFieldBullet: a scenario item's own setting (dram-utilization)
 // is drafted; its sequence lengths and search space are the rows'.
 func TestItemFieldBullet(t *testing.T) {

@@ -23,17 +23,77 @@ func jsonDetail(a, b string) (string, bool) {
 	if x == nil || y == nil {
 		return "", false
 	}
-	var out []string
-	jsonLeaves("", x, y, &out)
+	var out []jsonLeaf
+	jsonLeaves("", x, y, &out, maxJSONDetail)
+	if len(out) == 0 || len(out) > maxJSONDetail {
+		return "", false
+	}
+	return strings.Join(leafTexts(out), ", "), true
+}
+
+// jsonDetailByPoint says what changed inside an option's JSON value
+// whose values differ by point (pairs: each point's base and head
+// values): the leaf changes every pair makes alike, then the paths that
+// changed otherwise, "by point" ("cudagraph_mode from \"FULL_DECODE_ONLY\"
+// to \"FULL_AND_PIECEWISE\", remove mode, cudagraph_capture_sizes by
+// point"). ok is false as jsonDetail's is.
+func jsonDetailByPoint(pairs [][2]string) (string, bool) {
+	var paths []string
+	texts := map[string]map[string]int{} // path: statement: pairs that make it
+	for _, p := range pairs {
+		x, y := jsonObject(p[0]), jsonObject(p[1])
+		if x == nil || y == nil {
+			return "", false
+		}
+		var ls []jsonLeaf
+		jsonLeaves("", x, y, &ls, 4*maxJSONDetail)
+		if len(ls) > 4*maxJSONDetail {
+			return "", false
+		}
+		for _, l := range ls {
+			if texts[l.path] == nil {
+				texts[l.path] = map[string]int{}
+				paths = append(paths, l.path)
+			}
+			texts[l.path][l.text]++
+		}
+	}
+	var same, byPoint []string
+	for _, p := range paths {
+		if t := texts[p]; len(t) == 1 {
+			for text, n := range t {
+				if n == len(pairs) {
+					same = append(same, text)
+					continue
+				}
+				byPoint = append(byPoint, p+" by point")
+			}
+		} else {
+			byPoint = append(byPoint, p+" by point")
+		}
+	}
+	out := append(same, byPoint...)
 	if len(out) == 0 || len(out) > maxJSONDetail {
 		return "", false
 	}
 	return strings.Join(out, ", "), true
 }
 
+// jsonLeaf is one change inside a JSON value: its path, and the change
+// said ("a.b from 1 to 2", "remove a.c", "add a.d 3").
+type jsonLeaf struct{ path, text string }
+
+func leafTexts(ls []jsonLeaf) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = l.text
+	}
+	return out
+}
+
 // jsonLeaves appends to out the changes from a to b below prefix, in key
-// order.
-func jsonLeaves(prefix string, a, b map[string]any, out *[]string) {
+// order, stopping past max.
+func jsonLeaves(prefix string, a, b map[string]any, out *[]jsonLeaf, max int) {
 	keys := slices.Sorted(maps.Keys(a))
 	for _, k := range slices.Sorted(maps.Keys(b)) {
 		if _, ok := a[k]; !ok {
@@ -48,15 +108,15 @@ func jsonLeaves(prefix string, a, b map[string]any, out *[]string) {
 		mb, objB := vb.(map[string]any)
 		switch {
 		case !inA:
-			*out = append(*out, fmt.Sprintf("add %s %s", p, jsonText(vb)))
+			*out = append(*out, jsonLeaf{p, fmt.Sprintf("add %s %s", p, jsonText(vb))})
 		case !inB:
-			*out = append(*out, "remove "+p)
+			*out = append(*out, jsonLeaf{p, "remove " + p})
 		case objA && objB:
-			jsonLeaves(p+".", ma, mb, out)
+			jsonLeaves(p+".", ma, mb, out, max)
 		case jsonText(va) != jsonText(vb):
-			*out = append(*out, fmt.Sprintf("%s from %s to %s", p, jsonText(va), jsonText(vb)))
+			*out = append(*out, jsonLeaf{p, fmt.Sprintf("%s from %s to %s", p, jsonText(va), jsonText(vb))})
 		}
-		if len(*out) > maxJSONDetail {
+		if len(*out) > max {
 			return
 		}
 	}

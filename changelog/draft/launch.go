@@ -31,6 +31,7 @@ func launchBullets(e *recipe.Effect) []string {
 		at     map[int]bool    // the head points it reaches
 		heads  map[int]string  // the head value at each point it reaches
 		bases  map[string]bool // the base values it replaced
+		pairs  [][2]string     // the base and head values of its changes, once each
 	}
 	var order []string
 	m := map[string]*agg{}
@@ -60,6 +61,9 @@ func launchBullets(e *recipe.Effect) []string {
 		}
 		if !d.BaseAbsent {
 			a.bases[d.Base] = true
+		}
+		if pair := [2]string{d.Base, d.Head}; !d.BaseAbsent && !d.HeadAbsent && !slices.Contains(a.pairs, pair) {
+			a.pairs = append(a.pairs, pair)
 		}
 	}
 	matched := e.Matched()
@@ -150,16 +154,38 @@ func launchBullets(e *recipe.Effect) []string {
 					verb = "Set"
 				}
 			}
+			if j, ok := jsonDetailByPoint(a.pairs); ok && vals == "" && !a.added {
+				vals = " (" + j + ")"
+			}
 			out = append(out, fmt.Sprintf("%s %s%s by point%s", verb, name, where, vals))
+			continue
+		case arms != "" && a.added && a.varied && byPointValues(e, a.heads, a.bases) != "":
+			// added with a value that follows each point's own (= conc):
+			// the rule is the news, not the arms it was compared at
+			verb := "Add"
+			if d.Kind == "env" {
+				verb = "Set"
+			}
+			out = append(out, fmt.Sprintf("%s %s%s by point%s", verb, name, where, byPointValues(e, a.heads, a.bases)))
 			continue
 		case arms != "":
 			// (arms the claims cannot read as a condition: named, with no
 			// verb or value they would read of every point)
 			verb, detail := "Change", ""
+			if a.added {
+				verb = "Add" // no compared point passed it before
+				if d.Kind == "env" {
+					verb = "Set"
+				}
+			}
 			if a.gone {
 				verb = "Remove" // removed from those arms, not changed
 			} else if j, ok := jsonDetail(d.Base, d.Head); ok && !a.varied {
 				detail = " (" + j + ")"
+			} else if j, ok := jsonDetailByPoint(a.pairs); ok && a.varied {
+				detail = " (" + j + ")"
+			} else if v := byPointValues(e, a.heads, a.bases); a.varied && v != "" {
+				detail = " by point" + v
 			}
 			out = append(out, fmt.Sprintf("%s %s%s%s for %s", verb, name, detail, where, arms))
 			continue
@@ -986,12 +1012,26 @@ func newPointsBullets(e *recipe.Effect) []string {
 		}
 		return name, true
 	}
+	headFacts := make([]map[string]string, len(e.Head))
+	facts := func(i int) map[string]string {
+		if headFacts[i] == nil {
+			headFacts[i] = e.Head[i].Facts()
+		}
+		return headFacts[i]
+	}
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(newAlike)) {
 		// (an option the base points pass with values of their own, such
 		// as --max-num-seqs 2*CONC, follows the point: a new point's own
 		// value of it is not news)
 		if name, ok := option(k); ok && !baseAny[k][newAlike[k]] && !told[k] && len(baseAny[k]) < 2 && !followsPoints(k, newAlike[k], added, e.Base) {
+			// the rule that selects the points passing it, when one does
+			// ("Pass --enable-prefill-delayer when DP_ATTENTION=true"):
+			// the new points are where it shows, not what it is about
+			if b, ok := conditionalBullet(e, facts, recipe.LaunchDiff{Kind: "flag", Name: name}, ""); ok {
+				out = append(out, b)
+				continue
+			}
 			if v := newAlike[k]; v != "" && literalValue(v) {
 				name += " " + v
 			}
