@@ -290,7 +290,7 @@ func recipeBullets(ch *recipe.Change, rc recipe.RecipeChange, eff *recipe.Effect
 		if head == nil {
 			return nil
 		}
-		out = append(out, fmt.Sprintf("Add %s: %s %s on %s with %s", rc.Key, head.Model, strings.ToUpper(head.Precision), head.Runner, head.Framework))
+		out = append(out, fmt.Sprintf("Add %s: %s %s on %s with %s", rc.Key, head.Model, strings.ToUpper(head.Precision), strings.TrimPrefix(head.Runner, "cluster:"), head.Framework)) // (a runner pool, "cluster:mi355x-amds", by its machines)
 		if head.Image != "" {
 			out = append(out, "Image: "+head.Image)
 		}
