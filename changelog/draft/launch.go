@@ -656,7 +656,10 @@ func sibling(ch *recipe.Change, key string, rec *config.Recipe) string {
 	best, bestScore := "", 0.25
 	for _, k := range base.Keys {
 		r := base.Recipes[k]
-		if k == key || r.ModelPrefix != rec.ModelPrefix || r.Precision != rec.Precision || r.Framework != rec.Framework || r.Multinode != rec.Multinode {
+		if k == key || r.ModelPrefix != rec.ModelPrefix || r.Precision != rec.Precision || r.Framework != rec.Framework || r.Multinode != rec.Multinode ||
+			(r.File != "" && rec.File != "" && r.File != rec.File) {
+			// (another master config is another vendor's machines: its
+			// images and options are not this recipe's to differ from)
 			continue
 		}
 		if _, ok, _ := ch.Head.Recipe(k); !ok {
