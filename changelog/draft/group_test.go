@@ -404,3 +404,16 @@ fi
 		t.Errorf("scriptBullets = %q\nwant one %q", got, want)
 	}
 }
+
+// TestByPointCounted: a new recipe's long list of settings names those
+// with values and counts those set by point; a short one names all.
+func TestByPointCounted(t *testing.T) {
+	short := []string{"--a 1", "--b (by point)"}
+	if got := byPointCounted(short); strings.Join(got, ", ") != "--a 1, --b (by point)" {
+		t.Errorf("short: %q", got)
+	}
+	long := []string{"--a 1", "--b (by point)", "--c", "--d 2", "--e (by point)", "--f", "--g 3", "--h", "--i (by point)"}
+	if got := strings.Join(byPointCounted(long), ", "); got != "--a 1, --c, --d 2, --f, --g 3, --h, 3 more set by point" {
+		t.Errorf("long: %q", got)
+	}
+}

@@ -917,10 +917,38 @@ func addedLaunchBullets(e *recipe.Effect) []string {
 	})
 	var out []string
 	if server != "" && len(flags) > 0 {
-		out = append(out, fmt.Sprintf("Server: %s %s", server, strings.Join(flags, ", ")))
+		out = append(out, fmt.Sprintf("Server: %s %s", server, strings.Join(byPointCounted(flags), ", ")))
 	}
 	if len(env) > 0 {
-		out = append(out, "Env: "+strings.Join(env, ", "))
+		out = append(out, "Env: "+strings.Join(byPointCounted(env), ", "))
+	}
+	return out
+}
+
+// maxListed is how many settings a new recipe's Server or Env bullet
+// lists one by one; past it, those set by point are counted, not named:
+// their names without values tell a reader little, and a bullet of
+// sixteen is a dump a maintainer cuts.
+const maxListed = 8
+
+// byPointCounted is a new recipe's settings (NAME, NAME VALUE or "NAME
+// (by point)"), those by point counted when there are more than
+// maxListed.
+func byPointCounted(items []string) []string {
+	if len(items) <= maxListed {
+		return items
+	}
+	var out []string
+	n := 0
+	for _, it := range items {
+		if strings.HasSuffix(it, " (by point)") {
+			n++
+			continue
+		}
+		out = append(out, it)
+	}
+	if n > 0 {
+		out = append(out, fmt.Sprintf("%d more set by point", n))
 	}
 	return out
 }
