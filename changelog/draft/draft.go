@@ -115,14 +115,30 @@ func With(ch *recipe.Change, effects map[string]*recipe.Effect, o Options) ([]ch
 		}
 		ao := rc.Kind == recipe.RecipeChanged && len(rc.Files) == 0 && onlySearchSpace(rc.Diff) && appendOnlyProven(ch, rc.Key)
 		sig := strings.Join(bullets, "\n") + fmt.Sprint(ao)
-		if rc.Kind == recipe.RecipeAdded || rc.Kind == recipe.RecipeRenamed {
-			sig = rc.Key // a new recipe is its own change
+		switch rc.Kind {
+		case recipe.RecipeRenamed:
+			sig = rc.Key // a renamed recipe is its own change
+		case recipe.RecipeAdded:
+			// new recipes of one family (model, precision, machines,
+			// framework, image: an aggregated and a disaggregated
+			// submission, say) are one entry, as authors write them
+			sig = "\x00new " + rc.Key
+			if r, ok, _ := ch.Head.Recipe(rc.Key); ok && r != nil {
+				sig = "\x00new " + strings.Join([]string{r.Model, r.Precision, r.Runner, r.Framework, r.Image}, "\x01")
+			}
 		}
 		g := byText[sig]
-		if g == nil {
+		switch {
+		case g == nil:
 			g = &group{bullets: bullets, ao: ao, scen: map[string]bool{}}
 			byText[sig] = g
 			groups = append(groups, g)
+		case rc.Kind == recipe.RecipeAdded:
+			for _, b := range bullets {
+				if !slices.Contains(g.bullets, b) { // (the shared image said once)
+					g.bullets = append(g.bullets, b)
+				}
+			}
 		}
 		g.keys = append(g.keys, rc.Key)
 		if writeScen {

@@ -179,6 +179,21 @@ func TestDraftSaysASecondNewRecipesEnvByTheFirst(t *testing.T) {
 	if !slices.ContainsFunc(bullets["m1-fp4-gb200-dynamo-sglang-agg"], func(b string) bool { return strings.HasPrefix(b, "Env in its srt-slurm recipe: SGLANG_A=1") }) {
 		t.Errorf("agg bullets %q: want its own list", bullets["m1-fp4-gb200-dynamo-sglang-agg"])
 	}
+	// new recipes of one family (model, precision, machines, framework,
+	// image) are one entry, as #2657's author wrote them; the image said
+	// once
+	if len(drafts) != 1 || len(drafts[0].ConfigKeys) != 2 {
+		t.Fatalf("%d entries: want one of both keys", len(drafts))
+	}
+	images := 0
+	for _, b := range drafts[0].Description {
+		if strings.HasPrefix(b, "Image: ") {
+			images++
+		}
+	}
+	if images != 1 {
+		t.Errorf("the image said %d times: %q", images, drafts[0].Description)
+	}
 }
 
 // m1Recipe is a multi-node recipe of model m1 whose one row runs the
