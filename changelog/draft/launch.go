@@ -67,14 +67,7 @@ func launchBullets(e *recipe.Effect) []string {
 		}
 	}
 	matched := e.Matched()
-	// each head point's launch fields, read once (conditionalBullet)
-	headFacts := make([]map[string]string, len(e.Head))
-	facts := func(i int) map[string]string {
-		if headFacts[i] == nil {
-			headFacts[i] = e.Head[i].Facts()
-		}
-		return headFacts[i]
-	}
+	facts := headFacts(e) // (conditionalBullet)
 	var out []string
 	// the whole-recipe additions and removals of options, by bullet: a
 	// pair of one family is one replacement (pairReplacements)
@@ -149,10 +142,7 @@ func launchBullets(e *recipe.Effect) []string {
 			}
 			verb := "Change"
 			if a.added {
-				verb = "Add" // no compared point passed it before
-				if d.Kind == "env" {
-					verb = "Set"
-				}
+				verb = addVerb(d) // no compared point passed it before
 			}
 			if j, ok := jsonDetailByPoint(a.pairs); ok && vals == "" && !a.added {
 				vals = " (" + j + ")"
@@ -162,21 +152,14 @@ func launchBullets(e *recipe.Effect) []string {
 		case arms != "" && a.added && a.varied && byPointValues(e, a.heads, a.bases) != "":
 			// added with a value that follows each point's own (= conc):
 			// the rule is the news, not the arms it was compared at
-			verb := "Add"
-			if d.Kind == "env" {
-				verb = "Set"
-			}
-			out = append(out, fmt.Sprintf("%s %s%s by point%s", verb, name, where, byPointValues(e, a.heads, a.bases)))
+			out = append(out, fmt.Sprintf("%s %s%s by point%s", addVerb(d), name, where, byPointValues(e, a.heads, a.bases)))
 			continue
 		case arms != "":
 			// (arms the claims cannot read as a condition: named, with no
 			// verb or value they would read of every point)
 			verb, detail := "Change", ""
 			if a.added {
-				verb = "Add" // no compared point passed it before
-				if d.Kind == "env" {
-					verb = "Set"
-				}
+				verb = addVerb(d) // no compared point passed it before
 			}
 			if a.gone {
 				verb = "Remove" // removed from those arms, not changed
@@ -227,6 +210,26 @@ func launchBullets(e *recipe.Effect) []string {
 		}
 	}
 	return pairReplacements(out, swaps)
+}
+
+// addVerb is the verb of a setting no compared point had: an option is
+// added, a variable set.
+func addVerb(d recipe.LaunchDiff) string {
+	if d.Kind == "env" {
+		return "Set"
+	}
+	return "Add"
+}
+
+// headFacts reads each head point's launch fields once, when asked.
+func headFacts(e *recipe.Effect) func(i int) map[string]string {
+	read := make([]map[string]string, len(e.Head))
+	return func(i int) map[string]string {
+		if read[i] == nil {
+			read[i] = e.Head[i].Facts()
+		}
+		return read[i]
+	}
 }
 
 // emptyText is a variable's value in a bullet: "empty" for "".
@@ -1043,13 +1046,7 @@ func newPointsBullets(e *recipe.Effect) []string {
 		}
 		return name, true
 	}
-	headFacts := make([]map[string]string, len(e.Head))
-	facts := func(i int) map[string]string {
-		if headFacts[i] == nil {
-			headFacts[i] = e.Head[i].Facts()
-		}
-		return headFacts[i]
-	}
+	facts := headFacts(e)
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(newAlike)) {
 		// (an option the base points pass with values of their own, such
