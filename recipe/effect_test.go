@@ -1,6 +1,7 @@
 package recipe
 
 import (
+	"regexp"
 	"testing"
 
 	"github.com/perflog/perflog/config"
@@ -14,10 +15,36 @@ func TestInfraVar(t *testing.T) {
 	for name, infra := range map[string]bool{
 		"USER": true, "HOME": true, "SLURM_JOB_ID": true, "HF_HUB_CACHE": true, "PORT": true, "RESULT_FILENAME": true,
 		"XDG_CACHE_HOME": true, "AIPERF_HTTP_TCP_USER_TIMEOUT": false, "SGLANG_USE_AITER": false, "VLLM_HOME_DIRLESS": false, "NCCL_DMABUF_ENABLE": false,
+		"home": true, "vllm_cache_root": true, "CACHE": false, "_PATH": true, "PATHS": false, "MY_JOBS": false, "Job_Id": true,
 	} {
-		if infraVar.MatchString(name) != infra {
+		if infraVar(name) != infra {
 			t.Errorf("%s: infra %v, want %v", name, !infra, infra)
 		}
+	}
+}
+
+// TestInfraVarAsPattern: the word matcher says what the pattern it
+// replaced says, over names built from its words, their neighbours and
+// their cases.
+func TestInfraVarAsPattern(t *testing.T) {
+	pattern := regexp.MustCompile(`(?i)^(USER|HOME|TMP|TMPDIR|PWD|SHELL)$|(^|_)(SLURM|SRT|RUNNER|GITHUB|WORKSPACE|SQUASH|MOUNT|JOB|NODE|PARTITION|ACCOUNT|PORT|HOST|LOG|LOGS|RESULT|RESULTS|METRICS|CSV|MONITOR)(_|$)|_(PATH|DIR|FILE|CACHE|ROOT|PREFIX|HOME)$`)
+	words := []string{"", "USER", "home", "TMPDIR", "Shell", "SLURM", "srt", "JOBS", "JOB", "NODE", "PORTS", "LOG", "CSV", "PATH",
+		"DIR", "Cache", "ROOT", "PREFIX", "HOME", "VLLM", "SGLANG", "X", "DIRS", "USE", "AITER"}
+	n := 0
+	for _, a := range words {
+		for _, b := range words {
+			for _, c := range words {
+				for _, name := range []string{a, a + "_" + b, a + b, a + "_" + b + "_" + c, a + b + "_" + c} {
+					n++
+					if got, want := infraVar(name), pattern.MatchString(name); got != want {
+						t.Errorf("infraVar(%q) = %v, the pattern says %v", name, got, want)
+					}
+				}
+			}
+		}
+	}
+	if n < 10000 {
+		t.Fatalf("only %d names", n)
 	}
 }
 

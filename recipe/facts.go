@@ -47,7 +47,7 @@ func (pl *PointLaunch) Facts() map[string]string {
 		}
 		if s.Role != "" || i == 0 {
 			for _, k := range s.EnvChanges(p.Env) {
-				if infraVar.MatchString(k) || sameModel(s.Env[k], p.Env[k]) {
+				if infraVar(k) || sameModel(s.Env[k], p.Env[k]) {
 					// the runner's (paths, caches, ports, a local copy of
 					// the model): what the server gets too, kept apart from
 					// what a changelog entry tells
