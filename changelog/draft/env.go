@@ -227,6 +227,13 @@ func newEnvText(ch *recipe.Change, drivers []string, order []string, vals map[st
 			for _, w := range reEnvWord.FindAll(data, -1) {
 				named[string(w)] = true
 			}
+			if isYAML(p) && !strings.HasPrefix(p, root+"/") {
+				// another launcher's recipes (llm-d's) set theirs in env: too
+				for _, kv := range yamlEnv(base, p) {
+					others[kv[0]+"="+kv[1]], named[kv[0]] = true, true
+				}
+				return nil
+			}
 			if !strings.HasSuffix(p, ".sh") && !strings.HasSuffix(p, ".slurm") {
 				return nil
 			}

@@ -316,7 +316,8 @@ func TestSettingsSaidOnceByTheFile(t *testing.T) {
 // with no sibling that says it shortly, is said by its count and what no
 // other file of the repository (srt-slurm file or script) sets so, never
 // listed whole: a name set nowhere else is new, one set elsewhere to
-// another value has a new value.
+// another value has a new value, and a pair another launcher's recipe
+// (llm-d's env:) sets already is neither.
 func TestLongEnvSaidByWhatIsNew(t *testing.T) {
 	vars := func(from, to int) string {
 		var b strings.Builder
@@ -334,9 +335,10 @@ func TestLongEnvSaidByWhatIsNew(t *testing.T) {
 	base := gb200Base().With("configs/nvidia-master.yaml", others).
 		With("benchmarks/multi_node/srt-slurm-recipes/m1/a.yaml", envYAML(vars(0, 7))).
 		With("benchmarks/multi_node/srt-slurm-recipes/m1/b.yaml", envYAML(vars(7, 13))).
-		With("benchmarks/single_node/x.sh", "#!/bin/bash\nexport SGLANG_IN_A_SCRIPT=\"on\"\n")
+		With("benchmarks/single_node/x.sh", "#!/bin/bash\nexport SGLANG_IN_A_SCRIPT=\"on\"\n").
+		With("benchmarks/multi_node/llm-d-recipes/m9.yaml", "prefill:\n  tp: 1\n  env:\n    NVSHMEM_REMOTE_TRANSPORT: \"none\"\n")
 	head := base.With("configs/nvidia-master.yaml", others+m1Recipe("m1-fp4-gb200-dynamo-sglang", "new.yaml")).
-		With("benchmarks/multi_node/srt-slurm-recipes/m1/new.yaml", envYAML("    SGLANG_SHARED_0: \"9\"\n"+vars(1, 13)+"    SGLANG_NEW: \"1\"\n    SGLANG_IN_A_SCRIPT: \"on\"\n"))
+		With("benchmarks/multi_node/srt-slurm-recipes/m1/new.yaml", envYAML("    SGLANG_SHARED_0: \"9\"\n"+vars(1, 13)+"    SGLANG_NEW: \"1\"\n    SGLANG_IN_A_SCRIPT: \"on\"\n    NVSHMEM_REMOTE_TRANSPORT: \"none\"\n"))
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s), []string{"configs/nvidia-master.yaml"})
 	drafts, err := Entries(ch, Options{NoDryRun: true})
@@ -344,7 +346,7 @@ func TestLongEnvSaidByWhatIsNew(t *testing.T) {
 		t.Fatalf("%v %+v", err, drafts)
 	}
 	// (a variable set elsewhere to another value is no new variable)
-	want := "Env in its srt-slurm recipe: 15 variables; new to the repository: SGLANG_NEW=1; values new to it: SGLANG_SHARED_0=9"
+	want := "Env in its srt-slurm recipe: 16 variables; new to the repository: SGLANG_NEW=1; values new to it: SGLANG_SHARED_0=9"
 	if !slices.Contains(drafts[0].Description, want) {
 		t.Errorf("bullets %q\nwant one %q", drafts[0].Description, want)
 	}
