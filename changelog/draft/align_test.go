@@ -204,3 +204,45 @@ func TestFollowsPoints(t *testing.T) {
 		}
 	}
 }
+
+// TestSiblingRuleByPoint: an option set by point in a new recipe and its
+// sibling, which run different points, differs when it follows another
+// rule at points of one kind (a constant 16 against 8 at DP attention,
+// 2 × conc against conc / 2), and not when only the points differ (the
+// point's own tp, the same multiple of conc).
+func TestSiblingRuleByPoint(t *testing.T) {
+	pt := func(tp, conc int64, dpa bool, flags ...string) recipe.PointLaunch {
+		l := &dryrun.Launch{Status: dryrun.StatusLaunched, Servers: []dryrun.Command{{Argv: []string{"vllm", "serve"}}}}
+		for i := 0; i+1 < len(flags); i += 2 {
+			l.Servers[0].Flags = append(l.Servers[0].Flags, dryrun.ArgFlag{Name: flags[i], Values: []string{flags[i+1]}})
+		}
+		return recipe.PointLaunch{Point: recipe.LaunchPoint{TP: tp, EP: tp, DPAttn: dpa, Conc: conc, Scenario: "agentic-coding"}, Launch: l}
+	}
+	mine := []recipe.PointLaunch{
+		pt(8, 8, false, "--tensor-parallel-size", "8", "--max-num-seqs", "16"),
+		pt(8, 16, true, "--tensor-parallel-size", "8", "--max-num-seqs", "32", "--prefill-schedule-interval", "16"),
+		pt(8, 24, true, "--tensor-parallel-size", "8", "--max-num-seqs", "48", "--prefill-schedule-interval", "16"),
+	}
+	theirs := []recipe.PointLaunch{
+		pt(4, 4, false, "--tensor-parallel-size", "4", "--max-num-seqs", "8"),
+		pt(4, 32, true, "--tensor-parallel-size", "4", "--max-num-seqs", "16", "--prefill-schedule-interval", "8"),
+		pt(8, 64, true, "--tensor-parallel-size", "8", "--max-num-seqs", "32", "--prefill-schedule-interval", "8"),
+	}
+	for flag, same := range map[string]bool{
+		"--tensor-parallel-size":      true,  // the point's own tp in both
+		"--max-num-seqs":              false, // 2 × conc against conc / 2 at DP attention
+		"--prefill-schedule-interval": false, // 16 against 8 at DP attention
+	} {
+		if got := sameRule(mine, theirs, "launch.flags."+flag); got != same {
+			t.Errorf("%s: same rule %v, want %v", flag, got, same)
+		}
+	}
+	// at points of the non-DP kind alone, 2 × conc is the same rule
+	if !sameRule(mine[:1], theirs[:1], "launch.flags.--max-num-seqs") {
+		t.Error("--max-num-seqs 2 × conc in both: said to differ")
+	}
+	// and points of a kind the other recipe does not run say nothing
+	if !sameRule(mine[1:], theirs[:1], "launch.flags.--prefill-schedule-interval") {
+		t.Error("DP-attention points against none: said to differ")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/big"
 	"math/bits"
 	"path"
 	"slices"
@@ -826,7 +827,7 @@ func siblingBullets(ch *recipe.Change, sib string, eff *recipe.Effect, o Options
 			case strings.Contains(v+tv, dryrun.UnknownMarker):
 				// (a value the dry run could not know: whether they differ
 				// is not known either)
-			case all != tall || (all && v != tv):
+			case all != tall || (all && v != tv) || (!all && !tall && !sameRule(eff.Head, pls, b)):
 				diffs = append(diffs, name(b)+" set otherwise")
 			}
 		}
@@ -855,6 +856,72 @@ func siblingBullets(ch *recipe.Change, sib string, eff *recipe.Effect, o Options
 		}
 	}
 	return out
+}
+
+// sameRule reports whether launch field b, set by point in two recipes
+// that run different points, follows the same rule in both wherever they
+// run points of one kind (scenario, sequence lengths, DP attention,
+// speculative decoding, kv offload; parallelism and concurrency aside):
+// the same values (absence one of them), the same multiples of each
+// point's concurrency (2 × conc, not conc / 4), or the point's own tp or
+// ep. "--prefill-schedule-interval 16" at DP attention against 8 is
+// another rule; "--tensor-parallel-size" 8 against 4 at tp 4 is not.
+func sameRule(a, c []recipe.PointLaunch, b string) bool {
+	type rule struct{ vals, ratios, own map[string]bool }
+	rules := func(pls []recipe.PointLaunch) map[string]*rule {
+		out := map[string]*rule{}
+		for i := range pls {
+			f := pls[i].Facts()
+			if f == nil {
+				continue
+			}
+			p := &pls[i].Point
+			kind := fmt.Sprint(p.Scenario, p.ISL, p.OSL, p.DPAttn, p.Spec, p.KVOffloading, p.KVBackend)
+			r := out[kind]
+			if r == nil {
+				r = &rule{map[string]bool{}, map[string]bool{}, map[string]bool{}}
+				out[kind] = r
+			}
+			v, ok := f[b]
+			if !ok {
+				v = "\x00" // absent
+			}
+			r.vals[v] = true
+			own := v
+			switch v {
+			case strconv.FormatInt(p.TP, 10):
+				own = "tp"
+			case strconv.FormatInt(p.EP, 10):
+				own = "ep"
+			}
+			r.own[own] = true
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil && p.Conc > 0 && r.ratios != nil {
+				r.ratios[big.NewRat(n, p.Conc).RatString()] = true
+			} else if ok {
+				r.ratios = nil // not a number at every point: no multiple
+			}
+		}
+		return out
+	}
+	ra, rc := rules(a), rules(c)
+	for kind, x := range ra {
+		y := rc[kind]
+		if y == nil {
+			continue // points of a kind only one of them runs say nothing
+		}
+		same := maps.Equal(x.vals, y.vals) || maps.Equal(x.own, y.own) || (x.ratios != nil && y.ratios != nil && maps.Equal(x.ratios, y.ratios))
+		if !same && len(x.vals) == 1 && len(y.vals) == 1 {
+			for v := range x.vals {
+				for w := range y.vals {
+					same = (recipe.LaunchDiff{Base: w, Head: v}).Respelled() || strings.Contains(v+w, dryrun.UnknownMarker)
+				}
+			}
+		}
+		if !same {
+			return false
+		}
+	}
+	return true
 }
 
 // addedLaunchBullets describe what a new recipe's points launch: the
