@@ -121,6 +121,13 @@ func TestClaimRecallByMutation(t *testing.T) {
 			return nil
 		}
 		commits++
+		if (all || wide) && commits%20 == 0 { // a long run's tally so far, should it be stopped
+			var c, m int
+			for _, tl := range byClass {
+				c, m = c+tl.caught, m+tl.caught+tl.missed
+			}
+			t.Logf("%d commits with claims, %s: caught %d of %d mutations so far", commits, time.Since(start).Round(time.Second), c, m)
+		}
 		window := strconv.Itoa(n / 100)
 		if !all && !wide {
 			window = nd.Hash.String() // CI: per commit
