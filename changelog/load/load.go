@@ -244,7 +244,7 @@ func ResolveBase(r *gitscan.Repo, head plumbing.Hash, o BaseOptions) (plumbing.H
 				if r.Shallow() {
 					return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s is the boundary of this shallow clone, its parent was not fetched; %s", short(head), hint)
 				}
-				return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s is %s's root commit; pass --base REV", short(head), c)
+				return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: %s is %s's root commit, with nothing before it to judge it against; verify a later commit, or uncommitted changes with --worktree --base HEAD", short(head), c)
 			}
 			if _, err := r.Commit(hc.Parents[0]); err != nil && r.Shallow() {
 				return plumbing.ZeroHash, "", fmt.Errorf("cannot determine the base revision: the parent of %s was not fetched (this is a shallow clone); %s", short(head), hint)
