@@ -241,6 +241,11 @@ func TestSiblingRuleByPoint(t *testing.T) {
 	if !sameRule(mine[:1], theirs[:1], "launch.flags.--max-num-seqs") {
 		t.Error("--max-num-seqs 2 × conc in both: said to differ")
 	}
+	// set at every point against at some: another rule, multiples aside
+	some := []recipe.PointLaunch{pt(4, 4, false, "--max-num-seqs", "8"), pt(4, 6, false)}
+	if sameRule(mine[:1], some, "launch.flags.--max-num-seqs") {
+		t.Error("--max-num-seqs at every point against at some: said to be the same")
+	}
 	// and points of a kind the other recipe does not run say nothing
 	if !sameRule(mine[1:], theirs[:1], "launch.flags.--prefill-schedule-interval") {
 		t.Error("DP-attention points against none: said to differ")

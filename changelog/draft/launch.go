@@ -876,7 +876,7 @@ func sameRule(a, c []recipe.PointLaunch, b string) bool {
 				continue
 			}
 			p := &pls[i].Point
-			kind := fmt.Sprint(p.Scenario, p.ISL, p.OSL, p.DPAttn, p.Spec, p.KVOffloading, p.KVBackend)
+			kind := fmt.Sprintf("%s|%d|%d|%t|%s|%s|%s", p.Scenario, p.ISL, p.OSL, p.DPAttn, p.Spec, p.KVOffloading, p.KVBackend)
 			r := out[kind]
 			if r == nil {
 				r = &rule{map[string]bool{}, map[string]bool{}, map[string]bool{}}
@@ -895,9 +895,13 @@ func sameRule(a, c []recipe.PointLaunch, b string) bool {
 				own = "ep"
 			}
 			r.own[own] = true
-			if n, err := strconv.ParseInt(v, 10, 64); err == nil && p.Conc > 0 && r.ratios != nil {
+			switch n, err := strconv.ParseInt(v, 10, 64); {
+			case r.ratios == nil:
+			case !ok:
+				r.ratios[v] = true
+			case err == nil && p.Conc > 0:
 				r.ratios[big.NewRat(n, p.Conc).RatString()] = true
-			} else if ok {
+			default:
 				r.ratios = nil // not a number at every point: no multiple
 			}
 		}
