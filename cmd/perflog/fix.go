@@ -96,7 +96,7 @@ func fixRun(ctx context.Context, opts *FixOptions) error {
 	if err := changelog.CheckSize(path, len(cur)); err != nil {
 		return err
 	}
-	res, err := changelog.Fix(old, cur, changelog.FixOptions{Repository: ws.settings.Repository(), PR: pr, Path: path, BaseRev: baseName})
+	res, err := changelog.Fix(old, cur, changelog.FixOptions{Repository: ws.settings.Repository(), PR: pr, Path: path, BaseRev: changelog.ShortHash(base)})
 	var refusal *changelog.FixRefusal
 	if errors.As(err, &refusal) {
 		return fmt.Errorf("%w; %s is left as it is", err, path)
