@@ -113,6 +113,10 @@ type Report struct {
 	// reported, is why fix would refuse this file ("" when it would
 	// repair them).
 	FixRefused string
+	// FixNothing says fix would leave the file as it is although findings
+	// it repairs are reported (a deleted line that is a pr-link
+	// correction, which fix keeps): no hint sends a contributor to it.
+	FixNothing bool
 }
 
 // MissingEntries are the recipes a coverage/missing-entry finding names.
@@ -161,23 +165,23 @@ func Verify(in *Input, p Profile) *Report {
 	}
 	rep.Findings = applySeverities(rep.Findings, in.Settings, p)
 	SortFindings(rep.Findings)
-	rep.FixRefused = fixRefusal(in, rep.Findings)
+	rep.FixRefused, rep.FixNothing = fixOutcome(in, rep.Findings)
 	return rep
 }
 
-// fixRefusal is why Fix would refuse the head file, when a finding it
-// repairs is reported: a hint to run it must not send a contributor to
-// a refusal.
-func fixRefusal(in *Input, fs []Finding) string {
+// fixOutcome is why Fix would refuse the head file, or that it would
+// repair nothing, when a finding it repairs is reported: a hint to run
+// it must not send a contributor to a refusal or to "nothing to repair".
+func fixOutcome(in *Input, fs []Finding) (refused string, nothing bool) {
 	if in.Base == nil || in.Head == nil || !slices.ContainsFunc(fs, func(f Finding) bool { return Fixable[f.Rule] && f.Suppressed == "" }) {
-		return ""
+		return "", false
 	}
-	_, err := Fix(in.Base, in.Head, FixOptions{Repository: in.Repository, PR: in.PR, Path: in.Path, BaseRev: in.BaseRev})
+	res, err := Fix(in.Base, in.Head, FixOptions{Repository: in.Repository, PR: in.PR, Path: in.Path, BaseRev: in.BaseRev})
 	var r *FixRefusal
 	if errors.As(err, &r) {
-		return r.Reason
+		return r.Reason, false
 	}
-	return ""
+	return "", err == nil && len(res.Repairs) == 0
 }
 
 // headLines returns a file's lines at head: the changelog's from the

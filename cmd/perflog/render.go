@@ -125,7 +125,9 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 		}
 		fmt.Fprintf(w, "hint: `perflog changelog new` would append %d drafted entr%s for %s\n", n, map[bool]string{true: "y", false: "ies"}[n == 1], printable(strings.Join(keys, ", ")))
 	}
-	if n, rules := fixable(rep.Findings, h.pr); n > 0 && rep.FixRefused == "" {
+	if n, rules := fixable(rep.Findings, h.pr); rep.FixNothing {
+		// (what it would repair is a correction it keeps)
+	} else if n > 0 && rep.FixRefused == "" {
 		fmt.Fprintf(w, "hint: `perflog changelog fix%s` repairs %s (%s) in the work tree\n", prArg(h.pr), findingsText(n), strings.Join(rules, ", "))
 	} else if n > 0 {
 		fmt.Fprintf(w, "hint: `perflog changelog fix` cannot repair this file: %s\n", printable(rep.FixRefused))
@@ -220,7 +222,9 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 	if err := writeMarkdownFindings(w, rep.Findings, h.head.String(), repo); err != nil {
 		return err
 	}
-	if n, rules := fixable(rep.Findings, h.pr); n > 0 && rep.FixRefused == "" {
+	if n, rules := fixable(rep.Findings, h.pr); rep.FixNothing {
+		// (what it would repair is a correction it keeps)
+	} else if n > 0 && rep.FixRefused == "" {
 		fmt.Fprintf(w, "\n`perflog changelog fix%s` repairs %s (`%s`) in the work tree; commit what it writes.\n", prArg(h.pr), findingsText(n), strings.Join(rules, "`, `"))
 	} else if n > 0 {
 		fmt.Fprintf(w, "\n`perflog changelog fix` cannot repair this file: %s\n", mdInert(rep.FixRefused))
