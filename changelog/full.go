@@ -412,7 +412,8 @@ func (v *fullRun) checkAdded(ch *Change, news []*Entry) {
 				Message: fmt.Sprintf("new entry %d is inserted before %d existing entr%s; append it at the end of %s", e.Index, n, plural(n, "y", "ies"), in.Path)})
 		}
 		checkSeparator(in.Base, head, e, add)
-		if next := e.Index; next < len(head.Entries) {
+		if next := e.Index; next < len(head.Entries) && !isAdded[head.Entries[next]] {
+			// (an added one is checked as itself: said once)
 			checkSeparator(in.Base, head, head.Entries[next], add)
 		}
 	}

@@ -272,6 +272,25 @@ func TestBaseEmptyLinesAreHistory(t *testing.T) {
 	}
 }
 
+// TestSeparatorSaidOnce: two empty lines between two appended entries are
+// one finding, at the second entry.
+func TestSeparatorSaidOnce(t *testing.T) {
+	e1 := ent("config-a", link+"1")
+	r := verify(t, ProfileFull, e1, e1+"\n"+ent("config-b", link+"2")+"\n\n"+ent("config-c", link+"2"), 2)
+	n := 0
+	for _, f := range r.Findings {
+		if f.Rule == RuleSeparator {
+			n++
+			if f.Entry != 3 {
+				t.Errorf("the separator said at entry %d, want 3: %+v", f.Entry, f)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d separator findings, want 1: %+v", n, r.Findings)
+	}
+}
+
 // TestPlaceholderDescription: a new entry's bullet that says nothing is
 // an error of the full profile, each such bullet at its line; a history
 // of such bullets is not judged again.
