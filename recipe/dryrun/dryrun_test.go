@@ -190,6 +190,40 @@ func TestDryRunUnmappedVariable(t *testing.T) {
 	}
 }
 
+// TestDryRunFailureThenLauncherCheck: a script that exits on a
+// concurrency it does not support fails there, with what it said, though
+// the launcher checks something the sandbox cannot run afterwards (ls
+// for core files) and echoes; a check right before the exit still makes
+// it unknown.
+func TestDryRunFailureThenLauncherCheck(t *testing.T) {
+	files := testfs.Files{
+		"benchmarks/benchmark_lib.sh": lib,
+		"runners/launch_x.sh": `srun --jobid=1 bash benchmarks/single_node/s.sh
+rc=$?
+if ls gpucore.* 1> /dev/null 2>&1; then
+    echo "gpucore files exist. not good" >&2
+fi
+exit "$rc"
+`,
+		"benchmarks/single_node/s.sh": `case "$CONC" in
+    4) MAX=8 ;;
+    *) echo "Unsupported CONC=$CONC" >&2; exit 2 ;;
+esac
+vllm serve m --max-num-seqs $MAX
+`,
+	}
+	l := Run(context.Background(), files, "runners/launch_x.sh", nil, map[string]string{"CONC": "2"}, Options{})
+	if l.Status != StatusFailed || l.Exit != 2 || l.EndedAt != "benchmarks/single_node/s.sh:3" || l.Reason != "Unsupported CONC=2" {
+		t.Errorf("%s exit %d at %s: %q; want failed, exit 2 at s.sh:3, Unsupported CONC=2", l.Status, l.Exit, l.EndedAt, l.Reason)
+	}
+	// the check before the exit decides it: not known
+	files["benchmarks/single_node/s.sh"] = "if ls /opt/engine/*.whl >/dev/null 2>&1; then echo 'engine wheel present' >&2; exit 3; fi\nvllm serve m\n"
+	l = Run(context.Background(), files, "runners/launch_x.sh", nil, map[string]string{"CONC": "2"}, Options{})
+	if l.Status != StatusUnknown || !strings.Contains(l.Reason, "decided by ls") {
+		t.Errorf("%s: %q; want unknown, decided by ls", l.Status, l.Reason)
+	}
+}
+
 // TestDryRunLauncherChain: a launcher runs the script behind srun and
 // docker; the container sees only the environment docker passes.
 func TestDryRunLauncherChain(t *testing.T) {

@@ -139,7 +139,12 @@ func (s *dryRun) call(ctx context.Context, args []string, funcs map[string]*synt
 			at := s.at(ctx, "exit")
 			s.mu.Lock()
 			if s.ended == "" { // the innermost exit comes first
-				s.ended = at
+				// (with what it said last, and when: a check the launcher
+				// makes after it cannot have decided it)
+				s.ended, s.endedSaid, s.endedGuess = at, lastLine(s.stderr.String()), ""
+				if s.guess != "" && s.steps.Load()-s.guessAt <= guessWindow {
+					s.endedGuess = s.guess
+				}
 			}
 			s.mu.Unlock()
 		}

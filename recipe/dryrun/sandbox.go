@@ -63,10 +63,12 @@ type dryRun struct {
 	// hiddenEnv: unknown words exported where names stand (export
 	// "$pair" of what a program printed); each command recorded since
 	// may start with variables the dry run cannot name
-	hiddenEnv []string
-	ended     string // file:line of the last exit
-	depth     int
-	loops     map[string]int // turns per loop
+	hiddenEnv  []string
+	ended      string // file:line of the last exit
+	endedSaid  string // the last line of stderr then
+	endedGuess string // the guess that came right before it, if one did
+	depth      int
+	loops      map[string]int // turns per loop
 	// branches are the open branches of ifs whose test read a value the
 	// sandbox does not know (see branch)
 	branches []openBranch
@@ -175,18 +177,31 @@ func (s *dryRun) finish(ctx context.Context, err error) *Launch {
 		l.Exit = int(status)
 		l.EndedAt = s.ended
 		l.Reason = lastLine(s.stderr.String())
+		guess := ""
+		if s.steps.Load()-s.guessAt <= guessWindow {
+			guess = s.guess
+		}
+		if s.ended != "" {
+			// what came right before the exit, not what the launcher
+			// checked or said after it (a check after cannot have
+			// decided it)
+			guess = s.endedGuess
+			if s.endedSaid != "" {
+				l.Reason = s.endedSaid
+			}
+		}
 		if missing := s.unmapped(l.Reason); status != 0 && len(l.Servers) == 0 && missing != "" {
 			// the script needs a variable this workflow mapping does not
 			// give (an older workflow's name): not the recipe's failure
 			l.Status = StatusUnknown
 			l.Reason = fmt.Sprintf("needs %s, which the workflow environment perflog gives a point does not have (settings: launch: env): %s", missing, l.Reason)
-		} else if status != 0 && s.guess != "" && s.steps.Load()-s.guessAt <= guessWindow && len(l.Servers) == 0 {
+		} else if status != 0 && guess != "" && len(l.Servers) == 0 {
 			// the failure follows a check the sandbox could only guess
 			// (awk, python -c, grep on a file it cannot read)
 			l.Status = StatusUnknown
 			l.Unknowns = append(l.Unknowns, Unknown{At: l.EndedAt, What: fmt.Sprintf(
-				"exits %d right after %s, which the sandbox does not run (%s)", status, s.guess, l.Reason)})
-			l.Reason = fmt.Sprintf("decided by %s, which the sandbox does not run: %s", s.guess, l.Reason)
+				"exits %d right after %s, which the sandbox does not run (%s)", status, guess, l.Reason)})
+			l.Reason = fmt.Sprintf("decided by %s, which the sandbox does not run: %s", guess, l.Reason)
 		}
 	case errors.Is(err, errBudget):
 		l.Status, l.Reason = StatusUnknown, fmt.Sprintf("stopped after %d steps (a loop that does not end?)", s.max)
