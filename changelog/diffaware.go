@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/perflog/perflog/changelog/claims"
@@ -403,21 +404,60 @@ func checkClaimsRule(in *Input, rep *Report, ch *recipe.Change, added []*Entry, 
 }
 
 // lintScripts runs the recipe-script lint on the scripts the change touched and
-// checks every changed recipe against the scripts that run it.
+// checks every changed recipe against the scripts that run it. A finding
+// the base had too (the same rule, file, line text and message; an edit
+// above it moves it) is not the change's: it is said once, as info.
 func lintScripts(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, add func(Finding)) {
+	key := func(lf lint.Finding) string {
+		// (the message's line numbers move with an edit above)
+		return lf.Rule + "\x00" + lf.File + "\x00" + strings.TrimSpace(lf.Source) + "\x00" + strings.Map(func(r rune) rune {
+			if r >= '0' && r <= '9' {
+				return -1
+			}
+			return r
+		}, lf.Message)
+	}
+	atBase, said := map[string]bool{}, map[string]bool{}
 	emit := func(lf lint.Finding) {
+		k := key(lf)
+		if said[k+"\x00"+strconv.Itoa(lf.Line)] {
+			return
+		}
+		said[k+"\x00"+strconv.Itoa(lf.Line)] = true
 		f := Finding{Rule: lf.Rule, Severity: Severity(lf.Severity), File: lf.File, Line: lf.Line, ConfigKey: lf.Key, Message: lf.Message, Source: lf.Source,
 			Evidence: []Evidence{{File: lf.File, Line: lf.Line, Text: strings.TrimSpace(lf.Source), Rev: "head"}}}
-		if lf.Rule == lint.RuleEnginePatch && in.PR > 0 && revfs.Exists(ch.Head.Files, fmt.Sprintf("docs/waiver/%d.md", in.PR)) {
+		switch {
+		case atBase[k]:
+			f.Severity = Info
+			f.Message += " (so it did at base: not introduced by this change)"
+		case lf.Rule == lint.RuleEnginePatch && in.PR > 0 && revfs.Exists(ch.Head.Files, fmt.Sprintf("docs/waiver/%d.md", in.PR)):
 			f.Severity = Info
 			f.Message += fmt.Sprintf(" (docs/waiver/%d.md covers it)", in.PR)
 		}
 		add(f)
 	}
+	var scripts []string
 	for _, p := range ch.Changed {
-		if !strings.HasSuffix(p, ".sh") || !(strings.HasPrefix(p, "benchmarks/") || strings.HasPrefix(p, "runners/")) {
-			continue
+		if strings.HasSuffix(p, ".sh") && (strings.HasPrefix(p, "benchmarks/") || strings.HasPrefix(p, "runners/")) {
+			scripts = append(scripts, p)
 		}
+	}
+	// what the base said of the same scripts and recipes
+	for _, p := range scripts {
+		if s, err := ch.Base.Script(p); err == nil && s != nil {
+			for _, lf := range lint.Lint(s) {
+				atBase[key(lf)] = true
+			}
+		}
+	}
+	for _, rc := range changes {
+		if rc.Kind == recipe.RecipeChanged {
+			for _, lf := range recipe.CheckRecipe(ch.Base, rc.Key) {
+				atBase[key(lf)] = true
+			}
+		}
+	}
+	for _, p := range scripts {
 		s, err := ch.Head.Script(p)
 		if err != nil || s == nil {
 			continue // deleted
