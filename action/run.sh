@@ -27,6 +27,9 @@ fi
 read -r -a extra <<<"${INPUT_ARGS:-}"
 status=0
 "$perflog" changelog verify --format github "${extra[@]}" || status=$?
+if [ -n "${GITHUB_OUTPUT:-}" ]; then
+  echo "exit-code=$status" >>"$GITHUB_OUTPUT"
+fi
 if [ "$status" -ge 2 ]; then
   exit "$status" # a runtime error: no report to write
 fi
@@ -35,8 +38,5 @@ if [ -n "${INPUT_SARIF:-}" ]; then
 fi
 if [ "${INPUT_COMMENT:-false}" = true ]; then
   "$perflog" changelog verify --comment --format markdown "${extra[@]}" >/dev/null || true
-fi
-if [ -n "${GITHUB_OUTPUT:-}" ]; then
-  echo "exit-code=$status" >>"$GITHUB_OUTPUT"
 fi
 exit "$status"

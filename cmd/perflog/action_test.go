@@ -21,7 +21,7 @@ import (
 // TestActionScript runs the composite action's step (action/run.sh) as
 // the action runs it: it builds perflog from this checkout, annotates,
 // writes the SARIF file and the exit-code output; a runtime error writes
-// no report.
+// no report, and its exit code as the output too.
 func TestActionScript(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("bash"); err != nil {
@@ -74,9 +74,9 @@ func TestActionScript(t *testing.T) {
 		t.Fatalf("exit %d, outputs %q, log:\n%s", code, outputs, log)
 	}
 	// a runtime error: exit 2 and no report to upload
-	code, log, sarif, _ = run("--repo " + repo + " --base no-such-rev")
-	if code != 2 || sarif != "" || !strings.Contains(log, "unknown revision") {
-		t.Fatalf("exit %d, sarif %q, log:\n%s", code, sarif, log)
+	code, log, sarif, outputs = run("--repo " + repo + " --base no-such-rev")
+	if code != 2 || sarif != "" || !strings.Contains(log, "unknown revision") || outputs != "exit-code=2\n" {
+		t.Fatalf("exit %d, sarif %q, outputs %q, log:\n%s", code, sarif, outputs, log)
 	}
 }
 
