@@ -45,6 +45,10 @@ type MergeResult struct {
 	Corrected []int
 	// Relinked are the appended entries whose pr-link was set to the PR's.
 	Relinked []int
+	// UpstreamDropped are the common ancestor's entries (1-based) the
+	// upstream side deleted or rewrote: kept as it has them (the
+	// mainline's history), and said.
+	UpstreamDropped []int
 }
 
 // MergeConflict is a merge perflog leaves to a person: the sides cannot
@@ -154,13 +158,27 @@ func Merge(base, upstream, contrib []byte, o MergeOptions) (*MergeResult, error)
 	for _, e := range c.f.Entries {
 		inContrib[e.Identity()] = true
 	}
+	var gone []string // what the contributing side deleted or rewrote
+	for i, be := range b.f.Entries {
+		if !inContrib[be.Identity()] {
+			gone = append(gone, fmt.Sprintf("entry %d (%s, line %d of the common ancestor)", i+1, entryName(be), be.Line))
+		}
+	}
+	switch {
+	case len(gone) == 1:
+		return nil, conflictf("the contributing side deleted or rewrote %s, which the changelog's history keeps as it was", gone[0])
+	case len(gone) > 1:
+		n, more := len(gone), ""
+		if n > 5 {
+			gone, more = gone[:5], fmt.Sprintf(" and %d more", n-5)
+		}
+		return nil, conflictf("the contributing side deleted or rewrote %d entries, which the changelog's history keeps as they were: %s%s", n, strings.Join(gone, "; "), more)
+	}
 	for i, be := range b.f.Entries {
 		ce := c.f.Entries[i]
 		switch {
 		case sameEntry(be, ce):
 			continue
-		case !inContrib[be.Identity()]:
-			return nil, conflictf("the contributing side deleted or rewrote entry %d (%s, line %d of the common ancestor), which the changelog's history keeps as it was", i+1, entryName(be), be.Line)
 		case be.Identity() != ce.Identity():
 			return nil, conflictf("the contributing side moved entry %d (%s); the changelog's history is append-only", i+1, entryName(be))
 		}
@@ -187,6 +205,15 @@ func Merge(base, upstream, contrib []byte, o MergeOptions) (*MergeResult, error)
 		}
 	}
 	res := &MergeResult{}
+	inUpstream := map[string]bool{}
+	for _, e := range u.f.Entries {
+		inUpstream[e.Identity()] = true
+	}
+	for i, be := range b.f.Entries {
+		if !inUpstream[be.Identity()] {
+			res.UpstreamDropped = append(res.UpstreamDropped, i+1)
+		}
+	}
 	out := append([]byte(nil), upstream...)
 	// corrections, on upstream's bytes, last first (offsets stay valid)
 	for k := len(fixes) - 1; k >= 0; k-- {

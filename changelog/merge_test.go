@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -77,6 +78,7 @@ func TestMergeAsDriver(t *testing.T) {
 		base, upstream, contri string
 		want                   string // "" with conflict
 		conflict               string
+		dropped                []int // the common ancestor's entries upstream deleted or rewrote
 	}{
 		{name: "both appended", base: base,
 			upstream: base + "\n" + mergeBlock("up", L+"2"), contri: base + "\n" + mergeBlock("pr", L+"3"),
@@ -89,19 +91,22 @@ func TestMergeAsDriver(t *testing.T) {
 			want: mergeBlock("a", L+"1") + "\n" + mergeBlock("up", L+"2") + "\n" + mergeBlock("pr", L+"3")},
 		{name: "upstream's history is upstream's", base: base,
 			upstream: strings.Replace(base, "Update a", "Update a, fixed", 1) + "\n" + mergeBlock("up", L+"2"), contri: base + "\n" + mergeBlock("pr", L+"3"),
-			want: strings.Replace(base, "Update a", "Update a, fixed", 1) + "\n" + mergeBlock("up", L+"2") + "\n" + mergeBlock("pr", L+"3")},
+			want: strings.Replace(base, "Update a", "Update a, fixed", 1) + "\n" + mergeBlock("up", L+"2") + "\n" + mergeBlock("pr", L+"3"), dropped: []int{1}},
 		{name: "upstream deleted an entry", base: base + "\n" + mergeBlock("b", L+"4"),
 			upstream: base, contri: base + "\n" + mergeBlock("b", L+"4") + "\n" + mergeBlock("pr", L+"3"),
-			want: base + "\n" + mergeBlock("pr", L+"3")},
+			want: base + "\n" + mergeBlock("pr", L+"3"), dropped: []int{2}},
 		{name: "upstream deleted an entry and appended one", base: base + "\n" + mergeBlock("b", L+"4"),
 			upstream: base + "\n" + mergeBlock("up", L+"2"), contri: base + "\n" + mergeBlock("b", L+"4") + "\n" + mergeBlock("pr", L+"3"),
-			want: base + "\n" + mergeBlock("up", L+"2") + "\n" + mergeBlock("pr", L+"3")},
+			want: base + "\n" + mergeBlock("up", L+"2") + "\n" + mergeBlock("pr", L+"3"), dropped: []int{2}},
 		{name: "a correction of an entry upstream deleted", base: base + "\n" + mergeBlock("b", "XXX"),
 			upstream: base, contri: base + "\n" + mergeBlock("b", L+"4"),
 			conflict: "the upstream side no longer has entry 2 (b), whose pr-link the contributing side corrected"},
 		{name: "a history edit on the contributing side", base: base,
 			upstream: base + "\n" + mergeBlock("up", L+"2"), contri: strings.Replace(base, "Update a", "Update a, fixed", 1) + "\n" + mergeBlock("pr", L+"3"),
 			conflict: "deleted or rewrote entry 1 (a, line 1"},
+		{name: "two history edits on the contributing side", base: base + "\n" + mergeBlock("b", L+"4"),
+			upstream: base + "\n" + mergeBlock("b", L+"4"), contri: strings.Replace(base, "Update a", "Update a, fixed", 1) + "\n" + strings.Replace(mergeBlock("b", L+"4"), "Update b", "Update b, fixed", 1),
+			conflict: "deleted or rewrote 2 entries, which the changelog's history keeps as they were: entry 1 (a, line 1 of the common ancestor); entry 2 (b, line 7"},
 		{name: "a deleted entry", base: base + "\n" + mergeBlock("b", L+"4"),
 			upstream: base + "\n" + mergeBlock("b", L+"4") + "\n" + mergeBlock("up", L+"2"), contri: base + "\n" + mergeBlock("pr", L+"3"),
 			conflict: "deleted or rewrote entry 2 (b, line 7"},
@@ -134,6 +139,9 @@ func TestMergeAsDriver(t *testing.T) {
 		}
 		if string(res.Bytes) != c.want {
 			t.Errorf("%s:\n%q\nwant\n%q", c.name, res.Bytes, c.want)
+		}
+		if !slices.Equal(res.UpstreamDropped, c.dropped) {
+			t.Errorf("%s: upstream deleted or rewrote %v, want %v", c.name, res.UpstreamDropped, c.dropped)
 		}
 	}
 }

@@ -188,6 +188,9 @@ func mergeRun(opts *MergeOptions) error {
 		fmt.Fprintf(w, "; %s linked to #%d", count(n, "entry", "entries"), opts.PR)
 	}
 	fmt.Fprintln(w)
+	if n := len(res.UpstreamDropped); n > 0 {
+		printf(w, "note: %s deleted or rewrote %s of the common ancestor (%s): kept as it has %s, the mainline's history\n", up, count(n, "entry", "entries"), positions(res.UpstreamDropped), map[bool]string{true: "it", false: "them"}[n == 1])
+	}
 	if opts.Resolve {
 		printf(w, "next: git add %s\n", path)
 	}
