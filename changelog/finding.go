@@ -136,6 +136,10 @@ type Finding struct {
 	// finding's cause (a launch finding and the script line behind it are
 	// one finding, not two).
 	Causes []string `json:"causes,omitempty"`
+	// Details are the items a summarising message leaves out ("and 4
+	// more": description/omits-change's further unmentioned changes, each
+	// with its points and where it is set).
+	Details []string `json:"details,omitempty"`
 	// Suppressed is the reason a perflog:ignore comment gives for
 	// setting the finding aside ("" when it stands); a suppressed finding
 	// counts as no error.

@@ -445,11 +445,12 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 		}
 		// one finding per recipe and entry, whatever the number of changes
 		const shown = 8
-		var parts []string
+		var parts, details []string
 		var ev []Evidence
 		for i, m := range missed {
-			if i == shown {
-				break
+			if i >= shown { // the rest in the details
+				details = append(details, fmt.Sprintf("%s, %s %s (%s)", clip(m.d.String(), 300), plural(len(m.d.Points), "point", "points"), ranges(m.d.Points), m.at))
+				continue
 			}
 			parts = append(parts, fmt.Sprintf("%s, %s %s", clip(m.d.String(), 160), plural(len(m.d.Points), "point", "points"), ranges(m.d.Points)))
 			file, line := recipe.SplitAt(m.at)
@@ -461,11 +462,13 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 		if len(missed) > 1 {
 			msg = fmt.Sprintf("the launch of %s changed in %d ways no bullet of entry %d mentions: (%s)", k, len(missed), entries[0].Index, strings.Join(parts, "); ("))
 			if len(missed) > shown {
-				msg += fmt.Sprintf(" and %d more", len(missed)-shown)
+				msg += fmt.Sprintf(" and %d more, listed below", len(missed)-shown)
 			}
 		}
-		add(Finding{Rule: RuleOmitsChange, Severity: Warning, Line: entries[0].Line, ConfigKey: k, Entry: entries[0].Index,
-			Message: msg, Evidence: ev})
+		f := Finding{Rule: RuleOmitsChange, Severity: Warning, Line: entries[0].Line, ConfigKey: k, Entry: entries[0].Index,
+			Message: msg, Evidence: ev}
+		f.Details = details
+		add(f)
 	}
 }
 

@@ -98,6 +98,9 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 			}
 			fmt.Fprintf(w, "        %s %s:%d %s\n", paint(ansiCyan, e.Rev), printable(e.File), e.Line, printable(e.Text))
 		}
+		for _, d := range f.Details {
+			fmt.Fprintf(w, "        %s %s\n", paint(ansiCyan, "also"), printable(d))
+		}
 	}
 	if len(rep.Findings) > 0 {
 		fmt.Fprintln(w)
@@ -173,6 +176,15 @@ func plural(n int) string {
 }
 
 // writeGitHub prints GitHub Actions workflow commands, one per finding.
+// withDetails is a finding's message with the items it leaves out, one a
+// line, for the formats that carry only a message (annotations, SARIF).
+func withDetails(f changelog.Finding) string {
+	if len(f.Details) == 0 {
+		return f.Message
+	}
+	return f.Message + "\n- " + strings.Join(f.Details, "\n- ")
+}
+
 func writeGitHub(w io.Writer, fs []changelog.Finding) {
 	for _, f := range standing(fs) {
 		cmd := "notice"
@@ -187,7 +199,7 @@ func writeGitHub(w io.Writer, fs []changelog.Finding) {
 			props += fmt.Sprintf(",line=%d", f.Line)
 		}
 		props += ",title=" + ghProp(f.Rule)
-		fmt.Fprintf(w, "::%s %s::%s\n", cmd, props, ghData(f.Message))
+		fmt.Fprintf(w, "::%s %s::%s\n", cmd, props, ghData(withDetails(f)))
 	}
 }
 
@@ -291,6 +303,9 @@ func writeMarkdownFindings(w io.Writer, fs []changelog.Finding, rev, repo string
 			} else {
 				msg += "<br>↳ " + e.Rev + " `" + fmt.Sprintf("%s:%d", e.File, e.Line) + "` `" + mdCode(e.Text) + "`"
 			}
+		}
+		for _, d := range f.Details {
+			msg += "<br>↳ also " + mdInert(d)
 		}
 		if err := t.Append([]string{icon, "`" + f.Rule + "`", link(f.File, f.Line), msg}); err != nil {
 			return err
@@ -422,7 +437,7 @@ func writeSARIF(w io.Writer, fs []changelog.Finding) error {
 			index[f.Rule] = i
 			run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifRule{ID: f.Rule, ShortDescription: sarifText{f.Rule}, DefaultConfiguration: sarifRuleConf{sarifLevel(f.Severity)}})
 		}
-		res := sarifResult{RuleID: f.Rule, RuleIndex: i, Level: sarifLevel(f.Severity), Message: sarifText{f.Message},
+		res := sarifResult{RuleID: f.Rule, RuleIndex: i, Level: sarifLevel(f.Severity), Message: sarifText{withDetails(f)},
 			Locations: []sarifLocation{{PhysicalLocation: sarifLoc(f.File, f.Line)}}}
 		if f.Suppressed != "" {
 			res.Suppressions = []sarifSuppression{{Kind: "inSource", Justification: f.Suppressed}}
