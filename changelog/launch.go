@@ -421,6 +421,18 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 			at string
 		}
 		var missed []omitted
+		// the image the points run: the config's, not a launch option
+		if bi, hi := sharedImage(e.Base), sharedImage(e.Head); bi != "" && hi != "" && bi != hi && !imageMentioned(bullets, hi) {
+			at := ""
+			if ims := ch.Head.Images(k); len(ims) > 0 {
+				at = fmt.Sprintf("%s:%d", ims[0].File, ims[0].Line)
+			}
+			var pts []int
+			for i := range e.Head {
+				pts = append(pts, e.Head[i].Point.Index)
+			}
+			missed = append(missed, omitted{recipe.LaunchDiff{Kind: "image", Name: "image", Base: bi, Head: hi, Points: pts, At: at}, at})
+		}
 		for _, d := range e.Diffs {
 			id := d.Kind + "\x00" + d.In + "\x00" + d.Name
 			// a multi-node recipe's topology and harness settings are
@@ -471,6 +483,54 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 		add(f)
 	}
 }
+
+// sharedImage is the image every point of pls runs ("" when they differ
+// or none is known).
+func sharedImage(pls []recipe.PointLaunch) string {
+	img := ""
+	for i := range pls {
+		v := pls[i].Point.Env["IMAGE"]
+		if v == "" || (img != "" && v != img) {
+			return ""
+		}
+		img = v
+	}
+	return img
+}
+
+// imageMentioned reports whether bullets (in mention form) speak of the
+// image: by the word, or by the new tag or its version ("v0.5.13" of
+// v0.5.13-rocm700-mi35x).
+func imageMentioned(bullets, image string) bool {
+	if reImageWord.MatchString(bullets) {
+		return true
+	}
+	tag := image
+	if i := strings.LastIndex(image, ":"); i >= 0 {
+		tag = image[i+1:]
+	}
+	tag = mentionForm(tag)
+	if tag != "" && strings.Contains(bullets, tag) {
+		return true
+	}
+	if v := strings.TrimPrefix(reVersionCore.FindString(tag), "v"); v != "" && strings.Contains(bullets, v) {
+		return true
+	}
+	// a build named by its commit ("vLLM 426e59f" of
+	// nightly-dev-x86_64-cu13.0.1-426e59f)
+	for _, part := range strings.FieldsFunc(strings.SplitN(tag, "@", 2)[0], func(r rune) bool { return r == '-' || r == '_' }) {
+		if len(part) >= 7 && reHexish.MatchString(part) && strings.Contains(bullets, part[:7]) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	reImageWord   = regexp.MustCompile(`(^|[^a-z])(images?|containers?|docker|tag|nightly|nightlies)([^a-z]|$)`)
+	reHexish      = regexp.MustCompile(`^[0-9a-f]+$`)
+	reVersionCore = regexp.MustCompile(`^v?[0-9]+(\.[0-9]+)+(\.post[0-9]+|rc[0-9]+)?`)
+)
 
 // reEnvGeneric matches bullets (in mention form) that speak of a recipe's
 // environment variables as a whole.

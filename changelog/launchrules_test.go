@@ -69,3 +69,26 @@ func TestBaseProblemSaidOnce(t *testing.T) {
 		t.Errorf("the failure the base had: %+v", old)
 	}
 }
+
+// TestImageMentioned: a bullet speaks of a new image by the word, the
+// new tag, its version or the commit it was built from; a bullet about
+// something else does not.
+func TestImageMentioned(t *testing.T) {
+	for _, c := range []struct {
+		bullet, image string
+		want          bool
+	}{
+		{"Update image to the new release", "lmsysorg/sglang:v0.5.13-rocm700-mi35x", true},
+		{"Bump SGLang to 0.5.13", "lmsysorg/sglang:v0.5.13-rocm700-mi35x", true},
+		{"Use lmsysorg/sglang:v0.5.13-rocm700-mi35x", "lmsysorg/sglang:v0.5.13-rocm700-mi35x", true},
+		{"Use vLLM 426e59f with DEP scheduling", "vllm/vllm-openai:nightly-dev-x86_64-cu13.0.1-426e59f", true},
+		{"Use the pinned 2026-08-10 vLLM nightly", "vllm/vllm-openai:nightly-b22afe45ac797ae58e67@sha256:1443", true},
+		{"Tune the server", "lmsysorg/sglang:v0.5.13-rocm700-mi35x", false},
+		{"Raise --max-num-seqs to 13", "lmsysorg/sglang:v0.5.13-rocm700-mi35x", false},
+		{"Refresh the submission with EAGLE3-GQA", "vllm/vllm-openai:nightly-5e35a6f4f9bbc217c599692157ca985c894373f7", false},
+	} {
+		if got := imageMentioned(mentionForm(c.bullet), c.image); got != c.want {
+			t.Errorf("%q of %s: mentioned %v, want %v", c.bullet, c.image, got, c.want)
+		}
+	}
+}
