@@ -35,6 +35,7 @@ var claimsDigest = map[string]string{
 	"20": "7bc80a488a9446f0", // a determiner ("no", "without") negates the names it stands before, not settings after a comma ("no EP, dp-attn off, X=1"); "A=1/B=1" is two settings; "with and without dp-attn" restricts no row; "dp-attn off" is dp-attn false; "X is omitted" removes X
 	"21": "7bc80a488a9446f0", // the same reading; a variable absent from a server that exported what a program printed (Command.HiddenEnv) is not known absent: the files decide
 	"22": "964163f6d9a55ac4", // a range after its rows counts the words between without sequence lengths and "and"/"for"/"at" ("1P+1D TP8/EP1 CI smoke sweep for 1k1k and 8k1k (conc 8-512)")
+	"23": "964163f6d9a55ac4", // "conc from [1, 4, 8] to [1, 2, 4, 8]": lists on either side, the old one checked against the base's rows (the sample has none)
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "22"
+const Version = "23"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -203,6 +203,9 @@ var (
 	reConcMax = regexp.MustCompile(`(?i)\bconc(?:urrenc(?:y|ies))?(?:[ -](?:sweep|range|list))?\s+up\s+to\s*(\d[\d,]*)\b|\bmax(?:imum)?\s+conc(?:urrenc(?:y|ies))?\s*(?:=|:|of|to|at)?\s*(\d[\d,]*)\b`)
 	// "concurrency from 4-64 to 4-256", "conc range from 4-64 to 4-128"
 	reConcFrom = regexp.MustCompile(`(?i)\bconc(?:urrenc(?:y|ies))?(?:[ -](?:sweep|range|list))?\s+from\s+(\d+)\s*[-–]\s*(\d+)\s+to\s+(\d+)\s*[-–]\s*(\d+)\b`)
+	// "conc from [1, 4, 8] to [1, 2, 4, 8]", "conc from [48, 64, 96] to
+	// 48", "conc from 4-64 to [4, 8, 16]": a list on one side at least
+	reConcFromList = regexp.MustCompile(`(?i)\bconc(?:urrenc(?:y|ies))?(?:[ -](?:sweep|range|list))?\s+from\s+(\[[\d,\s]+\]|\d+\s*[-–]\s*\d+|\d+)\s+to\s+(\[[\d,\s]+\]|\d+\s*[-–]\s*\d+|\d+)`)
 	// a comparison of a condition: "conc >= 128", "CONC>4", "ISL=8192"
 	reCmp = regexp.MustCompile(`(?i)\b(conc(?:urrency)?|isl|osl|tp|ep|dp[_-]attention|dp[_-]attn)\s*(<=|>=|≤|≥|<|>|==|=)\s*(\d+|true|false)(k)?\b`)
 	// what may join the comparisons of one condition
@@ -881,6 +884,24 @@ func extractBullet(b string, options func(string) bool) []Claim {
 				}
 			}
 			ms = string(masked)
+			for _, m := range reConcFromList.FindAllStringSubmatchIndex(ms, -1) {
+				from, to := ms[m[2]:m[3]], ms[m[4]:m[5]]
+				if !strings.HasPrefix(from, "[") && !strings.HasPrefix(to, "[") {
+					continue // "from 4 to 64": a range said in words
+				}
+				c := Claim{Kind: KindConc, Text: ms[m[0]:m[1]], From: concSide(from)}
+				if r := concNums(to); strings.HasPrefix(to, "[") || !strings.ContainsAny(to, "-–") {
+					c.Conc = r
+				} else if len(r) == 2 && r[0] <= r[1] {
+					c.Range = r
+				}
+				if c.From == "" || (len(c.Conc) == 0 && len(c.Range) == 0) {
+					continue
+				}
+				toks = append(toks, ctoken{m[0], m[1], c})
+				mask(m[0], m[1])
+			}
+			ms = string(masked)
 			for _, m := range reConcMax.FindAllStringSubmatchIndex(ms, -1) {
 				num := m[2:4]
 				if num[0] < 0 {
@@ -1405,6 +1426,32 @@ func wordSpans(t string) [][2]int {
 		out = append(out, [2]int{m[0], m[1]})
 	}
 	return out
+}
+
+// concNums are the numbers of one side of "conc from A to B".
+func concNums(side string) []int64 {
+	var out []int64
+	for _, f := range strings.FieldsFunc(side, func(r rune) bool { return r < '0' || r > '9' }) {
+		if v, err := strconv.ParseInt(f, 10, 64); err == nil && v > 0 && v <= 1<<20 {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// concSide is the old side of "conc from A to B" as checkConcFrom reads
+// it: "4-64", or a list "[1,4,8]" ("" when it holds no number).
+func concSide(side string) string {
+	n := concNums(side)
+	switch {
+	case len(n) == 0:
+		return ""
+	case strings.HasPrefix(side, "[") || len(n) == 1:
+		return "[" + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(n)), ","), "[]") + "]"
+	case len(n) == 2 && n[0] <= n[1]:
+		return fmt.Sprintf("%d-%d", n[0], n[1])
+	}
+	return ""
 }
 
 // concClaim reads the numbers of a concurrency match.

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/perflog/perflog/config"
@@ -181,6 +182,9 @@ func (s *subject) checkConc(r *Result) {
 	}
 	if len(miss) == 0 {
 		r.set(Confirmed, "the rows run conc "+ints(r.Conc), s.rowEvidence(match[:1], "head")...)
+		if r.From != "" {
+			s.checkConcFrom(r)
+		}
 		return
 	}
 	r.set(Contradicted, fmt.Sprintf("no row%s runs conc %s", qual, strings.Join(miss, ", ")), s.rowEvidence(match, "head")...)
@@ -199,6 +203,10 @@ func spans(rows []keyedRow, a, b int64) (keyedRow, bool) {
 // checkConcFrom checks the old range of "conc from 4-64 to 4-256"
 // against the base's rows (of the same qualifiers).
 func (s *subject) checkConcFrom(r *Result) {
+	if strings.HasPrefix(r.From, "[") {
+		s.checkConcFromList(r)
+		return
+	}
 	var a, b int64
 	if _, err := fmt.Sscanf(r.From, "%d-%d", &a, &b); err != nil {
 		return
@@ -227,6 +235,49 @@ func (s *subject) checkConcFrom(r *Result) {
 	}
 	r.Verdict = Contradicted
 	r.Reason = fmt.Sprintf("at base no row ran conc %d-%d (they ran %d-%d)", a, b, lo, hi)
+	r.Evidence = append(r.Evidence, s.rowEvidence(match, "base")...)
+}
+
+// checkConcFromList checks the old list of "conc from [1, 4, 8] to ...":
+// the base's rows (of the same qualifiers) ran each of its
+// concurrencies.
+func (s *subject) checkConcFromList(r *Result) {
+	var want []int64
+	for _, f := range strings.Split(strings.Trim(r.From, "[]"), ",") {
+		if v, err := strconv.ParseInt(f, 10, 64); err == nil {
+			want = append(want, v)
+		}
+	}
+	var match []keyedRow
+	union := map[int64]bool{}
+	for _, row := range s.base.rows {
+		if matchAny(r.Rows, row.Row) && len(row.Conc) > 0 {
+			match = append(match, row)
+			for _, c := range row.Conc {
+				union[c] = true
+			}
+		}
+	}
+	if len(match) == 0 || len(want) == 0 {
+		return // an added recipe or row: nothing to compare
+	}
+	var miss []string
+	for _, c := range want {
+		if !union[c] {
+			miss = append(miss, fmt.Sprint(c))
+		}
+	}
+	if len(miss) == 0 {
+		r.Evidence = append(r.Evidence, s.rowEvidence(match[:1], "base")...)
+		return
+	}
+	var ran []int64
+	for c := range union {
+		ran = append(ran, c)
+	}
+	slices.Sort(ran)
+	r.Verdict = Contradicted
+	r.Reason = fmt.Sprintf("at base no row ran conc %s (they ran %s)", strings.Join(miss, ", "), ints(ran))
 	r.Evidence = append(r.Evidence, s.rowEvidence(match, "base")...)
 }
 

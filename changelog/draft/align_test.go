@@ -251,3 +251,21 @@ func TestSiblingRuleByPoint(t *testing.T) {
 		t.Error("DP-attention points against none: said to differ")
 	}
 }
+
+// TestConcFromTo: a change of concurrencies is said in one notation,
+// ranges when both double, lists when either does not.
+func TestConcFromTo(t *testing.T) {
+	for _, c := range []struct {
+		old, new []int64
+		want     string
+	}{
+		{[]int64{4, 8, 16, 32, 64}, []int64{4, 8, 16, 32, 64, 128}, "from 4-64 to 4-128"},
+		{[]int64{1, 4, 8}, []int64{1, 2, 4, 8}, "from [1, 4, 8] to [1, 2, 4, 8]"},
+		{[]int64{48, 64, 96}, []int64{48}, "from [48, 64, 96] to 48"},
+		{[]int64{16, 40, 48}, []int64{32, 64, 96}, "from [16, 40, 48] to [32, 64, 96]"},
+	} {
+		if got := concFromTo(c.old, c.new); got != c.want {
+			t.Errorf("%v -> %v: %q, want %q", c.old, c.new, got, c.want)
+		}
+	}
+}

@@ -237,6 +237,21 @@ func concText(c []int64) string {
 	if doubling {
 		return fmt.Sprintf("%d-%d", c[0], c[len(c)-1])
 	}
+	return concList(c)
+}
+
+// concFromTo says a change of concurrencies, "from 4-64 to 4-128", both
+// sides in one notation: as lists when either is one ("from [1, 4, 8] to
+// [1, 2, 4, 8]", not "to 1-8").
+func concFromTo(old, new []int64) string {
+	o, n := concText(old), concText(new)
+	if strings.HasPrefix(o, "[") != strings.HasPrefix(n, "[") && len(old) > 1 && len(new) > 1 {
+		o, n = concList(old), concList(new)
+	}
+	return "from " + o + " to " + n
+}
+
+func concList(c []int64) string {
 	parts := make([]string, len(c))
 	for i, x := range c {
 		parts[i] = fmt.Sprint(x)
@@ -426,7 +441,7 @@ func rowBullets(old, new []config.Row) []string {
 			oc = concOf(or)
 			text := fmt.Sprintf("Change %s to %s", name(or[0]), name(nr[0]))
 			if !slices.Equal(nc, oc) {
-				text += fmt.Sprintf(", conc from %s to %s", concText(oc), concText(nc))
+				text += ", conc " + concFromTo(oc, nc)
 			}
 			out = append(out, text)
 			continue
@@ -435,7 +450,7 @@ func rowBullets(old, new []config.Row) []string {
 		case len(or) == 0:
 			out = append(out, fmt.Sprintf("Add %s conc %s", name(nr[0]), concText(nc)))
 		case !slices.Equal(nc, oc):
-			out = append(out, fmt.Sprintf("Change %s conc from %s to %s", name(nr[0]), concText(oc), concText(nc)))
+			out = append(out, fmt.Sprintf("Change %s conc %s", name(nr[0]), concFromTo(oc, nc)))
 		}
 	}
 	var gone []string
