@@ -126,7 +126,12 @@ func (s *subject) checkFlag(r *Result) {
 		return
 	}
 	r.set(Contradicted, fmt.Sprintf("%s is passed with %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), r.Value), ev...)
-	r.firm = r.mention && valueWord(r.Value)
+	// a mention's word is a value when it looks like one, or when the
+	// base passed the option with it ("--load-format fastsafetensors"
+	// where the script now passes another)
+	r.firm = r.mention && (valueWord(r.Value) || slices.ContainsFunc(flagOccurrences(s.base.sources, r.Name, "base", false), func(a assignment) bool {
+		return !a.weak && a.literal && sameValue(a.value, r.Value)
+	}))
 }
 
 // valueWord says whether the word after a mentioned option is its value:
