@@ -410,12 +410,7 @@ func checkClaimsRule(in *Input, rep *Report, ch *recipe.Change, added []*Entry, 
 func lintScripts(in *Input, ch *recipe.Change, changes []recipe.RecipeChange, add func(Finding)) {
 	key := func(lf lint.Finding) string {
 		// (the message's line numbers move with an edit above)
-		return lf.Rule + "\x00" + lf.File + "\x00" + strings.TrimSpace(lf.Source) + "\x00" + strings.Map(func(r rune) rune {
-			if r >= '0' && r <= '9' {
-				return -1
-			}
-			return r
-		}, lf.Message)
+		return lf.Rule + "\x00" + lf.File + "\x00" + strings.TrimSpace(lf.Source) + "\x00" + withoutDigits(lf.Message)
 	}
 	atBase, said := map[string]bool{}, map[string]bool{}
 	emit := func(lf lint.Finding) {

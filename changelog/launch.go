@@ -209,13 +209,17 @@ func failKey(l *dryrun.Launch) string {
 
 // unknownKey identifies why a run is unknown across revisions: its
 // reason without the numbers (a budget's size, a line).
-func unknownKey(l *dryrun.Launch) string {
+func unknownKey(l *dryrun.Launch) string { return withoutDigits(l.Reason) }
+
+// withoutDigits is s without its digits: a message that names lines
+// compared across an edit that moved them.
+func withoutDigits(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r >= '0' && r <= '9' {
 			return -1
 		}
 		return r
-	}, l.Reason)
+	}, s)
 }
 
 // launchRules reports the head launches' problems: failures, stray
