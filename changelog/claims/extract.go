@@ -1447,7 +1447,11 @@ func concSide(side string) string {
 	case len(n) == 0:
 		return ""
 	case strings.HasPrefix(side, "[") || len(n) == 1:
-		return "[" + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(n)), ","), "[]") + "]"
+		parts := make([]string, len(n))
+		for i, v := range n {
+			parts[i] = strconv.FormatInt(v, 10)
+		}
+		return "[" + strings.Join(parts, ",") + "]"
 	case len(n) == 2 && n[0] <= n[1]:
 		return fmt.Sprintf("%d-%d", n[0], n[1])
 	}
