@@ -128,11 +128,11 @@ func writeText(w io.Writer, rep *changelog.Report, in *changelog.Input, h verify
 		}
 		fmt.Fprintf(w, "hint: `perflog changelog new` would append %d drafted entr%s for %s\n", n, map[bool]string{true: "y", false: "ies"}[n == 1], printable(strings.Join(keys, ", ")))
 	}
-	if n, rules := fixable(rep.Findings, h.pr); rep.FixNothing {
-		// (what it would repair is a correction it keeps)
-	} else if n > 0 && rep.FixRefused == "" {
+	switch n, rules := fixable(rep.Findings, h.pr); {
+	case n == 0 || rep.FixNothing: // (what it would repair is a correction it keeps)
+	case rep.FixRefused == "":
 		fmt.Fprintf(w, "hint: `perflog changelog fix%s` repairs %s (%s) in the work tree\n", prArg(h.pr), findingsText(n), strings.Join(rules, ", "))
-	} else if n > 0 {
+	default:
 		fmt.Fprintf(w, "hint: `perflog changelog fix` cannot repair this file: %s\n", printable(rep.FixRefused))
 	}
 }
@@ -175,7 +175,6 @@ func plural(n int) string {
 	return "s"
 }
 
-// writeGitHub prints GitHub Actions workflow commands, one per finding.
 // withDetails is a finding's message with the items it leaves out, one a
 // line, for the formats that carry only a message (annotations, SARIF).
 func withDetails(f changelog.Finding) string {
@@ -185,6 +184,7 @@ func withDetails(f changelog.Finding) string {
 	return f.Message + "\n- " + strings.Join(f.Details, "\n- ")
 }
 
+// writeGitHub prints GitHub Actions workflow commands, one per finding.
 func writeGitHub(w io.Writer, fs []changelog.Finding) {
 	for _, f := range standing(fs) {
 		cmd := "notice"
@@ -234,11 +234,11 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 	if err := writeMarkdownFindings(w, rep.Findings, h.head.String(), repo); err != nil {
 		return err
 	}
-	if n, rules := fixable(rep.Findings, h.pr); rep.FixNothing {
-		// (what it would repair is a correction it keeps)
-	} else if n > 0 && rep.FixRefused == "" {
+	switch n, rules := fixable(rep.Findings, h.pr); {
+	case n == 0 || rep.FixNothing: // (what it would repair is a correction it keeps)
+	case rep.FixRefused == "":
 		fmt.Fprintf(w, "\n`perflog changelog fix%s` repairs %s (`%s`) in the work tree; commit what it writes.\n", prArg(h.pr), findingsText(n), strings.Join(rules, "`, `"))
-	} else if n > 0 {
+	default:
 		fmt.Fprintf(w, "\n`perflog changelog fix` cannot repair this file: %s\n", mdInert(rep.FixRefused))
 	}
 	if len(rep.Suggested) > 0 {
