@@ -481,10 +481,8 @@ func omitsChange(ch *recipe.Change, effects map[string]*recipe.Effect, covered m
 				msg += fmt.Sprintf(" and %d more, listed below", len(missed)-shown)
 			}
 		}
-		f := Finding{Rule: RuleOmitsChange, Severity: Warning, Line: entries[0].Line, ConfigKey: k, Entry: entries[0].Index,
-			Message: msg, Evidence: ev}
-		f.Details = details
-		add(f)
+		add(Finding{Rule: RuleOmitsChange, Severity: Warning, Line: entries[0].Line, ConfigKey: k, Entry: entries[0].Index,
+			Message: msg, Evidence: ev, Details: details})
 	}
 }
 
