@@ -76,7 +76,7 @@ var Rules = []RuleInfo{
 	{RuleStrayArg, inFull, Error, "an empty or whitespace-only argument reaches a server (a backslash followed by a space)"},
 	{RuleLaunchUnknown, inFull, Warning, "a changed recipe's point could not be dry-run to an end (a time, memory or step budget, code the sandbox refuses or does not read): what it launches is not known (info when so at base)"},
 	{RulePlaceholderDesc, inFull, Error, "a new entry's bullet says nothing: empty, TBD, XXX, WIP, test, a bare update or fix, or the config-key alone"},
-	{RuleOmitsChange, inFull, Warning, "a recipe's launch changed (flag, environment, config file) and no bullet of its entry mentions it"},
+	{RuleOmitsChange, inFull, Warning, "a recipe's launch changed (flag, environment, config file, image) and no bullet of its entry mentions it"},
 	{RuleContradicted, inFull, Error, "a description claim the change contradicts (image, env, flag, concurrency, parallelism, ...)"},
 	{RuleUnverified, inFull, Info, "a description claim that could not be checked (--claims all)"},
 	{RuleConfirmed, inFull, Info, "a description claim the change confirms (--claims all)"},
