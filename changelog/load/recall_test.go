@@ -429,6 +429,14 @@ func otherValue(v string) string {
 func imageMutation(ch *recipe.Change, configs []string, res claims.Result) mutation {
 	other := bumpVersion(res.Value)
 	m := mutation{class: "image", what: "tag " + res.Value + " → " + other}
+	// and the recipe files the change touched under benchmarks/ that name
+	// the image: the srt-slurm recipes its points run (their image: as
+	// well as model.container), what the claim is checked against
+	for _, p := range ch.Changed {
+		if strings.HasPrefix(p, "benchmarks/") && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")) && !slices.Contains(configs, p) {
+			configs = append(configs, p)
+		}
+	}
 	for _, p := range configs {
 		lines := read(ch, p)
 		first := 0
