@@ -888,3 +888,52 @@ func TestTreeFollowsLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestLooseTreesAreKept: a commit made since the last repack is loose;
+// its commit and trees are read from disk once, however many of its paths
+// are looked up (here: read again after the files are gone).
+func TestLooseTreesAreKept(t *testing.T) {
+	dir := t.TempDir()
+	r, err := git.PlainInit(dir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _ := r.Worktree()
+	os.MkdirAll(filepath.Join(dir, "a", "b"), 0o755)
+	os.WriteFile(filepath.Join(dir, "a", "b", "c.sh"), []byte("c\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a", "b", "d.sh"), []byte("d\n"), 0o644)
+	w.AddWithOptions(&git.AddOptions{All: true})
+	sig := &object.Signature{Name: "a", Email: "a@b", When: time.Unix(1e9, 0)}
+	h, err := w.Commit("one", &git.CommitOptions{Author: sig, Committer: sig})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ := r.CommitObject(h)
+	f, err := c.File("a/b/d.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := f.Hash.String()
+	g, err := Open(dir, &OpenOptions{NoDetect: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if b, err := fs.ReadFile(g.Tree(h), "a/b/c.sh"); err != nil || string(b) != "c\n" {
+		t.Fatalf("a/b/c.sh: %q, %v", b, err)
+	}
+	loose, _ := filepath.Glob(filepath.Join(dir, ".git", "objects", "??", "*"))
+	removed := 0
+	for _, p := range loose {
+		if filepath.Base(filepath.Dir(p))+filepath.Base(p) != keep {
+			os.Remove(p)
+			removed++
+		}
+	}
+	if removed < 4 { // the commit, three trees, a blob
+		t.Fatalf("removed %d loose objects", removed)
+	}
+	if b, err := fs.ReadFile(g.Tree(h), "a/b/d.sh"); err != nil || string(b) != "d\n" {
+		t.Fatalf("a/b/d.sh after its trees were read once: %q, %v", b, err)
+	}
+}

@@ -25,7 +25,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-git/go-billy/v5"
@@ -70,7 +69,6 @@ type Repo struct {
 	// beside a walk (each reader is used by one goroutine at a time).
 	obj, blobs *objects
 	packs      *pack.Set // shared by the readers; nil in memory
-	fbMu       sync.Mutex
 }
 
 // OpenOptions configures Open.
@@ -124,8 +122,9 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 	out := &Repo{repo: r, worktree: wt, gitDir: gitDir, closer: st}
 	objDir := filepath.Join(commonDir(gitDir), "objects")
 	out.packs = pack.OpenSet(objDir)
-	out.obj = newObjects(out.packs, st, &out.fbMu, walkCacheBudget)
-	out.blobs = newObjects(out.packs, st, &out.fbMu, blobCacheBudget)
+	fb := newFallback(st, true)
+	out.obj = newObjects(out.packs, fb, walkCacheBudget)
+	out.blobs = newObjects(out.packs, fb, blobCacheBudget)
 	out.idx = commitgraph.NewObjectCommitNodeIndex(st)
 	if !opts.NoCommitGraph {
 		if g, err := cgfmt.OpenChainOrFileIndex(repoFS); err == nil {
@@ -140,8 +139,9 @@ func Open(p string, opts *OpenOptions) (*Repo, error) {
 // in-memory one in tests).
 func FromRepository(r *git.Repository) *Repo {
 	out := &Repo{repo: r, idx: commitgraph.NewObjectCommitNodeIndex(r.Storer)}
-	out.obj = newObjects(nil, r.Storer, &out.fbMu, walkCacheBudget)
-	out.blobs = newObjects(nil, r.Storer, &out.fbMu, blobCacheBudget)
+	fb := newFallback(r.Storer, false)
+	out.obj = newObjects(nil, fb, walkCacheBudget)
+	out.blobs = newObjects(nil, fb, blobCacheBudget)
 	return out
 }
 
@@ -548,7 +548,7 @@ func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, st
 		}
 		o := readers[stream]
 		if o == nil {
-			o = newObjects(r.packs, r.blobs.fallback, &r.fbMu, streamBudget)
+			o = newObjects(r.packs, r.blobs.fallback, streamBudget)
 			if o.packs != nil {
 				o.packs.Grow(&room)
 			}
@@ -636,30 +636,6 @@ func (r *Repo) walkTreeAt(root plumbing.Hash, dir string, recursive bool, fn fun
 		})
 	}
 	return visit(e.hash, dir)
-}
-
-// MergeBase returns the best common ancestor of a and b (the first of them
-// when several exist, as `git merge-base` prints).
-func (r *Repo) MergeBase(a, b plumbing.Hash) (plumbing.Hash, error) {
-	if a == b {
-		return a, nil
-	}
-	ca, err := r.repo.CommitObject(a)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("commit %s: %w", a, err)
-	}
-	cb, err := r.repo.CommitObject(b)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("commit %s: %w", b, err)
-	}
-	bases, err := ca.MergeBase(cb)
-	if err != nil {
-		return plumbing.ZeroHash, fmt.Errorf("merge-base %s %s: %w", short(a), short(b), err)
-	}
-	if len(bases) == 0 {
-		return plumbing.ZeroHash, fmt.Errorf("%s and %s: %w", short(a), short(b), ErrNoMergeBase)
-	}
-	return bases[0].Hash, nil
 }
 
 func short(h plumbing.Hash) string { return h.String()[:12] }
