@@ -36,6 +36,7 @@ var claimsDigest = map[string]string{
 	"21": "7bc80a488a9446f0", // the same reading; a variable absent from a server that exported what a program printed (Command.HiddenEnv) is not known absent: the files decide
 	"22": "964163f6d9a55ac4", // a range after its rows counts the words between without sequence lengths and "and"/"for"/"at" ("1P+1D TP8/EP1 CI smoke sweep for 1k1k and 8k1k (conc 8-512)")
 	"23": "964163f6d9a55ac4", // "conc from [1, 4, 8] to [1, 2, 4, 8]": lists on either side, the old one checked against the base's rows (the sample has none)
+	"24": "964163f6d9a55ac4", // the same reading; an option and its plain word that are one item of a list of options ("…: --load-format fastsafetensors, --moe-backend auto") are a value: another literal contradicts it
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

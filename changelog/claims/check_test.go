@@ -56,6 +56,11 @@ func TestCheck(t *testing.T) {
 		{"Serve shape follows the B200 recipe (--enforce-eager)", "flag:contradicted"},
 		{"Serve shape follows the B200 recipe (--kv-cache-dtype is unchanged)", "flag:confirmed"},
 		{"Capture sizes are tokens: --kv-cache-dtype scaled to the batch", "flag:unverified"},
+		// a plain word after an option is its value in a list of options
+		{"Serve flags follow the recipe: --attention_config.k1_special_backend slow, --max-num-seqs 128", "flag:contradicted flag:confirmed"},
+		{"Serve flags follow the recipe: --max-num-seqs 128, --attention_config.k1_special_backend slow.", "flag:confirmed flag:contradicted"},
+		{"Serve flags follow the recipe: --max-num-seqs 128, --attention_config.k1_special_backend fast", "flag:confirmed flag:confirmed"},
+		{"Notes: --attention_config.k1_special_backend slow, as the sibling does", "flag:unverified"},
 		{"Adopting the rest at the same time -- max-num-seqs 32, --enforce-eager -- killed the engine with an assertion", ""}, // an aside of a story claims nothing
 		{"Sweep TP8 conc 4-64", "parallel:confirmed conc:confirmed"},
 		{"Sweep TP8 conc 4-128", "parallel:confirmed conc:contradicted"},

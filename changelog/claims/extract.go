@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "23"
+const Version = "24"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -82,6 +82,11 @@ type Claim struct {
 	// whatever governs it ("from A to B", "A -> B", a bullet that opens
 	// with "--x B").
 	stated bool
+	// listed: an option and its value that are one item of a list of
+	// options ("…: --load-format fastsafetensors, --moe-backend auto,
+	// --enable-prefix-caching"): its word is the value, though a plain
+	// word after an option may be prose.
+	listed bool
 	// every: a conc range or cap that is its bullet's only one, so it
 	// speaks of every row the change touched (that its qualifiers name).
 	every bool
@@ -802,6 +807,7 @@ func extractBullet(b string, options func(string) bool) []Claim {
 					c.Value, end = v, m[5]
 					// "--x 0.9" opening a bullet states the value
 					c.stated = strings.Trim(ms[:m[2]], " `-*") == "" && looksLikeValue(v) && !reFormula.MatchString(ms[m[5]:])
+					c.listed = reListNext.MatchString(ms[m[5]:]) || (reListPrev.MatchString(ms[:m[2]]) && reListEnd.MatchString(ms[m[5]:]))
 				}
 			}
 			end = statedValue(&c, ms[:m[2]], ms[m[3]:], m[3], end)
@@ -944,6 +950,15 @@ func extractBullet(b string, options func(string) bool) []Claim {
 	}
 	return out
 }
+
+// An option's item in a list of options: the next item is an option or
+// an assignment, or the item before was an option and this one ends the
+// list or its sentence.
+var (
+	reListNext = regexp.MustCompile(`^[` + "`" + `'"]?\s*[,;]\s*(?:--[a-zA-Z]|[A-Z][A-Z0-9_]{2,}=)`)
+	reListPrev = regexp.MustCompile(`--[a-zA-Z][\w.-]*(?:[ =][^\s,;]+)?[` + "`" + `'"]?\s*[,;]\s*[` + "`" + `'"]?$`)
+	reListEnd  = regexp.MustCompile(`^[` + "`" + `'"]?\s*(?:[,;)]|\.?\s*$)`)
+)
 
 // conditions reads the condition of a clause: runs of comparisons
 // ("isl>=8192 && conc>=64", "ISL=8192, OSL=1024, and CONC>128", "TP=2

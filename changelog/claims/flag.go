@@ -126,10 +126,11 @@ func (s *subject) checkFlag(r *Result) {
 		return
 	}
 	r.set(Contradicted, fmt.Sprintf("%s is passed with %s, not %s", r.Name, strings.Join(dedupe(vals), ", "), r.Value), ev...)
-	// a mention's word is a value when it looks like one, or when the
-	// base passed the option with it ("--load-format fastsafetensors"
-	// where the script now passes another)
-	r.firm = r.mention && (valueWord(r.Value) || slices.ContainsFunc(flagOccurrences(s.base.sources, r.Name, "base", false), func(a assignment) bool {
+	// a mention's word is a value when it looks like one, is an item of a
+	// list of options, or when the base passed the option with it
+	// ("--load-format fastsafetensors" where the script now passes
+	// another)
+	r.firm = r.mention && (valueWord(r.Value) || r.listed || slices.ContainsFunc(flagOccurrences(s.base.sources, r.Name, "base", false), func(a assignment) bool {
 		return !a.weak && a.literal && sameValue(a.value, r.Value)
 	}))
 }
