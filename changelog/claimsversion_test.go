@@ -37,6 +37,7 @@ var claimsDigest = map[string]string{
 	"22": "964163f6d9a55ac4", // a range after its rows counts the words between without sequence lengths and "and"/"for"/"at" ("1P+1D TP8/EP1 CI smoke sweep for 1k1k and 8k1k (conc 8-512)")
 	"23": "964163f6d9a55ac4", // "conc from [1, 4, 8] to [1, 2, 4, 8]": lists on either side, the old one checked against the base's rows (the sample has none)
 	"24": "964163f6d9a55ac4", // the same reading; an option and its plain word that are one item of a list of options ("…: --load-format fastsafetensors, --moe-backend auto") are a value: another literal contradicts it
+	"25": "964163f6d9a55ac4", // the same reading; an image a clause opens with ("Use IMAGE because …", "Image IMAGE (pushed …): …") is what runs, whatever story follows
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

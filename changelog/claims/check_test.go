@@ -28,6 +28,12 @@ func TestCheck(t *testing.T) {
 		{"Update vLLM image from v0.10.0 to v0.13.0", "image:contradicted"},
 		{"Image: vllm/vllm-openai:v0.12.0", "image:contradicted"},
 		{"Image: lmsysorg/sglang:v0.5.9", "image:unverified"},
+		// an image the clause opens with is what runs, whatever story follows
+		{"Use vllm/vllm-openai:v0.12.0 with golden AL 2.78 for throughput", "image:contradicted"},
+		{"Use the immutable vllm/vllm-openai:v0.12.0 image because the old tag is gone", "image:contradicted"},
+		{"Use the immutable vllm/vllm-openai:v0.13.0-cu130 image because the old tag is gone", "image:confirmed"},
+		{"Image vllm/vllm-openai:v0.12.0 (pushed 2026-07-27): a generic release cannot serve it", "image:contradicted"},
+		{"Moving to vllm/vllm-openai:v0.12.0 crashed the server", "image:unverified"},
 		{"Export VLLM_USE_X=1", "env:confirmed"},
 		{"Export VLLM_USE_X=0", "env:contradicted"},
 		{"Set VLLM_OTHER_THING=1", "env:contradicted"},

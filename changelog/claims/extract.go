@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "24"
+const Version = "25"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -227,6 +227,10 @@ var (
 	reLeadVerb = regexp.MustCompile(`(?i)^(sweep(?:s)?|cover(?:s)?|run(?:s)?|turn(?:s)?)$`)
 	// measurement prose: numbers in it are results, not the search space
 	reNarrative = regexp.MustCompile(`(?i)(%|tok/s|tokens?/s|\btput\b|throughput|\bttft\b|\btpot\b|latency|gsm8k|accuracy|\boom\b|\bhang|regress|\brun \d{6,}|showed|\bms\b|\bx\b|speedup|faster|slower|improv|beats|outperform|dominated|overflows|thrash|\bpeak\b|fail|crash|\berror|silently|reported|because|\bbug\b|\bissue\b|assert|measured|uplift|verified|validated|completed|tested|cannot|can't|never|did not|didn't|root[- ]caus|ruled out|garbled|gibberish)`)
+	// reImageOpens is a clause's opening words that make the image right
+	// after them what the recipe runs, whatever story follows ("Use the
+	// immutable IMAGE because …", "Image IMAGE (pushed …): …")
+	reImageOpens = regexp.MustCompile(`(?i)^\W*(?:use|image:?|switch(?:es)? to|bump(?:s)?(?: the image)? to)\s+(?:the\s+(?:[\w-]+\s+)?)?$`)
 	// reValueNoun follows an upper-case name that is a value of some
 	// setting (a backend, a kernel), not a variable
 	reValueNoun = regexp.MustCompile(`^[ -](?:fallback|backends?|kernels?|path|method|format|scheme|layout|dtype|quantization|mode)\b`)
@@ -1285,10 +1289,10 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 			if c.Negated {
 				continue // "the launcher silently dropped --ep-size": history, not the change
 			}
-			if !c.stated || c.From == "" {
+			if (!c.stated || c.From == "") && !(c.Kind == KindImage && reImageOpens.MatchString(t[:tok.start])) {
 				gov = false
 				c.Strong = false
-			} // "raise X from 2.99 to 3.61 to reflect the measured rate": X's values, not results
+			} // "raise X from 2.99 to 3.61 to reflect the measured rate": X's values, not results; "Use IMAGE because …": the image
 		}
 		switch c.Kind {
 		case KindImage:
