@@ -76,6 +76,10 @@ type Options struct {
 	// Sandbox runs the dry run (nil: in this process, with caches of
 	// its own: see InProcess).
 	Sandbox *Sandbox
+	// inWorker: the run's process is a worker, whose heap is its runs'
+	// (serve.go); elsewhere the process holds more, and a run's memory
+	// is what the heap grew by.
+	inWorker bool
 }
 
 // The default budgets of a run.

@@ -225,6 +225,33 @@ func TestBudgets(t *testing.T) {
 	t.Logf("%+v", sb.Stats())
 }
 
+// TestMemoryInAProcessThatHoldsMore: in a process that holds more than
+// a run's budget (a long command's caches, a test's memo), a run's
+// memory is what the heap grew by: a plain run launches, and a memory
+// bomb still stops.
+func TestMemoryInAProcessThatHoldsMore(t *testing.T) {
+	held := make([][]byte, 96)
+	for i := range held {
+		held[i] = make([]byte, 1<<20)
+		held[i][0] = 1
+	}
+	runtime.GC() // the held megabytes are live
+	sb := InProcess()
+	files := func(script string) testfs.Files {
+		return testfs.Files{"benchmarks/benchmark_lib.sh": lib, "run.sh": script}
+	}
+	serve := "vllm serve m --tp 8 &\n"
+	busy := "for i in {1..3000}; do Y=$i; done\n" + serve // long enough to be watched
+	if l := sb.Run(context.Background(), files(busy), "run.sh", nil, nil, Options{Memory: 64 << 20}); l.Status != StatusLaunched {
+		t.Errorf("a plain run in a process holding 96 MiB, at a 64 MiB budget: %s (%s)", l.Status, l.Reason)
+	}
+	bomb := "X=aaaaaaaaaa; for i in {1..40}; do X=$X$X; done\n" + serve
+	if l := sb.Run(context.Background(), files(bomb), "run.sh", nil, nil, Options{Memory: 64 << 20, Timeout: 30 * time.Second}); l.Status != StatusUnknown || !strings.Contains(l.Reason, "memory") {
+		t.Errorf("a doubled string: %s (%s), want unknown for its memory", l.Status, l.Reason)
+	}
+	runtime.KeepAlive(held)
+}
+
 // TestStoppedBudget: once a sandbox's runs have spent its budget on runs
 // a budget stopped, the next runs are unknown at once, whatever they are:
 // a never-ending loop in a helper every point sources costs a command
@@ -267,7 +294,7 @@ func TestStoppedBudgetAmongGoodRuns(t *testing.T) {
 	sb := InProcess()
 	sb.stoppedLimit = 300 * time.Millisecond
 	loop := testfs.Files{"run.sh": "for ((i=0; i>=0; i++)); do Y=$i; done\nvllm serve m &\n"}
-	good := testfs.Files{"run.sh": "for i in {1..20000}; do Y=$i; done\nvllm serve m &\n"}
+	good := testfs.Files{"run.sh": "for i in {1..3000}; do Y=$i; done\nvllm serve m &\n"}
 	for range 3 { // good runs first: more time than the stopped ones will take
 		for {
 			if l := sb.Run(context.Background(), good, "run.sh", nil, nil, Options{}); l.Status != StatusLaunched {

@@ -135,7 +135,7 @@ func runHere(ctx context.Context, cache *Cache, files fs.FS, script string, args
 		sources: map[string][]byte{}, stubbed: map[string]bool{}, loops: map[string]int{}, sites: map[string]int{}, stop: stop,
 		reads: map[string]uint8{}, called: map[string]bool{}, tree: map[string]treeFile{}, dirs: map[string]bool{},
 		exports: map[string]exportSite{}}
-	defer watchMemory(ctx, o.Memory, stop)()
+	defer watchMemory(ctx, o.Memory, !o.inWorker, stop)()
 	pairs := make([]string, 0, len(env))
 	for k, v := range env {
 		pairs = append(pairs, k+"="+v)
@@ -576,19 +576,28 @@ var errMemory = errors.New("memory budget exceeded")
 
 // watchMemory stops the run (stop) when the heap it holds grows past
 // limit; it returns the function that ends the watch. The heap is the
-// process's: in a worker it is the runs', in this process it also holds
-// what the process holds besides. The heap is sampled often and cheaply
-// (its objects, garbage not yet collected included); past the limit a
-// collection tells what is live, which alone stops the run: garbage is
-// no run's fault, and a worker collects late (serve.go).
-func watchMemory(ctx context.Context, limit int64, stop context.CancelCauseFunc) func() {
+// process's: in a worker it is the runs'. In another process (shared) it
+// also holds what the process holds besides (a history's memo, caches of
+// a long command or test), so the limit is counted from the live heap
+// when the run starts: a process that holds a gigabyte of its own must
+// neither stop every run nor collect every few milliseconds. The heap is
+// sampled often and cheaply (its objects, garbage not yet collected
+// included); past the limit a collection tells what is live, which alone
+// stops the run: garbage is no run's fault, and a worker collects late
+// (serve.go).
+func watchMemory(ctx context.Context, limit int64, shared bool, stop context.CancelCauseFunc) func() {
 	done, exited := make(chan struct{}), make(chan struct{})
+	heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	if shared {
+		if metrics.Read(live); live[0].Value.Kind() == metrics.KindUint64 {
+			limit += int64(live[0].Value.Uint64())
+		}
+	}
 	go func() {
 		defer close(exited)
 		t := time.NewTicker(5 * time.Millisecond)
 		defer t.Stop()
-		heap := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
 		over := func(s []metrics.Sample) bool {
 			metrics.Read(s)
 			return s[0].Value.Kind() == metrics.KindUint64 && int64(s[0].Value.Uint64()) > limit

@@ -135,7 +135,7 @@ func (s *server) start(id uint64, j *job) {
 	go func() {
 		defer s.wg.Done()
 		defer s.live.Add(-1)
-		o := Options{MaxSteps: j.MaxSteps, Timeout: j.Timeout, Memory: j.Memory, Patterns: j.Patterns}
+		o := Options{MaxSteps: j.MaxSteps, Timeout: j.Timeout, Memory: j.Memory, Patterns: j.Patterns, inWorker: true}
 		l := runHere(context.Background(), s.cache, r, j.Script, j.Args, j.Env, o, j.Reads)
 		d := &done{Launch: l}
 		for _, c := range l.commands() {
