@@ -47,7 +47,7 @@ import (
 //
 // CI takes every 4th of the 120 newest changelog commits and at most 3
 // mutations of a class per commit; PERFLOG_RECALL=wide every 3rd commit
-// of the history and 12 of a class per 100 commits (an hour on two
+// of the history and 12 of a class per 100 commits (5 minutes on two
 // cores), PERFLOG_RECALL=all every claim of every commit.
 func TestClaimRecallByMutation(t *testing.T) {
 	if !testcorpus.Long() {
