@@ -7,9 +7,9 @@
 // and commit metadata. Packages above it (config, changelog, provenance) give
 // those bytes meaning. It never runs the git binary.
 //
-// Dependencies: gitscan/internal/pack (its pack reader),
-// github.com/go-git/go-git/v5, github.com/go-git/go-billy/v5; no other
-// perflog package.
+// Dependencies: gitscan/internal/pack (its pack reader), internal/lru
+// (the loose commits and trees it keeps), github.com/go-git/go-git/v5,
+// github.com/go-git/go-billy/v5; no other perflog package.
 package gitscan
 
 import (
