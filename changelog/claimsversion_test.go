@@ -38,6 +38,7 @@ var claimsDigest = map[string]string{
 	"23": "964163f6d9a55ac4", // "conc from [1, 4, 8] to [1, 2, 4, 8]": lists on either side, the old one checked against the base's rows (the sample has none)
 	"24": "964163f6d9a55ac4", // the same reading; an option and its plain word that are one item of a list of options ("…: --load-format fastsafetensors, --moe-backend auto") are a value: another literal contradicts it
 	"25": "964163f6d9a55ac4", // the same reading; an image a clause opens with ("Use IMAGE because …", "Image IMAGE (pushed …): …") is what runs, whatever story follows
+	"26": "964163f6d9a55ac4", // the same reading; "X is omitted", "no X" (X right after it), "without X" say what the listed recipes run without, so a new recipe that launches X contradicts them ("remove X" of a new recipe may be of the one it was copied from)
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

@@ -332,3 +332,34 @@ func TestAboutAWorkersSetting(t *testing.T) {
 		t.Error(`"0" is the empty value`)
 	}
 }
+
+// TestAbsentInANewRecipe: "X is omitted", "no X", "without X" say what
+// the listed recipes run without, however new: a new recipe that launches
+// X contradicts them. "Remove X" of a new recipe may be of the recipe it
+// was copied from, and "no" reaches only the name right after it.
+func TestAbsentInANewRecipe(t *testing.T) {
+	head := testfs.Revision("v0.13.0", testfs.Script)
+	head["runners/launch_b200-nb.sh"] = "#!/bin/bash\nbash " + testfs.ScriptPath + "\n"
+	base := head.With("configs/nvidia-master.yaml", "{}\n")
+	delete(base, testfs.ScriptPath)
+	s := &config.Settings{}
+	ch := recipe.NewChange(recipe.NewRev("base", base, s), recipe.NewRev("head", head, s),
+		[]string{"configs/nvidia-master.yaml", testfs.ScriptPath})
+	effects := effectsByKey(t, ch)
+	for _, tc := range []struct{ bullet, want string }{
+		{"B200 needs no FP4 path, so --kv-cache-dtype is omitted", "flag:contradicted"},
+		{"B200 needs no FP4 path, so --enforce-eager is omitted", "flag:confirmed"},
+		{"Runs with CUDA graphs (no --kv-cache-dtype)", "flag:contradicted"},
+		{"Runs with CUDA graphs (no --enforce-eager, VLLM_USE_X=1)", "flag:confirmed env:unverified"}, // not absent: "no" reaches --enforce-eager only
+		{"Remove --kv-cache-dtype", "flag:unverified"},
+	} {
+		e := []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{tc.bullet}, Lines: []int{3}, Line: 1}}
+		var got []string
+		for _, r := range CheckLaunched(context.Background(), ch, e, effects) {
+			got = append(got, r.Kind+":"+r.Verdict)
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%q: %s, want %s", tc.bullet, strings.Join(got, " "), tc.want)
+		}
+	}
+}

@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "25"
+const Version = "26"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -82,6 +82,10 @@ type Claim struct {
 	// whatever governs it ("from A to B", "A -> B", a bullet that opens
 	// with "--x B").
 	stated bool
+	// absent: a negated claim that says what the recipes run without ("X
+	// is omitted", "no --x", "without X"), of the listed recipes however
+	// new, not a change that may be of the recipe they were copied from
+	absent bool
 	// listed: an option and its value that are one item of a list of
 	// options ("…: --load-format fastsafetensors, --moe-backend auto,
 	// --enable-prefix-caching"): its word is the value, though a plain
@@ -493,6 +497,13 @@ var rePostOff = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+|stays
 // rePostNeg: a removal said after the name ("X=1 dropped", "--x
 // removed"). A removal scoped to some arms ("dropped on the lmcache arm only") is
 // not one of the whole recipe: only one that ends the clause counts.
+// reAbsent and reAbsentAfter are the negating words that say what runs
+// without a setting, before its name and after it.
+var (
+	reAbsent      = regexp.MustCompile(`(?i)^(?:without|no|not|never|omit(?:s|ted)?|exclude[sd]?|excluding)$`)
+	reAbsentAfter = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+)?(?:omitted|not\s+passed|absent)\b`)
+)
+
 var rePostNeg = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+|was\s+|were\s+)?(?:dropped|removed|deleted|stripped|omitted|gone)\s*(?:[.;,]|$)`)
 
 // reSame: wording that says rows kept what they ran ("conc1-2
@@ -1059,6 +1070,9 @@ type polarity struct {
 	// with: the governing word was "with" or "via", which attach a
 	// setting to another ("a ValueError with hybrid KV cache manager")
 	with bool
+	// absent: the negating word says what the recipe runs without ("no",
+	// "without", "omit"), not a change ("remove", "drop")
+	absent bool
 }
 
 // wordAt is the index of the last word ending at or before pos.
@@ -1126,7 +1140,8 @@ func (c *clauseReader) polarityAt(pos int) polarity {
 			if !list && determiner[w] && strings.Contains(masked[words[i][1]:pos], ",") {
 				break // "no EP, dp-attn off, X=1": "no" negates EP only
 			}
-			return polarity{neg: true, verb: true, governed: true, list: list, soft: strings.HasPrefix(w, "disabl")}
+			return polarity{neg: true, verb: true, governed: true, list: list, soft: strings.HasPrefix(w, "disabl"),
+				absent: reAbsent.MatchString(w) && (!determiner[w] || (i == k && !strings.Contains(t[words[i][1]:pos], ",")))} // "no X": X alone
 		}
 		if rePos.MatchString(w) || (i == 0 && reLeadVerb.MatchString(w)) {
 			return polarity{verb: true, governed: true, list: list, with: w == "with" || w == "via"}
@@ -1281,10 +1296,13 @@ func resolveClause(t, masked string, toks []ctoken, cl clause) []Claim {
 		if strings.HasPrefix(strings.ToLower(strings.TrimSpace(t[max(0, tok.start-4):tok.start])), "non") {
 			continue // "non-TP8", "non-MTP" handled by the matchers
 		}
+		absent := neg && pol.absent
 		if (c.Kind == KindEnv || c.Kind == KindFlag) && (rePostNeg.MatchString(t[tok.end:]) || rePostGone.MatchString(t[tok.end:])) {
 			neg, gov = true, true // "X=1 dropped on the lmcache arms"
+			absent = reAbsentAfter.MatchString(t[tok.end:])
 		}
 		c.Negated = c.Negated || neg
+		c.absent = c.Negated && absent
 		if cl.narrative && (c.Kind == KindEnv || c.Kind == KindFlag || c.Kind == KindImage) {
 			if c.Negated {
 				continue // "the launcher silently dropped --ep-size": history, not the change

@@ -335,9 +335,14 @@ func (s *subject) notRemoved(r *Result, still *dryrun.Command) (ok bool) {
 	if len(s.effects) == 0 || len(r.When) > 0 {
 		return false
 	}
+	added := false
 	for _, e := range s.effects {
 		if len(e.Base) == 0 {
-			return false // a new recipe: "removed" is about another one
+			if !r.absent {
+				return false // a new recipe: "removed" is about another one
+			}
+			added = true // "X is omitted": of the new recipe
+			continue
 		}
 		for _, d := range e.Diffs {
 			if r.Claim.about(d) && !d.BaseAbsent {
@@ -350,6 +355,10 @@ func (s *subject) notRemoved(r *Result, still *dryrun.Command) (ok bool) {
 		if _, _, found := s.points[i].valueOf(&r.Claim); found {
 			n++
 		}
+	}
+	if added {
+		r.set(Contradicted, fmt.Sprintf("%d of the %s launch %s", n, s.pointCount(), r.Name), s.launchEvidence(still))
+		return true
 	}
 	r.set(Contradicted, fmt.Sprintf("%d of the %s still launch %s, as before this change, which removed it from none", n, s.pointCount(), r.Name), s.launchEvidence(still))
 	return true
