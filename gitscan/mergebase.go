@@ -192,12 +192,8 @@ func insertByDate(list []*mbCommit, c *mbCommit) []*mbCommit {
 // it has none or it does not parse, as git reads it).
 func committerDate(b []byte) int64 {
 	for len(b) > 0 {
-		line := b
-		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
-			line, b = b[:nl], b[nl+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		if len(line) == 0 {
 			break // the message
 		}

@@ -54,12 +54,8 @@ func parseCommitMeta(b []byte) CommitMeta {
 	var m CommitMeta
 	state := 0 // 0: the tree header, 1: parent headers, 2: past the author's place
 	for len(b) > 0 {
-		line := b
-		if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
-			line, b = b[:nl], b[nl+1:]
-		} else {
-			b = nil
-		}
+		var line []byte
+		line, b = cutLine(b)
 		if len(line) == 0 { // the message follows
 			subject, _, _ := bytes.Cut(b, []byte("\n"))
 			m.Subject = string(bytes.TrimSpace(subject))
@@ -80,6 +76,15 @@ func parseCommitMeta(b []byte) CommitMeta {
 		}
 	}
 	return m
+}
+
+// cutLine splits b at its first newline: the line before it and the rest
+// after it (nil when b holds one line).
+func cutLine(b []byte) (line, rest []byte) {
+	if nl := bytes.IndexByte(b, '\n'); nl >= 0 {
+		return b[:nl], b[nl+1:]
+	}
+	return b, nil
 }
 
 func parseHex(b []byte) (plumbing.Hash, bool) {
