@@ -57,16 +57,9 @@ func (w *mbWalk) get(h plumbing.Hash) (*mbCommit, error) {
 	if c, ok := w.commits[h]; ok {
 		return c, nil
 	}
-	t, data, err := w.r.obj.read(h)
-	if err == nil && t != plumbing.CommitObject {
-		err = fmt.Errorf("%w: a %s", ErrNotCommit, t)
-	}
+	data, rc, err := w.r.readCommit(h)
 	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", h, err)
-	}
-	rc, err := parseCommitHeader(data)
-	if err != nil {
-		return nil, fmt.Errorf("commit %s: %w", h, err)
+		return nil, err
 	}
 	c := &mbCommit{h: h, date: committerDate(data), parents: rc.parents}
 	if _, ok := slices.BinarySearchFunc(w.shallow, h, func(a, b plumbing.Hash) int { return bytes.Compare(a[:], b[:]) }); ok {
@@ -91,12 +84,8 @@ func (w *mbWalk) mergeBases(a, b plumbing.Hash) ([]*mbCommit, error) {
 	if err != nil {
 		return nil, err
 	}
-	var bases []*mbCommit
-	for _, c := range found {
-		if c.flags&mbStale == 0 {
-			bases = insertByDate(bases, c)
-		}
-	}
+	// (found is newest first, and so are its filters below)
+	bases := slices.DeleteFunc(found, func(c *mbCommit) bool { return c.flags&mbStale != 0 })
 	if len(bases) < 2 {
 		return bases, nil
 	}
@@ -129,7 +118,7 @@ func (w *mbWalk) mergeBases(a, b plumbing.Hash) ([]*mbCommit, error) {
 	var out []*mbCommit
 	for i, c := range bases {
 		if !redundant[i] {
-			out = insertByDate(out, c)
+			out = append(out, c)
 		}
 	}
 	return out, nil

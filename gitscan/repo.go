@@ -358,16 +358,9 @@ func (r *Repo) node(h plumbing.Hash, meta bool) (Node, error) {
 		}
 		return Node{Hash: h, Tree: t.Hash, Parents: n.ParentHashes()}, nil
 	}
-	t, data, err := r.obj.read(h)
-	if err == nil && t != plumbing.CommitObject {
-		err = fmt.Errorf("%w: a %s", ErrNotCommit, t)
-	}
+	data, c, err := r.readCommit(h)
 	if err != nil {
-		return Node{}, fmt.Errorf("commit %s: %w", h, err)
-	}
-	c, err := parseCommitHeader(data)
-	if err != nil {
-		return Node{}, fmt.Errorf("commit %s: %w", h, err)
+		return Node{}, err
 	}
 	n := Node{Hash: h, Tree: c.tree, Parents: c.parents}
 	if meta {
@@ -375,6 +368,22 @@ func (r *Repo) node(h plumbing.Hash, meta bool) (Node, error) {
 		n.Meta = &m
 	}
 	return n, nil
+}
+
+// readCommit reads a commit object: its bytes and its tree and parents.
+func (r *Repo) readCommit(h plumbing.Hash) ([]byte, rawCommit, error) {
+	t, data, err := r.obj.read(h)
+	if err == nil && t != plumbing.CommitObject {
+		err = fmt.Errorf("%w: a %s", ErrNotCommit, t)
+	}
+	if err != nil {
+		return nil, rawCommit{}, fmt.Errorf("commit %s: %w", h, err)
+	}
+	c, err := parseCommitHeader(data)
+	if err != nil {
+		return nil, rawCommit{}, fmt.Errorf("commit %s: %w", h, err)
+	}
+	return data, c, nil
 }
 
 // readTree returns a raw tree object.
