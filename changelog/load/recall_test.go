@@ -86,7 +86,7 @@ func TestClaimRecallByMutation(t *testing.T) {
 		n++
 		switch only := os.Getenv("PERFLOG_RECALL_COMMIT"); {
 		case only != "":
-			if !strings.HasPrefix(nd.Hash.String(), only) {
+			if !slices.ContainsFunc(strings.Split(only, ","), func(p string) bool { return p != "" && strings.HasPrefix(nd.Hash.String(), p) }) {
 				return nil
 			}
 		case all:
@@ -167,8 +167,8 @@ func TestClaimRecallByMutation(t *testing.T) {
 					continue
 				}
 				tl.missed++
-				misses = append(misses, fmt.Sprintf("%s %s entry %d %q: %s (%s:%d %s); verdict %s: %s",
-					nd.Hash.String()[:10], m.class, res.Entry, res.Text, m.what, m.path, m.line, res.Kind, verdict, reason))
+				misses = append(misses, fmt.Sprintf("%s %s entry %d %q: %s (%s:%d %s%s); verdict %s: %s",
+					nd.Hash.String()[:10], m.class, res.Entry, res.Text, m.what, m.path, m.line, res.Kind, m.others(), verdict, reason))
 				if all || wide {
 					t.Log("missed: " + misses[len(misses)-1]) // now, should a long run be stopped
 				}
@@ -250,6 +250,14 @@ func (m *mutation) edit(p string, line int, lines []string) {
 	m.edits[p] = []byte(strings.Join(lines, ""))
 }
 
+// others says how many more files the edit changed than the first.
+func (m mutation) others() string {
+	if len(m.edits) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("; and %d more files", len(m.edits)-1)
+}
+
 // judgeMutated verifies the change with the mutated file as head and
 // returns the verdict of the claim of the same bullet.
 func judgeMutated(t *testing.T, s *config.Settings, ch *recipe.Change, orig *changelog.Input, res claims.Result, m mutation, memo *dryrun.Memo) (string, string) {
@@ -276,6 +284,9 @@ func judgeMutated(t *testing.T, s *config.Settings, ch *recipe.Change, orig *cha
 			return o.Verdict, o.Reason
 		}
 		verdict, reason = o.Verdict, o.Reason
+		if len(o.Evidence) > 0 {
+			reason += " [" + o.Evidence[0].String() + "]"
+		}
 	}
 	return verdict, reason
 }
@@ -528,6 +539,12 @@ func settingMutation(ch *recipe.Change, scripts []string, res claims.Result) mut
 		re = regexp.MustCompile(`(\b)` + q + `()=`)
 	}
 	m := mutation{class: class}
+	if class == "env-set" && readsItself(ch, scripts, name) {
+		// NAME="${NAME:-0.9}" makes NAME a knob: the knob is gone only
+		// when nothing reads NAME any more
+		re = regexp.MustCompile(`(\b)` + q + `()\b`)
+		class = "env-set everywhere"
+	}
 	for _, p := range scripts {
 		lines := read(ch, p)
 		first := 0
@@ -549,6 +566,9 @@ func settingMutation(ch *recipe.Change, scripts []string, res claims.Result) mut
 				// unverified)
 				lines[i] = l[:loc[2]] + "--perflogmutation" + l[loc[5]:]
 				m.what = name + " renamed away"
+			case "env-set everywhere":
+				lines[i] = re.ReplaceAllString(l, name+"_MUTATED")
+				m.what = name + " renamed away wherever it is named (its assignment reads it)"
 			default:
 				lines[i] = l[:loc[2]] + name + "_MUTATED=" + l[loc[5]+1:]
 				m.what = name + " assignment renamed away"
@@ -562,6 +582,20 @@ func settingMutation(ch *recipe.Change, scripts []string, res claims.Result) mut
 		}
 	}
 	return m
+}
+
+// readsItself says whether a script assigns name from itself
+// (NAME="${NAME:-0.9}"), which makes it a knob of the environment.
+func readsItself(ch *recipe.Change, scripts []string, name string) bool {
+	re := regexp.MustCompile(`\b` + regexp.QuoteMeta(name) + `=["']?\$\{` + regexp.QuoteMeta(name) + `[:}-]`)
+	for _, p := range scripts {
+		for _, l := range read(ch, p) {
+			if re.MatchString(l) && !strings.HasPrefix(strings.TrimSpace(l), "#") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var reServer = regexp.MustCompile(`(vllm serve|sglang\.launch_server|trtllm-serve|sglang serve)\b`)
@@ -601,7 +635,15 @@ func readdMutation(ch *recipe.Change, scripts []string, res claims.Result, name 
 			if v := cmp.Or(res.Value, res.From); v != "" {
 				add += " " + v
 			}
-			lines[i] = l[:loc[1]] + add + l[loc[1]:]
+			// before the command's first option, so that the words after
+			// the server (its model) stay its positional arguments
+			at := loc[1]
+			if j := strings.Index(l[at:], " -"); j >= 0 {
+				at += j
+			} else {
+				at = len(strings.TrimRight(l, " \\\n"))
+			}
+			lines[i] = l[:at] + add + l[at:]
 			m.edit(p, i+1, lines)
 			return m
 		}
