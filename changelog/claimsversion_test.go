@@ -39,6 +39,7 @@ var claimsDigest = map[string]string{
 	"24": "964163f6d9a55ac4", // the same reading; an option and its plain word that are one item of a list of options ("…: --load-format fastsafetensors, --moe-backend auto") are a value: another literal contradicts it
 	"25": "964163f6d9a55ac4", // the same reading; an image a clause opens with ("Use IMAGE because …", "Image IMAGE (pushed …): …") is what runs, whatever story follows
 	"26": "964163f6d9a55ac4", // the same reading; "X is omitted", "no X" (X right after it), "without X" say what the listed recipes run without, so a new recipe that launches X contradicts them ("remove X" of a new recipe may be of the one it was copied from)
+	"27": "964163f6d9a55ac4", // the same reading; a removal said with no scope ("Remove --x") is contradicted by points that still launch it though the change removed it from others; a variable set only by a benchmark script or launcher that runs none of the listed recipes, or read by them and set by nothing (no file, no point's workflow environment), is contradicted
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

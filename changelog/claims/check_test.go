@@ -211,13 +211,16 @@ func TestRangeOfSequenceLengthsOnly(t *testing.T) {
 }
 
 // TestSetClaimOfAReadVariable: "Set X" of a variable the files only read
-// is not confirmed (reading sets nothing); a bare mention of it is used.
+// is not confirmed (reading sets nothing): contradicted when no point's
+// workflow environment gives it either, unverified when one does (the
+// workflow sets it, not the change); a bare mention of it is used.
 func TestSetClaimOfAReadVariable(t *testing.T) {
-	head := testfs.Revision("v0.11.0", testfs.Script+"echo \"$VLLM_READ_ME\"\n")
+	head := testfs.Revision("v0.11.0", testfs.Script+"echo \"$VLLM_READ_ME\" \"$MAX_MODEL_LEN\"\n")
 	s := &config.Settings{}
 	ch := recipe.NewChange(recipe.NewRev("base", testfs.Revision("v0.11.0", testfs.Script), s), recipe.NewRev("head", head, s), []string{testfs.ScriptPath})
 	for bullet, want := range map[string]string{
-		"Set VLLM_READ_ME":                   Unverified,
+		"Set VLLM_READ_ME":                   Contradicted,
+		"Set MAX_MODEL_LEN":                  Unverified,
 		"Reads VLLM_READ_ME from the runner": Confirmed,
 	} {
 		rs := Check(ch, []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{bullet}, Lines: []int{3}, Line: 1}})

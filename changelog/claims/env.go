@@ -2,7 +2,9 @@ package claims
 
 import (
 	"fmt"
+	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/perflog/perflog/recipe"
@@ -82,8 +84,10 @@ func (s *subject) checkEnv(r *Result) {
 	}
 	name := r.Name
 	head := assignments(s.head.sources, name, "head")
+	elsewhere := false // set only in changed files that run none of the recipes
 	if len(head) == 0 {
 		head = assignments(s.changed, name, "head")
+		elsewhere = len(head) > 0 && s.head.drivers > 0 && !slices.ContainsFunc(head, s.mayRun)
 	}
 	mention := regexp.MustCompile(`(^|[^A-Za-z0-9_])(?:[A-Z0-9]+_)*` + regexp.QuoteMeta(name) + `($|[^A-Za-z0-9_])`)
 	mentioned := grep(s.head.sources, mention, "head", name)
@@ -118,11 +122,17 @@ func (s *subject) checkEnv(r *Result) {
 			}
 		}
 		switch {
+		case len(set) > 0 && elsewhere:
+			r.set(Contradicted, fmt.Sprintf("%s is set only in %s, which runs none of the listed recipes (%s)", name, set[0].File, s.filesText()), set[0].Evidence)
 		case len(set) > 0:
 			r.set(Confirmed, fmt.Sprintf("%s is set (%s=%s)", name, name, set[0].value), set[0].Evidence)
 		case r.Strong && len(head) > 0:
 			// "Set X" asserts a setting; a file that reads X sets nothing
 			r.set(Unverified, name+" is read, but no file that runs the listed recipes sets it", head[0].Evidence)
+		case r.Strong && len(mentioned) > 0 && s.expanded(name) && s.unsetAtEveryPoint(name):
+			// read, set by no file and not given by the workflow: the
+			// scripts run with it unset
+			r.set(Contradicted, name+" is read, yet set by no file that runs the listed recipes and by no point's workflow environment", mentioned[0])
 		case r.Strong && len(mentioned) > 0:
 			r.set(Unverified, name+" is named, but no file that runs the listed recipes sets it", mentioned[0])
 		case len(head) > 0:
@@ -139,6 +149,10 @@ func (s *subject) checkEnv(r *Result) {
 	var other []assignment
 	nonLiteral := false
 	for _, a := range head {
+		if sameValue(a.value, r.Value) && elsewhere {
+			r.set(Contradicted, fmt.Sprintf("%s=%s is set only in %s, which runs none of the listed recipes (%s)", name, a.value, a.File, s.filesText()), a.Evidence)
+			return
+		}
 		if sameValue(a.value, r.Value) {
 			r.set(Confirmed, fmt.Sprintf("%s=%s is set", name, a.value), a.Evidence)
 			return
@@ -175,6 +189,56 @@ func (s *subject) checkEnv(r *Result) {
 			r.Evidence = append(r.Evidence, *alt)
 		}
 	}
+}
+
+// reBenchScript matches the launchers and the benchmark scripts they run
+// (not a helper of a multi-node driver, not a data file a driver reads).
+var reBenchScript = regexp.MustCompile(`^(?:benchmarks/(?:single_node/.+|[^/]+)|runners/launch_[^/]+)\.sh$`)
+
+// mayRun says whether the file of an assignment may run for the listed
+// recipes though their launch paths do not reach it: anything but a
+// launcher of other runners or a benchmark script the recipes' files do
+// not name (a multi-node driver reads its helpers and model tables by
+// computed paths).
+func (s *subject) mayRun(a assignment) bool {
+	if !reBenchScript.MatchString(a.File) || strings.HasSuffix(a.File, "/benchmark_lib.sh") {
+		return true
+	}
+	base := path.Base(a.File)
+	for _, src := range s.head.sources {
+		for _, l := range src.lines {
+			if strings.Contains(l, base) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// expanded says whether the recipes' files expand name ($NAME, ${NAME…}):
+// a variable read, not a word of a value (--attention-backend TRITON_ATTN).
+func (s *subject) expanded(name string) bool {
+	re := regexp.MustCompile(`\$\{?` + regexp.QuoteMeta(name) + `\b`)
+	return len(grep(s.head.sources, re, "head", name)) > 0
+}
+
+// unsetAtEveryPoint says whether the listed recipes have points at head
+// and the workflow's environment of none of them holds name.
+func (s *subject) unsetAtEveryPoint(name string) bool {
+	n := 0
+	for _, k := range s.keys {
+		pts, err := s.ch.Head.LaunchPoints(k)
+		if err != nil {
+			return false
+		}
+		for _, pt := range pts {
+			if _, ok := pt.Env[name]; ok || pt.Env == nil {
+				return false
+			}
+			n++
+		}
+	}
+	return n > 0
 }
 
 // sameSetting finds the setting an environment variable names written

@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "26"
+const Version = "27"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -91,6 +91,11 @@ type Claim struct {
 	// --enable-prefix-caching"): its word is the value, though a plain
 	// word after an option may be prose.
 	listed bool
+	// whole: a removal ("Remove --x") whose bullet names no scope (no
+	// condition, rows, arm, mode or "only"): it speaks of every point of
+	// the listed recipes, so points that still launch the name as before
+	// contradict it though the change removed it from others.
+	whole bool
 	// every: a conc range or cap that is its bullet's only one, so it
 	// speaks of every row the change touched (that its qualifiers name).
 	every bool
@@ -281,6 +286,12 @@ func ExtractIn(description []string, options func(string) bool) []Claim {
 		if reRerun.MatchString(b) {
 			for j := range cs {
 				cs[j].From = "" // the run it repeats changed from A, not this one
+			}
+		}
+		for j := range cs {
+			c := &cs[j]
+			if c.Negated && (c.Kind == KindFlag || c.Kind == KindEnv) && len(c.When) == 0 {
+				c.whole = !reScoped.MatchString(reParen.ReplaceAllString(b, " "))
 			}
 		}
 		concs := 0
@@ -508,6 +519,15 @@ var rePostNeg = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+|was\s
 
 // reSame: wording that says rows kept what they ran ("conc1-2
 // unchanged"), so a range in it speaks of no change.
+// reScoped finds the words by which a bullet narrows what it says to some
+// points: a condition, an arm, a mode, rows, a place ("on the lmcache
+// arm only", "for MTP", "in the docker script", "TP8", "8k1k").
+var reScoped = regexp.MustCompile(`(?i)\b(only|arms?|for|when|if|where|unless|except|some|certain|on|in|from|within|scenarios?|variants?|paths?|branch(?:es)?|cases?|modes?|single[- ]node|multi[- ]node|prefill|decode|mtp|eagle\d*|dpa|dp[- ]attn(?:ention)?|docker|slurm|tp\d+|ep\d+|dep\d+|tep\d+|\d+k\d+k|isl|osl|conc\w*)\b`)
+
+// reParen finds a parenthetical: an aside, not a scope ("(now enabled by
+// default in vLLM v0.14.0)").
+var reParen = regexp.MustCompile(`\([^()]*\)`)
+
 var reSame = regexp.MustCompile(`(?i)\b(unchanged|untouched|same (?:as before|conc\w*|range|sweep|search[- ]space|rows?)|kept|keeps?|as before|remains?|stays?)\b`)
 
 // speaksOfEvery says whether a bullet's one concurrency range or cap

@@ -329,13 +329,19 @@ func (s *subject) launchedFlag(r *Result) (ok bool) {
 // deny outright: points still launch the name, and the change removed it
 // from none of the points it launched at before, nor changed it there (it
 // may have added it to others; every listed recipe was
-// compared point by point). ok is false otherwise: a removal from some
-// points, or an unconditional claim of a conditional one, the files decide.
+// compared point by point). A removal the change made at some points
+// while others still launch the name contradicts a claim whose bullet
+// names no scope and no value (whole): "Remove --x" speaks of every
+// point of the listed recipes. ok is false otherwise: a scoped removal
+// from some points, or an unconditional claim of a conditional one, the
+// files decide.
 func (s *subject) notRemoved(r *Result, still *dryrun.Command) (ok bool) {
 	if len(s.effects) == 0 || len(r.When) > 0 {
 		return false
 	}
+	whole := r.whole && r.Value == ""
 	added := false
+	removed := 0 // points the change removed it from
 	for _, e := range s.effects {
 		if len(e.Base) == 0 {
 			if !r.absent {
@@ -345,10 +351,33 @@ func (s *subject) notRemoved(r *Result, still *dryrun.Command) (ok bool) {
 			continue
 		}
 		for _, d := range e.Diffs {
-			if r.Claim.about(d) && !d.BaseAbsent {
+			if !r.Claim.about(d) || d.BaseAbsent {
+				continue
+			}
+			if !whole {
 				return false // removed or changed somewhere: the files decide
 			}
+			if d.HeadAbsent {
+				removed += len(d.Points)
+			}
 		}
+	}
+	if removed > 0 {
+		var kept []launchedPoint
+		for _, lp := range s.points {
+			if _, _, found := lp.valueOf(&r.Claim); found {
+				kept = append(kept, lp)
+			}
+		}
+		if len(kept) == 0 {
+			return false
+		}
+		ev := still
+		if len(kept[0].servers) > 0 {
+			ev = kept[0].servers[0]
+		}
+		r.set(Contradicted, fmt.Sprintf("%d of the %s still launch %s (%s point %s, for one); the change removed it from %d points", len(kept), s.pointCount(), r.Name, kept[0].key, kept[0].pt.Label(), removed), s.launchEvidence(ev))
+		return true
 	}
 	n := 0
 	for i := range s.points {
