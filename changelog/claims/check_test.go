@@ -366,3 +366,25 @@ func TestAbsentInANewRecipe(t *testing.T) {
 		}
 	}
 }
+
+// TestRowQualOneSide: a qualifier naming a side's parallelisms together
+// ("dep8 decode": tp 8, ep 8, DP attention) matches a multi-node row only
+// when one side has them all, not when they are spread over its sides.
+func TestRowQualOneSide(t *testing.T) {
+	on, off := true, false
+	row := config.Row{TP: []int64{4, 8}, EP: []int64{4, 8}, DPA: []bool{true, false}, Workers: []int64{1, 5}} // DEP4 prefill, TEP8 decode
+	for _, tc := range []struct {
+		q    RowQual
+		want bool
+	}{
+		{RowQual{TP: []int64{8}, EP: []int64{8}, DPA: &on}, false}, // dep8
+		{RowQual{TP: []int64{8}, EP: []int64{8}, DPA: &off}, true}, // tep8
+		{RowQual{TP: []int64{4}, EP: []int64{4}, DPA: &on}, true},  // dep4
+		{RowQual{TP: []int64{8}}, true},
+		{RowQual{TP: []int64{4}, EP: []int64{8}}, false},
+	} {
+		if got := tc.q.match(row); got != tc.want {
+			t.Errorf("%s: match %v, want %v", tc.q.text(), got, tc.want)
+		}
+	}
+}

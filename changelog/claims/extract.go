@@ -13,7 +13,7 @@ import (
 // Version names how claims are read and judged. It changes with
 // every change to either; checks stored by an index under another version
 // are redone (TestClaimsVersionPinned fails until it is bumped).
-const Version = "27"
+const Version = "28"
 
 // Claim kinds: what a description bullet says that the change can be
 // checked against. Part of the JSON contract: add, never rename.
@@ -346,17 +346,118 @@ func ExtractIn(description []string, options func(string) bool) []Claim {
 			// what every point does
 			return c.Kind == KindFlag && conditionalOption(b, c.Name)
 		})
+		label := seqLabel(b)
 		for _, c := range cs {
 			c.Bullet = i
+			// "8k1k: 6-variant sweep — ... conc up to 512": every range of
+			// the bullet is about rows of those sequence lengths (which
+			// alone pair it with no rows)
+			labelOnly := label != "" && c.Kind == KindConc && len(c.Rows) == 0
+			if label != "" && c.Kind == KindConc {
+				c.Rows = labelled(c.Rows, label)
+			}
 			// a range paired with rows of its own ("TP4/EP1 c1-c32 and
 			// TP4/EP4 c64-c256") speaks of every touched row of them too
 			// ("unchanged", "keeps", an offload arm: in its own sentence)
 			c.every = c.Kind == KindConc && (c.Max > 0 || len(c.Range) == 2) &&
-				((concs == 1 && speaksOfEvery(b, c, pars)) || (concs > 1 && len(c.Rows) > 0 && !reSame.MatchString(sentenceAround(b, c.Text)) && !reOffload.MatchString(sentenceAround(b, c.Text))))
+				((concs == 1 && speaksOfEvery(b, c, pars)) || (concs > 1 && len(c.Rows) > 0 && !labelOnly && !reSame.MatchString(clauseAround(b, c.Text)) && !reOffload.MatchString(clauseAround(b, c.Text))))
 			out = append(out, c)
 		}
 	}
 	return out
+}
+
+// seqOnly says whether rows are qualified by sequence lengths alone.
+func seqOnly(rows []RowQual) bool {
+	for _, q := range rows {
+		if len(q.TP) > 0 || len(q.EP) > 0 || q.DPA != nil || q.KV != nil || len(q.Workers) > 0 {
+			return false
+		}
+	}
+	return len(rows) > 0
+}
+
+// namedBefore says whether a bullet names its parallelisms in a few
+// words before the range, in one clause ("1P+1D TP8/EP1 CI smoke sweep
+// for 1k1k and 8k1k (conc 8-512)"): they are its rows however many.
+func namedBefore(bullet string, pars []Claim, c Claim) bool {
+	i := strings.Index(bullet, pars[0].Text)
+	if i < 0 {
+		return false
+	}
+	j := strings.Index(bullet[i:], c.Text)
+	if j < 0 {
+		return false
+	}
+	seg := bullet[i : i+j]
+	for _, p := range pars {
+		seg = strings.Replace(seg, p.Text, " ", 1)
+	}
+	return !strings.ContainsAny(seg, ",;:)") && wordsBetween(strings.ReplaceAll(seg, "/", " ")) <= 4
+}
+
+// asideBefore says whether text stands in a parenthetical that closes
+// before after begins.
+func asideBefore(bullet, text, after string) bool {
+	i := strings.Index(bullet, text)
+	k := strings.Index(bullet, after)
+	if i < 0 || k < i {
+		return false
+	}
+	open := strings.LastIndex(bullet[:i], "(")
+	closed := strings.Index(bullet[i:], ")")
+	return open >= 0 && !strings.Contains(bullet[open:i], ")") && closed >= 0 && i+closed < k
+}
+
+// labelled is rows with the sequence lengths seq where they name none.
+func labelled(rows []RowQual, seq string) []RowQual {
+	if len(rows) == 0 {
+		return []RowQual{{Seq: []string{seq}}}
+	}
+	out := slices.Clone(rows)
+	for k := range out {
+		if len(out[k].Seq) == 0 {
+			out[k].Seq = []string{seq}
+		}
+	}
+	return out
+}
+
+// reSeqLabel opens a bullet with a sequence-length label ("8k1k: ...").
+var reSeqLabel = regexp.MustCompile(`^\W*(\d+k/?\d+k)\s*:`)
+
+// seqLabel is the sequence lengths ("8192/1024") of a bullet's label, ""
+// when it opens with none.
+func seqLabel(b string) string {
+	m := reSeqLabel.FindStringSubmatch(b)
+	if m == nil {
+		return ""
+	}
+	if k := reSeq.FindStringSubmatchIndex(m[1]); k != nil && k[0] == 0 && k[1] == len(m[1]) {
+		return seqOf(m[1], k)
+	}
+	return ""
+}
+
+// clauseAround is the sentence around text cut at dashes: "1k1k: 4
+// variants, behavior unchanged from the previous recipe — 2 low-latency
+// (…, conc up to 512)" says "unchanged" of another clause than the
+// range's.
+func clauseAround(bullet, text string) string {
+	sentence := sentenceAround(bullet, text)
+	i := strings.Index(sentence, text)
+	if i < 0 {
+		return sentence
+	}
+	for _, dash := range []string{" — ", " -- ", " – "} {
+		if j := strings.LastIndex(sentence[:i], dash); j >= 0 {
+			sentence, i = sentence[j+len(dash):], i-j-len(dash)
+		}
+		if j := strings.Index(sentence[i:], dash); j >= 0 {
+			sentence = sentence[:i+j]
+		}
+	}
+	return sentence
 }
 
 // layoutBefore is the multi-node layout a parenthesis opened right after
@@ -562,7 +663,13 @@ func speaksOfEvery(bullet string, c Claim, pars []Claim) bool {
 		pars = slices.DeleteFunc(slices.Clone(pars), func(p Claim) bool { return !strings.Contains(sentence, p.Text) })
 		bullet = sentence
 	}
-	if len(pars) > 2 && !listedBefore(bullet, pars, c) {
+	// (a parallelism in an aside closed before the range, "expand the TP
+	// sweep (included TP=4) for 8k/1k for conc=4 to 64", is what the
+	// change added among the rows the range speaks of)
+	if seqOnly(c.Rows) {
+		pars = slices.DeleteFunc(slices.Clone(pars), func(p Claim) bool { return asideBefore(bullet, p.Text, c.Text) })
+	}
+	if len(pars) > 2 && !listedBefore(bullet, pars, c) && !namedBefore(bullet, pars, c) {
 		return false
 	}
 	for _, p := range pars {

@@ -247,6 +247,11 @@ func TestSpeaksOfEvery(t *testing.T) {
 		{"Search-space: tp=8 and tp=4/ep=1 over conc 4-64, on both 1024/1024 and 8192/1024 ISL/OSL", true},
 		// a row named in another sentence is not the range's (claims v14)
 		{"Search space is two TP8 arms at conc 1-24: GPU-resident and host-DRAM offload. TP4 would need ~375 GB/GPU against 288 GB of HBM.", true},
+		// rows named a few words before the range, however many, are its
+		// rows; a parallelism in an aside closed before a range of
+		// sequence lengths is among its rows (claims v27)
+		{"1P+1D TP8/EP1 CI smoke sweep for 1k1k and 8k1k (conc 8-512)", true},
+		{"Expand the TP sweep (included TP=4) for 8k/1k configuration for conc=4 to 64", true},
 	} {
 		var got []bool
 		for _, c := range Extract([]string{tc.bullet}) {
@@ -371,6 +376,30 @@ func TestLayoutsQualifyRows(t *testing.T) {
 	}
 }
 
+// TestSequenceLabel: a bullet that opens with sequence lengths ("8k1k:")
+// speaks of rows of those lengths in every range it states.
+func TestSequenceLabel(t *testing.T) {
+	b := "8k1k: 3 low-latency (1p5d / 1p1d, TP4 prefill / TP8 decode, conc up to 512) + 3 high-throughput (2p1d, DEP8 decode, single concurrency 768 / 1024)"
+	n := 0
+	for _, c := range Extract([]string{b}) {
+		if c.Kind != KindConc {
+			continue
+		}
+		n++
+		if len(c.Rows) == 0 {
+			t.Errorf("%q: no rows", c.Text)
+		}
+		for _, q := range c.Rows {
+			if !slices.Equal(q.Seq, []string{"8192/1024"}) {
+				t.Errorf("%q: rows %+v, want each of 8192/1024", c.Text, c.Rows)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d ranges read, want 2", n)
+	}
+}
+
 // TestRangesPairedWithRowsSpeakOfEvery: in a bullet of several ranges,
 // one paired with rows of its own speaks of every touched row of them;
 // not when KV offloading tells rows apart (which the pairing does not
@@ -386,6 +415,8 @@ func TestRangesPairedWithRowsSpeakOfEvery(t *testing.T) {
 		{"Sweep conc 4-64 and conc 128-256", false},
 		{"TP4 conc 4-64 and TP8 conc 4-64 unchanged", false},
 		{"1k1k: 1P-TP4/1D-TP4 (conc 1-1024) + 1P-TP4/2D-TP4 (conc 256-2048). The client keeps --dsv4", true},
+		// "unchanged" of another clause than the ranges' (claims v27)
+		{"1k1k: 4 MTP variants, behavior unchanged from the previous recipe — 2 low-latency (dep4-1p prefill / tep8 decode at 5 and 6 decode nodes, conc up to 512) + 2 max-throughput (dep4-1p prefill / dep8 decode at 1 and 2 decode nodes, conc up to 1024)", true},
 	} {
 		n := 0
 		for _, c := range Extract([]string{tc.bullet}) {

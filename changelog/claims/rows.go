@@ -36,6 +36,9 @@ func (q *RowQual) match(r config.Row) bool {
 	if q.DPA != nil && !r.HasDPA(*q.DPA) {
 		return false
 	}
+	if !q.oneSide(r) {
+		return false
+	}
 	// (a row that does not say its worker counts is not told apart by them)
 	if len(q.Workers) == 2 && len(r.Workers) == 2 && r.Workers[0] > 0 && r.Workers[1] > 0 && (r.Workers[0] != q.Workers[0] || r.Workers[1] != q.Workers[1]) {
 		return false
@@ -54,6 +57,33 @@ func (q *RowQual) match(r config.Row) bool {
 		}
 	}
 	return true
+}
+
+// oneSide says whether one side of a multi-node row has every
+// parallelism q names together: "tep8 decode" (tp 8, ep 8, no DP
+// attention) is not a row of a DEP4 prefill and a TEP8 decode side read
+// across its sides.
+func (q *RowQual) oneSide(r config.Row) bool {
+	n := 0
+	for _, set := range []bool{len(q.TP) > 0, len(q.EP) > 0, q.DPA != nil} {
+		if set {
+			n++
+		}
+	}
+	if n < 2 || len(r.TP) < 2 {
+		return true
+	}
+	for i, tp := range r.TP {
+		ep := int64(1)
+		if i < len(r.EP) && r.EP[i] > 0 {
+			ep = r.EP[i]
+		}
+		dpa := i < len(r.DPA) && r.DPA[i]
+		if (len(q.TP) == 0 || slices.Contains(q.TP, tp)) && (len(q.EP) == 0 || slices.Contains(q.EP, ep)) && (q.DPA == nil || *q.DPA == dpa) {
+			return true
+		}
+	}
+	return false
 }
 
 func rowText(r keyedRow) string {
