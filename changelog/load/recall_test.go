@@ -480,11 +480,12 @@ func imageMutation(ch *recipe.Change, configs []string, res claims.Result) mutat
 var reLastNumber = regexp.MustCompile(`[0-9]+`)
 
 // bumpVersion is a tag one release on: its last number plus one
-// ("v0.5.8" → "v0.5.9"), or the tag with "-next" when it has none.
+// ("v0.5.8" → "v0.5.9"), or a release for a tag without a number (a
+// family: "to nightly" is false of "v1.0.0-…", not of "nightly-next-…").
 func bumpVersion(tag string) string {
 	locs := reLastNumber.FindAllStringIndex(tag, -1)
 	if len(locs) == 0 {
-		return tag + "-next"
+		return tag[:strings.LastIndex(tag, ":")+1] + "v1.0.0"
 	}
 	l := locs[len(locs)-1]
 	n, _ := strconv.Atoi(tag[l[0]:l[1]])
