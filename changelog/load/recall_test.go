@@ -48,7 +48,8 @@ import (
 // CI takes every 4th of the 120 newest changelog commits and at most 3
 // mutations of a class per commit; PERFLOG_RECALL=wide every 3rd commit
 // of the history and 12 of a class per 100 commits (5 minutes on two
-// cores), PERFLOG_RECALL=all every claim of every commit.
+// cores), PERFLOG_RECALL=all every claim of every commit;
+// PERFLOG_RECALL_COMMIT=a,b only the commits whose ids begin so.
 func TestClaimRecallByMutation(t *testing.T) {
 	if !testcorpus.Long() {
 		t.Skip("mutation replay: a long replay (" + testcorpus.LongEnv + "=1 runs it)")
@@ -222,8 +223,8 @@ const commitBudget = 2 * time.Minute
 
 // recallFloor is the share of each class's mutations the replay must
 // catch (issue 46's goal); claims that cannot be contradicted by design
-// (mentions in a story) are counted apart. Last measured on the CI
-// sample: 29 of 29 (docs/dev/claims-precision.md).
+// (mentions in a story) are counted apart. Measured in
+// docs/dev/claims-precision.md.
 const recallFloor = 95.0
 
 func pct(a, b int) float64 {
