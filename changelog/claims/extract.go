@@ -381,19 +381,27 @@ func seqOnly(rows []RowQual) bool {
 // words before the range, in one clause ("1P+1D TP8/EP1 CI smoke sweep
 // for 1k1k and 8k1k (conc 8-512)"): they are its rows however many.
 func namedBefore(bullet string, pars []Claim, c Claim) bool {
+	seg, ok := beforeRange(bullet, pars, c)
+	return ok && !strings.ContainsAny(seg, ",;:)") && wordsBetween(strings.ReplaceAll(seg, "/", " ")) <= 4
+}
+
+// beforeRange is the text from a bullet's first parallelism to its range
+// with the parallelisms blanked out; ok is false when the range does not
+// follow them.
+func beforeRange(bullet string, pars []Claim, c Claim) (seg string, ok bool) {
 	i := strings.Index(bullet, pars[0].Text)
 	if i < 0 {
-		return false
+		return "", false
 	}
 	j := strings.Index(bullet[i:], c.Text)
 	if j < 0 {
-		return false
+		return "", false
 	}
-	seg := bullet[i : i+j]
+	seg = bullet[i : i+j]
 	for _, p := range pars {
 		seg = strings.Replace(seg, p.Text, " ", 1)
 	}
-	return !strings.ContainsAny(seg, ",;:)") && wordsBetween(strings.ReplaceAll(seg, "/", " ")) <= 4
+	return seg, true
 }
 
 // asideBefore says whether text stands in a parenthetical that closes
@@ -567,17 +575,9 @@ var rePlainPar = regexp.MustCompile(`(?i)^(tp|ep)\s*[=:]?\s*\d+$`)
 // EP=8, DP-attn=true, CONC 4-64"; not "add TP2 and TP8 configurations,
 // ..., and add TP8 conc=1-2").
 func listedBefore(bullet string, pars []Claim, c Claim) bool {
-	i := strings.Index(bullet, pars[0].Text)
-	if i < 0 {
+	seg, ok := beforeRange(bullet, pars, c)
+	if !ok {
 		return false
-	}
-	j := strings.Index(bullet[i:], c.Text)
-	if j < 0 {
-		return false
-	}
-	seg := bullet[i : i+j]
-	for _, p := range pars {
-		seg = strings.Replace(seg, p.Text, " ", 1)
 	}
 	for _, w := range strings.FieldsFunc(seg, func(r rune) bool { return !unicode.IsLetter(r) }) {
 		switch strings.ToLower(w) {
