@@ -341,7 +341,7 @@ func (s *subject) notRemoved(r *Result, still *dryrun.Command) (ok bool) {
 	}
 	whole := r.whole && r.Value == ""
 	added := false
-	removed := 0 // points the change removed it from
+	removed := map[string]bool{} // points the change removed it from, by key and index
 	for _, e := range s.effects {
 		if len(e.Base) == 0 {
 			if !r.absent {
@@ -358,11 +358,13 @@ func (s *subject) notRemoved(r *Result, still *dryrun.Command) (ok bool) {
 				return false // removed or changed somewhere: the files decide
 			}
 			if d.HeadAbsent {
-				removed += len(d.Points)
+				for _, i := range d.Points {
+					removed[fmt.Sprint(e.Key, "/", i)] = true
+				}
 			}
 		}
 	}
-	if removed > 0 {
+	if len(removed) > 0 {
 		var kept []launchedPoint
 		for _, lp := range s.points {
 			if _, _, found := lp.valueOf(&r.Claim); found {
@@ -376,7 +378,7 @@ func (s *subject) notRemoved(r *Result, still *dryrun.Command) (ok bool) {
 		if len(kept[0].servers) > 0 {
 			ev = kept[0].servers[0]
 		}
-		r.set(Contradicted, fmt.Sprintf("%d of the %s still launch %s (%s point %s, for one); the change removed it from %d points", len(kept), s.pointCount(), r.Name, kept[0].key, kept[0].pt.Label(), removed), s.launchEvidence(ev))
+		r.set(Contradicted, fmt.Sprintf("%d of the %s still launch %s (%s point %s, for one); the change removed it from %d points", len(kept), s.pointCount(), r.Name, kept[0].key, kept[0].pt.Label(), len(removed)), s.launchEvidence(ev))
 		return true
 	}
 	n := 0
