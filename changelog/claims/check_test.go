@@ -388,3 +388,41 @@ func TestRowQualOneSide(t *testing.T) {
 		}
 	}
 }
+
+// TestConditionWithoutBase: with only the head dry-run (the audit), a
+// conditional setting that points outside the condition launch too is
+// unverified, not confirmed: only the base tells whether the change gave
+// it to them. With both sides (verify) it is contradicted.
+func TestConditionWithoutBase(t *testing.T) {
+	base := strings.Replace(testfs.Script, "--max-num-seqs 256", "--max-num-seqs 256 --gpu-memory-utilization 0.85", 1)
+	head := "#!/bin/bash\nU=0.85\nif [[ \"$CONC\" -gt 16 ]]; then U=0.8; fi\n" +
+		strings.Replace(testfs.Script, "--max-num-seqs 256", "--max-num-seqs 256 --gpu-memory-utilization $U", 1)
+	ch := launchedChange(base)
+	hf := testfs.Revision("v0.13.0", head).With("runners/launch_b200-nb.sh", "#!/bin/bash\nbash "+testfs.ScriptPath+"\n")
+	ch = recipe.NewChange(ch.Base, recipe.NewRev("head", hf, &config.Settings{}), []string{"configs/nvidia-master.yaml", testfs.ScriptPath})
+	entries := []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{"Set --gpu-memory-utilization from 0.85 to 0.8 when CONC>=64"}, Lines: []int{3}, Line: 1}}
+	effs, err := ch.HeadEffects(context.Background(), []string{"k1-fp8-b200-vllm"}, dryrun.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	headOnly := map[string]*recipe.Effect{}
+	for i := range effs {
+		headOnly[effs[i].Key] = &effs[i]
+	}
+	for name, effects := range map[string]map[string]*recipe.Effect{"head only": headOnly, "both sides": effectsByKey(t, ch)} {
+		want := Unverified
+		if name == "both sides" {
+			want = Contradicted
+		}
+		rs := CheckLaunched(context.Background(), ch, entries, effects)
+		var got []Result
+		for _, r := range rs {
+			if r.Kind == KindFlag {
+				got = append(got, r)
+			}
+		}
+		if len(got) != 1 || got[0].Verdict != want || !strings.Contains(got[0].Reason, "conc 32") {
+			t.Errorf("%s: %+v, want one %s naming the point of conc 32", name, got, want)
+		}
+	}
+}

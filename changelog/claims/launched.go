@@ -162,7 +162,7 @@ func (s *subject) launchedWhen(r *Result) (ok bool) {
 		r.set(Unverified, "no point of the listed recipes meets "+cond)
 		return true
 	}
-	if !r.Negated && value != "" && s.beyondCondition(r, value, cond) {
+	if !r.Negated && value != "" && (s.beyondCondition(r, value, cond) || s.outsideUnknown(r, value, cond)) {
 		return true
 	}
 	verb := "launch"
@@ -603,6 +603,32 @@ func (s *subject) beyondCondition(r *Result, value, cond string) (ok bool) {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// outsideUnknown leaves a conditional claim unverified when only the
+// head was dry-run (the audit: no base to compare) and points outside the
+// condition launch the claimed value too: whether the change gave it to
+// them, applying the setting too widely, only the base could tell.
+func (s *subject) outsideUnknown(r *Result, value, cond string) (ok bool) {
+	for _, e := range s.effects {
+		if len(e.Base) > 0 || len(e.Diffs) > 0 {
+			return false
+		}
+		if _, existed, err := s.ch.Base.Recipe(e.Key); err != nil || !existed {
+			return false // an added recipe: its points are all new
+		}
+	}
+	for _, lp := range s.points {
+		if in, decided := meets(lp.pt, r.When); in || !decided {
+			continue
+		}
+		if v, c, found := lp.valueOf(&r.Claim); found && (sameValue(v, value) || containsWord(v, value)) {
+			r.set(Unverified, fmt.Sprintf("%s point %s launches %s too, though it does not meet %s; whether this change gave it to it is not known: its base was not dry-run",
+				lp.key, lp.pt.Label(), named(&r.Claim, v), cond), s.launchEvidence(c))
+			return true
 		}
 	}
 	return false
