@@ -618,8 +618,6 @@ var (
 
 var rePostNeg = regexp.MustCompile(`(?i)^[\s` + "`" + `'"]*(?:is\s+|are\s+|was\s+|were\s+)?(?:dropped|removed|deleted|stripped|omitted|gone)\s*(?:[.;,]|$)`)
 
-// reSame: wording that says rows kept what they ran ("conc1-2
-// unchanged"), so a range in it speaks of no change.
 // reScoped finds the words by which a bullet narrows what it says to some
 // points: a condition, an arm, a mode, rows, a place ("on the lmcache
 // arm only", "for MTP", "in the docker script", "TP8", "8k1k").
@@ -629,6 +627,8 @@ var reScoped = regexp.MustCompile(`(?i)\b(only|arms?|for|when|if|where|unless|ex
 // default in vLLM v0.14.0)").
 var reParen = regexp.MustCompile(`\([^()]*\)`)
 
+// reSame: wording that says rows kept what they ran ("conc1-2
+// unchanged"), so a range in it speaks of no change.
 var reSame = regexp.MustCompile(`(?i)\b(unchanged|untouched|same (?:as before|conc\w*|range|sweep|search[- ]space|rows?)|kept|keeps?|as before|remains?|stays?)\b`)
 
 // speaksOfEvery says whether a bullet's one concurrency range or cap
