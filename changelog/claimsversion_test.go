@@ -42,6 +42,7 @@ var claimsDigest = map[string]string{
 	"27": "964163f6d9a55ac4", // the same reading; a removal said with no scope ("Remove --x") is contradicted by points that still launch it though the change removed it from others; a variable set only by a benchmark script or launcher that runs none of the listed recipes, or read by them and set by nothing (no file, no point's workflow environment), is contradicted
 	"28": "e5aac30e73e44a2b", // a bullet's sequence-length label ("8k1k: …") narrows each of its ranges; "unchanged" in another dash clause leaves a range paired with rows about every touched one; rows named a few words before the range ("1P+1D TP8/EP1 CI smoke sweep for 1k1k and 8k1k (conc 8-512)") or in an aside before a range of sequence lengths are its rows; a qualifier naming a side's parallelisms together ("dep8 decode") matches one side of a multi-node row, not its sides read across
 	"29": "e5aac30e73e44a2b", // the same reading; a conditional setting judged with only the head dry-run (the audit) is unverified when points outside the condition launch it too
+	"30": "e5aac30e73e44a2b", // the same reading; an option "added" that only a benchmark script no launcher runs, or a launcher of other runners, passes is contradicted, as a variable is since v27
 }
 
 // TestClaimsVersionPinned: a change to how claims are read changes the

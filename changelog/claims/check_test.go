@@ -426,3 +426,27 @@ func TestConditionWithoutBase(t *testing.T) {
 		}
 	}
 }
+
+// TestSetOnlyWhereNothingRuns: an option or a variable "added" that only
+// a changed benchmark script no launcher runs passes or sets is
+// contradicted by the files; one a multi-node helper passes (a driver
+// may reach it by a computed path) is not.
+func TestSetOnlyWhereNothingRuns(t *testing.T) {
+	s := &config.Settings{}
+	for _, tc := range []struct {
+		file string
+		want string
+	}{
+		{"benchmarks/single_node/fixed_seq_len/k1_fp8_h100_vllm.sh", Contradicted},
+		{"benchmarks/multi_node/amd_utils/server.sh", Confirmed},
+	} {
+		head := testfs.Revision("v0.11.0", testfs.Script).With(tc.file, "export VLLM_FAST=1\nvllm serve m --enable-fast-thing\n")
+		ch := recipe.NewChange(recipe.NewRev("base", testfs.Revision("v0.11.0", testfs.Script), s), recipe.NewRev("head", head, s), []string{tc.file})
+		for _, bullet := range []string{"Add --enable-fast-thing", "Set VLLM_FAST=1"} {
+			rs := Check(ch, []Entry{{Index: 1, Keys: []string{"k1-fp8-b200-vllm"}, Bullets: []string{bullet}, Lines: []int{3}, Line: 1}})
+			if len(rs) != 1 || rs[0].Verdict != tc.want {
+				t.Errorf("%s in %s: %+v, want one %s", bullet, tc.file, rs, tc.want)
+			}
+		}
+	}
+}

@@ -91,6 +91,12 @@ func (s *subject) checkFlag(r *Result) {
 	if len(head) == 0 && s.aliasUndecided(r) {
 		return
 	}
+	if elsewhere && len(head) > 0 && s.head.drivers > 0 && !slices.ContainsFunc(head, s.mayRun) {
+		// only a benchmark script no launcher runs, or a launcher of other
+		// runners, passes it
+		r.set(Contradicted, fmt.Sprintf("%s is passed only in %s, which runs none of the listed recipes (%s)", r.Name, head[0].File, s.filesText()), head[0].Evidence)
+		return
+	}
 	if len(head) == 0 {
 		r.set(Contradicted, fmt.Sprintf("%s is passed by none of the files that run the listed recipes (%s)", r.Name, s.filesText()))
 		r.firm = r.mention && len(flagOccurrences(s.base.sources, r.Name, "base", false)) == 0
