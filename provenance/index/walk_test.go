@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/perflog/perflog/provenance"
-	"github.com/rogpeppe/go-internal/txtar"
+	"golang.org/x/tools/txtar"
 )
 
 // TestWalkLaunchesStoresEachWalk: the recipes walked by the index (a
