@@ -68,7 +68,7 @@ func (h *History) Launches(ctx context.Context, key string, rev plumbing.Hash, o
 // LaunchFactsVersion names how launches are dry-run and read as fields;
 // it changes with either, and a stored walk of another version is walked
 // again.
-const LaunchFactsVersion = "20"
+const LaunchFactsVersion = "21"
 
 // LaunchState is a launch walk that can be resumed: the versions up to
 // Through and what its last dry run read. An index stores it, so a new

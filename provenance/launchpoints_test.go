@@ -161,3 +161,48 @@ func pr2(p *int) int {
 	}
 	return *p
 }
+
+// TestRunnerVariablesNeedNoEntry: a commit that changes only the
+// runner's variables a recipe's server gets (a cache path a launcher
+// exports) is a launch change in the log, but no entry's to tell; one
+// that changes a setting of the server is missing its entry.
+func TestRunnerVariablesNeedNoEntry(t *testing.T) {
+	s := newScripted(t)
+	const master = ".github/configs/nvidia-master.yaml"
+	launcher := func(cache string) string {
+		return "#!/bin/bash\nexport XDG_CACHE_HOME=" + cache + "\n" + strings.TrimPrefix(gapLauncher, "#!/bin/bash\n")
+	}
+	s.commit("add k1 (#1)", map[string]string{
+		master:                         gapRecipe(row8k),
+		".github/configs/runners.yaml": "b200:\n- b200-nb_0\n",
+		"runners/launch_b200-nb.sh":    launcher("/tmp/a"),
+		"benchmarks/benchmark_lib.sh":  "#!/bin/bash\n",
+		gapScriptAt:                    gapScript("0.8"),
+	})
+	s.commit("move the cache (#2)", map[string]string{"runners/launch_b200-nb.sh": launcher("/tmp/b")})
+	s.commit("set a knob (#3)", map[string]string{gapScriptAt: "#!/bin/bash\nexport SGLANG_X=1\n" + strings.TrimPrefix(gapScript("0.8"), "#!/bin/bash\n")})
+	h := s.build(Options{Parts: PartsAll})
+	vs, err := h.Launches(context.Background(), "k1-fp8-b200-sglang", s.head(), LaunchOptions{Repo: gitscan.FromRepository(s.r)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := h.Log("k1-fp8-b200-sglang", LogOptions{Launches: vs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range items {
+		if pr2(it.PR) == 1 {
+			continue
+		}
+		var paths []string
+		for _, c := range it.Changes {
+			paths = append(paths, c.Path)
+		}
+		got = append(got, fmt.Sprintf("#%d %v missing %v", pr2(it.PR), paths, it.MissingEntry))
+	}
+	want := []string{"#3 [launch.env.SGLANG_X] missing true", "#2 [launch.runner-env.XDG_CACHE_HOME] missing false"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("log:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/go-git/go-git/v5/plumbing"
 
 	"github.com/perflog/perflog/config"
+	"github.com/perflog/perflog/recipe"
 )
 
 // EvChangelog marks a log item where only the changelog named the key.
@@ -148,7 +149,9 @@ func (h *History) Log(key string, o LogOptions) ([]LogItem, error) {
 		it := bySeq[v.Seq]
 		if it == nil {
 			it = &LogItem{Key: v.Key, Kind: EvLaunch, Changes: []FieldChange{}, Entries: h.entriesNaming(v.Seq, names)}
-			it.MissingEntry = len(it.Entries) == 0
+			// a change of the runner's variables alone (paths, caches,
+			// the workflow's constants) is no entry's to tell
+			it.MissingEntry = len(it.Entries) == 0 && slices.ContainsFunc(chs, func(c FieldChange) bool { return !recipe.RunnerField(c.Path) })
 			setSeq(it, v.Seq)
 			bySeq[v.Seq] = it
 			items = append(items, it)

@@ -144,3 +144,21 @@ func TestCheckImageAliasesAndRepeats(t *testing.T) {
 		t.Errorf("findings %+v, want one for the nvcr.io image", got)
 	}
 }
+
+func TestRunnerField(t *testing.T) {
+	for path, want := range map[string]bool{
+		"launch.runner-env.HF_HUB_CACHE":           true,
+		"launch.runner-env.PORT[tp8 8k1k]":         true,
+		"launch.decode.runner-env.MODEL":           true,
+		"launch.env.RANDOM_RANGE_RATIO":            false,
+		"launch.decode.env.NCCL_X":                 false,
+		"launch.flags.--port":                      false,
+		"launch.files.runner-env.max_batch":        false,
+		"scenarios.fixed-seq-len[0].runner-env.TP": false,
+		"launch.image":                             false,
+	} {
+		if got := RunnerField(path); got != want {
+			t.Errorf("RunnerField(%q) = %v, want %v", path, got, want)
+		}
+	}
+}

@@ -17,7 +17,9 @@ import (
 //	launch.server                      the server program ("vllm serve")
 //	launch.flags.--NAME                a server option's values
 //	launch.env.NAME                    a variable the launch path set
-//	launch.runner-env.NAME             one of the runner's (a path, cache, port)
+//	launch.runner-env.NAME             one of the runner's (a path, cache, port),
+//	                                   or a constant of the workflow's env
+//	                                   the server receives
 //	launch.files.FILE.KEY              a setting of a config file it is given
 //	launch.router.flags.--NAME         a router option
 //	launch.client.--NAME               a benchmark client option
@@ -56,6 +58,13 @@ func (pl *PointLaunch) Facts() map[string]string {
 					out[pre+"env."+k] = s.Env[k]
 				}
 			}
+			for _, k := range p.EnvConst {
+				// what the workflow gives every point and the server
+				// receives as given: the runner's too
+				if v, ok := s.Env[k]; ok && v == p.Env[k] {
+					out[pre+"runner-env."+k] = v
+				}
+			}
 			for name, content := range s.Files {
 				where := pre + "files." + path.Base(name) + "."
 				switch {
@@ -84,6 +93,22 @@ func (pl *PointLaunch) Facts() map[string]string {
 	}
 	return out
 }
+
+// RunnerField reports whether a launch field is one of the runner's
+// variables (launch.runner-env.NAME, a worker's
+// launch.ROLE.runner-env.NAME), which a changelog entry need not tell.
+func RunnerField(path string) bool {
+	b, _ := SplitField(path)
+	rest, ok := strings.CutPrefix(b, "launch.")
+	if !ok {
+		return false
+	}
+	w := strings.SplitN(rest, ".", 3)
+	return w[0] == "runner-env" || len(w) == 3 && w[1] == "runner-env" && !notRole[w[0]]
+}
+
+// notRole are the words after "launch." that name no worker.
+var notRole = setOf("flags", "env", "files", "settings", "router", "client", "config")
 
 // add sets a fact, joining a repeated one's values with "; ".
 func add(m map[string]string, k, v string) {

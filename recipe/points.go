@@ -3,6 +3,7 @@ package recipe
 import (
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,6 +49,10 @@ type LaunchPoint struct {
 	// table of today's workflow (and why).
 	Env     map[string]string `json:"env"`
 	EnvFrom string            `json:"env_from,omitempty"`
+	// EnvConst names the variables of Env the workflow file gives every
+	// point alike (a literal of its env:), sorted and shared: none when
+	// Env is perflog's table.
+	EnvConst []string `json:"-"`
 	// Sides are a multi-node point's workers ("p1 tp4 ep4 dpa, d3 tp8
 	// ep8"), Recipe the srt-slurm recipe file that describes what they
 	// launch (when the repository holds it).
@@ -360,6 +365,9 @@ func (r *Rev) applyEnvSettings(p *LaunchPoint) {
 	base := make(map[string]string, len(p.Env))
 	for k, v := range p.Env {
 		base[k] = v
+	}
+	if slices.ContainsFunc(p.EnvConst, func(n string) bool { _, ok := r.Settings.Launch.Env[n]; return ok }) {
+		p.EnvConst = slices.DeleteFunc(slices.Clone(p.EnvConst), func(n string) bool { _, ok := r.Settings.Launch.Env[n]; return ok })
 	}
 	for _, n := range names {
 		t := r.Settings.Launch.Env[n]

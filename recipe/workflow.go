@@ -51,10 +51,11 @@ type template struct {
 	tmpl   string // its name
 	file   string // its path
 	inputs []wfInput
-	env    []wfVar // the workflow's env:
-	step   []wfVar // the launch step's env:
-	run    string  // the launch step's script
-	sig    string  // all of the above, for a cache key
+	env    []wfVar  // the workflow's env:
+	step   []wfVar  // the launch step's env:
+	run    string   // the launch step's script
+	sig    string   // all of the above, for a cache key
+	consts []string // the names env: or the step's env: give a literal, sorted
 
 	mu      sync.Mutex
 	scripts map[string][]*syntax.Stmt // run as interpolated → its statements before the launcher
@@ -86,6 +87,7 @@ func readTemplate(name string, doc *yaml.Node, multinode bool) *template {
 	step := launchStep(doc)
 	t.step = pairs(child(step, "env"))
 	t.run = child(step, "run").Value
+	t.consts = literals(t.env, t.step)
 	for _, v := range t.env {
 		fmt.Fprintf(&sig, "env %q %q\n", v.name, v.value)
 	}
@@ -96,6 +98,27 @@ func readTemplate(name string, doc *yaml.Node, multinode bool) *template {
 	sum := sha256.Sum256([]byte(sig.String()))
 	t.sig = hex.EncodeToString(sum[:])
 	return t
+}
+
+// literals are the names the workflow gives the same value at every
+// point: a value without an expression, in the step's env: if it sets
+// the name, else in the workflow's (a file the runner gives the step
+// is the runner's, whatever the workflow says).
+func literals(env, step []wfVar) []string {
+	lit := map[string]bool{}
+	for _, vs := range [][]wfVar{env, step} {
+		for _, v := range vs {
+			lit[v.name] = !strings.Contains(v.value, "${{") && !slices.Contains(runnerFiles, v.name)
+		}
+	}
+	var out []string
+	for n, ok := range lit {
+		if ok {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 type wfInput struct {

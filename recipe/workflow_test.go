@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/perflog/perflog/config"
 	"github.com/perflog/perflog/internal/testcorpus"
 	"github.com/perflog/perflog/internal/testfs"
+	"github.com/perflog/perflog/recipe/dryrun"
 	"github.com/perflog/perflog/recipe/revfs"
 )
 
@@ -306,5 +308,49 @@ func TestSweepCacheReadsEachContentOnce(t *testing.T) {
 		if h.reads[p] != 1 {
 			t.Errorf("%s read %d times, want once", p, h.reads[p])
 		}
+	}
+}
+
+// TestWorkflowConstantsAreRunnerFacts: what the workflow's env: gives
+// every point alike (a literal) and the server receives as given is a
+// launch fact of the runner's, so a history can say which commit gave
+// it; an expression's value is the point's, a constant the launch
+// changed is the launch's, one the server never receives is none, and
+// perflog's own table of the workflow gives none.
+func TestWorkflowConstantsAreRunnerFacts(t *testing.T) {
+	base := testfs.Revision("v1", testfs.Script).
+		With(".github/workflows/benchmark-tmpl.yml", wfTemplate).
+		With(".github/workflows/run-sweep.yml", wfCaller)
+	pts, err := NewRev("head", base, nil).LaunchPoints("k1-fp8-b200-vllm")
+	if err != nil || len(pts) == 0 {
+		t.Fatalf("%d points, %v", len(pts), err)
+	}
+	p := pts[0]
+	if want := []string{"AIPERF_FAILED_REQUEST_THRESHOLD", "RANDOM_RANGE_RATIO"}; !slices.Equal(p.EnvConst, want) {
+		t.Fatalf("constants %v, want %v", p.EnvConst, want)
+	}
+	server := func(env map[string]string) *PointLaunch {
+		return &PointLaunch{Point: p, Launch: &dryrun.Launch{Status: dryrun.StatusLaunched,
+			Servers: []dryrun.Command{{Argv: []string{"vllm", "serve"}, Env: env}}}}
+	}
+	f := server(map[string]string{"RANDOM_RANGE_RATIO": "0.8", "TP": p.Env["TP"], "CONC": p.Env["CONC"]}).Facts()
+	if f["launch.runner-env.RANDOM_RANGE_RATIO"] != "0.8" {
+		t.Errorf("facts %v: the workflow's constant the server receives is missing", f)
+	}
+	for _, k := range []string{"launch.runner-env.AIPERF_FAILED_REQUEST_THRESHOLD", "launch.runner-env.TP", "launch.runner-env.CONC", "launch.env.TP"} {
+		if v, ok := f[k]; ok {
+			t.Errorf("%s = %q: not received, or the point's own", k, v)
+		}
+	}
+	if f := server(map[string]string{"RANDOM_RANGE_RATIO": "0.5"}).Facts(); f["launch.env.RANDOM_RANGE_RATIO"] != "0.5" {
+		t.Errorf("facts %v: a constant the launch changed is the launch's", f)
+	}
+	settings := &config.Settings{}
+	settings.Launch.Env = map[string]string{"RANDOM_RANGE_RATIO": "0.9"}
+	if pts, _ := NewRev("head", base, settings).LaunchPoints("k1-fp8-b200-vllm"); slices.Contains(pts[0].EnvConst, "RANDOM_RANGE_RATIO") {
+		t.Errorf("constants %v: the settings set RANDOM_RANGE_RATIO", pts[0].EnvConst)
+	}
+	if pts, _ := NewRev("none", testfs.Revision("v1", testfs.Script), nil).LaunchPoints("k1-fp8-b200-vllm"); len(pts[0].EnvConst) > 0 {
+		t.Errorf("perflog's table: constants %v", pts[0].EnvConst)
 	}
 }

@@ -397,7 +397,7 @@ func (r *Rev) setPointEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoint, l
 	if w != nil {
 		env, err := w.cachedEnv(p.Scenario, matrixConfig(rec, e, p, label, table), p.Runner)
 		if err == nil {
-			p.Env, p.EnvFrom = runnerEnv(env, p, table), w.file
+			p.Env, p.EnvFrom, p.EnvConst = runnerEnv(env, p, table), w.file, w.consts
 			return
 		}
 		why = err.Error()
@@ -443,7 +443,7 @@ func (r *Rev) setMultinodeEnv(rec *config.Recipe, e *config.Entry, p *LaunchPoin
 		p.Env, p.EnvFrom = table, "perflog's table of the single-node workflow ("+err.Error()+")"
 		return false
 	}
-	p.Env, p.EnvFrom = runnerEnv(env, p, table), w.file
+	p.Env, p.EnvFrom, p.EnvConst = runnerEnv(env, p, table), w.file, w.consts
 	return true
 }
 
