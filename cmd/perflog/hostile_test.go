@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
@@ -302,6 +303,9 @@ func TestHostile(t *testing.T) {
 				}
 				if took > 20*time.Second {
 					t.Errorf("%s took %v", what, took)
+				}
+				if i := strings.IndexFunc(out+errOut, func(r rune) bool { return r != '\n' && r != '\t' && unicode.IsControl(r) }); i >= 0 {
+					t.Errorf("%s: a raw control character (%q)", what, (out + errOut)[max(0, i-40):min(len(out+errOut), i+20)])
 				}
 				if strings.HasSuffix(what, "github") {
 					for _, l := range strings.Split(strings.TrimSpace(out), "\n") {

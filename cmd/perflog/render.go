@@ -212,9 +212,18 @@ var (
 	mdCodeEscaper = strings.NewReplacer("|", `\|`, "`", "'", "\n", " ")
 )
 
-func ghData(s string) string { return ghDataEscaper.Replace(s) }
+// ghData is a workflow command's message: its lines kept (GitHub shows
+// %0A as a line break), what a terminal or log viewer would act on
+// escaped (printable).
+func ghData(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = printable(l)
+	}
+	return ghDataEscaper.Replace(strings.Join(lines, "\n"))
+}
 
-func ghProp(s string) string { return ghPropEscaper.Replace(s) }
+func ghProp(s string) string { return ghPropEscaper.Replace(printable(s)) }
 
 // writeMarkdown renders findings as a PR comment a reviewer reads in ten
 // seconds: the verdict, then each finding with its rule, a link to its
@@ -256,7 +265,7 @@ func writeMarkdown(w io.Writer, rep *changelog.Report, h verifyHeader, repo stri
 		}
 		path := "the changelog"
 		if rep.Head != nil {
-			path = "`" + rep.Head.Path + "`"
+			path = mdInert(rep.Head.Path)
 		}
 		fmt.Fprintf(w, "\n#### Suggested entry\n\nThe recipes above changed without an entry. Append this to %s (`perflog changelog new` writes it), then edit the bullets:\n\n%syaml\n%s%s\n", path, fence, body.String(), fence)
 	}

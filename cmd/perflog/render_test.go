@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/perflog/perflog/changelog"
 	"github.com/perflog/perflog/changelog/claims"
 	"github.com/perflog/perflog/internal/iostreams"
 	"github.com/perflog/perflog/provenance"
@@ -362,5 +363,41 @@ func TestLogValuesFitTerminal(t *testing.T) {
 	var b strings.Builder
 	if writeChange(&b, provenance.FieldChange{Kind: "changed", Path: "image", Old: "a:1", New: "a:2"}, 80) || b.String() != "    image: a:1 -> a:2\n" {
 		t.Errorf("a short change: %q", b.String())
+	}
+}
+
+// TestMarkdownChangelogPathIsInert: the changelog's path comes from the
+// repository's settings; in the suggested entry's sentence it is a code
+// span, whatever it holds.
+func TestMarkdownChangelogPathIsInert(t *testing.T) {
+	rep := &changelog.Report{
+		Head:      &changelog.File{Path: "perf` <img src=x onerror=alert(1)> @octocat ![t](https://evil.example) `.yaml"},
+		Suggested: []changelog.DraftEntry{{ConfigKeys: []string{"k1"}, Description: []string{"x"}, PRLink: "https://github.com/o/r/pull/1"}},
+	}
+	var b strings.Builder
+	if err := writeMarkdown(&b, rep, verifyHeader{}, ""); err != nil {
+		t.Fatal(err)
+	}
+	if m := markdownActive.FindString(codeSpan.ReplaceAllString(b.String(), "")); m != "" || strings.Contains(codeSpan.ReplaceAllString(b.String(), ""), "<img") {
+		t.Errorf("markdown a reader's browser acts on (%q):\n%s", m, b.String())
+	}
+	if !strings.Contains(b.String(), "Append this to `perf' <img") {
+		t.Errorf("the path is not named:\n%s", b.String())
+	}
+}
+
+// TestGitHubAnnotationsAreInert: a workflow command's message and
+// properties keep no control character a log viewer or terminal acts
+// on; a message's lines stay lines.
+func TestGitHubAnnotationsAreInert(t *testing.T) {
+	var b strings.Builder
+	writeGitHub(&b, []changelog.Finding{{Rule: "config-keys/unknown", Severity: changelog.Error, File: "perf\x1b[2J-changelog.yaml", Line: 3,
+		Message: "unknown key \"k\x1b]52;c;SGVsbG8=\x07\"", Details: []string{"a\rb"}}})
+	out := b.String()
+	if strings.ContainsFunc(strings.TrimSuffix(out, "\n"), func(r rune) bool { return r < 0x20 }) {
+		t.Errorf("a control character: %q", out)
+	}
+	if want := `::error file=perf\x1b[2J-changelog.yaml,line=3,title=config-keys/unknown::unknown key "k\x1b]52;c;SGVsbG8=\a"%0A- a\rb` + "\n"; out != want {
+		t.Errorf("got  %q\nwant %q", out, want)
 	}
 }
