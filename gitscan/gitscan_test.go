@@ -527,7 +527,7 @@ func TestWorktreeChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for p, s := range map[string]string{"configs/a.yaml": "a\n", "configs/b.yaml": "b\n", "benchmarks/x/s.sh": "s\n", "log.yaml": "l\n", "other/o.txt": "o\n"} {
+	for p, s := range map[string]string{"configs/a.yaml": "a\n", "configs/b.yaml": "b\n", "configs/c.yaml": "c\n", "benchmarks/x/s.sh": "s\n", "log.yaml": "l\n", "other/o.txt": "o\n"} {
 		write(p, s)
 	}
 	w, _ := r.Worktree()
@@ -541,6 +541,7 @@ func TestWorktreeChanges(t *testing.T) {
 	}
 	write("configs/a.yaml", "a2\n")           // modified
 	write("configs/b.yaml", "b\n")            // rewritten, same content
+	write("configs/c.yaml", "C\n")            // modified, same size
 	write("benchmarks/x/new.sh", "n\n")       // new
 	os.Remove(filepath.Join(dir, "log.yaml")) // deleted file path
 	write("other/o.txt", "o2\n")              // outside the paths
@@ -553,7 +554,7 @@ func TestWorktreeChanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "benchmarks/x/new.sh configs/a.yaml log.yaml"
+	want := "benchmarks/x/new.sh configs/a.yaml configs/c.yaml log.yaml"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("WorktreeChanges = %v, want %s", got, want)
 	}

@@ -91,6 +91,25 @@ func (o *objects) read(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {
 	return o.readVia(h, (*pack.Reader).Read)
 }
 
+// size returns an object's inflated size without reading its content.
+func (o *objects) size(h plumbing.Hash) (int64, error) {
+	if o.packs != nil {
+		n, err := o.packs.Size(h)
+		if !errors.Is(err, pack.ErrNotFound) {
+			return n, err
+		}
+	}
+	f := o.fallback
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.kept != nil {
+		if k, ok := f.kept.Get(h); ok {
+			return int64(len(k.data)), nil
+		}
+	}
+	return f.st.EncodedObjectSize(h)
+}
+
 // readTransient is read for a caller that drops the content before its
 // next call into o: the buffer may later be reused for another object.
 func (o *objects) readTransient(h plumbing.Hash) (plumbing.ObjectType, []byte, error) {

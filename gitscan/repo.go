@@ -580,7 +580,7 @@ func (r *Repo) ScanStreams(ctx context.Context, next func() (h plumbing.Hash, st
 }
 
 // ReadFile returns the content of path at commit, or an error wrapping
-// ErrNotFound.
+// ErrNotFound, or ErrTooLarge for a file over MaxFileSize.
 func (r *Repo) ReadFile(commit plumbing.Hash, p string) ([]byte, error) {
 	h, ok, err := r.FileHash(commit, p)
 	if err != nil {
@@ -589,7 +589,31 @@ func (r *Repo) ReadFile(commit plumbing.Hash, p string) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s at %s: %w", p, commit.String()[:12], ErrNotFound)
 	}
+	if err := r.checkSize(p, h); err != nil {
+		return nil, err
+	}
 	return r.ReadBlob(h)
+}
+
+// MaxFileSize bounds a file perflog reads by its path (ReadFile, a
+// Tree's files): more than any it parses (a changelog's 32 MiB), so that
+// a hostile commit's file of gigabytes costs a look at its header, not
+// its inflated bytes.
+const MaxFileSize = 64 << 20
+
+// maxFileSize is MaxFileSize (a variable for the tests).
+var maxFileSize int64 = MaxFileSize
+
+// ErrTooLarge marks a file over MaxFileSize.
+var ErrTooLarge = errors.New("too large")
+
+// checkSize refuses the blob h, the file p, when it holds more than
+// MaxFileSize (a size that cannot be read lets the read say why).
+func (r *Repo) checkSize(p string, h plumbing.Hash) error {
+	if n, err := r.obj.size(h); err == nil && n > maxFileSize {
+		return fmt.Errorf("%s is %.1f MB: %w (perflog reads files of up to %d MiB)", p, float64(n)/1e6, ErrTooLarge, maxFileSize>>20)
+	}
+	return nil
 }
 
 // ListFiles returns the paths of the files directly inside dir at commit,

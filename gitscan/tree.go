@@ -54,6 +54,9 @@ func (t *Tree) read(path string) (data []byte, ok bool, err error) {
 		t.files[path] = nil
 		return nil, false, nil
 	}
+	if err := t.r.checkSize(path, e.hash); err != nil {
+		return nil, false, err
+	}
 	d, err := t.r.ReadBlob(e.hash)
 	if err != nil {
 		return nil, false, err
@@ -190,13 +193,14 @@ func (t *Tree) Stat(name string) (fs.FileInfo, error) {
 	}
 	info := treeInfo{name: path.Base(name), mode: e.mode}
 	if e.mode&modeMask == modeFile {
-		// a file's size is its content's: read it (a file asked about
-		// is almost always read next)
-		data, ok, err := t.read(name)
-		if err != nil || !ok {
-			return nil, &fs.PathError{Op: "stat", Path: name, Err: orNotExist(err)}
+		// a file's size is its object's, from its header: a file asked
+		// about may be too large to read
+		t.mu.Lock()
+		info.size, err = t.r.obj.size(e.hash)
+		t.mu.Unlock()
+		if err != nil {
+			return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
 		}
-		info.size = int64(len(data))
 	}
 	return info, nil
 }

@@ -2,6 +2,7 @@ package gitscan
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,17 +28,34 @@ func (r *Repo) WorktreeChanges(commit plumbing.Hash, paths []string) ([]string, 
 	}
 	changed := map[string]bool{}
 	same := func(p string, blob plumbing.Hash) (bool, error) {
-		data, err := os.ReadFile(filepath.Join(r.worktree, filepath.FromSlash(p)))
+		f, err := os.Open(filepath.Join(r.worktree, filepath.FromSlash(p)))
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrInvalid) {
 			return false, nil
 		}
 		if err != nil {
-			if fi, serr := os.Stat(filepath.Join(r.worktree, filepath.FromSlash(p))); serr == nil && fi.IsDir() {
-				return false, nil // a directory where the file was
-			}
 			return false, err
 		}
-		return plumbing.ComputeHash(plumbing.BlobObject, data) == blob, nil
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return false, err
+		}
+		if fi.IsDir() {
+			return false, nil // a directory where the file was
+		}
+		// a size that differs from the blob's is a change, unread; the
+		// same size is hashed as it streams (a file of gigabytes is
+		// never held)
+		if n, err := r.obj.size(blob); err == nil && n != fi.Size() {
+			return false, nil
+		}
+		h := plumbing.NewHasher(plumbing.BlobObject, fi.Size())
+		if n, err := io.Copy(h, f); err != nil {
+			return false, err
+		} else if n != fi.Size() {
+			return false, nil // it changed while read
+		}
+		return h.Sum() == blob, nil
 	}
 	for _, p := range paths {
 		e, ok, err := r.lookup(n.Tree, p)

@@ -3,6 +3,7 @@ package dryrun
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -941,5 +942,37 @@ vllm serve "$r" > /workspace/server.log 2>&1 &
 	}
 	if got, want := srv.Argv[2], "match nomatch log0 count3 canary"; got != want {
 		t.Errorf("%q, want %q", got, want)
+	}
+}
+
+// unreadable is a revision whose file at bad is there but cannot be
+// read (a file of gigabytes): its stat says so.
+type unreadable struct {
+	testfs.Files
+	bad string
+}
+
+func (u unreadable) Stat(name string) (fs.FileInfo, error) {
+	fi, err := fs.Stat(u.Files, name)
+	if err == nil && name == u.bad {
+		return hugeInfo{fi}, nil
+	}
+	return fi, err
+}
+
+type hugeInfo struct{ fs.FileInfo }
+
+func (hugeInfo) Size() int64 { return 3 << 30 }
+
+// TestUnreadFileIsUnknown: a file of the tree a run sources that is
+// there but was not read (too large) makes what the run launches from
+// there unknown, saying why; it is not a file that does not exist (a
+// failed launch).
+func TestUnreadFileIsUnknown(t *testing.T) {
+	files := unreadable{testfs.Files{"benchmarks/benchmark_lib.sh": lib,
+		"benchmarks/run.sh": "source benchmarks/benchmark_lib.sh\nvllm serve m > /workspace/server.log &\n"}, "benchmarks/benchmark_lib.sh"}
+	l := Run(context.Background(), files, "benchmarks/run.sh", nil, map[string]string{"PATH": "/bin"}, Options{Timeout: time.Second})
+	if l.Status != StatusUnknown || !strings.Contains(l.Reason, "benchmarks/benchmark_lib.sh was not read") || !strings.Contains(l.Reason, "too large") {
+		t.Errorf("status %s (%s), want unknown: not read, too large", l.Status, l.Reason)
 	}
 }

@@ -3,6 +3,8 @@ package dryrun
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -61,6 +63,16 @@ func (s *dryRun) read(p string) ([]byte, bool) {
 			s.sources[rel] = data
 		}
 		s.mu.Unlock()
+		if err != nil {
+			// a file that is there but was not read (too large, a
+			// damaged object): what the run does with it is not known,
+			// which is not its absence
+			var pe *fs.PathError
+			if errors.As(err, &pe) {
+				err = pe.Err
+			}
+			s.refuse(fmt.Sprintf("%s was not read: %v", rel, err))
+		}
 	}
 	return t.data, t.ok
 }

@@ -7,6 +7,7 @@ package revfs
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -30,6 +31,8 @@ func ReadFile(fsys fs.FS, p string) (data []byte, ok bool, err error) {
 			return nil, false, nil
 		}
 		return nil, false, err
+	} else if fi.Size() > maxFileSize {
+		return nil, false, &fs.PathError{Op: "read", Path: p, Err: tooLarge(fi.Size())}
 	}
 	data, err = fs.ReadFile(fsys, p)
 	if err != nil {
@@ -116,6 +119,37 @@ func (d Dir) Open(name string) (fs.File, error) {
 	}
 	defer root.Close() // a file opened stays open
 	return root.FS().Open(name)
+}
+
+// ReadFile reads a file of the work tree, refusing one over MaxFileSize
+// before reading it.
+func (d Dir) ReadFile(name string) ([]byte, error) {
+	root, name, err := d.resolve(name)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	if fi, err := fs.Stat(root.FS(), name); err != nil {
+		return nil, err
+	} else if fi.Mode().IsRegular() && fi.Size() > maxFileSize {
+		return nil, &fs.PathError{Op: "read", Path: name, Err: tooLarge(fi.Size())}
+	}
+	return fs.ReadFile(root.FS(), name)
+}
+
+// MaxFileSize bounds a file of a revision perflog reads, on disk as in
+// git (gitscan.MaxFileSize): more than any it parses, so that a file of
+// gigabytes is refused by its size, not read.
+const MaxFileSize = 64 << 20
+
+// maxFileSize is MaxFileSize (a variable for the tests).
+var maxFileSize int64 = MaxFileSize
+
+// ErrTooLarge marks a file over MaxFileSize.
+var ErrTooLarge = errors.New("too large")
+
+func tooLarge(n int64) error {
+	return fmt.Errorf("%.1f MB: %w (perflog reads files of up to %d MiB)", float64(n)/1e6, ErrTooLarge, maxFileSize>>20)
 }
 
 // Stat describes a file or directory of the work tree.

@@ -1,6 +1,9 @@
 package revfs
 
 import (
+	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,5 +58,26 @@ func TestDir(t *testing.T) {
 	}
 	if got, err := ListFiles(Dir(wt), "nope"); err != nil || got != nil {
 		t.Errorf("ListFiles of a missing directory = %v, %v", got, err)
+	}
+}
+
+// TestTooLargeOnDisk: a work tree's file over the size perflog reads is
+// refused by its size, not read; a smaller one reads.
+func TestTooLargeOnDisk(t *testing.T) {
+	defer func(n int64) { maxFileSize = n }(maxFileSize)
+	maxFileSize = 1 << 10
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "big.sh"), bytes.Repeat([]byte("#\n"), 1<<10), 0o644)
+	os.WriteFile(filepath.Join(dir, "small.sh"), []byte("echo\n"), 0o644)
+	for _, read := range []func(string) error{
+		func(p string) error { _, err := fs.ReadFile(Dir(dir), p); return err },
+		func(p string) error { _, _, err := ReadFile(Dir(dir), p); return err },
+	} {
+		if err := read("big.sh"); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("big.sh: %v, want too large", err)
+		}
+		if err := read("small.sh"); err != nil {
+			t.Errorf("small.sh: %v", err)
+		}
 	}
 }

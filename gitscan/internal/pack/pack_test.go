@@ -110,6 +110,9 @@ func TestReaderMatchesGoGit(t *testing.T) {
 		if ID(pt, pb) != h {
 			t.Fatalf("%s: content hashes to %s", h, ID(pt, pb))
 		}
+		if size, err := r.Size(h); err != nil || size != int64(len(gb)) {
+			t.Fatalf("%s: Size = %d, %v; go-git read %d bytes", h, size, err, len(gb))
+		}
 		n++
 		if e, err := r.entry(s.get()[0], int64(e.Offset)); err == nil && (e.t == plumbing.OFSDeltaObject || e.t == plumbing.REFDeltaObject) {
 			deltas++
@@ -126,6 +129,9 @@ func TestReaderMatchesGoGit(t *testing.T) {
 		}
 		if _, _, err := r.Read(plumbing.NewHash(h)); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Read(%s) = %v, want ErrNotFound", h, err)
+		}
+		if _, err := r.Size(plumbing.NewHash(h)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Size(%s) = %v, want ErrNotFound", h, err)
 		}
 	}
 }

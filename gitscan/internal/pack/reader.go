@@ -127,6 +127,37 @@ func (r *Reader) read(h plumbing.Hash, keep bool) (plumbing.ObjectType, []byte, 
 	return plumbing.InvalidObject, nil, ErrNotFound
 }
 
+// Size returns the inflated size of the object h without inflating it:
+// an entry's header holds it, a delta's instructions start with it (of
+// which only those bytes are inflated). It returns ErrNotFound for an
+// object no pack holds.
+func (r *Reader) Size(h plumbing.Hash) (int64, error) {
+	i, off, ok := r.locate(h)
+	if !ok {
+		return 0, ErrNotFound
+	}
+	p := r.set.get()[i]
+	e, err := r.entry(p, off)
+	if err != nil {
+		return 0, err
+	}
+	if e.t != plumbing.OFSDeltaObject && e.t != plumbing.REFDeltaObject {
+		return e.size, nil
+	}
+	// the base's size and the result's, two varints of at most 10 bytes
+	var head [20]byte
+	n, err := r.inflatePrefix(p, off+e.k, head[:min(int64(len(head)), e.size)])
+	if err != nil {
+		return 0, err
+	}
+	_, rest, ok := leb128(head[:n])
+	size, _, ok2 := leb128(rest)
+	if !ok || !ok2 || size > 1<<31 {
+		return 0, fmt.Errorf("%w: the delta at %d starts with no sizes", ErrCorrupt, off)
+	}
+	return int64(size), nil
+}
+
 // locate finds the pack holding h and h's offset in it.
 func (r *Reader) locate(h plumbing.Hash) (i int, off int64, ok bool) {
 	for i, p := range r.set.get() {
@@ -392,6 +423,30 @@ func (r *Reader) inflate(p *file, off int64, out []byte) error {
 		}
 	}
 	return fmt.Errorf("%w: inflate at %d: the stream does not end", ErrCorrupt, off)
+}
+
+// inflatePrefix inflates the first len(out) bytes of the zlib data at
+// off (fewer when the stream is shorter), unchecked beyond them.
+func (r *Reader) inflatePrefix(p *file, off int64, out []byte) (int, error) {
+	if off >= p.end {
+		return 0, fmt.Errorf("inflate at %d: beyond the pack", off)
+	}
+	var src io.Reader
+	if p.data != nil {
+		src = bytes.NewReader(p.data[off:p.end])
+	} else {
+		src = io.NewSectionReader(p.f, off, p.end-off)
+	}
+	zr, err := zlib.NewReader(src)
+	if err != nil {
+		return 0, fmt.Errorf("%w: zlib header at %d: %w", ErrCorrupt, off, err)
+	}
+	defer zr.Close()
+	n, err := io.ReadFull(zr, out)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return n, fmt.Errorf("%w: inflate at %d: %w", ErrCorrupt, off, err)
+	}
+	return n, nil
 }
 
 // patch applies a delta to base, into a recycled buffer when one fits.
