@@ -104,6 +104,9 @@ const (
 	// suppression: the perflog:ignore comments (see Suppress).
 	RuleSuppressionReason = "suppression/no-reason" // a perflog:ignore comment without a reason
 
+	// settings: perflog's own settings file in the change.
+	RuleSettingsChanged = "settings/changed" // the change edits .perflog.yaml: judged by the base's
+
 	// recipe: the scripts that run the recipes (the ids of package recipe).
 	RuleArrayClobber  = "recipe/array-clobber"           // an array grown with += then reset with =
 	RuleContinuation  = "recipe/continuation-whitespace" // a backslash followed by whitespace

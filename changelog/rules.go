@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -82,6 +83,7 @@ var Rules = []RuleInfo{
 	{RuleConfirmed, inFull, Info, "a description claim the change confirms (--claims all)"},
 	{RuleUnread, inFull, Info, "a description bullet nothing is read of as a claim, so nothing of it is checked (--claims all)"},
 	{RuleSuppressionReason, inFull, Warning, "a perflog:ignore comment gives no reason (it suppresses nothing)"},
+	{RuleSettingsChanged, inFull, Warning, "the change edits .perflog.yaml: verify judged it by the base's settings (what it would turn off or lower)"},
 	{RuleClaimsCapped, inFull, Info, "a change adds more entries than claims are checked for (the first 1000 are)"},
 	{RuleArrayClobber, inFull, Error, "a script array grown with += is reset with NAME=(...) before its use"},
 	{RuleContinuation, inFull, Error, "a backslash followed by trailing whitespace ends a line continuation"},
@@ -128,4 +130,75 @@ func CheckRuleOverrides(s *config.Settings) error {
 		msg += fmt.Sprintf(" (and %d more unknown: %s)", len(bad)-1, strings.Join(bad[1:], ", "))
 	}
 	return fmt.Errorf("%w: %s (perflog changelog rules lists them)", config.ErrSettings, msg)
+}
+
+// SettingsEdit is a change's edit of perflog's settings file, which
+// verify does not let judge the change itself: the base's settings do.
+type SettingsEdit struct {
+	// Path is the settings file; Added and Removed say the change adds or
+	// removes it.
+	Path           string
+	Added, Removed bool
+	// Relaxed are the rules the change's settings would turn off or
+	// lower ("claim/contradicted: error -> off"), in Rules order.
+	Relaxed []string
+}
+
+// RelaxedRules lists the rules whose full-profile severity change turns
+// off or lowers from base's ("id: error -> off"); a family whose every
+// rule it turns off is one item ("claim/* -> off").
+func RelaxedRules(base, change *config.Settings) []string {
+	rank := map[string]int{"": 0, string(Info): 1, string(Warning): 2, string(Error): 3}
+	var out []string
+	rules, off := map[string]int{}, map[string]int{} // by family
+	for _, r := range Rules {
+		if !slices.Contains(r.Profiles, ProfileFull) {
+			continue
+		}
+		fam, _, _ := strings.Cut(r.ID, "/")
+		rules[fam]++
+		was, wasOn := base.SeverityOf(r.ID, string(r.Severity))
+		now, nowOn := change.SeverityOf(r.ID, string(r.Severity))
+		if !nowOn {
+			off[fam]++
+		}
+		if wasOn && (!nowOn || rank[now] < rank[was]) {
+			if !nowOn {
+				now = "off"
+			}
+			out = append(out, r.ID+": "+was+" -> "+now)
+		}
+	}
+	var grouped []string
+	for _, item := range out {
+		fam, _, _ := strings.Cut(item, "/")
+		switch {
+		case off[fam] < rules[fam]:
+			grouped = append(grouped, item)
+		case !slices.Contains(grouped, fam+"/* -> off"):
+			grouped = append(grouped, fam+"/* -> off")
+		}
+	}
+	return grouped
+}
+
+// settingsFinding is what verify says of a change that edits the
+// settings file.
+func settingsFinding(e *SettingsEdit) Finding {
+	what := "edits"
+	switch {
+	case e.Added:
+		what = "adds"
+	case e.Removed:
+		what = "removes"
+	}
+	msg := fmt.Sprintf("the change %s %s; verify judged it by the base's settings (the change's apply once merged, or now with --config %s)", what, e.Path, e.Path)
+	if n := len(e.Relaxed); n > 0 {
+		shown := e.Relaxed[:min(n, 6)]
+		msg += "; they would relax " + strings.Join(shown, ", ")
+		if n > len(shown) {
+			msg += fmt.Sprintf(" and %d more", n-len(shown))
+		}
+	}
+	return Finding{Rule: RuleSettingsChanged, Severity: Warning, File: e.Path, Message: msg}
 }

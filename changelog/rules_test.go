@@ -83,3 +83,26 @@ func TestCheckRuleOverrides(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestRelaxedRules: what a change's settings turn off or lower against
+// the base's, a family turned off whole said once; what they raise or
+// leave is not listed.
+func TestRelaxedRules(t *testing.T) {
+	base := &config.Settings{Rules: map[string]string{"coverage/missing-entry": "warning"}}
+	change := &config.Settings{Rules: map[string]string{
+		"claim/*":                  "off",
+		"launch/fails":             "warning",
+		"coverage/missing-entry":   "error", // raised
+		"description/omits-change": "error", // raised from warning
+	}}
+	got := strings.Join(RelaxedRules(base, change), ", ")
+	if want := "launch/fails: error -> warning, claim/* -> off"; got != want {
+		t.Errorf("relaxed %q, want %q", got, want)
+	}
+	if got := RelaxedRules(base, base); len(got) != 0 {
+		t.Errorf("the same settings relax %v", got)
+	}
+	if got := RelaxedRules(nil, &config.Settings{Rules: map[string]string{"pr-link/mismatch": "info"}}); strings.Join(got, "") != "pr-link/mismatch: error -> info" {
+		t.Errorf("from none: %v", got)
+	}
+}

@@ -72,6 +72,9 @@ type Input struct {
 	Repository string
 	// Settings overrides rule severities (may be nil).
 	Settings *config.Settings
+	// SettingsEdit is the change's edit of the settings file (nil: none
+	// or not looked at); Settings are then the base's.
+	SettingsEdit *SettingsEdit
 	// Change is base..head beyond the changelog, for the full profile's
 	// diff-aware rules (coverage, claims, recipe lint); nil skips them.
 	Change *recipe.Change
@@ -162,6 +165,9 @@ func Verify(in *Input, p Profile) *Report {
 			}
 			return rep.Head.Entries[e-1].Line, rep.Head.Entries[e-1].EndLine
 		})
+	}
+	if p == ProfileFull && in.SettingsEdit != nil {
+		rep.Findings = append(rep.Findings, settingsFinding(in.SettingsEdit))
 	}
 	rep.Findings = applySeverities(rep.Findings, in.Settings, p)
 	SortFindings(rep.Findings)

@@ -10,6 +10,7 @@
 package load
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -322,4 +323,68 @@ func ResolvePR(r *gitscan.Repo, base, head plumbing.Hash, o PROptions) (int, str
 		}
 	}
 	return 0, "", nil
+}
+
+// JudgedSettings returns the settings verify judges base..head by. A
+// change may not judge itself: when the change's settings file (the work
+// tree's, which the run read as used from usedPath, "" for none; in a
+// repository without a work tree, head's) differs from the one at base,
+// the base's settings are returned (nil when it has none), with what the
+// change's edit would relax; otherwise used, and no edit.
+func JudgedSettings(r *gitscan.Repo, base, head plumbing.Hash, used *config.Settings, usedPath string) (*config.Settings, *changelog.SettingsEdit, error) {
+	at := func(rev plumbing.Hash) ([]byte, bool, error) {
+		data, err := r.ReadFile(rev, config.SettingsFile)
+		if errors.Is(err, gitscan.ErrNotFound) {
+			return nil, false, nil
+		}
+		return data, err == nil, err
+	}
+	var usedData []byte
+	usedThere := usedPath != ""
+	switch {
+	case usedThere:
+		data, err := config.ReadRegular(usedPath, config.MaxSettingsSize)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%w: %w", config.ErrSettings, err)
+		}
+		usedData = data
+	case r.Worktree() == "":
+		data, ok, err := at(head)
+		if err != nil {
+			return nil, nil, err
+		}
+		usedData, usedThere = data, ok
+		if ok {
+			if used, err = parseSettings(head, data); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	baseData, baseThere, err := at(base)
+	if err != nil {
+		return nil, nil, err
+	}
+	if usedThere == baseThere && bytes.Equal(usedData, baseData) {
+		return used, nil, nil
+	}
+	var judged *config.Settings
+	if baseThere {
+		if judged, err = parseSettings(base, baseData); err != nil {
+			return nil, nil, err
+		}
+	}
+	return judged, &changelog.SettingsEdit{Path: config.SettingsFile, Added: !baseThere, Removed: !usedThere,
+		Relaxed: changelog.RelaxedRules(judged, used)}, nil
+}
+
+// parseSettings parses the settings file at rev, its rule ids checked.
+func parseSettings(rev plumbing.Hash, data []byte) (*config.Settings, error) {
+	name := config.SettingsFile + " at " + rev.String()[:10]
+	s, err := config.ParseSettings(name, data)
+	if err == nil {
+		if err = changelog.CheckRuleOverrides(s); err != nil {
+			err = fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return s, err
 }

@@ -221,6 +221,13 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	var edit *changelog.SettingsEdit
+	if !ws.chosen {
+		// the change does not judge itself: the base's settings do
+		if ws.settings, edit, err = load.JudgedSettings(ws.repo, base, head, ws.settings, ws.settingsPath); err != nil {
+			return err
+		}
+	}
 	pro := load.PROptions{Flag: opts.PR, FlagSet: opts.PRSet, Getenv: opts.Factory.Getenv, Subject: opts.Profile == changelog.ProfileFull}
 	if !inCI && !opts.Offline {
 		// a contributor's run: the PR of this branch, when GitHub knows it
@@ -250,6 +257,7 @@ func verifyRun(ctx context.Context, opts *VerifyOptions) error {
 		return err
 	}
 	in.PR = pr
+	in.SettingsEdit = edit
 	in.Introduced = provenance.Introducers(ctx, ws.repo, ws.settings, base)
 	in.Claims = changelog.ClaimsMode(opts.Claims)
 	in.Ctx = ctx
@@ -348,7 +356,11 @@ func shortHash(h plumbing.Hash) string { return changelog.ShortHash(h) }
 type workspace struct {
 	repo     *gitscan.Repo
 	settings *config.Settings
-	shallow  []plumbing.Hash // the shallow-clone boundary, read once
+	// settingsPath is the file settings were read from ("" for none),
+	// chosen is whether --config named it
+	settingsPath string
+	chosen       bool
+	shallow      []plumbing.Hash // the shallow-clone boundary, read once
 }
 
 // indexOptions are the index options of the workspace's history with
@@ -392,7 +404,7 @@ func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 		}
 		return nil, err
 	}
-	ws := &workspace{repo: r, shallow: r.ShallowCommits()}
+	ws := &workspace{repo: r, shallow: r.ShallowCommits(), chosen: settingsPath != ""}
 	if settingsPath == "" && r.Worktree() != "" {
 		p := filepath.Join(r.Worktree(), config.SettingsFile)
 		if _, err := os.Stat(p); err == nil {
@@ -400,6 +412,7 @@ func openWorkspace(f *Factory, dir, settingsPath string) (*workspace, error) {
 		}
 	}
 	if settingsPath != "" {
+		ws.settingsPath = settingsPath
 		if ws.settings, err = config.ReadSettings(settingsPath); err == nil {
 			if err = changelog.CheckRuleOverrides(ws.settings); err != nil {
 				err = fmt.Errorf("%s: %w", settingsPath, err)
