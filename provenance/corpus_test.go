@@ -679,6 +679,17 @@ func TestCorpusLaunchHistory(t *testing.T) {
 			t.Fatalf("version %d differs", i)
 		}
 	}
+	// asked about an older commit, a walk that went further answers
+	// without a dry run (the context is cancelled: a dry run would stop)
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	older, err := h.LaunchesFrom(done, key, mid, LaunchOptions{Repo: r}, whole)
+	if err != nil {
+		t.Fatalf("the walk to an older commit dry-ran: %v", err)
+	}
+	if a, b := fmt.Sprint(older.Versions), fmt.Sprint(part.Versions); a != b {
+		t.Fatalf("older commit from the whole walk:\n%s\nwalked to it:\n%s", a, b)
+	}
 	rep, err := h.BlameLaunch(key, head, vs)
 	if err != nil {
 		t.Fatal(err)

@@ -112,6 +112,12 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 		segs = []segment{{0, key}}
 	}
 	st := &LaunchState{Version: LaunchFactsVersion, Key: key, Through: rev.String()}
+	if vs, ok := h.walkedPast(key, seq, prev); ok {
+		// no Watch: a walk to an older commit is not resumed; the
+		// further one is kept (index.Source.walk)
+		st.Versions = vs
+		return st, nil
+	}
 	var watch []Watched // what the last dry run read
 	done := -1          // the seqs up to it are walked
 	if through, ok := h.resumable(key, seq, prev); ok {
@@ -185,6 +191,31 @@ func (h *History) LaunchesFrom(ctx context.Context, key string, rev plumbing.Has
 	}
 	st.Watch = watch
 	return st, nil
+}
+
+// walkedPast returns prev's versions up to seq when prev walked key's
+// launches on this chain through seq and beyond (an index brought to a
+// later commit, a branch's, then asked about an older one): what a walk
+// to seq finds, without a dry run.
+func (h *History) walkedPast(key string, seq int, prev *LaunchState) ([]LaunchVersion, bool) {
+	if prev == nil || prev.Version != LaunchFactsVersion || prev.Key != key {
+		return nil, false
+	}
+	if t, ok := h.SeqOf(plumbing.NewHash(prev.Through)); !ok || t <= seq {
+		return nil, false
+	}
+	var out []LaunchVersion
+	for _, v := range prev.Versions {
+		s, ok := h.SeqOf(plumbing.NewHash(v.Commit))
+		if !ok {
+			return nil, false
+		}
+		if s <= seq {
+			v.Seq = s
+			out = append(out, v)
+		}
+	}
+	return out, true
 }
 
 // resumable reports whether prev can be resumed at seq: the same key, its
