@@ -2,6 +2,7 @@ package changelog
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,9 @@ type Input struct {
 	Base, Head []byte
 	// BaseRev and HeadRev name the revisions in messages ("origin/main").
 	BaseRev, HeadRev string
+	// BaseCommit is the base's commit as git reads it (a short hash; ""
+	// when unknown), for commands a message gives to run.
+	BaseCommit string
 	// PR is this pull request's number; 0 means a non-PR run (main).
 	PR int
 	// Master is the merged master configs at head; MasterErr why they could
@@ -182,7 +186,7 @@ func fixOutcome(in *Input, fs []Finding) (refused string, nothing bool) {
 	if in.Base == nil || in.Head == nil || !slices.ContainsFunc(fs, func(f Finding) bool { return Fixable[f.Rule] && f.Suppressed == "" }) {
 		return "", false
 	}
-	res, err := Fix(in.Base, in.Head, FixOptions{Repository: in.Repository, PR: in.PR, Path: in.Path, BaseRev: in.BaseRev})
+	res, err := Fix(in.Base, in.Head, FixOptions{Repository: in.Repository, PR: in.PR, Path: in.Path, BaseRev: cmp.Or(in.BaseCommit, in.BaseRev)})
 	var r *FixRefusal
 	if errors.As(err, &r) {
 		return r.Reason, false

@@ -34,7 +34,17 @@ func Input(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash, baseNa
 	if err != nil {
 		return nil, err
 	}
-	return changelog.NewInput(s, ch)
+	return newInput(s, ch, base)
+}
+
+// newInput is changelog.NewInput with the base commit named as git
+// reads it.
+func newInput(s *config.Settings, ch *recipe.Change, base plumbing.Hash) (*changelog.Input, error) {
+	in, err := changelog.NewInput(s, ch)
+	if err == nil && !base.IsZero() {
+		in.BaseCommit = changelog.ShortHash(base)
+	}
+	return in, err
 }
 
 // WorktreeInput is Input with the work tree as head: its changelog, its
@@ -46,7 +56,7 @@ func WorktreeInput(r *gitscan.Repo, s *config.Settings, base, head plumbing.Hash
 	if err != nil {
 		return nil, err
 	}
-	return changelog.NewInput(s, ch)
+	return newInput(s, ch, base)
 }
 
 // Change is base..head of a repository for the diff-aware rules: both

@@ -120,5 +120,7 @@ func TestCommandFlags(t *testing.T) {
 	checkFlags(t, "launch", newLaunchCmd, []flagCase{
 		{args: []string{"k1-*", "k2", "--point", "3"}, want: map[string]any{"Keys": []string{"k1-*", "k2"}, "Point": 3, "Rev": "HEAD"}},
 		{args: nil, err: "needs a config key"},
+		{args: []string{"k1", "--point", "0"}, err: "invalid --point 0 (points are numbered from 1)"},
+		{args: []string{"k1", "--point", "-2"}, err: "invalid --point -2"},
 	})
 }

@@ -51,10 +51,10 @@ commit of the indexed history makes it the head, and the next run at a later
 commit indexes the commits above it again.
 
 The claims and findings tables (every entry's claims checked against the
-commit that introduced it; the lint of the scripts at head) take seconds to
-fill over a whole history, so an update leaves them to the first query that
-names them, or to --checks; after that only new or changed entries are
-checked again.
+commit that introduced it; the lint of the scripts at head) take half a
+minute to fill over InferenceX's history, so an update leaves them to the
+first query that names them, or to --checks; after that only new or changed
+entries are checked again.
 
 Deleting the file (or the perflog directory) is always safe: the next run of
 perflog index builds it again.`,
@@ -198,7 +198,8 @@ perflog's history index, building or updating the index first (see perflog
 index). --schema lists the tables and their columns.
 
 A statement that names the claims or findings table fills it first (the
-first time over a whole history takes seconds; see perflog index --checks).
+first time over a whole history takes about half a minute on InferenceX's;
+see perflog index --checks).
 
 A table on a terminal, tab-separated values otherwise, or --format json (an
 array of objects) or csv; a BLOB value prints in hex (\x00ff41). Bad SQL, or

@@ -79,7 +79,7 @@ that file; the rest are listed as not dry-run, with why.`,
 			if !contains([]string{"", "text", "json"}, opts.Format) {
 				return flagErrorf("invalid --format %q (want text or json)", opts.Format)
 			}
-			if opts.Point < 0 {
+			if opts.Point < 0 || opts.Point == 0 && cmd.Flags().Changed("point") {
 				return flagErrorf("invalid --point %d (points are numbered from 1)", opts.Point)
 			}
 			if opts.Worktree && cmd.Flags().Changed("rev") {

@@ -246,9 +246,14 @@ func (s *Source) walk(ctx context.Context, h *provenance.History, key string, pr
 	update, done := s.progress("dry-running " + key + "'s launches")
 	st, err = h.LaunchesFrom(ctx, key, s.Rev, provenance.LaunchOptions{Repo: s.Repo, Progress: update, DryRun: s.o.DryRun}, prev)
 	done()
-	if err == nil && s.noIndex && !s.hinted {
+	switch {
+	case err != nil || s.hinted:
+	case s.noIndex:
 		s.hinted = true
 		s.warn("no index: this answer dry-ran the recipe's history, and the next one will again; `perflog index --launches` keeps what every recipe launches for the next answers")
+	case s.ix != nil && prev == nil && len(s.o.IgnoreRevs) == 0:
+		s.hinted = true
+		s.warn("the index held no launch walk of " + key + ": this answer dry-ran its history, kept now for the next answers; `perflog index --launches` walks every recipe at once")
 	}
 	if err != nil || prev == nil {
 		return st, false, err
