@@ -758,7 +758,11 @@ func describeChange(p Pair) string {
 	if len(what) == 0 {
 		return "content"
 	}
-	return strings.Join(what, ", ") + " differ from " + fmt.Sprintf("line %d at base", p.Base.Line)
+	verb := " differ"
+	if len(what) == 1 {
+		verb = " differs"
+	}
+	return strings.Join(what, ", ") + verb + fmt.Sprintf(" from line %d at base", p.Base.Line)
 }
 
 // maxChangedLines bounds the lines a modified entry's finding shows.

@@ -149,6 +149,17 @@ func launchSteps(vs []LaunchVersion, filter string) [][]FieldChange {
 			last[id] = 0
 		}
 	}
+	// made is, by a change's field (its point aside), old and new value,
+	// the last version that made it: points known again after a stretch
+	// that bring a change the others made in it made it there too
+	made := map[string]int{}
+	madeKey := func(c FieldChange) string {
+		p, _ := recipe.SplitField(c.Path)
+		return p + "\x00" + c.Old + "\x00" + c.New
+	}
+	for _, c := range out[0] {
+		made[madeKey(c)] = 0
+	}
 	for i := 1; i < len(vs); i++ {
 		b := lv.at(i)
 		chs := stateChanges(lv.at(i-1), b, filter)
@@ -172,16 +183,20 @@ func launchSteps(vs []LaunchVersion, filter string) [][]FieldChange {
 		}
 		chs = append(chs, freshChanges(lv.at(i-1), b, fresh, knownIDs, filter)...)
 		for _, j := range slices.Sorted(maps.Keys(byPrev)) {
-			n := len(chs)
-			chs = append(chs, pointChanges(lv.at(j), b, byPrev[j], filter)...)
+			pcs := pointChanges(lv.at(j), b, byPrev[j], filter)
 			if j < i-1 { // not known in between: made at one of those commits
-				for k := n; k < len(chs); k++ {
-					chs[k].NotKnownFrom = vs[j+1].Commit
+				pcs = slices.DeleteFunc(pcs, func(c FieldChange) bool { m, ok := made[madeKey(c)]; return ok && m > j })
+				for k := range pcs {
+					pcs[k].NotKnownFrom = vs[j+1].Commit
 				}
 			}
+			chs = append(chs, pcs...)
 		}
 		slices.SortStableFunc(chs, func(x, y FieldChange) int { return strings.Compare(x.Path, y.Path) })
 		out[i] = chs
+		for _, c := range chs {
+			made[madeKey(c)] = i
+		}
 	}
 	return out
 }

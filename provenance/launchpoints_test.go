@@ -206,3 +206,48 @@ func TestRunnerVariablesNeedNoEntry(t *testing.T) {
 		t.Errorf("log:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestPointsBackAfterAStretch: points removed, then added back, bring
+// what the others changed while they were gone; that change is the
+// commit's that made it for the others, not news where they came back.
+// What changed for them alone in the stretch is.
+func TestPointsBackAfterAStretch(t *testing.T) {
+	s := newScripted(t)
+	const master = ".github/configs/nvidia-master.yaml"
+	s.commit("add k1 (#1)", map[string]string{
+		master:                         gapRecipe(row1k + row8k),
+		".github/configs/runners.yaml": "b200:\n- b200-nb_0\n",
+		"runners/launch_b200-nb.sh":    gapLauncher,
+		"benchmarks/benchmark_lib.sh":  "#!/bin/bash\n",
+		gapScriptAt:                    gapScript("0.8"),
+	})
+	s.commit("drop 1k1k (#2)", map[string]string{master: gapRecipe(row8k)})
+	s.commit("export a knob (#3)", map[string]string{gapScriptAt: "#!/bin/bash\nexport SGLANG_X=1\n" +
+		"if [ \"$ISL\" = 1024 ]; then export SGLANG_SHORT=1; fi\n" + strings.TrimPrefix(gapScript("0.8"), "#!/bin/bash\n")})
+	s.commit("1k1k again (#4)", map[string]string{master: gapRecipe(row1k + row8k)})
+	h := s.build(Options{Parts: PartsAll})
+	vs, err := h.Launches(context.Background(), "k1-fp8-b200-sglang", s.head(), LaunchOptions{Repo: gitscan.FromRepository(s.r)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := h.Log("k1-fp8-b200-sglang", LogOptions{Launches: vs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int][]string{}
+	for _, it := range items {
+		for _, c := range it.Changes {
+			if strings.HasPrefix(c.Path, "launch.env.") {
+				got[pr2(it.PR)] = append(got[pr2(it.PR)], c.Path+" -> "+c.New)
+			}
+		}
+	}
+	if g := strings.Join(got[3], ", "); g != "launch.env.SGLANG_X -> 1" {
+		t.Errorf("#3: %s", g)
+	}
+	// SGLANG_X is #3's; SGLANG_SHORT only the 1k1k points have, set in
+	// the stretch they were gone
+	if g := strings.Join(got[4], ", "); g != "launch.env.SGLANG_SHORT -> 1" {
+		t.Errorf("#4: %s", g)
+	}
+}
