@@ -43,6 +43,21 @@ const (
 	gapScriptAt = "benchmarks/single_node/fixed_seq_len/k1_fp8_b200_sglang.sh"
 )
 
+// gapMaster is the master config of these tests' recipe.
+const gapMaster = ".github/configs/nvidia-master.yaml"
+
+// gapStart is the first commit of these tests: the recipe with rows, its
+// runner, launcher and script, and an empty helper.
+func gapStart(rows, launcher string) map[string]string {
+	return map[string]string{
+		gapMaster:                      gapRecipe(rows),
+		".github/configs/runners.yaml": "b200:\n- b200-nb_0\n",
+		"runners/launch_b200-nb.sh":    launcher,
+		"benchmarks/benchmark_lib.sh":  "#!/bin/bash\n",
+		gapScriptAt:                    gapScript("0.8"),
+	}
+}
+
 // TestLaunchHistoryUnknownIsNotAbsent: a stretch where the recipe's
 // launch was not known (its launcher gone) is no change of what it
 // launches. A value the same on both sides keeps its older commit, and
@@ -52,19 +67,12 @@ const (
 // no other point's blame, and is no launch change.
 func TestLaunchHistoryUnknownIsNotAbsent(t *testing.T) {
 	s := newScripted(t)
-	const master = ".github/configs/nvidia-master.yaml"
-	s.commit("add k1 (#1)", map[string]string{
-		master:                         gapRecipe(row1k + row8k),
-		".github/configs/runners.yaml": "b200:\n- b200-nb_0\n",
-		"runners/launch_b200-nb.sh":    gapLauncher,
-		"benchmarks/benchmark_lib.sh":  "#!/bin/bash\n",
-		gapScriptAt:                    gapScript("0.8"),
-	})
+	s.commit("add k1 (#1)", gapStart(row1k+row8k, gapLauncher))
 	s.commit("drop the launcher (#2)", map[string]string{"runners/launch_b200-nb.sh": ""})
 	s.commit("tune while broken (#3)", map[string]string{gapScriptAt: gapScript("0.9")})
 	s.commit("restore the launcher (#4)", map[string]string{"runners/launch_b200-nb.sh": gapLauncher})
-	s.commit("deprecate 1k1k (#5)", map[string]string{master: gapRecipe(row8k)})
-	s.commit("add a TP4 row (#6)", map[string]string{master: gapRecipe(row8kTP4)})
+	s.commit("deprecate 1k1k (#5)", map[string]string{gapMaster: gapRecipe(row8k)})
+	s.commit("add a TP4 row (#6)", map[string]string{gapMaster: gapRecipe(row8kTP4)})
 	head := s.head()
 	h := s.build(Options{Parts: PartsAll})
 	vs, err := h.Launches(context.Background(), "k1-fp8-b200-sglang", head, LaunchOptions{Repo: gitscan.FromRepository(s.r)})
@@ -168,17 +176,10 @@ func pr2(p *int) int {
 // that changes a setting of the server is missing its entry.
 func TestRunnerVariablesNeedNoEntry(t *testing.T) {
 	s := newScripted(t)
-	const master = ".github/configs/nvidia-master.yaml"
 	launcher := func(cache string) string {
 		return "#!/bin/bash\nexport XDG_CACHE_HOME=" + cache + "\n" + strings.TrimPrefix(gapLauncher, "#!/bin/bash\n")
 	}
-	s.commit("add k1 (#1)", map[string]string{
-		master:                         gapRecipe(row8k),
-		".github/configs/runners.yaml": "b200:\n- b200-nb_0\n",
-		"runners/launch_b200-nb.sh":    launcher("/tmp/a"),
-		"benchmarks/benchmark_lib.sh":  "#!/bin/bash\n",
-		gapScriptAt:                    gapScript("0.8"),
-	})
+	s.commit("add k1 (#1)", gapStart(row8k, launcher("/tmp/a")))
 	s.commit("move the cache (#2)", map[string]string{"runners/launch_b200-nb.sh": launcher("/tmp/b")})
 	s.commit("set a knob (#3)", map[string]string{gapScriptAt: "#!/bin/bash\nexport SGLANG_X=1\n" + strings.TrimPrefix(gapScript("0.8"), "#!/bin/bash\n")})
 	h := s.build(Options{Parts: PartsAll})
@@ -213,18 +214,11 @@ func TestRunnerVariablesNeedNoEntry(t *testing.T) {
 // What changed for them alone in the stretch is.
 func TestPointsBackAfterAStretch(t *testing.T) {
 	s := newScripted(t)
-	const master = ".github/configs/nvidia-master.yaml"
-	s.commit("add k1 (#1)", map[string]string{
-		master:                         gapRecipe(row1k + row8k),
-		".github/configs/runners.yaml": "b200:\n- b200-nb_0\n",
-		"runners/launch_b200-nb.sh":    gapLauncher,
-		"benchmarks/benchmark_lib.sh":  "#!/bin/bash\n",
-		gapScriptAt:                    gapScript("0.8"),
-	})
-	s.commit("drop 1k1k (#2)", map[string]string{master: gapRecipe(row8k)})
+	s.commit("add k1 (#1)", gapStart(row1k+row8k, gapLauncher))
+	s.commit("drop 1k1k (#2)", map[string]string{gapMaster: gapRecipe(row8k)})
 	s.commit("export a knob (#3)", map[string]string{gapScriptAt: "#!/bin/bash\nexport SGLANG_X=1\n" +
 		"if [ \"$ISL\" = 1024 ]; then export SGLANG_SHORT=1; fi\n" + strings.TrimPrefix(gapScript("0.8"), "#!/bin/bash\n")})
-	s.commit("1k1k again (#4)", map[string]string{master: gapRecipe(row1k + row8k)})
+	s.commit("1k1k again (#4)", map[string]string{gapMaster: gapRecipe(row1k + row8k)})
 	h := s.build(Options{Parts: PartsAll})
 	vs, err := h.Launches(context.Background(), "k1-fp8-b200-sglang", s.head(), LaunchOptions{Repo: gitscan.FromRepository(s.r)})
 	if err != nil {
