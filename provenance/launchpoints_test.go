@@ -43,6 +43,21 @@ const (
 	gapScriptAt = "benchmarks/single_node/fixed_seq_len/k1_fp8_b200_sglang.sh"
 )
 
+// gapLog is the log of the tests' recipe with its launches.
+func gapLog(t *testing.T, s *scripted) []LogItem {
+	t.Helper()
+	h := s.build(Options{Parts: PartsAll})
+	vs, err := h.Launches(context.Background(), "k1-fp8-b200-sglang", s.head(), LaunchOptions{Repo: gitscan.FromRepository(s.r)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := h.Log("k1-fp8-b200-sglang", LogOptions{Launches: vs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
 // gapMaster is the master config of these tests' recipe.
 const gapMaster = ".github/configs/nvidia-master.yaml"
 
@@ -182,15 +197,7 @@ func TestRunnerVariablesNeedNoEntry(t *testing.T) {
 	s.commit("add k1 (#1)", gapStart(row8k, launcher("/tmp/a")))
 	s.commit("move the cache (#2)", map[string]string{"runners/launch_b200-nb.sh": launcher("/tmp/b")})
 	s.commit("set a knob (#3)", map[string]string{gapScriptAt: "#!/bin/bash\nexport SGLANG_X=1\n" + strings.TrimPrefix(gapScript("0.8"), "#!/bin/bash\n")})
-	h := s.build(Options{Parts: PartsAll})
-	vs, err := h.Launches(context.Background(), "k1-fp8-b200-sglang", s.head(), LaunchOptions{Repo: gitscan.FromRepository(s.r)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	items, err := h.Log("k1-fp8-b200-sglang", LogOptions{Launches: vs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	items := gapLog(t, s)
 	var got []string
 	for _, it := range items {
 		if pr2(it.PR) == 1 {
@@ -219,15 +226,7 @@ func TestPointsBackAfterAStretch(t *testing.T) {
 	s.commit("export a knob (#3)", map[string]string{gapScriptAt: "#!/bin/bash\nexport SGLANG_X=1\n" +
 		"if [ \"$ISL\" = 1024 ]; then export SGLANG_SHORT=1; fi\n" + strings.TrimPrefix(gapScript("0.8"), "#!/bin/bash\n")})
 	s.commit("1k1k again (#4)", map[string]string{gapMaster: gapRecipe(row1k + row8k)})
-	h := s.build(Options{Parts: PartsAll})
-	vs, err := h.Launches(context.Background(), "k1-fp8-b200-sglang", s.head(), LaunchOptions{Repo: gitscan.FromRepository(s.r)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	items, err := h.Log("k1-fp8-b200-sglang", LogOptions{Launches: vs})
-	if err != nil {
-		t.Fatal(err)
-	}
+	items := gapLog(t, s)
 	got := map[int][]string{}
 	for _, it := range items {
 		for _, c := range it.Changes {
